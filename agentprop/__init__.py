@@ -1,0 +1,11 @@
+"""agentprop: error propagation, judge reliability and runtime interception for tool-using
+LLM agents (the AgentProp-Bench method)."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("agentprop")
+except PackageNotFoundError:  # running from a source tree without install
+    __version__ = "0.0.0+local"
+
+__all__ = ["__version__"]

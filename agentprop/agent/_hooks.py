@@ -1,0 +1,67 @@
+"""Hook points at the tool-call boundary: where the injector and the interceptor plug in.
+
+The agent loop calls, in order, for every hook in its chain:
+- `on_model_output` after each model response (may return a message to append, e.g. a
+  warning; the loop then gives the model another turn instead of accepting an answer);
+- `before_tool_call` before a proposed call executes (may return a `CallRewrite`: the
+  arguments to execute and the arguments to keep in the agent's history); when the
+  executed arguments differ from the proposed ones, the loop also runs the proposed call
+  on a copy of the environment and stores that counterfactual observation;
+- `after_tool_result` after each observation;
+- `before_final` before a final answer is accepted (may return a `FinalEvent` that replaces
+  it, e.g. an abstention);
+- `on_episode_end` once, last (e.g. to record that the injector never saw a tool call).
+Hooks append their own typed events to `ctx.events`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentprop.core import FinalEvent, Message, ModelOutput, Task, ToolCall, TraceEvent, WorkUnit
+from agentprop.domains import Environment, Observation
+
+
+@dataclass
+class EpisodeContext:
+    """The live state of one episode, visible to hooks."""
+
+    unit: WorkUnit
+    task: Task
+    env: Environment
+    messages: list[Message]
+    events: list[TraceEvent]
+    step: int = 0
+    tool_calls_seen: int = 0
+
+
+@dataclass
+class CallRewrite:
+    """What to execute, and what the agent's history should say it called."""
+
+    executed: ToolCall
+    history: ToolCall
+
+
+@dataclass
+class AgentHooks:
+    """Base hook: does nothing. Subclass and override what you need."""
+
+    name: str = field(default="hooks")
+
+    def on_model_output(self, ctx: EpisodeContext, output: ModelOutput) -> Message | None:
+        return None
+
+    def before_tool_call(self, ctx: EpisodeContext, call: ToolCall) -> CallRewrite | None:
+        return None
+
+    def after_tool_result(
+        self, ctx: EpisodeContext, call: ToolCall, observation: Observation
+    ) -> None:
+        return None
+
+    def before_final(self, ctx: EpisodeContext, final: FinalEvent) -> FinalEvent | None:
+        return None
+
+    def on_episode_end(self, ctx: EpisodeContext) -> None:
+        return None

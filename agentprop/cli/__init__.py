@@ -1,0 +1,28 @@
+"""The `agentprop` command. Thin: parses options, calls the library, prints."""
+
+from __future__ import annotations
+
+import typer
+
+from agentprop.cli import _analyze, _intercept, _judge, _main_job, _run, _suite
+
+app = typer.Typer(
+    name="agentprop",
+    help="Measure error propagation, judge reliability and interception in tool-using agents.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+for _module in (_suite, _run, _judge, _analyze, _intercept, _main_job):
+    _module.register(app)
+
+
+def main() -> None:
+    from dotenv import load_dotenv
+
+    load_dotenv(override=False)
+    app()
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,45 @@
+"""Deterministic simulated worlds the agents act in, one module per domain."""
+
+from functools import cache
+
+from agentprop.domains._base import (
+    DOMAINS,
+    Domain,
+    DomainError,
+    Environment,
+    Observation,
+    Tool,
+    error_observation,
+    is_error,
+)
+
+
+@cache
+def get_domain(name: str) -> Domain:
+    """The (immutable, shared) domain object for `name`; environments are made per episode."""
+    _load_builtin()
+    return DOMAINS.get(name)()
+
+
+def domain_names() -> list[str]:
+    _load_builtin()
+    return DOMAINS.names()
+
+
+def _load_builtin() -> None:
+    # Importing the modules registers the domains.
+    from agentprop.domains import calendar, knowledge, medical, retail, weather  # noqa: F401
+
+
+__all__ = [
+    "DOMAINS",
+    "Domain",
+    "DomainError",
+    "Environment",
+    "Observation",
+    "Tool",
+    "domain_names",
+    "error_observation",
+    "get_domain",
+    "is_error",
+]
