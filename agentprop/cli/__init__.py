@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from agentprop.cli import _analyze, _intercept, _judge, _main_job, _run, _suite
+from agentprop.cli import _analyze, _intercept, _judge, _main_job, _models, _run, _stages, _suite
 
 app = typer.Typer(
     name="agentprop",
@@ -14,7 +14,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-for _module in (_suite, _run, _judge, _analyze, _intercept, _main_job):
+for _module in (_suite, _models, _run, _stages, _judge, _analyze, _intercept, _main_job):
     _module.register(app)
 
 

@@ -1,5 +1,32 @@
 """The task suite: generators per domain, gold plans, grounded references, checks."""
 
 from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._suite import (
+    CORE_DOMAINS,
+    DEFAULT_SEED,
+    DOMAIN_COUNTS,
+    HELD_OUT_DOMAINS,
+    SUITE_VERSION,
+    Suite,
+    SuiteError,
+    build_suite,
+    default_suite_path,
+    get_generator,
+    load_suite,
+)
 
-__all__ = ["GENERATORS", "TaskGenerator"]
+__all__ = [
+    "CORE_DOMAINS",
+    "DEFAULT_SEED",
+    "DOMAIN_COUNTS",
+    "GENERATORS",
+    "HELD_OUT_DOMAINS",
+    "SUITE_VERSION",
+    "Suite",
+    "SuiteError",
+    "TaskGenerator",
+    "build_suite",
+    "default_suite_path",
+    "get_generator",
+    "load_suite",
+]
