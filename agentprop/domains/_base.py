@@ -146,9 +146,7 @@ class Domain:
     def snapshot(self, state: Any) -> dict[str, Any]:
         return {}
 
-    def alternative(
-        self, kind: str, value: Any, rng: random.Random, env: Environment
-    ) -> Any:
+    def alternative(self, kind: str, value: Any, rng: random.Random, env: Environment) -> Any:
         """Another real, schema-valid value of entity `kind`, different from `value`.
 
         Used by the `semantic_wrong` injection. Raises KeyError for an unknown kind.

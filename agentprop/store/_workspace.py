@@ -72,9 +72,7 @@ class Workspace:
             raise WorkspaceError(f"cannot open workspace database {self.db_path}: {e}") from None
 
     def _init_schema(self) -> None:
-        cur = self.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name='meta'"
-        )
+        cur = self.conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'")
         if cur.fetchone() is None:
             with self.conn:
                 self.conn.executescript(_SCHEMA)
@@ -115,9 +113,7 @@ class Workspace:
 
     def set_meta(self, key: str, value: Any) -> None:
         with self.conn:
-            self.conn.execute(
-                "INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value))
-            )
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     # -- runs -----------------------------------------------------------------------------
     def put_run(self, run: RunSpec) -> None:
@@ -140,9 +136,20 @@ class Workspace:
         """Store traces in one transaction; ids already stored are left as they are."""
         rows = [
             (
-                t.id, t.run_id, t.model, t.task_id, t.domain, t.split, t.difficulty,
-                t.condition, t.seed, t.arm, t.status, int(t.simulated),
-                t.started_at.isoformat(), t.ended_at.isoformat() if t.ended_at else None,
+                t.id,
+                t.run_id,
+                t.model,
+                t.task_id,
+                t.domain,
+                t.split,
+                t.difficulty,
+                t.condition,
+                t.seed,
+                t.arm,
+                t.status,
+                int(t.simulated),
+                t.started_at.isoformat(),
+                t.ended_at.isoformat() if t.ended_at else None,
                 t.model_dump_json(),
             )
             for t in traces
@@ -189,8 +196,12 @@ class Workspace:
     # -- verdicts -------------------------------------------------------------------------
     def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
         rows = [
-            (v.trace_id, v.judge, None if v.correct is None else int(v.correct),
-             v.model_dump_json())
+            (
+                v.trace_id,
+                v.judge,
+                None if v.correct is None else int(v.correct),
+                v.model_dump_json(),
+            )
             for v in verdicts
         ]
         with self.conn:
@@ -224,9 +235,7 @@ class Workspace:
             if annotator
             else self.conn.execute(q + " ORDER BY time")
         )
-        return [
-            Label(trace_id=r[0], annotator=r[1], label=r[2], time=r[3], note=r[4]) for r in cur
-        ]
+        return [Label(trace_id=r[0], annotator=r[1], label=r[2], time=r[3], note=r[4]) for r in cur]
 
     def put_label_sample(self, rows: Sequence[dict[str, Any]]) -> None:
         """Replace the label sample. Rows: trace_id, position, stratum, overlap, annotators."""
@@ -253,11 +262,25 @@ class Workspace:
 
     def cache_put(self, key: str, value: dict[str, Any]) -> None:
         with self.conn:
-            self.conn.execute("INSERT OR REPLACE INTO cache VALUES (?, ?)", (key, json.dumps(value)))
+            self.conn.execute(
+                "INSERT OR REPLACE INTO cache VALUES (?, ?)", (key, json.dumps(value))
+            )
 
 
-_COLUMNS = {"id", "run_id", "model", "task_id", "domain", "split", "difficulty", "condition",
-            "seed", "arm", "status", "simulated"}
+_COLUMNS = {
+    "id",
+    "run_id",
+    "model",
+    "task_id",
+    "domain",
+    "split",
+    "difficulty",
+    "condition",
+    "seed",
+    "arm",
+    "status",
+    "simulated",
+}
 
 
 def _where(filters: dict[str, Any]) -> tuple[str, list[Any]]:

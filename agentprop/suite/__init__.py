@@ -1,5 +1,6 @@
 """The task suite: generators per domain, gold plans, grounded references, checks."""
 
+from agentprop.suite._check import CheckFailure, check_suite, check_task, execute_gold_plan
 from agentprop.suite._generator import GENERATORS, TaskGenerator
 from agentprop.suite._suite import (
     CORE_DOMAINS,
@@ -22,11 +23,15 @@ __all__ = [
     "GENERATORS",
     "HELD_OUT_DOMAINS",
     "SUITE_VERSION",
+    "CheckFailure",
     "Suite",
     "SuiteError",
     "TaskGenerator",
     "build_suite",
+    "check_suite",
+    "check_task",
     "default_suite_path",
+    "execute_gold_plan",
     "get_generator",
     "load_suite",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -175,8 +176,9 @@ def build_suite(seed: int = DEFAULT_SEED) -> Suite:
     tasks: list[Task] = []
     for i, (domain, n) in enumerate(DOMAIN_COUNTS.items()):
         gen = get_generator(domain)
-        dom_seed = int.from_bytes(hashlib.sha256(f"{seed}:{domain}:{i}".encode()).digest()[:8],
-                                  "big") >> 1
+        dom_seed = (
+            int.from_bytes(hashlib.sha256(f"{seed}:{domain}:{i}".encode()).digest()[:8], "big") >> 1
+        )
         made = gen.generate(n, dom_seed)
         if len(made) != n:
             raise SuiteError(f"generator for {domain} made {len(made)} tasks, expected {n}")
@@ -204,8 +206,6 @@ def load_suite(path: Path | None = None, seed: int = DEFAULT_SEED) -> Suite:
         except SuiteError:
             pass  # a stale or damaged cache is rebuilt
     suite = build_suite(seed)
-    try:
+    with contextlib.suppress(OSError):  # a read-only home is fine: the suite is deterministic
         suite.to_jsonl(cached)
-    except OSError:
-        pass  # a read-only home is fine: the suite is deterministic
     return suite
