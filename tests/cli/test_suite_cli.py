@@ -1,0 +1,49 @@
+"""`agentprop suite`: stats JSON, clear one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agentprop.cli import app
+
+runner = CliRunner()
+
+
+def test_stats_json_shape(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("AGENTPROP_HOME", str(tmp_path))
+    res = runner.invoke(app, ["suite", "stats", "--json"])
+    assert res.exit_code == 0, res.output
+    st = json.loads(res.stdout)
+    assert st["total"] == 2300
+    assert st["by_domain"]["weather"] == 674 and st["by_domain"]["retail"] == 300
+    assert len(st["checksum"]) == 64
+    assert set(st) >= {"checksum", "total", "by_domain", "by_difficulty", "by_split"}
+
+
+def test_bad_inputs_give_one_line_and_nonzero_exit(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("AGENTPROP_HOME", str(tmp_path))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("garbage\n")
+    cases = [
+        ["suite", "show", "nope_0001"],
+        ["suite", "stats", "--suite", str(bad)],
+        ["suite", "stats", "--suite", str(tmp_path / "missing.jsonl")],
+        ["suite", "build", "--seed", "minus-one", "--out", str(tmp_path / "x.jsonl")],
+        ["suite", "build", "--seed", "-5", "--out", str(tmp_path / "x.jsonl")],
+    ]
+    for args in cases:
+        res = runner.invoke(app, args)
+        assert res.exit_code != 0, args
+        assert "Traceback" not in res.output
+        assert len(res.stderr.strip().splitlines()) == 1, (args, res.stderr)
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_show_renders_gold_plan_and_reference(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("AGENTPROP_HOME", str(tmp_path))
+    res = runner.invoke(app, ["suite", "show", "medical_0001"])
+    assert res.exit_code == 0, res.output
+    assert "gold plan" in res.stdout and "reference" in res.stdout
