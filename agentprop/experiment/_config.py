@@ -1,0 +1,140 @@
+"""A study declared in one YAML/TOML file: models, tasks, conditions, judges, labels,
+interceptor sweep and evaluation, held-out replication."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+
+class ConfigError(Exception):
+    """An experiment file that cannot be read or does not validate; one line for the user."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelEntry(_Strict):
+    """One model under study, with its own endpoint and limits."""
+
+    id: str
+    base_url: str | None = None
+    concurrency: int | None = Field(default=None, ge=1, le=1024)
+    max_attempts: int | None = Field(default=None, ge=1, le=20)
+    text_mode: bool = False
+
+
+class RunBlock(_Strict):
+    """A block of work units: these models × tasks × conditions × seeds."""
+
+    name: str
+    models: list[str]
+    conditions: list[str] = Field(default_factory=lambda: ["baseline"])
+    domains: list[str] | None = None
+    split: Literal["val", "test"] | None = "test"
+    n: int | None = Field(default=None, ge=1, description="tasks per model (stratified)")
+    seeds: list[int] = Field(default_factory=lambda: [0])
+
+
+class LabelBlock(_Strict):
+    n: int = Field(default=100, ge=1)
+    by: list[str] = Field(default_factory=lambda: ["model", "domain"])
+    overlap: int = Field(default=0, ge=0)
+    seed: int = 42
+    condition: str | None = "p2:semantic_wrong"
+
+
+class SweepBlock(_Strict):
+    models: list[str]
+    split: Literal["val", "test"] = "val"
+    condition: str = "p2:semantic_wrong"
+    n: int | None = Field(default=None, ge=1)
+    domains: list[str] | None = None
+
+
+class EvaluateBlock(_Strict):
+    models: list[str]
+    n: int = Field(default=600, ge=1)
+    split: Literal["val", "test"] = "test"
+    condition: str = "p2:semantic_wrong"
+    config: str = "best"
+    mode: Literal["abstain", "warn"] = "abstain"
+    seed: int = 0
+    domains: list[str] | None = None
+
+
+class ExperimentConfig(_Strict):
+    """The whole study. Every step is resumable: rerunning skips what is done."""
+
+    name: str
+    workspace: str | None = None
+    suite_seed: int | None = None
+    concurrency: int = Field(default=32, ge=1, le=4096)
+    models: list[ModelEntry]
+    runs: list[RunBlock] = Field(default_factory=list)
+    judges: list[str] = Field(default_factory=lambda: ["heuristic", "facts"])
+    primary_judge: str = "facts"
+    labels: LabelBlock | None = None
+    sweep: SweepBlock | None = None
+    evaluate: EvaluateBlock | None = None
+    report: bool = True
+
+    @field_validator("models")
+    @classmethod
+    def _unique_models(cls, v: list[ModelEntry]) -> list[ModelEntry]:
+        ids = [m.id for m in v]
+        dup = {i for i in ids if ids.count(i) > 1}
+        if dup:
+            raise ValueError(f"model listed twice: {', '.join(sorted(dup))}")
+        return v
+
+    def model_entry(self, model_id: str) -> ModelEntry:
+        for m in self.models:
+            if m.id == model_id:
+                return m
+        raise ConfigError(f"model {model_id!r} is used but not declared under `models`")
+
+    def check_references(self) -> None:
+        """Every model a step names is declared."""
+        used: list[str] = []
+        for r in self.runs:
+            used += r.models
+        if self.sweep:
+            used += self.sweep.models
+        if self.evaluate:
+            used += self.evaluate.models
+        for m in used:
+            self.model_entry(m)
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read a YAML or TOML experiment file; ConfigError with one line on any problem."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"experiment file not found: {p}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read experiment file {p}: {e}") from None
+    try:
+        data: Any = tomllib.loads(text) if p.suffix == ".toml" else yaml.safe_load(text)
+    except (yaml.YAMLError, tomllib.TOMLDecodeError) as e:
+        first = str(e).strip().splitlines()[0]
+        raise ConfigError(
+            f"{p}: not valid {'TOML' if p.suffix == '.toml' else 'YAML'}: {first}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: expected a mapping at the top level")
+    try:
+        cfg = ExperimentConfig.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        raise ConfigError(f"{p}: {where}: {err['msg']}") from None
+    cfg.check_references()
+    return cfg

@@ -1,0 +1,234 @@
+"""From an experiment config to concrete work: task selection, units, call/token/cost estimates."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import defaultdict
+
+from pydantic import BaseModel, Field
+
+from agentprop.core import Task, WorkUnit
+from agentprop.domains import get_domain
+from agentprop.experiment._config import ExperimentConfig
+from agentprop.suite import Suite
+
+# Rough per-call token sizes for estimates: system prompt + tool schemas + growing history
+# in, a short tool call or answer out; judges read question + reference + answer.
+AGENT_INPUT_TOKENS_FIRST = 650
+AGENT_INPUT_TOKENS_PER_STEP = 180
+AGENT_OUTPUT_TOKENS = 90
+JUDGE_INPUT_TOKENS = 420
+JUDGE_OUTPUT_TOKENS = 3
+
+
+def select_tasks(
+    suite: Suite,
+    *,
+    domains: list[str] | None,
+    split: str | None,
+    n: int | None,
+    seed: int,
+    injectable_only: bool = False,
+) -> list[Task]:
+    """A deterministic sample of `n` tasks balanced over domain × difficulty strata."""
+    pool = suite.select(domain=domains, split=split)
+    if injectable_only:
+        pool = [t for t in pool if get_domain(t.domain).injectable]
+    if n is None or n >= len(pool):
+        return pool
+    strata: dict[tuple[str, str], list[Task]] = defaultdict(list)
+    for t in pool:
+        strata[(t.domain, t.difficulty)].append(t)
+    rng = random.Random(seed)
+    keys = sorted(strata)
+    for k in keys:
+        rng.shuffle(strata[k])
+    chosen: list[Task] = []
+    i = 0
+    while len(chosen) < n:
+        progressed = False
+        for k in keys:
+            if i < len(strata[k]) and len(chosen) < n:
+                chosen.append(strata[k][i])
+                progressed = True
+        if not progressed:
+            break
+        i += 1
+    order = {t.id: j for j, t in enumerate(pool)}
+    return sorted(chosen, key=lambda t: order[t.id])
+
+
+class StepPlan(BaseModel):
+    """One step of the study and what it will cost."""
+
+    name: str
+    kind: str
+    units: list[WorkUnit] = Field(default_factory=list, exclude=True)
+    n_units: int = 0
+    models: list[str] = Field(default_factory=list)
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    note: str = ""
+
+
+class Plan(BaseModel):
+    name: str
+    steps: list[StepPlan]
+
+    @property
+    def totals(self) -> dict[str, float]:
+        return {
+            "units": sum(s.n_units for s in self.steps),
+            "model_calls": sum(s.model_calls for s in self.steps),
+            "input_tokens": sum(s.input_tokens for s in self.steps),
+            "output_tokens": sum(s.output_tokens for s in self.steps),
+            "cost_usd": round(sum(s.cost_usd for s in self.steps), 4),
+        }
+
+
+def _seed_for(*parts: object) -> int:
+    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "big") >> 1
+
+
+def _estimate_agent(step: StepPlan, suite: Suite, prices: object) -> None:
+    from agentprop.core import Usage
+    from agentprop.models._prices import price_table
+
+    table = price_table(prices)
+    for u in step.units:
+        task = suite.get(u.task_id)
+        steps = (len(task.gold_plan) if task else 2) + 1
+        tin = sum(AGENT_INPUT_TOKENS_FIRST + AGENT_INPUT_TOKENS_PER_STEP * k for k in range(steps))
+        tout = AGENT_OUTPUT_TOKENS * steps
+        step.model_calls += steps
+        step.input_tokens += tin
+        step.output_tokens += tout
+        if not u.model.startswith("sim/"):
+            step.cost_usd += table.cost(u.model, Usage(input_tokens=tin, output_tokens=tout))
+
+
+def _judge_models(judge: str) -> list[str]:
+    if judge.startswith("llm:"):
+        return [judge[4:]]
+    if judge.startswith("ensemble:"):
+        return [m for m in judge[len("ensemble:") :].split(",") if m]
+    return []
+
+
+def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Plan:
+    """Every unit the study will run, grouped in steps, with estimated calls and cost."""
+    from agentprop.core import Usage
+    from agentprop.inject import expand_conditions
+    from agentprop.models._prices import price_table
+    from agentprop.runner import plan_units
+
+    steps: list[StepPlan] = []
+    agent_units: list[WorkUnit] = []
+    for block in cfg.runs:
+        conditions = expand_conditions(block.conditions)
+        injected = any(c != "baseline" for c in conditions)
+        units: list[WorkUnit] = []
+        for model in block.models:
+            tasks = select_tasks(
+                suite,
+                domains=block.domains,
+                split=block.split,
+                n=block.n,
+                seed=_seed_for(cfg.name, block.name, model),
+                injectable_only=injected,
+            )
+            units += plan_units(f"{cfg.name}:{block.name}", [model], tasks, conditions, block.seeds)
+        step = StepPlan(
+            name=block.name, kind="run", units=units, n_units=len(units), models=block.models
+        )
+        _estimate_agent(step, suite, prices)
+        steps.append(step)
+        agent_units += units
+    if cfg.sweep:
+        sw = cfg.sweep
+        units = []
+        for model in sw.models:
+            tasks = select_tasks(
+                suite,
+                domains=sw.domains,
+                split=sw.split,
+                n=sw.n,
+                seed=_seed_for(cfg.name, "sweep", model),
+                injectable_only=True,
+            )
+            units += plan_units(f"{cfg.name}:sweep", [model], tasks, [sw.condition])
+        step = StepPlan(
+            name="interceptor-sweep-traces",
+            kind="run",
+            units=units,
+            n_units=len(units),
+            models=sw.models,
+            note=f"{sw.split} traces replayed offline over 12 configurations",
+        )
+        _estimate_agent(step, suite, prices)
+        steps.append(step)
+        agent_units += units
+    if cfg.evaluate:
+        ev = cfg.evaluate
+        units = []
+        for model in ev.models:
+            tasks = select_tasks(
+                suite,
+                domains=ev.domains,
+                split=ev.split,
+                n=ev.n,
+                seed=_seed_for(cfg.name, "evaluate", model),
+                injectable_only=ev.condition != "baseline",
+            )
+            units += plan_units(
+                f"{cfg.name}:evaluate",
+                [model],
+                tasks,
+                [ev.condition],
+                [ev.seed],
+                arms=("control", "treatment"),
+            )
+        step = StepPlan(
+            name="interceptor-evaluate",
+            kind="evaluate",
+            units=units,
+            n_units=len(units),
+            models=ev.models,
+            note=f"paired control/treatment, config {ev.config}, mode {ev.mode}",
+        )
+        _estimate_agent(step, suite, prices)
+        steps.append(step)
+        agent_units += units
+    table = price_table(prices)
+    for judge in cfg.judges:
+        members = _judge_models(judge)
+        step = StepPlan(
+            name=f"judge {judge}", kind="judge", n_units=len(agent_units), models=members
+        )
+        for m in members:
+            step.model_calls += len(agent_units)
+            tin, tout = (
+                JUDGE_INPUT_TOKENS * len(agent_units),
+                JUDGE_OUTPUT_TOKENS * len(agent_units),
+            )
+            step.input_tokens += tin
+            step.output_tokens += tout
+            if not m.startswith(("sim/", "sim-judge/")):
+                step.cost_usd += table.cost(m, Usage(input_tokens=tin, output_tokens=tout))
+        steps.append(step)
+    if cfg.labels:
+        steps.append(
+            StepPlan(
+                name="label sample",
+                kind="labels",
+                note=f"{cfg.labels.n} traces stratified by {','.join(cfg.labels.by)}",
+            )
+        )
+    if cfg.report:
+        steps.append(StepPlan(name="report", kind="report"))
+    for s in steps:
+        s.cost_usd = round(s.cost_usd, 4)
+    return Plan(name=cfg.name, steps=steps)
