@@ -1,5 +1,17 @@
 """The single agent loop and its hook points."""
 
 from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
+from agentprop.agent._loop import DEFAULT_MAX_STEPS, observation_text, run_episode, system_prompt
+from agentprop.agent._text import parse_react, text_system_prompt
 
-__all__ = ["AgentHooks", "CallRewrite", "EpisodeContext"]
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "AgentHooks",
+    "CallRewrite",
+    "EpisodeContext",
+    "observation_text",
+    "parse_react",
+    "run_episode",
+    "system_prompt",
+    "text_system_prompt",
+]

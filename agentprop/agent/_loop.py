@@ -1,0 +1,298 @@
+"""The single agent loop: one episode of one work unit, recorded as typed events.
+
+Native function calling is the default (the tools' JSON Schemas are shown to the model);
+`text_mode=True` switches to the strict ReAct dialect in `_text.py` for models without
+function calling. Both share this loop, so hooks, counterfactuals and the step limit behave
+identically in either mode.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Protocol
+
+from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
+from agentprop.core import (
+    REFERENCE_DATE,
+    ErrorEvent,
+    FinalEvent,
+    Message,
+    ModelCallEvent,
+    ModelOutput,
+    Task,
+    ToolCall,
+    ToolCallEvent,
+    ToolResultEvent,
+    ToolSpec,
+    Trace,
+    TraceEvent,
+    TraceStatus,
+    WorkUnit,
+    utcnow,
+)
+from agentprop.domains import Environment, Observation
+from agentprop.models import GenerateConfig, Model, ModelError
+
+DEFAULT_MAX_STEPS = 10
+
+
+def system_prompt() -> str:
+    """The native-mode system prompt. It states "today" so relative dates are answerable."""
+    weekday = date.fromisoformat(REFERENCE_DATE).strftime("%A")
+    return (
+        "You are a helpful assistant that answers the user's question using the tools "
+        f"provided. Today is {weekday}, {REFERENCE_DATE}. Call the tools you need to look "
+        "up the information; base your answer on what the tools return. When you have the "
+        "answer, reply to the user in plain text without calling a tool."
+    )
+
+
+def observation_text(observation: Observation) -> str:
+    """How an observation is shown to the model: compact JSON text."""
+    return json.dumps(observation, ensure_ascii=False, default=str)
+
+
+@dataclass
+class Turn:
+    """A model turn as a dialect understood it: tool calls to run, or a final answer.
+    `notes` are format errors reported back to the model as observations (text mode)."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    final: str | None = None
+    notes: list[str] = field(default_factory=list)
+    thought: str = ""
+
+
+class Dialect(Protocol):
+    """How tools, calls and observations are expressed to the model."""
+
+    def initial_messages(self, task: Task, specs: list[ToolSpec]) -> list[Message]: ...
+
+    def model_tools(self, specs: list[ToolSpec]) -> list[ToolSpec]: ...
+
+    def read(self, output: ModelOutput, step: int) -> Turn: ...
+
+    def assistant_message(
+        self, output: ModelOutput, turn: Turn, history: list[ToolCall]
+    ) -> Message: ...
+
+    def observation_messages(
+        self, history: list[ToolCall], observations: list[Observation], notes: list[str]
+    ) -> list[Message]: ...
+
+
+class NativeDialect:
+    """OpenAI-style function calling: tool specs to the API, one `tool` message per call."""
+
+    def initial_messages(self, task: Task, specs: list[ToolSpec]) -> list[Message]:
+        return [
+            Message(role="system", content=system_prompt()),
+            Message(role="user", content=task.query),
+        ]
+
+    def model_tools(self, specs: list[ToolSpec]) -> list[ToolSpec]:
+        return specs
+
+    def read(self, output: ModelOutput, step: int) -> Turn:
+        calls = [
+            c if c.id else c.model_copy(update={"id": f"call_{step}_{i}"})
+            for i, c in enumerate(output.tool_calls)
+        ]
+        return Turn(calls=calls, final=None if calls else output.text)
+
+    def assistant_message(
+        self, output: ModelOutput, turn: Turn, history: list[ToolCall]
+    ) -> Message:
+        return Message(
+            role="assistant", content=output.text, tool_calls=history, reasoning=output.reasoning
+        )
+
+    def observation_messages(
+        self, history: list[ToolCall], observations: list[Observation], notes: list[str]
+    ) -> list[Message]:
+        return [
+            Message(role="tool", content=observation_text(obs), tool_call_id=c.id, name=c.name)
+            for c, obs in zip(history, observations, strict=True)
+        ]
+
+
+class _RequestHasher:
+    """`stable_hash` of the request (model, messages, tools, config), computed incrementally.
+
+    Messages are only ever appended, so each is serialised once; the request hash is the
+    digest of the per-message digests plus the tools and config digests. Equal requests
+    give equal hashes, independent of dict key order.
+    """
+
+    def __init__(self, model_id: str, tools: Sequence[ToolSpec], config: GenerateConfig) -> None:
+        head = {
+            "model": model_id,
+            "tools": [t.model_dump(mode="json") for t in tools],
+            "config": config.model_dump(mode="json"),
+        }
+        self._head = _digest(head)
+        self._digests: list[str] = []
+
+    def __call__(self, messages: list[Message]) -> str:
+        for m in messages[len(self._digests) :]:
+            self._digests.append(_digest(m.model_dump(mode="json", exclude_defaults=True)))
+        h = hashlib.sha256(self._head.encode())
+        for d in self._digests:
+            h.update(d.encode())
+        return h.hexdigest()
+
+
+def _digest(obj: Any) -> str:
+    data = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+def _same_call(a: ToolCall, b: ToolCall) -> bool:
+    return a.name == b.name and a.arguments == b.arguments
+
+
+async def run_episode(
+    unit: WorkUnit,
+    task: Task,
+    model: Model,
+    hooks: Sequence[AgentHooks],
+    config: GenerateConfig,
+    env: Environment,
+    *,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    text_mode: bool = False,
+) -> Trace:
+    """Run one episode and return its trace (never raises for a provider failure).
+
+    A `ModelError` ends the episode with an `error` event and status "error"; running out
+    of steps ends it with status "step_limit". Exceptions raised by hooks or by the
+    environment are bugs and propagate.
+    """
+    if text_mode:
+        from agentprop.agent._text import TextDialect
+
+        dialect: Dialect = TextDialect()
+    else:
+        dialect = NativeDialect()
+    started = utcnow()
+    specs = env.domain.tool_specs(task.tools)
+    model_tools = dialect.model_tools(specs)
+    messages = dialect.initial_messages(task, specs)
+    events: list[TraceEvent] = []
+    ctx = EpisodeContext(unit=unit, task=task, env=env, messages=messages, events=events)
+    hasher = _RequestHasher(model.id, model_tools, config)
+    status: TraceStatus = "step_limit"
+
+    for step in range(max_steps):
+        ctx.step = step
+        request_hash = hasher(messages)
+        try:
+            output = await model.generate(list(messages), model_tools, config)
+        except ModelError as e:
+            events.append(
+                ErrorEvent(step=step, kind=e.kind, message=e.message, attempts=e.attempts)
+            )
+            status = "error"
+            break
+        events.append(ModelCallEvent(step=step, request_hash=request_hash, output=output))
+        extra = [m for h in hooks if (m := h.on_model_output(ctx, output)) is not None]
+        turn = dialect.read(output, step)
+
+        if turn.calls or turn.notes:
+            history = list(turn.calls)
+            at = len(messages)
+            messages.append(dialect.assistant_message(output, turn, history))
+            observations = []
+            for i, proposed in enumerate(turn.calls):
+                hist, obs = _execute(ctx, hooks, proposed)
+                history[i] = hist
+                observations.append(obs)
+            # Rebuilt so the agent's history shows the calls as hooks substituted them.
+            messages[at] = dialect.assistant_message(output, turn, history)
+            messages.extend(dialect.observation_messages(history, observations, turn.notes))
+            messages.extend(extra)
+            continue
+
+        messages.append(dialect.assistant_message(output, turn, []))
+        if extra:
+            messages.extend(extra)
+            continue
+        final = FinalEvent(step=step, answer=turn.final)
+        for h in hooks:
+            replaced = h.before_final(ctx, final)
+            if replaced is not None:
+                final = replaced
+        events.append(final)
+        status = "ok"
+        break
+    else:
+        events.append(
+            ErrorEvent(
+                step=max_steps,
+                kind="step_limit",
+                message=f"no final answer after {max_steps} model calls",
+            )
+        )
+
+    for h in hooks:
+        h.on_episode_end(ctx)
+    return Trace.model_construct(
+        id=unit.key,
+        run_id=unit.run_id,
+        model=unit.model,
+        task_id=task.id,
+        domain=task.domain,
+        split=task.split,
+        difficulty=task.difficulty,
+        condition=unit.condition,
+        seed=unit.seed,
+        arm=unit.arm,
+        status=status,
+        simulated=bool(model.simulated),
+        messages=messages,
+        events=events,
+        started_at=started,
+        ended_at=utcnow(),
+        meta={"text_mode": True} if text_mode else {},
+    )
+
+
+def _execute(
+    ctx: EpisodeContext, hooks: Sequence[AgentHooks], proposed: ToolCall
+) -> tuple[ToolCall, Observation]:
+    """One proposed call through the hooks and the environment. Returns (history call,
+    observation)."""
+    ctx.events.append(ToolCallEvent(step=ctx.step, call=proposed))
+    executed = history = proposed
+    for h in hooks:
+        rewrite: CallRewrite | None = h.before_tool_call(ctx, executed)
+        if rewrite is not None:
+            executed = _with_id(rewrite.executed, proposed.id)
+            history = _with_id(rewrite.history, proposed.id)
+    counterfactual = None
+    if not _same_call(executed, proposed):
+        # Before the real call: a mutating tool must see the state the agent's call saw.
+        counterfactual = ctx.env.copy().call(proposed.name, proposed.arguments)
+    observation = ctx.env.call(executed.name, executed.arguments)
+    ctx.events.append(
+        ToolResultEvent(
+            step=ctx.step,
+            call_id=proposed.id,
+            name=executed.name,
+            arguments=executed.arguments,
+            observation=observation,
+            counterfactual=counterfactual,
+        )
+    )
+    ctx.tool_calls_seen += 1
+    for h in hooks:
+        h.after_tool_result(ctx, executed, observation)
+    return history, observation
+
+
+def _with_id(call: ToolCall, call_id: str) -> ToolCall:
+    return call if call.id == call_id else call.model_copy(update={"id": call_id})
