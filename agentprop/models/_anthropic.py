@@ -1,0 +1,129 @@
+"""`anthropic/<name>` through the official SDK (optional extra, imported lazily).
+
+Messages API mapping: system messages → `system`; assistant tool calls → `tool_use`
+blocks; consecutive tool results → one user message of `tool_result` blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from agentprop.core import Message, ModelOutput, ToolCall, ToolSpec, Usage
+from agentprop.models._base import GenerateConfig, ModelError
+from agentprop.models._openai import is_loopback, sdk_error
+from agentprop.models._provider import RemoteModel
+from agentprop.models._registry import register_provider
+
+
+def to_anthropic(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """(system prompt, messages) in Anthropic's format."""
+    system = [m.content for m in messages if m.role == "system" and m.content]
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        if m.role == "tool":
+            block = {"type": "tool_result", "tool_use_id": m.tool_call_id or "",
+                     "content": m.content or ""}
+            prev = out[-1] if out else None
+            if (prev and prev["role"] == "user" and isinstance(prev["content"], list)
+                    and all(b.get("type") == "tool_result" for b in prev["content"])):
+                prev["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+        elif m.role == "assistant":
+            blocks: list[dict[str, Any]] = []
+            if m.content:
+                blocks.append({"type": "text", "text": m.content})
+            blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+                       for c in m.tool_calls]
+            out.append({"role": "assistant", "content": blocks or ""})
+        else:
+            out.append({"role": "user", "content": m.content or ""})
+    return ("\n\n".join(system) if system else None), out
+
+
+def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    return [{"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in tools]
+
+
+def parse_anthropic(resp: Any) -> ModelOutput:
+    texts: list[str] = []
+    thinking: list[str] = []
+    calls: list[ToolCall] = []
+    for block in resp.content or []:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            texts.append(block.text)
+        elif kind == "thinking":
+            thinking.append(getattr(block, "thinking", "") or "")
+        elif kind == "tool_use":
+            args = block.input if isinstance(block.input, dict) else {}
+            calls.append(ToolCall(id=block.id, name=block.name, arguments=args))
+    usage = Usage(input_tokens=getattr(resp.usage, "input_tokens", 0) or 0,
+                  output_tokens=getattr(resp.usage, "output_tokens", 0) or 0)
+    return ModelOutput(text="".join(texts) or None, tool_calls=calls,
+                       reasoning="\n".join(thinking) or None, usage=usage,
+                       raw=json.loads(resp.model_dump_json(exclude_none=True)))
+
+
+class AnthropicModel(RemoteModel):
+    provider = "anthropic"
+
+    def __init__(self, name: str, *, api_key_env: str = "ANTHROPIC_API_KEY",
+                 api_key: str | None = None, **options: Any) -> None:
+        super().__init__(name, **options)
+        key = api_key or os.environ.get(api_key_env)
+        if not key:
+            if not is_loopback(self.base_url):
+                raise ModelError("auth", f"{api_key_env} is not set: export it or add it to"
+                                 f" .env to use anthropic/{name}")
+            key = "sk-local"
+        self.__key = key
+
+    def _make_client(self) -> Any:
+        import anthropic
+
+        return anthropic.AsyncAnthropic(api_key=self.__key, base_url=self.base_url,
+                                        max_retries=0)
+
+    def request_params(self, messages: list[Message], tools: list[ToolSpec],
+                       config: GenerateConfig) -> dict[str, Any]:
+        system, msgs = to_anthropic(messages)
+        params: dict[str, Any] = {"model": self.name, "messages": msgs,
+                                  "max_tokens": config.max_tokens or 1024}
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = to_anthropic_tools(tools)
+        if config.temperature is not None:
+            params["temperature"] = config.temperature
+        if config.extra:
+            params["extra_body"] = dict(config.extra)
+        return params
+
+    async def _attempt(self, client: Any, messages: list[Message], tools: list[ToolSpec],
+                       config: GenerateConfig) -> ModelOutput:
+        import anthropic
+
+        try:
+            resp = await client.messages.create(**self.request_params(messages, tools, config),
+                                                timeout=config.timeout_s)
+        except anthropic.AnthropicError as e:
+            raise sdk_error(anthropic, e, model_id=self.id,
+                            where=self.base_url or "the Anthropic API", secret=self.__key,
+                            timeout_s=config.timeout_s) from None
+        return parse_anthropic(resp)
+
+
+@register_provider("anthropic")
+def anthropic_provider(name: str, **options: Any) -> AnthropicModel:
+    try:
+        import anthropic  # noqa: F401
+    except ImportError:
+        raise ModelError("missing_sdk", "the anthropic SDK is not installed: pip install"
+                         " 'agentprop[anthropic]'") from None
+    return AnthropicModel(name, **options)

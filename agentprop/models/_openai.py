@@ -1,0 +1,180 @@
+"""OpenAI-compatible chat completions through the official async SDK.
+
+One provider serves OpenAI, OpenRouter, Gemini's OpenAI endpoint, DeepSeek, vLLM, Ollama,
+llama.cpp and `agentprop serve-sim`: set ``base_url`` (or OPENAI_BASE_URL). The SDK's own
+retries are off; `_retry` is the only retry layer. The API key lives only inside the SDK
+client: never in `raw`, cache keys, reprs or error messages.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+from urllib.parse import urlparse
+
+from agentprop.core import Message, ModelOutput, ToolCall, ToolSpec, Usage
+from agentprop.models._base import GenerateConfig, ModelError
+from agentprop.models._openai_format import parse_arguments, to_openai_messages, to_openai_tools
+from agentprop.models._provider import RemoteModel
+from agentprop.models._registry import register_provider
+from agentprop.models._retry import RetryableError, parse_retry_after, status_kind
+
+OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
+_REASONING = re.compile(r"^(o1|o3|o4)(\b|-|$)")
+_KEYLIKE = re.compile(r"\b(sk|key|rk)-[A-Za-z0-9_\-*.]{6,}")
+
+
+def is_loopback(url: str | None) -> bool:
+    if not url:
+        return False
+    host = (urlparse(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def is_reasoning_model(name: str) -> bool:
+    """o1/o3/o4 families take max_completion_tokens and no temperature."""
+    return bool(_REASONING.match(name.rsplit("/", 1)[-1]))
+
+
+def redact(text: str, secret: str | None) -> str:
+    if secret:
+        text = text.replace(secret, "***")
+    return _KEYLIKE.sub("***", text)
+
+
+class OpenAIModel(RemoteModel):
+    """`openai/<name>` (and `openrouter/<name>`)."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        provider: str = "openai",
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        api_key: str | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(name, base_url=base_url, **options)
+        self.provider = provider
+        self.api_key_env = api_key_env
+        key = api_key or os.environ.get(api_key_env)
+        if not key:
+            if not is_loopback(base_url):
+                raise ModelError("auth", f"{api_key_env} is not set: export it or add it to"
+                                 f" .env to use {provider}/{name}")
+            key = "sk-local"  # loopback servers need none
+        self.__key = key
+
+    def _make_client(self) -> Any:
+        import httpx2
+        import openai
+
+        http = openai.DefaultAsyncHttpxClient(
+            limits=httpx2.Limits(max_connections=self.max_connections,
+                                 max_keepalive_connections=self.max_connections)
+        )
+        return openai.AsyncOpenAI(api_key=self.__key, base_url=self.base_url, max_retries=0,
+                                  http_client=http)
+
+    def request_params(self, messages: list[Message], tools: list[ToolSpec],
+                       config: GenerateConfig) -> dict[str, Any]:
+        """The chat.completions.create keyword arguments (without the timeout)."""
+        params: dict[str, Any] = {"model": self.name,
+                                  "messages": to_openai_messages(messages)}
+        if tools:
+            params["tools"] = to_openai_tools(tools)
+        if is_reasoning_model(self.name):
+            if config.max_tokens is not None:
+                params["max_completion_tokens"] = config.max_tokens
+        else:
+            if config.temperature is not None:
+                params["temperature"] = config.temperature
+            if config.max_tokens is not None:
+                params["max_tokens"] = config.max_tokens
+        if config.seed is not None:
+            params["seed"] = config.seed
+        if config.extra:
+            params["extra_body"] = dict(config.extra)
+        return params
+
+    async def _attempt(
+        self, client: Any, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+    ) -> ModelOutput:
+        import openai
+
+        params = self.request_params(messages, tools, config)
+        try:
+            resp = await client.chat.completions.create(**params, timeout=config.timeout_s)
+        except openai.OpenAIError as e:
+            raise sdk_error(openai, e, model_id=self.id,
+                            where=self.base_url or "the OpenAI API", secret=self.__key,
+                            timeout_s=config.timeout_s) from None
+        return parse_response(resp)
+
+
+def sdk_error(sdk: Any, e: Exception, *, model_id: str, where: str, secret: str | None,
+              timeout_s: float) -> Exception:
+    """Translate an exception of a Stainless-generated SDK (openai, anthropic) into a
+    RetryableError or ModelError whose message carries no secret."""
+    if isinstance(e, sdk.APITimeoutError):
+        return RetryableError("timeout", f"request timed out after {timeout_s:g} s")
+    if isinstance(e, sdk.APIConnectionError):
+        return RetryableError("connection", f"cannot connect to {where}")
+    if isinstance(e, sdk.APIStatusError):
+        kind, retry = status_kind(e.status_code)
+        msg = f"HTTP {e.status_code} from {model_id}: {redact(e.message, secret)[:300]}"
+        if retry:
+            return RetryableError(kind, msg, parse_retry_after(e.response.headers))
+        return ModelError(kind, msg)
+    if isinstance(e, sdk.APIResponseValidationError):
+        detail = redact(e.message, secret)[:200]
+        return RetryableError("bad_response", f"invalid response: {detail}")
+    return ModelError("bad_request", redact(str(e), secret)[:300])
+
+
+def parse_response(resp: Any) -> ModelOutput:
+    """ModelOutput from a ChatCompletion; malformed tool-call JSON is a transient error."""
+    if not getattr(resp, "choices", None):
+        raise RetryableError("bad_response", "response has no choices")
+    msg = resp.choices[0].message
+    calls: list[ToolCall] = []
+    for i, c in enumerate(msg.tool_calls or []):
+        fn = getattr(c, "function", None)
+        if fn is None:
+            continue
+        try:
+            args = parse_arguments(fn.arguments)
+        except ValueError:
+            raise RetryableError("bad_response",
+                                 f"malformed JSON arguments in tool call {fn.name!r}") from None
+        calls.append(ToolCall(id=c.id or f"call_{i}", name=fn.name, arguments=args))
+    extra = msg.model_extra or {}
+    reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+    usage = Usage()
+    if resp.usage is not None:
+        usage = Usage(input_tokens=resp.usage.prompt_tokens or 0,
+                      output_tokens=resp.usage.completion_tokens or 0)
+    return ModelOutput(
+        text=msg.content,
+        tool_calls=calls,
+        reasoning=reasoning if isinstance(reasoning, str) else None,
+        usage=usage,
+        raw=resp.model_dump(mode="json", exclude_none=True),
+    )
+
+
+@register_provider("openai")
+def openai_provider(name: str, **options: Any) -> OpenAIModel:
+    if options.get("base_url") is None:
+        options["base_url"] = os.environ.get("OPENAI_BASE_URL") or None
+    return OpenAIModel(name, provider="openai", **options)
+
+
+@register_provider("openrouter")
+def openrouter_provider(name: str, **options: Any) -> OpenAIModel:
+    options.setdefault("api_key_env", "OPENROUTER_API_KEY")
+    if options.get("base_url") is None:
+        options["base_url"] = OPENROUTER_BASE_URL
+    return OpenAIModel(name, provider="openrouter", **options)

@@ -1,0 +1,113 @@
+"""What every remote provider shares: cache lookup, a connection limit, retries, cost.
+
+A provider subclasses `RemoteModel` and implements `_attempt` (one request, raising
+`RetryableError` or `ModelError`). The semaphore and the SDK client are created per
+event loop and owned by the instance, so no state leaks between runs or modules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+from agentprop.core import Message, ModelOutput, ToolSpec
+from agentprop.models._base import GenerateConfig
+from agentprop.models._cache import ResponseCache, request_key
+from agentprop.models._prices import PriceTable, price_table
+from agentprop.models._retry import RetryPolicy, call_with_retries
+
+DEFAULT_MAX_CONNECTIONS = 100
+
+
+class RemoteModel:
+    """Base class of the SDK-backed providers."""
+
+    provider: str = ""
+    simulated: bool = False
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        base_url: str | None = None,
+        cache: Any = None,
+        cache_epoch: int | str = 0,
+        max_attempts: int = 5,
+        retry_base_s: float = 1.0,
+        retry_max_s: float = 30.0,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        prices: Any = None,
+        rng_seed: int = 0,
+        suite: Any = None,  # accepted so one options dict serves every provider; unused
+    ) -> None:
+        if max_connections < 1:
+            raise ValueError("max_connections must be at least 1")
+        self.name = name
+        self.base_url = base_url
+        self.cache = ResponseCache(cache) if cache is not None else None
+        self.cache_epoch = cache_epoch
+        self.retry = RetryPolicy(max_attempts=max_attempts, base_delay_s=retry_base_s,
+                                 max_delay_s=retry_max_s)
+        self.max_connections = max_connections
+        self.prices: PriceTable = price_table(prices)
+        self._rng = random.Random(rng_seed)  # jitter only; never affects outputs
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sem: asyncio.Semaphore | None = None
+        self._client: Any = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.provider}/{self.name}"
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"<{type(self).__name__} {self.id} base_url={self.base_url!r}>"
+
+    # -- to implement ------------------------------------------------------------------
+    def _make_client(self) -> Any:
+        raise NotImplementedError
+
+    async def _attempt(
+        self, client: Any, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+    ) -> ModelOutput:
+        raise NotImplementedError
+
+    # -- shared ------------------------------------------------------------------------
+    def _per_loop(self) -> tuple[Any, asyncio.Semaphore]:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._sem is None:
+            self._loop = loop
+            self._sem = asyncio.Semaphore(self.max_connections)
+            self._client = self._make_client()
+        return self._client, self._sem
+
+    def cache_key(self, messages: list[Message], tools: list[ToolSpec],
+                  config: GenerateConfig) -> str:
+        return request_key(provider=self.provider, model=self.name, base_url=self.base_url,
+                           messages=messages, tools=tools, config=config,
+                           epoch=self.cache_epoch)
+
+    async def generate(
+        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+    ) -> ModelOutput:
+        key = self.cache_key(messages, tools, config) if self.cache is not None else ""
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit
+        client, sem = self._per_loop()
+
+        async def once() -> ModelOutput:
+            async with sem:
+                return await self._attempt(client, messages, tools, config)
+
+        start = time.perf_counter()
+        out, attempts = await call_with_retries(once, self.retry, self._rng)
+        out.latency_s = time.perf_counter() - start
+        out.cost = self.prices.cost(self.name, out.usage)
+        if attempts > 1:
+            out.raw = {**(out.raw or {}), "attempts": attempts}
+        if self.cache is not None:
+            self.cache.put(key, out)
+        return out

@@ -1,0 +1,107 @@
+"""`sim/<profile>`: the simulated agent as a Model (in-process, no network, free)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from agentprop.core import Message, ModelOutput, Task, ToolSpec, UnknownNameError
+from agentprop.models._base import GenerateConfig
+from agentprop.sim._policy import Observation, RenderFn, decide
+from agentprop.sim._profiles import PROFILES, SimProfile
+
+
+def get_profile(name: str) -> SimProfile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        known = ", ".join(sorted(PROFILES))
+        raise UnknownNameError(f"unknown sim profile {name!r} (known: {known})") from None
+
+
+class SimAgent:
+    """Task lookup and answer rendering for the policy, with the suite loaded lazily once.
+
+    Shared by SimModel and the HTTP server so both answer identically.
+    """
+
+    def __init__(self, suite: Any = None) -> None:
+        self._suite = suite
+        self._generators: dict[str, Any] = {}
+
+    @property
+    def suite(self) -> Any:
+        if self._suite is None:
+            from agentprop.suite import load_suite
+
+            self._suite = load_suite()
+        return self._suite
+
+    def find_task(self, messages: list[Message]) -> Task | None:
+        query = next((m.content for m in messages if m.role == "user" and m.content), None)
+        if not query:
+            return None
+        task: Task | None = self.suite.find_by_query(query)
+        return task
+
+    def renderer(self, domain: str) -> RenderFn:
+        gen = self._generators.get(domain)
+        if gen is None:
+            from agentprop.suite import get_generator
+
+            gen = self._generators[domain] = get_generator(domain)
+
+        def render(task: Task, observations: list[Observation]) -> str:
+            return str(gen.render_answer(task, observations))
+
+        return render
+
+    def respond(self, messages: list[Message], tools: list[ToolSpec], profile: SimProfile,
+                seed: int) -> ModelOutput:
+        task = self.find_task(messages)
+        render = self.renderer(task.domain) if task is not None else None
+        return decide(messages, tools, profile, seed, task, render)
+
+
+class SimModel:
+    """A simulated agent behind the Model protocol. Deterministic in (messages, seed)."""
+
+    simulated = True
+
+    def __init__(self, profile: SimProfile, *, suite: Any = None, latency_ms: float = 0.0,
+                 agent: SimAgent | None = None) -> None:
+        self.profile = profile
+        self.latency_s = latency_ms / 1000.0
+        self.agent = agent or SimAgent(suite)
+
+    @property
+    def id(self) -> str:
+        return f"sim/{self.profile.name}"
+
+    def __repr__(self) -> str:
+        return f"<SimModel {self.id}>"
+
+    async def generate(
+        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+    ) -> ModelOutput:
+        if self.latency_s > 0:
+            await asyncio.sleep(self.latency_s)
+        out = self.agent.respond(messages, tools, self.profile, config.seed or 0)
+        out.latency_s = self.latency_s
+        out.raw = {"simulated": True, "profile": self.profile.name}
+        return out
+
+
+# Options other providers take; accepted and ignored so one options dict serves all.
+_IGNORED = {"base_url", "api_key_env", "cache", "cache_epoch", "max_attempts",
+            "max_connections", "prices", "retry_base_s", "retry_max_s"}
+
+
+def sim_provider(name: str, **options: Any) -> SimModel:
+    """Factory for ``sim/<profile>``; ``profile=SimProfile(...)`` overrides the named one."""
+    profile = options.pop("profile", None)
+    for k in _IGNORED:
+        options.pop(k, None)
+    if profile is None:
+        profile = get_profile(name)
+    return SimModel(profile, **options)

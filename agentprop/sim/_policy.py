@@ -1,0 +1,260 @@
+"""The simulated agent's policy: a pure function of (messages, tools, profile, seed, suite).
+
+It identifies the task by the first user message, follows the task's gold plan one call
+per turn, and looks only at the messages it received: it notices a corruption the way a
+real agent could (an observation echoes an argument that differs from what the query
+asked, or is an error), never by reading injection or counterfactual data. Every random
+decision comes from a hash of (profile, seed, task id, step, purpose), so the same request
+always gets the same response, in-process or over HTTP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from agentprop.core import Message, ModelOutput, Task, ToolCall, ToolSpec, Usage
+from agentprop.sim._profiles import SimProfile
+
+Observation = dict[str, Any]
+RenderFn = Callable[[Task, list[Observation]], str]
+
+UNKNOWN_ANSWER = "I don't know."
+REFUSAL = "I'm sorry, but I can't look that up reliably right now, so I can't answer."
+_ID = re.compile(r"^call_sim_(\d+)_(\d+)$")
+_ECHO_CONTAINERS = ("query", "request", "arguments", "args", "input", "params")
+
+
+def draw(profile: SimProfile, seed: int, task_id: str, step: int, purpose: str) -> float:
+    """A uniform number in [0, 1) fixed by its inputs."""
+    h = hashlib.sha256(f"{profile.name}|{seed}|{task_id}|{step}|{purpose}".encode()).digest()
+    return int.from_bytes(h[:8], "big") / 2**64
+
+
+def call_id(step: int, attempt: int) -> str:
+    return f"call_sim_{step}_{attempt}"
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        return " ".join(value.casefold().split())
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _echoed(obs: Observation, key: str) -> tuple[bool, Any]:
+    if key in obs:
+        return True, obs[key]
+    for c in _ECHO_CONTAINERS:
+        inner = obs.get(c)
+        if isinstance(inner, dict) and key in inner:
+            return True, inner[key]
+    return False, None
+
+
+def is_error_obs(obs: Observation) -> bool:
+    return isinstance(obs.get("error"), dict)
+
+
+def mismatch(obs: Observation, task: Task, step: int) -> str | None:
+    """Why observation `obs` for gold step `step` visibly does not answer the request
+    (None if it looks right). Compares echoed arguments with the ones the query asks for:
+    the gold call's arguments, restricted to ``task.meta["query_entities"]`` keys when
+    the task names them."""
+    if is_error_obs(obs):
+        err = obs["error"]
+        return f"the tool returned an error ({err.get('type', 'error')})"
+    if step >= len(task.gold_plan):
+        return None
+    expected = task.gold_plan[step].arguments
+    entities = task.meta.get("query_entities")
+    keys = [k for k in expected if not isinstance(entities, dict) or not entities
+            or k in entities]
+    for k in keys:
+        found, got = _echoed(obs, k)
+        if found and _norm(got) != _norm(expected[k]):
+            return f"it is for {k} {got!r}, not {expected[k]!r}"
+    return None
+
+
+_NUMBER = re.compile(r"(?<![\d\-:./])(\d+(?:\.\d+)?)(?![\d\-:/]|\.\d)")
+_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def perturb(answer: str) -> str:
+    """A wrong version of `answer`: its first number moved out of any tolerance, else its
+    first date shifted by a day, else a generic wrong answer."""
+    m = _NUMBER.search(answer)
+    if m:
+        x = float(m.group(1))
+        delta = max(5.0, round(abs(x) * 0.3))
+        new = x + delta
+        text = str(int(new)) if "." not in m.group(1) else f"{new:.1f}"
+        return answer[: m.start(1)] + text + answer[m.end(1):]
+    d = _DATE.search(answer)
+    if d:
+        try:
+            shifted = date(int(d.group(1)), int(d.group(2)), int(d.group(3))) + timedelta(1)
+        except ValueError:
+            shifted = None
+        if shifted is not None:
+            return answer[: d.start()] + shifted.isoformat() + answer[d.end():]
+    return "I couldn't find any matching records for that request."
+
+
+def _styled(answer: str, profile: SimProfile, tool_names: list[str]) -> str:
+    if profile.verbosity == "terse":
+        return answer
+    if profile.verbosity == "normal":
+        return f"Based on the tool results: {answer}"
+    used = ", ".join(dict.fromkeys(tool_names)) or "the available tools"
+    return (f"I looked this up with {used}. Here is what I found: {answer}"
+            " Let me know if you need anything else.")
+
+
+@dataclass
+class _History:
+    obs: dict[int, Observation] = field(default_factory=dict)
+    requeried: set[int] = field(default_factory=set)
+    last: tuple[int, int, Observation] | None = None
+    called: int = 0  # tool calls seen
+    max_step: int = -1
+    tools_used: list[str] = field(default_factory=list)
+
+
+def _parse_obs(content: str | None) -> Observation:
+    try:
+        value = json.loads(content or "")
+    except ValueError:
+        return {"text": content or ""}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _read_history(messages: list[Message], task: Task) -> _History:
+    h = _History()
+    where: dict[str, tuple[int, int]] = {}
+    for m in messages:
+        if m.role == "assistant":
+            for c in m.tool_calls:
+                h.called += 1
+                h.tools_used.append(c.name)
+                hit = _ID.match(c.id or "")
+                if hit:
+                    step, attempt = int(hit.group(1)), int(hit.group(2))
+                else:  # an id we did not mint: a repeat of the last step, or the next one
+                    prev = h.max_step
+                    if (prev >= 0 and prev < len(task.gold_plan)
+                            and c.name == task.gold_plan[prev].name
+                            and (prev + 1 >= len(task.gold_plan)
+                                 or task.gold_plan[prev + 1].name != c.name)):
+                        step, attempt = prev, 1
+                    else:
+                        step, attempt = prev + 1, 0
+                where[c.id] = (step, attempt)
+                h.max_step = max(h.max_step, step)
+        elif m.role == "tool" and m.tool_call_id in where:
+            step, attempt = where[m.tool_call_id]
+            obs = _parse_obs(m.content)
+            h.obs[step] = obs
+            if attempt > 0:
+                h.requeried.add(step)
+            h.last = (step, attempt, obs)
+    return h
+
+
+def _estimate_usage(messages: list[Message], tools: list[ToolSpec], out: ModelOutput) -> Usage:
+    n_in = sum(len(m.content or "") + sum(len(json.dumps(c.arguments)) for c in m.tool_calls)
+               for m in messages)
+    n_in += sum(len(t.name) + len(t.description) + len(json.dumps(t.parameters)) for t in tools)
+    n_out = len(out.text or "") + sum(len(c.name) + len(json.dumps(c.arguments))
+                                      for c in out.tool_calls)
+    return Usage(input_tokens=n_in // 4 + 1, output_tokens=n_out // 4 + 1)
+
+
+def _call(task: Task, step: int, attempt: int) -> ToolCall:
+    g = task.gold_plan[step]
+    return ToolCall(id=call_id(step, attempt), name=g.name, arguments=dict(g.arguments))
+
+
+def decide(
+    messages: list[Message],
+    tools: list[ToolSpec],
+    profile: SimProfile,
+    seed: int,
+    task: Task | None,
+    render: RenderFn | None,
+) -> ModelOutput:
+    """The simulated agent's next output. `task` is the task whose query opens the
+    conversation (None: unknown query); `render` is its generator's `render_answer`."""
+    out = _decide(messages, tools, profile, seed, task, render)
+    out.usage = _estimate_usage(messages, tools, out)
+    return out
+
+
+def _decide(
+    messages: list[Message],
+    tools: list[ToolSpec],
+    p: SimProfile,
+    seed: int,
+    task: Task | None,
+    render: RenderFn | None,
+) -> ModelOutput:
+    if task is None or render is None:
+        return ModelOutput(text=UNKNOWN_ANSWER)
+    offered = {t.name for t in tools}
+    plan = task.gold_plan
+    h = _read_history(messages, task)
+
+    def can_call(step: int) -> bool:
+        return step < len(plan) and plan[step].name in offered
+
+    if h.called == 0:
+        if not can_call(0) or draw(p, seed, task.id, 0, "no_tool") < p.p_no_tool:
+            if draw(p, seed, task.id, 0, "refuse") < p.p_refuse:
+                return ModelOutput(text=REFUSAL)
+            return ModelOutput(text=_styled(perturb(task.reference_answer), p, []))
+        intro = None if p.verbosity == "terse" else f"I'll call {plan[0].name} to find out."
+        return ModelOutput(text=intro, tool_calls=[_call(task, 0, 0)])
+
+    turn = h.called  # distinct per turn: one call per turn
+    if h.last is not None:
+        step, attempt, obs = h.last
+        why = mismatch(obs, task, step)
+        if (why and attempt == 0 and step not in h.requeried and can_call(step)
+                and draw(p, seed, task.id, step, "notice") < p.p_notice):
+            text = (f"The result of {plan[step].name} looks wrong: {why}."
+                    " I'll query again with the right arguments.")
+            return ModelOutput(text=text, tool_calls=[_call(task, step, 1)])
+    nxt = h.max_step + 1
+    if can_call(nxt):
+        text: str | None = None
+        if p.verbosity != "terse":
+            text = f"Next I'll call {plan[nxt].name}."
+        saw_bad = h.last is not None and mismatch(h.last[2], task, h.last[0]) is not None
+        p_unc = min(1.0, 2 * p.p_uncertain_words) if saw_bad else p.p_uncertain_words
+        if draw(p, seed, task.id, turn, "uncertain") < p_unc:
+            text = ("The previous result looks wrong or invalid, but I'll continue. "
+                    + (text or "")).strip()
+        return ModelOutput(text=text, tool_calls=[_call(task, nxt, 0)])
+    return ModelOutput(text=_final(task, h, p, seed, render))
+
+
+def _final(task: Task, h: _History, p: SimProfile, seed: int, render: RenderFn) -> str:
+    steps = sorted(s for s in h.obs if s < len(task.gold_plan))
+    observations = [h.obs[s] for s in steps]
+    corrupted = any(mismatch(h.obs[s], task, s) for s in steps)
+    if corrupted and draw(p, seed, task.id, 0, "correct_anyway") >= p.p_correct_anyway:
+        answer = render(task, observations)  # the bad observation propagates
+    else:
+        answer = task.reference_answer if corrupted else render(task, observations)
+        if draw(p, seed, task.id, 0, "base_error") < p.base_error:
+            answer = perturb(answer)
+    return _styled(answer, p, h.tools_used)

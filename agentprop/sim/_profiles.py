@@ -1,0 +1,115 @@
+"""Simulated-agent profiles: stated behaviour parameters, and the rates they imply.
+
+Each profile is a small set of probabilities, so an analysis run on `sim/` traces can be
+checked against known truth (`SimProfile.true_rates`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Verbosity = Literal["terse", "normal", "verbose"]
+
+Prob = Field(ge=0.0, le=1.0)
+
+
+class SimProfile(BaseModel):
+    """The parameters of a simulated agent (all probabilities are per episode or per event).
+
+    - `p_no_tool`: answer at once without calling any tool (then refuse with probability
+      `p_refuse`, otherwise fabricate a wrong answer).
+    - `p_notice`: after an observation that visibly does not match the request (an echoed
+      argument differs from what the query asked, or an error observation), re-query with
+      the right arguments (a correction).
+    - `p_correct_anyway`: after such an observation went unnoticed, still give the right
+      answer.
+    - `base_error`: chance that an answer built from correct information is wrong anyway.
+    - `verbosity`: how much text surrounds the answer.
+    - `p_uncertain_words`: chance that reasoning text next to a tool call says the result
+      looks wrong / invalid (doubled, capped at 1, after a mismatching or error observation).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str = ""
+    p_no_tool: float = Prob
+    p_refuse: float = Field(default=0.5, ge=0.0, le=1.0)
+    p_notice: float = Prob
+    p_correct_anyway: float = Prob
+    base_error: float = Prob
+    verbosity: Verbosity = "normal"
+    p_uncertain_words: float = Prob
+
+    def true_rates(self) -> dict[str, float]:
+        """The rates an analysis of this profile's traces should recover (in expectation).
+
+        With n = p_no_tool, c = p_notice, a = p_correct_anyway, e = base_error:
+        - ``no_tool``              = n                 (share of traces with no tool call)
+        - ``tool_use``             = 1 - n             (share with an opportunity)
+        - ``correction_given_S2``  = c                 (P(corrected | S2))
+        - ``r_23``                 = c·e + (1-c)·(a·e + 1 - a)   (P(wrong | S2))
+        - ``recovery``             = 1 - r_23
+        - ``error_clean``          = e                 (P(wrong | tool use, no injection))
+        - ``error_baseline``       = n + (1-n)·e       (P(wrong) over all baseline traces;
+          no-tool answers are a refusal or a fabrication, so always wrong)
+        - ``propagation_given_unnoticed`` = 1 - a + a·e
+        These assume every S2 is visible to the agent, which holds for the suite because
+        every observation echoes the arguments it was computed from; a corruption that
+        leaves the echo intact is still propagated, so r_23 is a lower bound there.
+        """
+        n, c, a, e = self.p_no_tool, self.p_notice, self.p_correct_anyway, self.base_error
+        r23 = c * e + (1 - c) * (a * e + 1 - a)
+        return {
+            "no_tool": n,
+            "tool_use": 1 - n,
+            "correction_given_S2": c,
+            "r_23": r23,
+            "recovery": 1 - r23,
+            "error_clean": e,
+            "error_baseline": n + (1 - n) * e,
+            "propagation_given_unnoticed": 1 - a + a * e,
+        }
+
+
+PROFILES: dict[str, SimProfile] = {
+    p.name: p
+    for p in (
+        SimProfile(
+            name="tool-averse",
+            description="Often answers without calling a tool (like Gemini-2.0-Flash in the"
+            " paper); rarely notices a bad observation.",
+            p_no_tool=0.45, p_notice=0.15, p_correct_anyway=0.05, base_error=0.08,
+            verbosity="terse", p_uncertain_words=0.05,
+        ),
+        SimProfile(
+            name="propagator",
+            description="Nearly always uses tools and nearly always propagates a bad"
+            " observation into its answer (like GPT-4o-mini in the paper).",
+            p_no_tool=0.02, p_notice=0.03, p_correct_anyway=0.02, base_error=0.05,
+            verbosity="normal", p_uncertain_words=0.02,
+        ),
+        SimProfile(
+            name="self-correcting",
+            description="Often notices an observation that does not match the request and"
+            " re-queries with the right arguments; voices doubt in its reasoning.",
+            p_no_tool=0.03, p_notice=0.70, p_correct_anyway=0.10, base_error=0.04,
+            verbosity="verbose", p_uncertain_words=0.30,
+        ),
+        SimProfile(
+            name="balanced",
+            description="Middle of the road on every parameter.",
+            p_no_tool=0.10, p_notice=0.35, p_correct_anyway=0.10, base_error=0.08,
+            verbosity="normal", p_uncertain_words=0.15,
+        ),
+        SimProfile(
+            name="oracle",
+            description="Always uses tools, always notices and corrects, never errs: an"
+            " upper bound and a deterministic fixture for tests.",
+            p_no_tool=0.0, p_notice=1.0, p_correct_anyway=1.0, base_error=0.0,
+            verbosity="terse", p_uncertain_words=0.0,
+        ),
+    )
+}
