@@ -1,1 +1,61 @@
-"""judges"""
+"""Judges: heuristic (paper baseline), facts (programmatic), llm and ensemble (through the
+models layer), simulated sim-judge models, and whole-workspace judging."""
+
+from agentprop.judges._base import (
+    JUDGE_FORMS,
+    JUDGES,
+    TRANSIENT_KINDS,
+    Judge,
+    canonical_name,
+    get_judge,
+    is_transient,
+)
+from agentprop.judges._facts import FactsJudge, check_answer, fact_stated
+from agentprop.judges._heuristic import HeuristicJudge, heuristic_correct
+from agentprop.judges._llm import EnsembleJudge, LLMJudge, majority
+from agentprop.judges._prompt import (
+    JUDGE_SYSTEM,
+    build_judge_messages,
+    parse_judge_prompt,
+    parse_yes_no,
+)
+from agentprop.judges._run import (
+    JudgeError,
+    JudgeStats,
+    JudgeSummary,
+    JudgeUnavailableError,
+    ajudge_workspace,
+    judge_workspace,
+)
+from agentprop.judges._simjudge import SIM_JUDGE_PROFILES, SimJudgeModel, SimJudgeProfile
+
+__all__ = [
+    "JUDGES",
+    "JUDGE_FORMS",
+    "JUDGE_SYSTEM",
+    "SIM_JUDGE_PROFILES",
+    "TRANSIENT_KINDS",
+    "EnsembleJudge",
+    "FactsJudge",
+    "HeuristicJudge",
+    "Judge",
+    "JudgeError",
+    "JudgeStats",
+    "JudgeSummary",
+    "JudgeUnavailableError",
+    "LLMJudge",
+    "SimJudgeModel",
+    "SimJudgeProfile",
+    "ajudge_workspace",
+    "build_judge_messages",
+    "canonical_name",
+    "check_answer",
+    "fact_stated",
+    "get_judge",
+    "heuristic_correct",
+    "is_transient",
+    "judge_workspace",
+    "majority",
+    "parse_judge_prompt",
+    "parse_yes_no",
+]

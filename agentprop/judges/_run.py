@@ -1,0 +1,244 @@
+"""Judging a whole workspace: resumable, concurrent, batched writes, cost shown.
+
+Rules (docs/judges.md):
+- a trace that already has a verdict of a judge is skipped (so a rerun resumes);
+- a trace whose status is not ``ok`` (provider error, step limit) gets an unscored verdict
+  with the reason, without calling any model; a trace whose task is not in the suite too;
+- a model failure of a transient kind (connection, timeout, rate limit, server, auth) is
+  not a verdict: it is counted as ``failed`` and not written, so a rerun retries it;
+- if the first calls of a run all fail with connection / auth / timeout errors (no call has
+  succeeded yet), the model is unreachable: the run stops with JudgeUnavailableError and
+  the batch in memory is dropped. Verdicts are written only as whole rows in batches, so
+  whatever was written before is complete and valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agentprop.core import Task, Trace, Verdict
+from agentprop.judges._base import Judge, canonical_name, get_judge, unscored
+
+ABORT_KINDS = frozenset({"connection", "auth", "timeout"})
+ABORT_AFTER = 5
+BATCH = 200
+
+
+class JudgeError(Exception):
+    """A judging request that cannot be carried out; one line for the user."""
+
+
+class JudgeUnavailableError(JudgeError):
+    """The judge's model could not be reached at all; nothing of the failed batch written."""
+
+
+class JudgeStats(BaseModel):
+    judge: str
+    pending: int = 0
+    written: int = 0
+    correct: int = 0
+    incorrect: int = 0
+    unscored: int = 0
+    failed: int = 0
+    model_calls: int = 0
+    cached_calls: int = 0
+    cost: float = 0.0
+
+
+class JudgeSummary(BaseModel):
+    judges: dict[str, JudgeStats] = Field(default_factory=dict)
+    traces: int = 0
+    primary: str = "facts"
+
+    @property
+    def failed(self) -> int:
+        return sum(s.failed for s in self.judges.values())
+
+    @property
+    def model_calls(self) -> int:
+        return sum(s.model_calls for s in self.judges.values())
+
+
+def _llm_level(judge: Judge, verdicts: list[Verdict]) -> list[Verdict]:
+    """The verdicts that correspond to one model call each."""
+    if judge.kind == "ensemble":
+        return verdicts[1:]
+    return verdicts if judge.kind == "llm" else []
+
+
+class _Runner:
+    def __init__(self, ws: Any, judges: list[Judge], suite: Any, concurrency: int,
+                 progress: bool) -> None:
+        self.ws = ws
+        self.judges = judges
+        self.suite = suite
+        self.concurrency = max(1, concurrency)
+        self.progress = progress
+        self.stats = {j.name: JudgeStats(judge=j.name) for j in judges}
+        self.buffer: list[Verdict] = []
+        self.successes = 0
+        self.consecutive = 0
+        self.abort: str | None = None
+        self.abort_after = ABORT_AFTER
+
+    def _flush(self) -> None:
+        if self.buffer:
+            self.ws.put_verdicts(self.buffer)
+            self.buffer = []
+
+    def _record(self, judge: Judge, verdicts: list[Verdict]) -> None:
+        st = self.stats[judge.name]
+        calls = _llm_level(judge, verdicts)
+        transient = False
+        for v in calls:
+            raw = v.raw if isinstance(v.raw, dict) else {}
+            err = raw.get("error")
+            if isinstance(err, dict):
+                transient = transient or bool(raw.get("transient"))
+                if err.get("kind") in ABORT_KINDS:
+                    self.consecutive += 1
+                continue
+            if "output" in raw:
+                self.successes += 1
+                self.consecutive = 0
+                if raw.get("cached"):
+                    st.cached_calls += 1
+                else:
+                    st.model_calls += 1
+        if self.successes == 0 and self.consecutive >= self.abort_after and self.abort is None:
+            first = next((v.raw["error"] for v in calls if isinstance(v.raw, dict)
+                          and isinstance(v.raw.get("error"), dict)), {})
+            self.abort = (f"judge {judge.name} unreachable: {first.get('message', 'failed')} "
+                          f"({self.consecutive} calls failed, none succeeded); nothing written "
+                          "for the failed calls")
+            return
+        main = verdicts[0]
+        if transient:
+            st.failed += 1
+            # complete member verdicts are kept; the ensemble verdict waits for a rerun
+            keep = [v for v in verdicts[1:] if not (isinstance(v.raw, dict)
+                                                   and v.raw.get("transient"))]
+        else:
+            keep = verdicts
+            st.written += 1
+            st.cost += main.cost
+            if main.correct is None:
+                st.unscored += 1
+            elif main.correct:
+                st.correct += 1
+            else:
+                st.incorrect += 1
+        self.buffer.extend(keep)
+        if len(self.buffer) >= BATCH:
+            self._flush()
+
+    async def _one(self, trace: Trace, judge: Judge) -> None:
+        task: Task | None = self.suite.get(trace.task_id)
+        if trace.status != "ok":
+            verdicts = [unscored(trace, judge.name, f"trace status {trace.status}")]
+        elif task is None:
+            verdicts = [unscored(trace, judge.name, f"task {trace.task_id} not in the suite")]
+        else:
+            verdicts = await judge.judge_many(trace, task)
+        if self.abort is None:
+            self._record(judge, verdicts)
+
+    async def run(self) -> None:
+        pending: dict[str, set[str]] = {}
+        for j in self.judges:
+            done = self.ws.judged_ids(j.name)
+            pending[j.name] = self.ws.trace_ids() - done
+            self.stats[j.name].pending = len(pending[j.name])
+        todo_ids = set().union(*pending.values()) if pending else set()
+        items: list[tuple[Trace, Judge]] = []
+        for trace in self.ws.iter_traces():
+            if trace.id in todo_ids:
+                items.extend((trace, j) for j in self.judges if trace.id in pending[j.name])
+        self.abort_after = min(ABORT_AFTER, max(1, len(items)))
+        queue: asyncio.Queue[tuple[Trace, Judge]] = asyncio.Queue()
+        for it in items:
+            queue.put_nowait(it)
+
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        bar = Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(),
+                       TextColumn("cost ${task.fields[cost]:.4f}"), TimeElapsedColumn(),
+                       disable=not self.progress, transient=False)
+        with bar:
+            tid = bar.add_task("judging", total=len(items), cost=0.0)
+
+            async def worker() -> None:
+                while self.abort is None:
+                    try:
+                        trace, judge = queue.get_nowait()
+                    except asyncio.QueueEmpty:
+                        return
+                    await self._one(trace, judge)
+                    bar.update(tid, advance=1,
+                               cost=sum(s.cost for s in self.stats.values()))
+
+            await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+        if self.abort is not None:
+            self.buffer = []
+            raise JudgeUnavailableError(self.abort)
+        self._flush()
+
+
+async def ajudge_workspace(
+    workspace: Any,
+    judge_names: Sequence[str],
+    *,
+    suite: Any,
+    primary: str | None = None,
+    concurrency: int = 16,
+    progress: bool = True,
+    use_cache: bool = True,
+    model_options: dict[str, Any] | None = None,
+) -> JudgeSummary:
+    """Async form of `judge_workspace`."""
+    names = list(dict.fromkeys(canonical_name(n) for n in judge_names))
+    judges = [
+        get_judge(n, cache=workspace if use_cache else None, suite=suite,
+                  model_options=model_options)
+        for n in names
+    ]
+    primary_name = canonical_name(primary) if primary else None
+    if primary_name and primary_name not in names and primary_name not in workspace.judges():
+        raise JudgeError(f"primary judge {primary_name!r} has no verdicts and is not being "
+                         "run; add it with --judge")
+    runner = _Runner(workspace, judges, suite, concurrency, progress)
+    await runner.run()
+    if primary_name:
+        workspace.set_meta("primary_judge", primary_name)
+    return JudgeSummary(judges=runner.stats, traces=workspace.count_traces(),
+                        primary=workspace.get_meta("primary_judge", "facts"))
+
+
+def judge_workspace(
+    workspace: Any,
+    judge_names: Sequence[str],
+    *,
+    suite: Any,
+    primary: str | None = None,
+    concurrency: int = 16,
+    progress: bool = True,
+    use_cache: bool = True,
+    model_options: dict[str, Any] | None = None,
+) -> JudgeSummary:
+    """Judge every trace of `workspace` lacking a verdict of each named judge.
+
+    `primary` is stored in meta ``primary_judge`` (readers default to ``facts``).
+    Raises JudgeUnavailableError when the judge model cannot be reached at all."""
+    return asyncio.run(ajudge_workspace(
+        workspace, judge_names, suite=suite, primary=primary, concurrency=concurrency,
+        progress=progress, use_cache=use_cache, model_options=model_options))

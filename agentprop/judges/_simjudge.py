@@ -1,0 +1,134 @@
+"""Simulated LLM judges (provider ``sim-judge``): offline, deterministic, clearly simulated.
+
+A ``sim-judge/<profile>`` model reads question, reference and answer back out of the
+LLM-judge prompt, finds the task by its question in a Suite, decides with the facts judge,
+then flips that decision with the profile's stated error rates: a false positive (YES for
+an answer the facts judge calls wrong) with `false_positive_rate`, a false negative with
+`false_negative_rate`; with `garbage_rate` it replies with something that is neither YES
+nor NO (so the unscored path is exercised). The draws are seeded by the prompt, so a
+profile always gives the same reply to the same prompt. A question not in the suite gets
+an unparseable reply.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from agentprop.core import Message, ModelOutput, ToolSpec, UnknownNameError, Usage, stable_hash
+from agentprop.judges._facts import check_answer
+from agentprop.judges._prompt import parse_judge_prompt
+from agentprop.models import GenerateConfig, ModelError, register_provider
+
+
+class SimJudgeProfile(BaseModel):
+    """The stated behaviour of a simulated judge."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    false_positive_rate: float = 0.0
+    false_negative_rate: float = 0.0
+    garbage_rate: float = 0.0
+    error_kind: str | None = None  # every call raises ModelError(kind) (tests the failure path)
+
+
+SIM_JUDGE_PROFILES: dict[str, SimJudgeProfile] = {
+    p.name: p
+    for p in [
+        SimJudgeProfile(name="exact", description="agrees with the facts judge"),
+        SimJudgeProfile(name="strict", description="conservative: often rejects correct answers",
+                        false_positive_rate=0.03, false_negative_rate=0.20, garbage_rate=0.01),
+        SimJudgeProfile(name="lenient", description="accepts many wrong answers",
+                        false_positive_rate=0.20, false_negative_rate=0.03, garbage_rate=0.01),
+        SimJudgeProfile(name="noisy", description="unbiased but noisy, sometimes unparseable",
+                        false_positive_rate=0.12, false_negative_rate=0.12, garbage_rate=0.05),
+        SimJudgeProfile(name="garbage", description="never replies YES or NO",
+                        garbage_rate=1.0),
+        SimJudgeProfile(name="unreachable", description="every call fails (connection)",
+                        error_kind="connection"),
+    ]
+}
+
+_GARBAGE = ["It partially matches.", "MAYBE", "I cannot tell from the reference.", "Y E S"]
+
+
+class SimJudgeModel:
+    """A Model answering the LLM-judge prompt from the facts judge plus stated noise."""
+
+    def __init__(self, profile: SimJudgeProfile, *, suite: Any = None, cache: Any = None) -> None:
+        self.profile = profile
+        self._suite = suite
+        self._cache = cache
+
+    @property
+    def id(self) -> str:
+        return f"sim-judge/{self.profile.name}"
+
+    @property
+    def simulated(self) -> bool:
+        return True
+
+    def _get_suite(self) -> Any:
+        if self._suite is None:
+            from agentprop.suite import load_suite
+
+            self._suite = load_suite()
+        return self._suite
+
+    async def generate(
+        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+    ) -> ModelOutput:
+        p = self.profile
+        if p.error_kind:
+            raise ModelError(p.error_kind, f"{self.id}: simulated {p.error_kind} failure", 1)
+        key = "sim-judge:" + stable_hash(
+            {"model": self.id, "profile": p.model_dump(),
+             "messages": [m.model_dump(mode="json") for m in messages],
+             "temperature": config.temperature, "seed": config.seed}
+        )
+        if self._cache is not None:
+            hit = self._cache.cache_get(key)
+            if hit is not None:
+                return ModelOutput.model_validate({**hit, "cached": True})
+        out = self._decide(messages, config)
+        if self._cache is not None:
+            self._cache.cache_put(key, out.model_dump(mode="json"))
+        return out
+
+    def _decide(self, messages: list[Message], config: GenerateConfig) -> ModelOutput:
+        p = self.profile
+        parsed = parse_judge_prompt(messages)
+        rng = random.Random(stable_hash([p.name, parsed, config.seed]))
+        truth: bool | None = None
+        if parsed is not None:
+            question, _reference, answer = parsed
+            task = self._get_suite().find_by_query(question)
+            if task is not None:
+                truth, _ = check_answer(task, answer)
+        flipped = False
+        if truth is None or rng.random() < p.garbage_rate:
+            text = _GARBAGE[rng.randrange(len(_GARBAGE))]
+        else:
+            flip_rate = p.false_negative_rate if truth else p.false_positive_rate
+            flipped = rng.random() < flip_rate
+            text = "YES" if truth != flipped else "NO"
+        prompt_chars = sum(len(m.content or "") for m in messages)
+        return ModelOutput(
+            text=text, usage=Usage(input_tokens=prompt_chars // 4, output_tokens=1),
+            raw={"simulated": True, "profile": p.name, "facts": truth, "flipped": flipped},
+        )
+
+
+@register_provider("sim-judge")
+def _factory(name: str, **options: Any) -> SimJudgeModel:
+    profile = options.get("profile")
+    if profile is None:
+        if name not in SIM_JUDGE_PROFILES:
+            known = ", ".join(SIM_JUDGE_PROFILES)
+            raise UnknownNameError(f"unknown sim-judge profile {name!r} (known: {known})")
+        profile = SIM_JUDGE_PROFILES[name]
+    return SimJudgeModel(profile, suite=options.get("suite"), cache=options.get("cache"))
