@@ -1,1 +1,25 @@
-"""runner"""
+"""The async runner: work units, bounded concurrency, one batching writer, resume."""
+
+from agentprop.runner._plan import default_run_id, plan_units
+from agentprop.runner._run import (
+    RunAborted,
+    RunError,
+    RunSummary,
+    make_models,
+    run_units,
+    run_units_sync,
+)
+from agentprop.runner._secrets import redact, redact_text
+
+__all__ = [
+    "RunAborted",
+    "RunError",
+    "RunSummary",
+    "default_run_id",
+    "make_models",
+    "plan_units",
+    "redact",
+    "redact_text",
+    "run_units",
+    "run_units_sync",
+]

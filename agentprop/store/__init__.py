@@ -1,5 +1,18 @@
 """The SQLite workspace and its exports."""
 
+from agentprop.store._export import CSV_COLUMNS, FORMATS, ExportError, export_traces, flat_row
 from agentprop.store._workspace import DB_NAME, SCHEMA_VERSION, Workspace, WorkspaceError
+from agentprop.store._writer import TraceWriter
 
-__all__ = ["DB_NAME", "SCHEMA_VERSION", "Workspace", "WorkspaceError"]
+__all__ = [
+    "CSV_COLUMNS",
+    "DB_NAME",
+    "FORMATS",
+    "SCHEMA_VERSION",
+    "ExportError",
+    "TraceWriter",
+    "Workspace",
+    "WorkspaceError",
+    "export_traces",
+    "flat_row",
+]

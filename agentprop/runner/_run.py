@@ -1,0 +1,358 @@
+"""The async runner: bounded concurrency over work units, one batching writer, resume.
+
+Every unit whose key is already stored is skipped, so rerunning a command continues where
+it stopped. Traces are written by a single background writer in batched transactions: a
+kill -9 loses at most the units in flight and the last unflushed batch, never part of a
+trace, and `INSERT OR IGNORE` makes a duplicate impossible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import signal
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agentprop.agent import AgentHooks, run_episode
+from agentprop.core import (
+    ErrorEvent,
+    ModelCallEvent,
+    RunSpec,
+    Task,
+    Trace,
+    WorkUnit,
+    stable_hash,
+)
+from agentprop.models import GenerateConfig, Model, get_model
+from agentprop.runner._progress import RunProgress
+from agentprop.runner._secrets import redact, redact_text, secret_values
+from agentprop.store import TraceWriter, Workspace
+from agentprop.suite import Suite
+
+ExtraHooks = Callable[[WorkUnit, Task], list[AgentHooks]]
+BASELINE = "baseline"
+
+
+class RunError(Exception):
+    """A run that cannot start or must stop; the message is one line for the user."""
+
+
+class RunAborted(RunError):
+    """The first episodes of a model all failed (unreachable server, bad key, unknown
+    model): stopping beats recording thousands of identical error traces."""
+
+
+class RunSummary(BaseModel):
+    """What one invocation did. `completed` counts traces written by this invocation."""
+
+    units: int = 0
+    completed: int = 0
+    skipped: int = 0
+    errors: int = 0
+    step_limit: int = 0
+    model_calls: int = 0
+    cached_calls: int = 0
+    wall_s: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    run_ids: list[str] = Field(default_factory=list)
+
+    def count(self, trace: Trace) -> None:
+        self.completed += 1
+        if trace.status != "ok":
+            self.errors += 1
+        if trace.status == "step_limit":
+            self.step_limit += 1
+        for ev in trace.events:
+            if isinstance(ev, ModelCallEvent):
+                out = ev.output
+                self.model_calls += 1
+                self.cached_calls += out.cached
+                self.input_tokens += out.usage.input_tokens
+                self.output_tokens += out.usage.output_tokens
+                self.cost += out.cost
+        self.tokens = self.input_tokens + self.output_tokens
+
+
+def _hooks_factory(conditions: set[str]) -> Callable[..., AgentHooks | None] | None:
+    """`agentprop.inject.hooks_for`, imported lazily; without it only baseline runs."""
+    try:
+        factory = getattr(importlib.import_module("agentprop.inject"), "hooks_for", None)
+    except ImportError:
+        factory = None
+    if factory is None and conditions - {BASELINE}:
+        bad = sorted(conditions - {BASELINE})[0]
+        raise RunError(f"condition {bad!r} needs agentprop.inject.hooks_for (not available)")
+    return factory
+
+
+def make_models(
+    model_ids: Sequence[str],
+    *,
+    workspace: Workspace | None,
+    suite: Suite,
+    model_options: Mapping[str, Any] | None = None,
+    use_cache: bool = True,
+) -> dict[str, Model]:
+    """One Model per id. Real providers get the workspace as response cache (unless
+    `use_cache` is False); simulated ones never need it."""
+    opts = {"suite": suite, **dict(model_options or {})}
+    models: dict[str, Model] = {}
+    for mid in dict.fromkeys(model_ids):
+        model = get_model(mid, **opts)
+        if use_cache and workspace is not None and not model.simulated:
+            model = get_model(mid, **opts, cache=workspace)
+        models[mid] = model
+    return models
+
+
+def _manifest(
+    units: Sequence[WorkUnit],
+    config: GenerateConfig,
+    settings: dict[str, Any],
+    extra: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    task_ids = sorted({u.task_id for u in units})
+    return {
+        "models": list(dict.fromkeys(u.model for u in units)),
+        "conditions": list(dict.fromkeys(u.condition for u in units)),
+        "seeds": list(dict.fromkeys(u.seed for u in units)),
+        "arms": list(dict.fromkeys(u.arm for u in units)),
+        "units": len(units),
+        "tasks": len(task_ids),
+        "task_ids_sha256": stable_hash(task_ids),
+        "generate_config": config.model_dump(mode="json"),
+        **settings,
+        **dict(extra or {}),
+    }
+
+
+async def run_units(
+    units: Sequence[WorkUnit],
+    *,
+    workspace: Workspace,
+    suite: Suite,
+    model_options: Mapping[str, Any] | None = None,
+    concurrency: int = 32,
+    extra_hooks: ExtraHooks | None = None,
+    in_history: bool = True,
+    progress: bool = True,
+    use_cache: bool = True,
+    config: GenerateConfig | None = None,
+    max_steps: int = 10,
+    text_mode: bool = False,
+    manifest: Mapping[str, Any] | None = None,
+    models: Mapping[str, Model] | None = None,
+    preflight: int = 3,
+    batch_size: int = 64,
+    flush_interval_s: float = 0.5,
+) -> RunSummary:
+    """Run every unit not yet stored in `workspace`; return what this invocation did.
+
+    `extra_hooks(unit, task)` adds hooks per unit (after the injector's). `manifest` adds
+    keys to each run's stored RunSpec config (e.g. the CLI's task selection); secrets are
+    redacted. `models` overrides model construction (tests, benchmarks). If the first
+    `preflight` episodes of a model all fail without a single successful model call, the
+    run stops with `RunAborted` and those error traces are not stored.
+    Cancellation (Ctrl-C) flushes the finished traces and re-raises.
+    """
+    if concurrency < 1:
+        raise RunError(f"concurrency must be at least 1, got {concurrency}")
+    if max_steps < 1:
+        raise RunError(f"max steps must be at least 1, got {max_steps}")
+    t0 = time.perf_counter()
+    config = config or GenerateConfig()
+    tasks: dict[str, Task] = {}
+    for u in units:
+        if u.task_id not in tasks:
+            task = suite.get(u.task_id)
+            if task is None:
+                raise RunError(f"task {u.task_id!r} is not in the suite")
+            tasks[u.task_id] = task
+    run_ids = list(dict.fromkeys(u.run_id for u in units))
+    done: set[str] = set()
+    for rid in run_ids:
+        done |= workspace.trace_ids(rid)
+    pending = [u for u in units if u.key not in done]
+    summary = RunSummary(units=len(units), skipped=len(units) - len(pending), run_ids=run_ids)
+
+    conditions = {u.condition for u in pending}
+    hooks_for = _hooks_factory(conditions)
+    model_objs = (
+        dict(models)
+        if models is not None
+        else make_models(
+            [u.model for u in pending],
+            workspace=workspace,
+            suite=suite,
+            model_options=model_options,
+            use_cache=use_cache,
+        )
+    )
+    if hooks_for is not None:
+        for cond in sorted(conditions):
+            first = next(u for u in pending if u.condition == cond)
+            try:
+                hooks_for(cond, first, tasks[first.task_id], in_history=in_history)
+            except Exception as e:
+                raise RunError(f"condition {cond!r}: {e}") from None
+
+    secrets = secret_values()
+    settings = redact(
+        {
+            "max_steps": max_steps,
+            "text_mode": text_mode,
+            "in_history": in_history,
+            "use_cache": use_cache,
+            "concurrency": concurrency,
+            "model_options": {
+                k: v for k, v in (model_options or {}).items() if k not in ("suite", "cache")
+            },
+            "extra_hooks": getattr(extra_hooks, "__qualname__", None) if extra_hooks else None,
+        },
+        secrets,
+    )
+    from agentprop import __version__
+
+    for rid in run_ids:
+        if workspace.get_run(rid) is None:
+            run_units_of = [u for u in units if u.run_id == rid]
+            workspace.put_run(
+                RunSpec(
+                    id=rid,
+                    package_version=__version__,
+                    suite_checksum=suite.checksum,
+                    config=redact(_manifest(run_units_of, config, settings, manifest), secrets),
+                )
+            )
+    if not pending:
+        summary.wall_s = time.perf_counter() - t0
+        return summary
+
+    configs: dict[int, GenerateConfig] = {}
+
+    def config_for(seed: int) -> GenerateConfig:
+        if config.seed is None:
+            return config
+        if seed not in configs:
+            configs[seed] = config.model_copy(update={"seed": seed})
+        return configs[seed]
+
+    from agentprop.domains import get_domain
+
+    async def episode(unit: WorkUnit) -> Trace:
+        task = tasks[unit.task_id]
+        hooks: list[AgentHooks] = []
+        if hooks_for is not None:
+            h = hooks_for(unit.condition, unit, task, in_history=in_history)
+            if h is not None:
+                hooks.append(h)
+        if extra_hooks is not None:
+            hooks.extend(extra_hooks(unit, task))
+        env = get_domain(task.domain).make_env(task.env_seed)
+        trace = await run_episode(
+            unit,
+            task,
+            model_objs[unit.model],
+            hooks,
+            config_for(unit.seed),
+            env,
+            max_steps=max_steps,
+            text_mode=text_mode,
+        )
+        if secrets and trace.status == "error":
+            for ev in trace.events:
+                if isinstance(ev, ErrorEvent):
+                    ev.message = redact_text(ev.message, secrets)
+        return trace
+
+    per_model = Counter(u.model for u in pending)
+    verified: set[str] = set()
+    held: dict[str, list[Trace]] = defaultdict(list)
+    writer = TraceWriter(workspace.path, batch_size=batch_size, interval_s=flush_interval_s)
+    bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
+
+    def accept(trace: Trace) -> None:
+        writer.put(trace)
+        summary.count(trace)
+        bar.update(summary)
+
+    def record(trace: Trace) -> None:
+        model = trace.model
+        if model in verified or preflight <= 0:
+            accept(trace)
+            return
+        if any(isinstance(ev, ModelCallEvent) for ev in trace.events):
+            verified.add(model)
+            for t in held.pop(model, []):
+                accept(t)
+            accept(trace)
+            return
+        held[model].append(trace)
+        if len(held[model]) >= min(preflight, per_model[model]):
+            err = next((e for e in trace.events if isinstance(e, ErrorEvent)), None)
+            why = f"{err.kind}: {err.message}" if err else trace.status
+            raise RunAborted(
+                f"model {model}: the first {len(held[model])} episodes all failed ({why}); "
+                "nothing was recorded for them"
+            )
+
+    queue = iter(pending)
+
+    async def worker() -> None:
+        for unit in queue:  # one shared iterator: units start in plan order
+            record(await episode(unit))
+
+    workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, len(pending)))]
+    bar.start()
+    try:
+        await asyncio.gather(*workers)
+    except BaseException:
+        for w in workers:
+            w.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.gather(*workers, return_exceptions=True)
+        raise
+    finally:
+        bar.stop()
+        writer.close()  # flush whatever finished, also on Ctrl-C and on errors
+    summary.wall_s = time.perf_counter() - t0
+    return summary
+
+
+def run_units_sync(units: Sequence[WorkUnit], **kwargs: Any) -> RunSummary:
+    """`run_units` in a fresh event loop. SIGTERM, like Ctrl-C, flushes and stops
+    (raising KeyboardInterrupt)."""
+
+    async def main() -> RunSummary:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        terminated = False
+
+        def on_term() -> None:
+            nonlocal terminated
+            terminated = True
+            if task is not None:
+                task.cancel()
+
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGTERM, on_term)
+        try:
+            return await run_units(units, **kwargs)
+        except asyncio.CancelledError:
+            if terminated:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signal.SIGTERM)
+
+    return asyncio.run(main())

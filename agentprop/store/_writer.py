@@ -1,0 +1,118 @@
+"""A single batching writer: traces go to SQLite from one thread, in transactions.
+
+The runner produces traces from many concurrent episodes; writing each in its own
+transaction would make the fsyncs the bottleneck, and writing from the event loop would
+stall it. The writer owns its own connection (SQLite connections are per thread) and
+commits a batch every `batch_size` traces or `interval_s` seconds, whichever comes first.
+A kill -9 therefore loses at most the unflushed batch, never part of a trace.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+from agentprop.core import Trace
+from agentprop.store._workspace import Workspace
+
+
+class TraceWriter:
+    """Background batching writer. `put()` never blocks for long; `close()` flushes."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        batch_size: int = 64,
+        interval_s: float = 0.5,
+        max_pending: int = 4096,
+    ) -> None:
+        self.path = Path(path)
+        self.batch_size = batch_size
+        self.interval_s = interval_s
+        self.written = 0
+        self.error: BaseException | None = None
+        self._queue: queue.Queue[Trace | None] = queue.Queue(maxsize=max_pending)
+        self._thread = threading.Thread(target=self._run, name="agentprop-writer", daemon=True)
+        self._ready = threading.Event()
+        self._closed = False
+        self._thread.start()
+        self._ready.wait()
+        if self.error is not None:
+            raise self.error
+
+    def put(self, trace: Trace) -> None:
+        """Queue a trace (blocks only when `max_pending` traces wait: back-pressure)."""
+        if self.error is not None:
+            raise self.error
+        if self._closed:
+            raise RuntimeError("writer is closed")
+        self._queue.put(trace)
+
+    def close(self) -> None:
+        """Flush everything queued and stop the thread. Raises the writer's error, if any."""
+        if not self._closed:
+            self._closed = True
+            self._queue.put(None)
+            self._thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def __enter__(self) -> TraceWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _run(self) -> None:
+        try:
+            ws = Workspace(self.path, create=False)
+        except BaseException as e:  # reported to the caller by __init__
+            self.error = e
+            self._ready.set()
+            return
+        self._ready.set()
+        batch: list[Trace] = []
+        deadline = 0.0
+        try:
+            while True:
+                timeout = max(0.0, deadline - time.monotonic()) if batch else None
+                try:
+                    item = self._queue.get(timeout=timeout)
+                except queue.Empty:  # the oldest queued trace waited interval_s: flush
+                    batch = self._flush(ws, batch)
+                    continue
+                if item is None:
+                    break
+                if not batch:
+                    deadline = time.monotonic() + self.interval_s
+                batch.append(item)
+                if len(batch) >= self.batch_size or time.monotonic() >= deadline:
+                    batch = self._flush(ws, batch)
+            self._flush(ws, batch)
+        except BaseException as e:
+            self.error = e
+            # Keep draining so producers blocked on a full queue are released.
+            while True:
+                try:
+                    if self._queue.get(timeout=0.1) is None:
+                        break
+                except queue.Empty:
+                    if self._closed:
+                        break
+        finally:
+            ws.close()
+
+    def _flush(self, ws: Workspace, batch: list[Trace]) -> list[Trace]:
+        if batch:
+            ws.put_traces(batch)  # one transaction: all of the batch or none of it
+            self.written += len(batch)
+        return []
