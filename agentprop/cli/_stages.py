@@ -1,9 +1,110 @@
-"""CLI commands (filled in by the issue that owns them)."""
+"""`agentprop stages`: per-model stage counts and propagation rates of a workspace."""
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from agentprop.cli._common import console, fail, open_workspace, print_json, user_errors
+
+DEFAULT_JUDGE = "facts"
+_SHOWN = (
+    ("p_S1", "p_S1"), ("p_S2", "p_S2"), ("r_12", "r_12"), ("corrected", "corrected"),
+    ("no_tool", "no-tool"),
+)
+
+
+def _fmt(row: dict[str, Any], rate: str) -> str:
+    value, n = row[rate], row[f"{rate}_n"]
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return f"– (n={n})"
+    return f"{value:.2f} [{row[f'{rate}_lo']:.2f}, {row[f'{rate}_hi']:.2f}] ({n})"
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return value
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the main app."""
+    """Add `stages` to the main app."""
+
+    @app.command("stages")
+    @user_errors
+    def stages(
+        workspace: Path = typer.Option(
+            ..., "--workspace", "-w", envvar="AGENTPROP_WORKSPACE", help="Workspace folder."
+        ),
+        judge: str | None = typer.Option(
+            None, "--judge", envvar="AGENTPROP_JUDGE",
+            help="Judge whose verdicts define S3 (default: the workspace's primary judge).",
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+        n_boot: int = typer.Option(1000, "--n-boot", min=100, help="Bootstrap resamples."),
+        seed: int = typer.Option(42, "--seed", help="Bootstrap seed."),
+    ) -> None:
+        """Stage counts and propagation rates (p_S1, p_S2, r_12, r_23, correction, no-tool
+        share) per model and condition, with 95 % bootstrap CIs clustered by task."""
+        from agentprop.analysis.stages import propagation_rates, stage_table
+
+        ws = open_workspace(workspace)
+        try:
+            judge_name = judge or ws.get_meta("primary_judge") or DEFAULT_JUDGE
+            verdicts = {v.trace_id: v.correct for v in ws.verdicts(judge_name)}
+            if judge and not verdicts:
+                known = ", ".join(ws.judges()) or "none"
+                fail(f"no verdicts by judge {judge!r} in {workspace} (judges with verdicts: "
+                     f"{known}); run `agentprop judge` first")
+            df = stage_table(ws.iter_traces(), verdicts)
+        finally:
+            ws.close()
+        if df.empty:
+            fail(f"no traces in workspace {workspace}; run `agentprop run` first")
+        injected = df[df["condition"] != "baseline"]
+        if injected.empty:
+            fail(f"workspace {workspace} has only baseline traces; run a p2:* condition")
+        rates = propagation_rates(df, by=["model", "condition"], rng_seed=seed, n_boot=n_boot)
+        simulated = set(df.loc[df["simulated"], "model"])
+        judged = bool(verdicts) and bool(injected["S3"].notna().any())
+        records = [
+            {str(k): _clean(v) for k, v in r.items()} | {"simulated": r["model"] in simulated}
+            for r in rates.to_dict("records")
+        ]
+        if as_json:
+            print_json({
+                "workspace": str(workspace), "judge": judge_name, "judged": judged,
+                "n_traces": len(df), "n_baseline": int((df["condition"] == "baseline").sum()),
+                "groups": records,
+            })
+            return
+        _print_table(records, judge_name if judged else None, len(df))
+
+
+def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int) -> None:
+    """One table per model: a row per rate, a column per condition."""
+    from rich.table import Table
+
+    shown = [*_SHOWN, ("r_23", "r_23")] if judge else list(_SHOWN)
+    console.print(
+        f"{n_traces} traces; S3 judge: {judge or 'none yet (run agentprop judge)'}; "
+        "rate [95% CI] (n = denominator); p_S1, p_S2 conditional on an opportunity"
+    )
+    models = list(dict.fromkeys(r["model"] for r in records))
+    for model in models:
+        rows = [r for r in records if r["model"] == model]
+        title = f"{model} (simulated)" if rows[0]["simulated"] else str(model)
+        table = Table(title=title, title_justify="left")
+        table.add_column("")
+        for r in rows:
+            table.add_column(str(r["condition"]), justify="right")
+        table.add_row("traces (errors)", *(f"{r['n']} ({r['n_error']})" for r in rows))
+        table.add_row("opportunities", *(str(r["n_opportunity"]) for r in rows))
+        for rate, label in shown:
+            table.add_row(label, *(_fmt(r, rate) for r in rows))
+        console.print(table)
