@@ -1,9 +1,142 @@
-"""CLI commands (filled in by the issue that owns them)."""
+"""`agentprop models list` and `agentprop serve-sim`."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
+from pathlib import Path
+from typing import Any
+
 import typer
+from rich.markup import escape
+from rich.table import Table
+
+from agentprop.cli._common import UserError, console, err_console, print_json, user_errors
+
+models_app = typer.Typer(help="Model providers and simulated agents.", no_args_is_help=True)
+
+# provider → (how it is reached, env var of its key, python module its SDK needs)
+_PROVIDER_INFO: dict[str, tuple[str, str | None, str | None]] = {
+    "openai": ("OpenAI-compatible chat completions (OPENAI_BASE_URL / --base-url)",
+               "OPENAI_API_KEY", "openai"),
+    "openrouter": ("OpenRouter (OpenAI-compatible)", "OPENROUTER_API_KEY", "openai"),
+    "anthropic": ("Anthropic Messages API (extra: agentprop[anthropic])", "ANTHROPIC_API_KEY",
+                  "anthropic"),
+    "google": ("Google Gemini API (extra: agentprop[google])", "GOOGLE_API_KEY", "google.genai"),
+    "sim": ("simulated agents, offline and deterministic", None, None),
+    "sim-judge": ("simulated judges, offline", None, None),
+}
+
+
+def _installed(module: str | None) -> bool:
+    if module is None:
+        return True
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def providers_info() -> list[dict[str, Any]]:
+    from agentprop.models import PROVIDERS
+    from agentprop.models._registry import _BUILTIN
+
+    names = sorted(set(_BUILTIN) | set(PROVIDERS.names()))
+    out = []
+    for n in names:
+        desc, key_env, module = _PROVIDER_INFO.get(n, ("", None, None))
+        out.append({"name": n, "description": desc, "api_key_env": key_env,
+                    "installed": _installed(module), "simulated": n.startswith("sim")})
+    return out
+
+
+def profiles_info() -> list[dict[str, Any]]:
+    from agentprop.sim import PROFILES
+
+    return [{"id": f"sim/{p.name}", **p.model_dump(), "true_rates": p.true_rates()}
+            for p in PROFILES.values()]
+
+
+@models_app.command("list")
+@user_errors
+def list_models(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List model providers and every simulated profile with its parameters."""
+    providers, profiles = providers_info(), profiles_info()
+    if as_json:
+        print_json({"providers": providers, "sim_profiles": profiles})
+        return
+    t = Table(title="providers (model id = provider/name)")
+    for col in ("provider", "key", "installed", "description"):
+        t.add_column(col)
+    for p in providers:
+        t.add_row(p["name"], p["api_key_env"] or "-", "yes" if p["installed"] else "no",
+                  escape(p["description"]))
+    console.print(t)
+    s = Table(title="simulated agents (sim/<profile>)")
+    for col in ("model", "no tool", "notice", "correct anyway", "base error", "verbosity",
+                "uncertain words", "r_23"):
+        s.add_column(col)
+    for p in profiles:
+        s.add_row(p["id"], f"{p['p_no_tool']:.2f}", f"{p['p_notice']:.2f}",
+                  f"{p['p_correct_anyway']:.2f}", f"{p['base_error']:.2f}", p["verbosity"],
+                  f"{p['p_uncertain_words']:.2f}", f"{p['true_rates']['r_23']:.3f}")
+    console.print(s)
+
+
+def _parse_faults(text: str) -> tuple[str, ...]:
+    from agentprop.sim._server import FAULT_TYPES
+
+    faults = tuple(f.strip() for f in text.split(",") if f.strip())
+    for f in faults:
+        if f not in FAULT_TYPES:
+            raise UserError(f"unknown fault type {f!r} (known: {', '.join(FAULT_TYPES)})")
+    return faults
+
+
+@user_errors
+def serve_sim(
+    port: int = typer.Option(8765, "--port", envvar="AGENTPROP_SIM_PORT", help="TCP port."),
+    host: str = typer.Option("127.0.0.1", "--host", envvar="AGENTPROP_SIM_HOST",
+                             help="Interface to bind (loopback by default)."),
+    latency_ms: float = typer.Option(0.0, "--latency-ms", help="Added latency per call."),
+    fail_rate: float = typer.Option(0.0, "--fail-rate", help="Share of calls that fail."),
+    faults: str = typer.Option("429,500,timeout,malformed", "--faults",
+                               help="Fault types to draw from (comma separated)."),
+    retry_after: float = typer.Option(1.0, "--retry-after", help="Retry-After of a 429 (s)."),
+    hold_s: float = typer.Option(300.0, "--hold-s", help="How long a timeout fault holds."),
+    fault_seed: int = typer.Option(0, "--fault-seed", help="Seed of the fault draws."),
+    suite_file: Path = typer.Option(None, "--suite", envvar="AGENTPROP_SUITE",
+                                    help="Suite JSONL file (default: built-in)."),
+) -> None:
+    """Serve the sim profiles as an OpenAI-compatible /v1/chat/completions endpoint."""
+    from agentprop.sim._server import ServerConfig, serve
+    from agentprop.suite import SuiteError, load_suite
+
+    if not 0 <= port <= 65535:
+        raise UserError(f"invalid port {port}")
+    if not 0.0 <= fail_rate <= 1.0:
+        raise UserError(f"invalid --fail-rate {fail_rate:g}: must be between 0 and 1")
+    if latency_ms < 0:
+        raise UserError("--latency-ms must be >= 0")
+    try:
+        config = ServerConfig(host=host, port=port, latency_ms=latency_ms, fail_rate=fail_rate,
+                              faults=_parse_faults(faults), retry_after_s=retry_after,
+                              hold_s=hold_s, fault_seed=fault_seed)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    try:
+        suite = load_suite(suite_file)
+    except SuiteError as e:
+        raise UserError(str(e)) from None
+    err_console.print(f"serve-sim: http://{host}:{port}/v1 (models: sim profiles;"
+                      f" latency {latency_ms:g} ms, fail rate {fail_rate:g})", highlight=False)
+    try:
+        asyncio.run(serve(config, suite=suite))
+    except OSError as e:
+        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
+    app.add_typer(models_app, name="models")
+    app.command("serve-sim")(serve_sim)

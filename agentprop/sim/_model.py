@@ -22,12 +22,14 @@ def get_profile(name: str) -> SimProfile:
 class SimAgent:
     """Task lookup and answer rendering for the policy, with the suite loaded lazily once.
 
+    `generators` (domain → object with `render_answer`) overrides the suite's generators.
+
     Shared by SimModel and the HTTP server so both answer identically.
     """
 
-    def __init__(self, suite: Any = None) -> None:
+    def __init__(self, suite: Any = None, generators: dict[str, Any] | None = None) -> None:
         self._suite = suite
-        self._generators: dict[str, Any] = {}
+        self._generators: dict[str, Any] = dict(generators or {})
 
     @property
     def suite(self) -> Any:
@@ -69,10 +71,11 @@ class SimModel:
     simulated = True
 
     def __init__(self, profile: SimProfile, *, suite: Any = None, latency_ms: float = 0.0,
+                 generators: dict[str, Any] | None = None,
                  agent: SimAgent | None = None) -> None:
         self.profile = profile
         self.latency_s = latency_ms / 1000.0
-        self.agent = agent or SimAgent(suite)
+        self.agent = agent or SimAgent(suite, generators=generators)
 
     @property
     def id(self) -> str:

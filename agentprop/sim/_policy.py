@@ -230,9 +230,9 @@ def _decide(
         why = mismatch(obs, task, step)
         if (why and attempt == 0 and step not in h.requeried and can_call(step)
                 and draw(p, seed, task.id, step, "notice") < p.p_notice):
-            text = (f"The result of {plan[step].name} looks wrong: {why}."
+            note = (f"The result of {plan[step].name} looks wrong: {why}."
                     " I'll query again with the right arguments.")
-            return ModelOutput(text=text, tool_calls=[_call(task, step, 1)])
+            return ModelOutput(text=note, tool_calls=[_call(task, step, 1)])
     nxt = h.max_step + 1
     if can_call(nxt):
         text: str | None = None

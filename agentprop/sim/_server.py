@@ -1,0 +1,352 @@
+"""`agentprop serve-sim`: an OpenAI-compatible chat-completions endpoint over the sim
+policies, with injectable latency and faults, for tests and benchmarks of the real HTTP
+client path.
+
+A compact asyncio HTTP/1.1 keep-alive server (no framework dependency): one coroutine per
+connection, responses computed by the same `SimAgent` as the in-process `sim/` models, so
+both paths answer identically. Faults are drawn deterministically per request from a hash
+of (fault seed, request body, how many times that body was seen), so a retry of the same
+request gets a fresh draw and a whole run is reproducible.
+
+Routes: ``POST /v1/chat/completions``, ``GET /v1/models``, ``GET /stats`` (request
+counters), ``POST /stats/reset``, ``GET /health``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentprop.core import ModelOutput
+from agentprop.models._openai_format import from_openai_messages, from_openai_tools
+from agentprop.sim._model import SimAgent
+from agentprop.sim._profiles import PROFILES, SimProfile
+
+FAULT_TYPES = ("429", "500", "timeout", "malformed")
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
+            413: "Payload Too Large", 429: "Too Many Requests", 500: "Internal Server Error"}
+MAX_BODY = 32 * 1024 * 1024
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    latency_ms: float = 0.0
+    fail_rate: float = 0.0
+    faults: tuple[str, ...] = FAULT_TYPES
+    retry_after_s: float = 1.0
+    hold_s: float = 300.0
+    fault_seed: int = 0
+
+    def __post_init__(self) -> None:
+        bad = [f for f in self.faults if f not in FAULT_TYPES]
+        if bad:
+            raise ValueError(f"unknown fault type {bad[0]!r} (known: {', '.join(FAULT_TYPES)})")
+        if not 0.0 <= self.fail_rate <= 1.0:
+            raise ValueError("fail rate must be between 0 and 1")
+        if self.latency_ms < 0:
+            raise ValueError("latency must be >= 0")
+        if self.fail_rate > 0 and not self.faults:
+            raise ValueError("a positive fail rate needs at least one fault type")
+
+
+@dataclass
+class _Stats:
+    requests: int = 0
+    chat_completions: int = 0
+    ok: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+    by_model: Counter[str] = field(default_factory=Counter)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"requests": self.requests, "chat_completions": self.chat_completions,
+                "ok": self.ok, "faults": dict(self.faults), "by_model": dict(self.by_model)}
+
+
+def _unit(*parts: object) -> float:
+    h = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(h[:8], "big") / 2**64
+
+
+def _error(status: int, message: str, type_: str, code: str | None = None) -> tuple[int, Any]:
+    return status, {"error": {"message": message, "type": type_, "code": code}}
+
+
+def completion_json(out: ModelOutput, model: str, ident: str) -> dict[str, Any]:
+    """A ChatCompletion body for a sim output."""
+    msg: dict[str, Any] = {"role": "assistant", "content": out.text}
+    if out.tool_calls:
+        msg["tool_calls"] = [
+            {"id": c.id, "type": "function",
+             "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for c in out.tool_calls
+        ]
+    return {
+        "id": f"chatcmpl-sim-{ident}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "system_fingerprint": "agentprop-sim",
+        "choices": [{"index": 0, "message": msg, "logprobs": None,
+                     "finish_reason": "tool_calls" if out.tool_calls else "stop"}],
+        "usage": {"prompt_tokens": out.usage.input_tokens,
+                  "completion_tokens": out.usage.output_tokens,
+                  "total_tokens": out.usage.input_tokens + out.usage.output_tokens},
+    }
+
+
+class SimServer:
+    """The server. `start()` binds; `serve_forever()` runs until `close()`."""
+
+    def __init__(self, config: ServerConfig, *, suite: Any = None,
+                 profiles: dict[str, SimProfile] | None = None,
+                 generators: dict[str, Any] | None = None) -> None:
+        self.config = config
+        self.agent = SimAgent(suite, generators=generators)
+        self.profiles = dict(profiles or PROFILES)
+        self.stats = _Stats()
+        self._seen: Counter[str] = Counter()
+        self._server: asyncio.Server | None = None
+        self._conns: set[asyncio.Task[None]] = set()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.config.host}:{self.port}/v1"
+
+    async def start(self) -> None:
+        _ = self.agent.suite  # load before the first request, not inside it
+        self._server = await asyncio.start_server(self._on_conn, self.config.host,
+                                                  self.config.port, backlog=1024)
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None
+        async with self._server:
+            await self._server.serve_forever()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for t in list(self._conns):
+            t.cancel()
+        if self._server is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._server.wait_closed(), 2.0)
+
+    # -- HTTP ---------------------------------------------------------------------------
+    async def _on_conn(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._conns.add(task)
+        try:
+            while True:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                        ConnectionError):
+                    return
+                lines = head.decode("latin-1").split("\r\n")
+                try:
+                    method, target, version = lines[0].split(" ", 2)
+                except ValueError:
+                    return
+                headers: dict[str, str] = {}
+                for ln in lines[1:]:
+                    if ":" in ln:
+                        k, v = ln.split(":", 1)
+                        headers[k.strip().lower()] = v.strip()
+                body = await self._read_body(reader, headers)
+                if body is None:
+                    return
+                keep = (version == "HTTP/1.1" and headers.get("connection", "").lower()
+                        != "close")
+                result = await self._dispatch(method, target.split("?", 1)[0], body)
+                if result is None:  # the "timeout" fault: hold, then hang up
+                    await asyncio.sleep(self.config.hold_s)
+                    return
+                status, payload, extra = result
+                data = json.dumps(payload).encode()
+                hdrs = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+                        "Content-Type: application/json",
+                        f"Content-Length: {len(data)}",
+                        f"Connection: {'keep-alive' if keep else 'close'}"]
+                hdrs += [f"{k}: {v}" for k, v in extra.items()]
+                writer.write(("\r\n".join(hdrs) + "\r\n\r\n").encode() + data)
+                await writer.drain()
+                if not keep:
+                    return
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            if task is not None:
+                self._conns.discard(task)
+            writer.close()
+
+    async def _read_body(self, reader: asyncio.StreamReader,
+                         headers: dict[str, str]) -> bytes | None:
+        try:
+            if headers.get("transfer-encoding", "").lower() == "chunked":
+                chunks: list[bytes] = []
+                while True:
+                    size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                    if size == 0:
+                        await reader.readuntil(b"\r\n")
+                        return b"".join(chunks)
+                    chunks.append(await reader.readexactly(size + 2))
+                    chunks[-1] = chunks[-1][:-2]
+            n = int(headers.get("content-length", "0") or 0)
+            if n < 0 or n > MAX_BODY:
+                return None
+            return await reader.readexactly(n) if n else b""
+        except (ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                ConnectionError):
+            return None
+
+    async def _dispatch(self, method: str, path: str,
+                        body: bytes) -> tuple[int, Any, dict[str, str]] | None:
+        self.stats.requests += 1
+        path = path.rstrip("/")
+        if path in ("/v1/chat/completions", "/chat/completions"):
+            if method != "POST":
+                return (*_error(405, "use POST", "invalid_request_error"), {})
+            return await self._chat(body)
+        if method == "GET" and path in ("/v1/models", "/models"):
+            data = [{"id": n, "object": "model", "created": 0, "owned_by": "agentprop-sim"}
+                    for n in sorted(self.profiles)]
+            return 200, {"object": "list", "data": data}, {}
+        if method == "GET" and path == "/stats":
+            return 200, self.stats.as_dict(), {}
+        if method == "POST" and path == "/stats/reset":
+            self.stats = _Stats()
+            return 200, {"ok": True}, {}
+        if method == "GET" and path == "/health":
+            return 200, {"ok": True}, {}
+        return (*_error(404, f"no route {method} {path}", "invalid_request_error"), {})
+
+    async def _chat(self, body: bytes) -> tuple[int, Any, dict[str, str]] | None:
+        self.stats.chat_completions += 1
+        try:
+            req = json.loads(body)
+            messages = from_openai_messages(req["messages"])
+            tools = from_openai_tools(req.get("tools"))
+            model = str(req["model"])
+            seed = int(req.get("seed") or 0)
+        except (ValueError, KeyError, TypeError) as e:
+            return (*_error(400, f"invalid request: {e}", "invalid_request_error"), {})
+        name = model.removeprefix("sim/")
+        profile = self.profiles.get(name)
+        if profile is None:
+            known = ", ".join(sorted(self.profiles))
+            return (*_error(404, f"unknown model {model!r} (known: {known})",
+                            "invalid_request_error", "model_not_found"), {})
+        self.stats.by_model[name] += 1
+        cfg = self.config
+        key = hashlib.sha256(body).hexdigest()
+        nth = self._seen[key]
+        self._seen[key] += 1
+        fault = None
+        if cfg.fail_rate > 0 and _unit(cfg.fault_seed, key, nth, "fail") < cfg.fail_rate:
+            fault = cfg.faults[int(_unit(cfg.fault_seed, key, nth, "kind") * len(cfg.faults))]
+            self.stats.faults[fault] += 1
+        if fault == "429":
+            return (*_error(429, "rate limit exceeded (simulated)", "rate_limit_error"),
+                    {"Retry-After": f"{cfg.retry_after_s:g}"})
+        if fault == "500":
+            return (*_error(500, "internal error (simulated)", "server_error"), {})
+        if fault == "timeout":
+            return None
+        if cfg.latency_ms > 0:
+            await asyncio.sleep(cfg.latency_ms / 1000.0)
+        out = self.agent.respond(messages, tools, profile, seed)
+        payload = completion_json(out, model, key[:16])
+        if fault == "malformed":
+            msg = payload["choices"][0]["message"]
+            calls = msg.get("tool_calls") or [{
+                "id": "call_sim_bad", "type": "function",
+                "function": {"name": tools[0].name if tools else "unknown", "arguments": ""}}]
+            for c in calls:
+                c["function"]["arguments"] = '{"' + c["function"]["arguments"][2:12]
+            msg["tool_calls"] = calls
+        else:
+            self.stats.ok += 1
+        return 200, payload, {}
+
+
+async def serve(config: ServerConfig, *, suite: Any = None,
+                ready: threading.Event | None = None) -> None:
+    """Run until cancelled (the CLI's entry point)."""
+    server = SimServer(config, suite=suite)
+    await server.start()
+    if ready is not None:
+        ready.set()
+    try:
+        await server.serve_forever()
+    finally:
+        await server.close()
+
+
+class ServerThread:
+    """A SimServer on its own event loop in a daemon thread (for tests and benchmarks).
+
+    ``with ServerThread(ServerConfig(port=0), suite=s) as srv: srv.base_url``
+    """
+
+    def __init__(self, config: ServerConfig, *, suite: Any = None,
+                 profiles: dict[str, SimProfile] | None = None,
+                 generators: dict[str, Any] | None = None) -> None:
+        self.server = SimServer(config, suite=suite, profiles=profiles, generators=generators)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name="serve-sim", daemon=True)
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self.server.start())
+        except BaseException as e:
+            self._error = e
+            self._ready.set()
+            return
+        self._ready.set()
+        self._loop.run_forever()
+        self._loop.run_until_complete(self.server.close())
+        self._loop.close()
+
+    def start(self) -> ServerThread:
+        self._thread.start()
+        self._ready.wait(60)
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+
+    @property
+    def base_url(self) -> str:
+        return self.server.base_url
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        return self.server.stats.as_dict()
+
+    def __enter__(self) -> ServerThread:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
