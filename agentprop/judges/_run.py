@@ -110,7 +110,7 @@ class _Runner:
                 else:
                     st.model_calls += 1
         if self.successes == 0 and self.consecutive >= self.abort_after and self.abort is None:
-            first = next((v.raw["error"] for v in calls if isinstance(v.raw, dict)
+            first: dict[str, Any] = next((v.raw["error"] for v in calls if isinstance(v.raw, dict)
                           and isinstance(v.raw.get("error"), dict)), {})
             self.abort = (f"judge {judge.name} unreachable: {first.get('message', 'failed')} "
                           f"({self.consecutive} calls failed, none succeeded); nothing written "

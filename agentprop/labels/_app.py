@@ -1,0 +1,360 @@
+"""The annotation web app: stdlib HTTP server, one Workspace connection per request.
+
+Safety: binds 127.0.0.1 unless told otherwise; every piece of task and model text goes
+through `html.escape` (no text is ever inserted by script); a Content-Security-Policy with
+a per-response nonce allows only our own inline script and style; writes are POST only and
+a POST whose Origin is another site is refused. Judge verdicts are never shown.
+Routes: GET / (name), GET /label?annotator=&trace= (one item; without trace: resume at the
+first unlabelled item), POST /label (save, go to the next unlabelled), GET /done.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import secrets
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from agentprop.core import Label, Message, Task, ToolCallEvent, ToolResultEvent, Trace
+from agentprop.labels._sample import annotator_queue
+from agentprop.store import Workspace
+
+MAX_NAME = 64
+MAX_NOTE = 4000
+LABELS = ("correct", "incorrect", "unsure")
+
+
+def esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _url(path: str, **params: str) -> str:
+    return path + ("?" + urlencode(params) if params else "")
+
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;
+color:#222}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.6rem;
+border-radius:4px;margin:.2rem 0 1rem}
+h2{font-size:1rem;margin:.8rem 0 .2rem;color:#555}
+.bar{display:flex;gap:.5rem;align-items:center;margin:.8rem 0}
+button{font-size:1rem;padding:.4rem .9rem;cursor:pointer}
+button.current{outline:3px solid #2a6;font-weight:bold}
+.muted{color:#777}.progress{font-weight:bold}
+textarea{width:100%;min-height:3rem}
+"""
+
+_SCRIPT = """
+document.addEventListener('keydown', function (e) {
+  var t = e.target;
+  if (t && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT')) return;
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  var buttons = {c: 'btn-correct', i: 'btn-incorrect', u: 'btn-unsure'};
+  var go = function (id) {
+    var a = document.getElementById(id);
+    if (a && a.getAttribute('href')) { window.location.href = a.getAttribute('href'); }
+  };
+  if (buttons[e.key]) { e.preventDefault(); document.getElementById(buttons[e.key]).click(); }
+  else if (e.key === 'n' || e.key === 'ArrowRight') { e.preventDefault(); go('next'); }
+  else if (e.key === 'b' || e.key === 'ArrowLeft') { e.preventDefault(); go('back'); }
+  else if (e.key === 't') {
+    var d = document.getElementById('obs'); if (d) { d.open = !d.open; }
+  }
+});
+"""
+
+
+def _page(title: str, body: str, nonce: str, *, script: bool = False) -> str:
+    js = f'<script nonce="{nonce}">{_SCRIPT}</script>' if script else ""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title><style nonce=\"{nonce}\">{_STYLE}</style></head>"
+        f"<body>{body}{js}</body></html>"
+    )
+
+
+def _question_reference(trace: Trace, task: Task | None) -> tuple[str, str]:
+    if task is not None:
+        return task.query, task.reference_answer
+    question = str(trace.meta.get("query") or next(
+        (m.content for m in trace.messages if isinstance(m, Message) and m.role == "user"
+         and m.content), "(question not available)"))
+    return question, str(trace.meta.get("reference_answer") or "(reference not available)")
+
+
+def _observations_html(trace: Trace) -> str:
+    calls = {ev.call.id: ev.call for ev in trace.events if isinstance(ev, ToolCallEvent)}
+    parts = []
+    for ev in trace.events:
+        if isinstance(ev, ToolResultEvent):
+            proposed = calls.get(ev.call_id)
+            args = json.dumps(ev.arguments, ensure_ascii=False)
+            head = f"{ev.name}({args})"
+            if proposed is not None and proposed.arguments != ev.arguments:
+                head += "  [proposed: " + json.dumps(proposed.arguments, ensure_ascii=False) + "]"
+            obs = json.dumps(ev.observation, indent=2, ensure_ascii=False)
+            parts.append(f"<h2>{esc(head)}</h2><pre>{esc(obs)}</pre>")
+    if not parts:
+        return '<p class="muted">No tool calls.</p>'
+    return "".join(parts)
+
+
+def _answer_text(trace: Trace) -> str:
+    fin = trace.final
+    if fin is None:
+        return "(no final answer: " + trace.status + ")"
+    if fin.abstained:
+        return "(the agent abstained" + (f": {fin.reason}" if fin.reason else "") + ")" + (
+            f"\n{fin.answer}" if fin.answer else "")
+    return fin.answer if fin.answer is not None else "(empty answer)"
+
+
+class _State:
+    """What one request needs to know about an annotator's progress."""
+
+    def __init__(self, ws: Workspace, annotator: str) -> None:
+        self.sample = ws.label_sample()
+        mine: dict[str, Label] = {}
+        others: set[str] = set()
+        for lab in ws.labels():
+            if lab.annotator == annotator:
+                mine[lab.trace_id] = lab
+            else:
+                others.add(lab.trace_id)
+        self.mine = mine
+        self.queue = annotator_queue(self.sample, annotator, others, set(mine))
+
+    def next_unlabelled(self, after: str | None = None) -> str | None:
+        start = self.queue.index(after) + 1 if after in self.queue else 0
+        order = self.queue[start:] + self.queue[:start]
+        return next((t for t in order if t not in self.mine), None)
+
+
+def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
+                 *, quiet: bool = True) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "agentprop-label"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            if not quiet:
+                super().log_message(format, *args)
+
+        # -- plumbing ---------------------------------------------------------------------
+        def _send(self, status: int, body: str, nonce: str = "") -> None:
+            data = body.encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")
+            self.send_header(
+                "Content-Security-Policy",
+                f"default-src 'none'; style-src 'nonce-{nonce}'; script-src 'nonce-{nonce}'; "
+                "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+            )
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _redirect(self, location: str) -> None:
+            self.send_response(HTTPStatus.SEE_OTHER)
+            self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def _error(self, status: int, message: str) -> None:
+            nonce = secrets.token_urlsafe(12)
+            body = f"<h1>{esc(status)}</h1><p>{esc(message)}</p><p><a href=\"/\">start</a></p>"
+            self._send(status, _page("error", body, nonce), nonce)
+
+        def _open(self) -> Workspace:
+            return Workspace(workspace_path, create=False)
+
+        # -- GET --------------------------------------------------------------------------
+        def do_GET(self) -> None:
+            parts = urlsplit(self.path)
+            q = {k: v[0] for k, v in parse_qs(parts.query).items()}
+            try:
+                if parts.path == "/":
+                    self._index()
+                elif parts.path == "/label":
+                    self._label(q)
+                elif parts.path == "/done":
+                    self._done(q)
+                else:
+                    self._error(HTTPStatus.NOT_FOUND, "no such page")
+            except Exception as e:  # one bad request must not kill the server
+                self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
+
+        def _annotator(self, q: dict[str, str]) -> str | None:
+            name = " ".join(q.get("annotator", "").split())
+            return name if 0 < len(name) <= MAX_NAME else None
+
+        def _index(self) -> None:
+            nonce = secrets.token_urlsafe(12)
+            with self._open() as ws:
+                n = len(ws.label_sample())
+            body = (
+                "<h1>agentprop · label answers</h1>"
+                f"<p>The sample has {n} item(s). Enter your name to start or resume.</p>"
+                '<form method="get" action="/label">'
+                f'<input id="annotator" name="annotator" maxlength="{MAX_NAME}" required '
+                'autofocus placeholder="your name"> <button id="start" type="submit">Start'
+                "</button></form>"
+            )
+            if n == 0:
+                body += ('<p class="muted">No label sample yet: run '
+                         "<code>agentprop label sample --workspace W</code>.</p>")
+            self._send(HTTPStatus.OK, _page("agentprop labels", body, nonce), nonce)
+
+        def _label(self, q: dict[str, str]) -> None:
+            annotator = self._annotator(q)
+            if annotator is None:
+                self._redirect("/")
+                return
+            with self._open() as ws:
+                st = _State(ws, annotator)
+                tid = q.get("trace")
+                if not tid:
+                    nxt = st.next_unlabelled()
+                    if nxt is None:
+                        self._redirect(_url("/done", annotator=annotator))
+                    else:
+                        self._redirect(_url("/label", annotator=annotator, trace=nxt))
+                    return
+                if tid not in st.queue:
+                    self._error(HTTPStatus.NOT_FOUND, "this item is not in your sample")
+                    return
+                trace = ws.get_trace(tid)
+            if trace is None:
+                self._error(HTTPStatus.NOT_FOUND, "trace not in the workspace")
+                return
+            self._send_item(annotator, st, trace)
+
+        def _send_item(self, annotator: str, st: _State, trace: Trace) -> None:
+            nonce = secrets.token_urlsafe(12)
+            i = st.queue.index(trace.id)
+            n = len(st.queue)
+            question, reference = _question_reference(trace, get_task(trace.task_id))
+            current = st.mine.get(trace.id)
+            back = (_url("/label", annotator=annotator, trace=st.queue[i - 1]) if i > 0 else "")
+            nxt = (_url("/label", annotator=annotator, trace=st.queue[i + 1])
+                   if i + 1 < n else _url("/done", annotator=annotator))
+            cur = ' class="current"'
+            buttons = "".join(
+                f'<button type="submit" name="label" value="{v}" id="btn-{v}"'
+                f'{cur if current and current.label == v else ""}>'
+                f"{v.capitalize()} ({v[0]})</button>"
+                for v in LABELS
+            )
+            n_obs = sum(1 for ev in trace.events if isinstance(ev, ToolResultEvent))
+            body = (
+                f'<p class="muted">annotator <b id="who">{esc(annotator)}</b> · '
+                f'<a href="/">switch</a></p>'
+                f'<p class="progress" id="progress">{i + 1} / {n}</p>'
+                f'<p class="muted">labelled {sum(1 for t in st.queue if t in st.mine)} of {n}'
+                + (f' · current label: <b id="current">{esc(current.label)}</b>'
+                   if current else "") + "</p>"
+                f'<h2>Question</h2><pre id="question">{esc(question)}</pre>'
+                f'<h2>Reference answer</h2><pre id="reference">{esc(reference)}</pre>'
+                f'<h2>Agent\'s final answer</h2><pre id="answer">{esc(_answer_text(trace))}</pre>'
+                f'<details id="obs"><summary>Tool observations ({n_obs}) — press t</summary>'
+                f"{_observations_html(trace)}</details>"
+                '<form method="post" action="/label" id="form">'
+                f'<input type="hidden" name="annotator" value="{esc(annotator)}">'
+                f'<input type="hidden" name="trace" value="{esc(trace.id)}">'
+                '<h2>Note (optional)</h2>'
+                f'<textarea name="note" id="note" maxlength="{MAX_NOTE}">'
+                f"{esc(current.note if current else '')}</textarea>"
+                f'<div class="bar">{buttons}</div></form>'
+                '<div class="bar">'
+                + (f'<a id="back" href="{esc(back)}">← back (b)</a>' if back
+                   else '<span class="muted">← back</span>')
+                + f' <a id="next" href="{esc(nxt)}">next (n) →</a></div>'
+                '<p class="muted">Keys: c correct · i incorrect · u unsure · n/→ next · '
+                "b/← back · t observations</p>"
+            )
+            self._send(HTTPStatus.OK, _page(f"item {i + 1}", body, nonce, script=True), nonce)
+
+        def _done(self, q: dict[str, str]) -> None:
+            annotator = self._annotator(q)
+            if annotator is None:
+                self._redirect("/")
+                return
+            with self._open() as ws:
+                st = _State(ws, annotator)
+            done = [t for t in st.queue if t in st.mine]
+            counts = {v: sum(1 for t in done if st.mine[t].label == v) for v in LABELS}
+            nonce = secrets.token_urlsafe(12)
+            left = len(st.queue) - len(done)
+            first = _url("/label", annotator=annotator, trace=st.queue[0]) if st.queue else "/"
+            body = (
+                f'<h1 id="done">{"Done" if left == 0 else "Not finished"}</h1>'
+                f"<p>{esc(annotator)}: labelled {len(done)} of {len(st.queue)} item(s)"
+                + (f", {left} left" if left else "") + ". "
+                + ", ".join(f"{esc(k)} {v}" for k, v in counts.items()) + ".</p>"
+                f'<p><a href="{esc(first)}">review from the start</a> · '
+                f'<a href="{esc(_url("/label", annotator=annotator))}">resume</a></p>'
+            )
+            self._send(HTTPStatus.OK, _page("done", body, nonce), nonce)
+
+        # -- POST -------------------------------------------------------------------------
+        def do_POST(self) -> None:
+            try:
+                self._post()
+            except Exception as e:
+                self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
+
+        def _post(self) -> None:
+            origin = self.headers.get("Origin")
+            host = self.headers.get("Host", "")
+            if origin and origin not in (f"http://{host}", "null"):
+                self._error(HTTPStatus.FORBIDDEN, "cross-site request refused")
+                return
+            if urlsplit(self.path).path != "/label":
+                self._error(HTTPStatus.NOT_FOUND, "no such page")
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > 64_000:
+                self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request too large")
+                return
+            form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode("utf-8"),
+                                                 keep_blank_values=True).items()}
+            annotator = self._annotator(form)
+            value = form.get("label", "")
+            tid = form.get("trace", "")
+            if annotator is None or value not in LABELS:
+                self._error(HTTPStatus.BAD_REQUEST, "a name and a label are required")
+                return
+            with self._open() as ws:
+                st = _State(ws, annotator)
+                if tid not in st.queue:
+                    self._error(HTTPStatus.BAD_REQUEST, "this item is not in your sample")
+                    return
+                ws.put_labels([Label(trace_id=tid, annotator=annotator, label=value,
+                                     note=form.get("note", "")[:MAX_NOTE])])
+                st = _State(ws, annotator)
+            nxt = st.next_unlabelled(tid)
+            if nxt is None:
+                self._redirect(_url("/done", annotator=annotator))
+            else:
+                self._redirect(_url("/label", annotator=annotator, trace=nxt))
+
+    return Handler
+
+
+def make_server(workspace: str | Path, suite: Any, *, host: str = "127.0.0.1", port: int = 8765,
+                quiet: bool = True) -> ThreadingHTTPServer:
+    """A ready (not yet serving) label server; port 0 picks a free port."""
+    path = Path(workspace)
+    Workspace(path, create=False).close()  # fail early on a missing workspace
+    get_task: Callable[[str], Task | None] = suite.get if suite is not None else (lambda _: None)
+    server = ThreadingHTTPServer((host, port), make_handler(path, get_task, quiet=quiet))
+    server.daemon_threads = True
+    return server

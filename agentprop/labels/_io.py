@@ -1,0 +1,150 @@
+"""Label CSV import (all-or-nothing) and export.
+
+Import columns: ``trace_id`` or ``session_id`` (an imported trace's
+``meta["session_id"]`` also resolves), ``annotator``, ``label`` (YES / NO / correct /
+incorrect / unsure, any case), optional ``note`` and ``time`` (ISO 8601). Other columns
+are ignored, so an exported file imports again. Any bad row rejects the whole file, the
+message lists the offending line numbers, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agentprop.core import Label, LabelValue
+
+LABEL_VALUES: dict[str, LabelValue] = {
+    "yes": "correct", "correct": "correct", "no": "incorrect", "incorrect": "incorrect",
+    "unsure": "unsure",
+}
+MAX_LISTED = 10
+EXPORT_COLUMNS = ["trace_id", "annotator", "label", "time", "note", "task_id", "model",
+                  "domain"]
+
+
+class LabelImportError(Exception):
+    """A label file rejected as a whole; the message lists the offending rows."""
+
+
+def parse_label(value: str) -> LabelValue | None:
+    return LABEL_VALUES.get(value.strip().lower())
+
+
+def _session_map(workspace: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for t in workspace.iter_traces():
+        sid = t.meta.get("session_id")
+        if sid is not None:
+            out[str(sid)] = t.id
+    return out
+
+
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames is None:
+            raise LabelImportError(f"{path}: empty file, nothing written")
+        fields = {c.strip().lower() for c in reader.fieldnames if c}
+        missing = [c for c in ("annotator", "label") if c not in fields]
+        if "trace_id" not in fields and "session_id" not in fields:
+            missing.insert(0, "trace_id or session_id")
+        if missing:
+            raise LabelImportError(f"{path}: missing column(s) {', '.join(missing)}; "
+                                   "nothing written")
+        for row in reader:
+            clean = {(k or "").strip().lower(): (v or "").strip() if isinstance(v, str) else ""
+                     for k, v in row.items()}
+            yield reader.line_num, clean
+
+
+def read_labels(path: str | Path, workspace: Any) -> list[Label]:
+    """Parse and validate a label CSV against `workspace`; raises LabelImportError."""
+    path = Path(path)
+    ids = workspace.trace_ids()
+    sessions: dict[str, str] | None = None
+    labels: list[Label] = []
+    errors: list[str] = []
+    seen: dict[tuple[str, str], int] = {}
+    try:
+        rows = list(_rows(path))
+    except UnicodeDecodeError:
+        raise LabelImportError(f"{path}: not a UTF-8 CSV file; nothing written") from None
+    except csv.Error as e:
+        raise LabelImportError(f"{path}: not a valid CSV file ({e}); nothing written") from None
+    for line, row in rows:
+        if not any(row.values()):
+            continue
+        raw_id = row.get("trace_id") or row.get("session_id") or ""
+        tid: str | None = raw_id if raw_id in ids else None
+        if tid is None and raw_id:
+            if sessions is None:
+                sessions = _session_map(workspace)
+            tid = sessions.get(raw_id)
+        problems = []
+        if not raw_id:
+            problems.append("no trace_id/session_id")
+        elif tid is None:
+            problems.append(f"unknown id {raw_id!r}")
+        annotator = row.get("annotator", "")
+        if not annotator:
+            problems.append("no annotator")
+        value = parse_label(row.get("label", ""))
+        if value is None:
+            problems.append(f"invalid label {row.get('label', '')!r} "
+                            "(expected YES, NO, correct, incorrect or unsure)")
+        when: datetime | None = None
+        if row.get("time"):
+            try:
+                when = datetime.fromisoformat(row["time"].replace("Z", "+00:00"))
+                if when.tzinfo is None:
+                    when = when.replace(tzinfo=UTC)
+            except ValueError:
+                problems.append(f"invalid time {row['time']!r}")
+        if tid and annotator:
+            if (tid, annotator) in seen:
+                problems.append(f"duplicate of line {seen[(tid, annotator)]}")
+            seen.setdefault((tid, annotator), line)
+        if problems:
+            errors.append(f"line {line}: {', '.join(problems)}")
+            continue
+        assert tid is not None and value is not None
+        kw: dict[str, Any] = {"time": when} if when else {}
+        labels.append(Label(trace_id=tid, annotator=annotator, label=value,
+                            note=row.get("note", ""), **kw))
+    if errors:
+        listed = "; ".join(errors[:MAX_LISTED])
+        more = f"; and {len(errors) - MAX_LISTED} more" if len(errors) > MAX_LISTED else ""
+        raise LabelImportError(
+            f"{path}: rejected, {len(errors)} bad row(s), nothing written: {listed}{more}")
+    if not labels:
+        raise LabelImportError(f"{path}: no label rows; nothing written")
+    return labels
+
+
+def import_labels(path: str | Path, workspace: Any) -> int:
+    """Validate the whole file, then write all its labels in one transaction."""
+    labels = read_labels(path, workspace)
+    workspace.put_labels(labels)
+    return len(labels)
+
+
+def export_labels(workspace: Any, out: str | Path) -> int:
+    """Write every label as CSV (atomically: a temporary file renamed into place)."""
+    out = Path(out)
+    rows = {r["id"]: r for r in workspace.trace_rows()}
+    labels = workspace.labels()
+    tmp = out.with_name(out.name + ".tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(EXPORT_COLUMNS)
+        for lab in labels:
+            r = rows.get(lab.trace_id, {})
+            w.writerow([lab.trace_id, lab.annotator, lab.label, lab.time.isoformat(), lab.note,
+                        r.get("task_id", ""), r.get("model", ""), r.get("domain", "")])
+    os.replace(tmp, out)
+    return len(labels)
