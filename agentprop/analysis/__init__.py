@@ -1,1 +1,93 @@
-"""analysis"""
+"""Statistics and the paper's analyses as pure functions over DataFrames.
+
+Every analysis returns a tidy table (key columns, `key`, `metric`, `value`, `n`, `ci_lo`,
+`ci_hi`, `note`); `analyze()` runs them all and `numbers_manifest()` flattens the result into
+`section.metric[key]` names (see docs/numbers.md).
+"""
+
+from agentprop.analysis._analyze import SECTIONS, AnalysisResult, analyze, numbers_manifest
+from agentprop.analysis._calibration import Calibrator, LabelCells, calibrate_wrong
+from agentprop.analysis._interceptor import interceptor_ab, sweep_table
+from agentprop.analysis._judges import (
+    calibration_pairs,
+    calibration_table,
+    human_consensus,
+    judge_agreement,
+)
+from agentprop.analysis._propagation import (
+    baseline_vs_p2,
+    injected_traces,
+    propagation_by_type,
+    propagation_table,
+    rejection_recovery,
+)
+from agentprop.analysis._replication import cross_domain
+from agentprop.analysis._stats import (
+    CorrResult,
+    Estimate,
+    KappaResult,
+    McNemarResult,
+    Resampler,
+    achieved_power,
+    cohen_kappa,
+    cohens_h,
+    conditional_ci,
+    kappa_from_table,
+    kendall,
+    krippendorff_alpha,
+    make_rng,
+    mcnemar_test,
+    proportion_ci,
+    ratio_ci,
+    spearman,
+    two_proportion_z,
+)
+from agentprop.analysis._tidy import lookup, wide
+from agentprop.analysis.frames import AnalysisInput, build_input
+from agentprop.analysis.stages import propagation_rates, stage_table
+
+__all__ = [
+    "SECTIONS",
+    "AnalysisInput",
+    "AnalysisResult",
+    "Calibrator",
+    "CorrResult",
+    "Estimate",
+    "KappaResult",
+    "LabelCells",
+    "McNemarResult",
+    "Resampler",
+    "achieved_power",
+    "analyze",
+    "baseline_vs_p2",
+    "build_input",
+    "calibrate_wrong",
+    "calibration_pairs",
+    "calibration_table",
+    "cohen_kappa",
+    "cohens_h",
+    "conditional_ci",
+    "cross_domain",
+    "human_consensus",
+    "injected_traces",
+    "interceptor_ab",
+    "judge_agreement",
+    "kappa_from_table",
+    "kendall",
+    "krippendorff_alpha",
+    "lookup",
+    "make_rng",
+    "mcnemar_test",
+    "numbers_manifest",
+    "propagation_by_type",
+    "propagation_rates",
+    "propagation_table",
+    "proportion_ci",
+    "ratio_ci",
+    "rejection_recovery",
+    "spearman",
+    "stage_table",
+    "sweep_table",
+    "two_proportion_z",
+    "wide",
+]

@@ -1,0 +1,119 @@
+"""Run every analysis on one input and flatten the results into the numbers manifest."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from agentprop.analysis._calibration import Calibrator, stratum_note
+from agentprop.analysis._interceptor import interceptor_ab, sweep_table
+from agentprop.analysis._judges import (
+    calibration_pairs,
+    calibration_table,
+    human_consensus,
+    judge_agreement,
+)
+from agentprop.analysis._propagation import (
+    baseline_vs_p2,
+    injected_traces,
+    propagation_by_type,
+    propagation_table,
+    rejection_recovery,
+)
+from agentprop.analysis._replication import cross_domain
+from agentprop.analysis._stats import N_RESAMPLES, SEED
+from agentprop.analysis.frames import AnalysisInput
+
+SECTIONS = (
+    "propagation", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
+    "interceptor", "interceptor_sweep", "judges", "calibration", "replication",
+)
+FACTS = "facts"
+
+
+@dataclass
+class AnalysisResult:
+    """Tidy tables by section, plus the facts a reader needs to interpret them."""
+
+    tables: dict[str, pd.DataFrame]
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
+            seed: int = SEED) -> AnalysisResult:
+    """All the paper's analyses (each with its own Generator seeded `seed`)."""
+    st = inp.stages
+    judge = inp.primary_judge
+    has_labels = not inp.labels.empty and len(human_consensus(inp.labels)) > 0
+    _, conditions = injected_traces(st)
+    calibrator = None
+    cal_note = ""
+    cal_tab = None
+    if has_labels and not inp.verdicts.empty:
+        cells = calibration_pairs(inp.verdicts, inp.labels, judge)
+        if cells.n:
+            labelled = set(human_consensus(inp.labels).index)
+            known = st[st["trace_id"].isin(labelled)]
+            strata = set(known["condition"].astype(str))
+            if len(known) < len(labelled):
+                strata.add("traces not in this workspace")
+            cal_note = stratum_note(strata, set(conditions))
+            calibrator = Calibrator(cells, n_resamples=n_resamples, rng=seed)
+            cal_tab = calibration_table(cells, judge, n_resamples=n_resamples, seed=seed,
+                                        note=cal_note)
+    prop = propagation_table(st, conditions=conditions, calibrator=calibrator,
+                             calibration_note=cal_note, n_resamples=n_resamples, seed=seed)
+    judges_present = set(inp.verdicts["judge"]) if not inp.verdicts.empty else set()
+    reference = FACTS if FACTS in judges_present else None
+    tables = {
+        "propagation": prop,
+        "propagation_by_type": propagation_by_type(st, n_resamples=n_resamples, seed=seed),
+        "rejection_recovery": rejection_recovery(prop, n_resamples=n_resamples, seed=seed),
+        "baseline_vs_p2": baseline_vs_p2(st, conditions=conditions, n_resamples=n_resamples,
+                                         seed=seed),
+        "interceptor": interceptor_ab(st, n_resamples=n_resamples, seed=seed),
+        "interceptor_sweep": sweep_table(inp.sweep),
+        "judges": judge_agreement(inp.verdicts, inp.labels, members=inp.members,
+                                  reference=reference, n_resamples=n_resamples, seed=seed),
+        "replication": cross_domain(st, n_resamples=n_resamples, seed=seed),
+    }
+    if cal_tab is not None:
+        tables["calibration"] = cal_tab
+    info = {
+        "primary_judge": judge,
+        "propagation_conditions": conditions,
+        "has_labels": has_labels,
+        "agreement_reference": reference,
+        "calibration_note": cal_note,
+        "n_traces": len(st),
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "simulated_models": sorted(set(st.loc[st["simulated"].fillna(False).astype(bool),
+                                              "model"])) if len(st) else [],
+        **inp.meta,
+    }
+    return AnalysisResult(tables=tables, info=info)
+
+
+def _num(x: Any) -> float | None:
+    v = float(x)
+    return None if math.isnan(v) else v
+
+
+def numbers_manifest(result: AnalysisResult) -> dict[str, dict[str, Any]]:
+    """Flat names `section.metric[key]` → {"value", "n", "ci"}; NaN becomes null."""
+    out: dict[str, dict[str, Any]] = {}
+    for section in SECTIONS:
+        df = result.tables.get(section)
+        if df is None or df.empty:
+            continue
+        for r in df.itertuples(index=False):
+            key = str(r.key)
+            name = f"{section}.{r.metric}" + (f"[{key}]" if key else "")
+            lo, hi = _num(r.ci_lo), _num(r.ci_hi)
+            out[name] = {"value": _num(r.value), "n": int(r.n),
+                         "ci": [lo, hi] if lo is not None and hi is not None else None}
+    return out

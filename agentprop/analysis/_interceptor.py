@@ -1,0 +1,133 @@
+"""Interceptor A/B (control vs treatment arms, paired by task) and the threshold sweep.
+
+Outcomes per trace are three: correct, hallucination (wrong and not abstained), abstained.
+Pairs are (model, task, condition, seed) present in both arms with both outcomes judged;
+unjudged traces (S3 missing) drop their pair. Δ is treatment − control with a paired
+bootstrap clustered by task.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agentprop.analysis._propagation import as_float
+from agentprop.analysis._stats import (
+    N_RESAMPLES,
+    SEED,
+    Estimate,
+    Resampler,
+    achieved_power,
+    cohens_h,
+    make_rng,
+    mcnemar_test,
+    two_proportion_z,
+)
+from agentprop.analysis._tidy import frame, row
+
+PAIR_ON = ["model", "task_id", "condition", "seed"]
+ARMS = ("control", "treatment")
+
+
+def _outcomes(d: pd.DataFrame) -> pd.DataFrame:
+    wrong = as_float(d["S3"])
+    abst = as_float(d["abstained"].astype("boolean")) if "abstained" in d else np.zeros(len(d))
+    abst = np.nan_to_num(abst)
+    out = d[PAIR_ON].copy()
+    out["hallucination"] = np.where(np.isnan(wrong), np.nan, wrong * (1 - abst))
+    out["correct"] = np.where(np.isnan(wrong), np.nan, (1 - wrong) * (1 - abst))
+    out["abstained"] = np.where(np.isnan(wrong), np.nan, abst)
+    return out
+
+
+def interceptor_ab(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
+                   seed: int = SEED) -> pd.DataFrame:
+    """Per model: rates per arm, Δ with paired CI, saved/broken, McNemar, z test, h, power.
+
+    Metrics (key = model): `hallucination_control`, `hallucination_treatment`,
+    `correct_*`, `abstention_*`, `coverage_*` (1 − abstention), `selective_accuracy_*`
+    (correct among answered), `delta_hallucination`, `delta_correct`, `saved` (control
+    hallucinated, treatment did not), `broken` (the reverse), `n_pairs`, `mcnemar_p`
+    (exact), `mcnemar_midp`, `ztest_p`, `cohens_h`, `power`.
+    """
+    rng = make_rng(seed)
+    rows: list[dict[str, Any]] = []
+    cols = ["model"]
+    if stages.empty or "arm" not in stages:
+        return frame(rows, cols)
+    d = stages[stages["arm"].isin(ARMS)]
+    if "error" in d:
+        d = d[~d["error"].fillna(False).astype(bool)]
+    for model, g in d.groupby("model", sort=True):
+        c = _outcomes(g[g["arm"] == "control"]).dropna()
+        t = _outcomes(g[g["arm"] == "treatment"]).dropna()
+        c = c.drop_duplicates(PAIR_ON)
+        t = t.drop_duplicates(PAIR_ON)
+        p = c.merge(t, on=PAIR_ON, suffixes=("_c", "_t"))
+        keys = {"model": model}
+        m = str(model)
+        n = len(p)
+        rows.append(row(keys, m, "n_pairs", n, n))
+        rs = Resampler(np.arange(n), clusters=p["task_id"].astype(str).to_numpy() if n
+                       else None, n_resamples=n_resamples, rng=rng)
+        for arm, suf in (("control", "_c"), ("treatment", "_t")):
+            h, cor, ab = (p["hallucination" + suf].to_numpy(), p["correct" + suf].to_numpy(),
+                          p["abstained" + suf].to_numpy())
+            rows.append(row(keys, m, f"hallucination_{arm}", rs.ratio(h)))
+            rows.append(row(keys, m, f"correct_{arm}", rs.ratio(cor)))
+            rows.append(row(keys, m, f"abstention_{arm}", rs.ratio(ab)))
+            rows.append(row(keys, m, f"coverage_{arm}", rs.ratio(1 - ab)))
+            rows.append(row(keys, m, f"selective_accuracy_{arm}", rs.ratio(cor, 1 - ab)))
+        hc, ht = p["hallucination_c"].to_numpy(), p["hallucination_t"].to_numpy()
+        rows.append(row(keys, m, "delta_hallucination", rs.ratio(ht - hc)))
+        rows.append(row(keys, m, "delta_correct",
+                        rs.ratio(p["correct_t"].to_numpy() - p["correct_c"].to_numpy())))
+        saved = int(((hc == 1) & (ht == 0)).sum())
+        broken = int(((hc == 0) & (ht == 1)).sum())
+        rows.append(row(keys, m, "saved", saved, n))
+        rows.append(row(keys, m, "broken", broken, n))
+        mc = mcnemar_test(saved, broken)
+        rows.append(row(keys, m, "mcnemar_p", mc.p_exact, saved + broken))
+        rows.append(row(keys, m, "mcnemar_midp", mc.p_midp, saved + broken))
+        x_c, x_t = int(hc.sum()), int(ht.sum())
+        _, zp = two_proportion_z(x_c, n, x_t, n)
+        rows.append(row(keys, m, "ztest_p", zp, n,
+                        note="unpaired two-proportion z test (paper-compatible)"))
+        h = cohens_h(x_c / n, x_t / n) if n else math.nan
+        rows.append(row(keys, m, "cohens_h", h, n))
+        rows.append(row(keys, m, "power", achieved_power(h, n, n), n))
+    return frame(rows, cols)
+
+
+SWEEP_METRICS = ("precision", "recall", "f1", "abstention")
+
+
+def sweep_table(sweep: pd.DataFrame | None) -> pd.DataFrame:
+    """The interceptor threshold sweep as a tidy table (key `l1=..,l2=..,l3=on|off`).
+
+    Accepts one row per configuration with tau_l1, tau_l2, l3 (bool or on/off) and any of
+    precision, recall, f1, abstention (and n). `best_f1` (key "") names the best config.
+    """
+    rows: list[dict[str, Any]] = []
+    cols = ["config"]
+    if sweep is None or sweep.empty:
+        return frame(rows, cols)
+    best: tuple[float, str] = (-math.inf, "")
+    for _, r in sweep.iterrows():
+        l3 = r.get("l3", "")
+        l3s = ("on" if l3 else "off") if isinstance(l3, bool | np.bool_) else str(l3)
+        cfg = f"l1={r.get('tau_l1', '')},l2={r.get('tau_l2', '')},l3={l3s}"
+        n = int(r["n"]) if "n" in r and pd.notna(r["n"]) else 0
+        for metric in SWEEP_METRICS:
+            if metric in r:
+                v = float(r[metric]) if pd.notna(r[metric]) else math.nan
+                rows.append(row({"config": cfg}, cfg, metric, Estimate(v, n)))
+        f1 = float(r["f1"]) if "f1" in r and pd.notna(r["f1"]) else -math.inf
+        if f1 > best[0]:
+            best = (f1, cfg)
+    if best[1]:
+        rows.append(row({"config": ""}, "", "best_f1", best[0], 0, note=best[1]))
+    return frame(rows, cols)

@@ -1,0 +1,228 @@
+"""Judge reliability: agreement with humans and with the LLM majority, bias, calibration.
+
+Inputs are long frames: verdicts (trace_id, judge, correct: nullable bool), ensemble members
+(trace_id, ensemble, member, correct), human labels (trace_id, annotator, label). Unscored
+verdicts (correct = None) and "unsure" labels drop out of every comparison; they are never
+counted as "incorrect".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agentprop.analysis._calibration import Calibrator, LabelCells
+from agentprop.analysis._stats import (
+    N_RESAMPLES,
+    SEED,
+    Estimate,
+    cohen_kappa,
+    krippendorff_alpha,
+    make_rng,
+    proportion_ci,
+)
+from agentprop.analysis._tidy import frame, row
+
+MAJORITY_NAMES = ("majority", "ensemble")
+HUMAN = "human"
+KEYS = ["judge", "reference"]
+
+
+def human_consensus(labels: pd.DataFrame) -> pd.Series:
+    """One human verdict per trace (True = correct) from possibly several annotators.
+
+    "unsure" is dropped; the majority of the remaining labels wins; a tie is broken by the
+    lead annotator (the one with the most labels, then alphabetical). Empty → empty Series.
+    """
+    if labels.empty:
+        return pd.Series(dtype="boolean", name=HUMAN)
+    lab = labels[labels["label"].isin(["correct", "incorrect"])].copy()
+    if lab.empty:
+        return pd.Series(dtype="boolean", name=HUMAN)
+    counts = lab["annotator"].value_counts()
+    lead = sorted(counts.index, key=lambda a: (-int(counts[a]), str(a)))[0]
+    lab["y"] = lab["label"] == "correct"
+    agg = lab.groupby("trace_id")["y"].agg(["sum", "count"])
+    out: dict[str, bool] = {}
+    lead_map = lab[lab["annotator"] == lead].set_index("trace_id")["y"].to_dict()
+    for tid, (yes, cnt) in agg.iterrows():
+        if 2 * yes > cnt:
+            out[str(tid)] = True
+        elif 2 * yes < cnt:
+            out[str(tid)] = False
+        elif tid in lead_map:
+            out[str(tid)] = bool(lead_map[tid])
+    return pd.Series(out, dtype="boolean", name=HUMAN)
+
+
+def majority_judge(verdicts: pd.DataFrame, members: pd.DataFrame | None = None) -> str | None:
+    """The ensemble judge: the one with recorded members, else one named majority/ensemble."""
+    if members is not None and not members.empty:
+        return str(members["ensemble"].value_counts().index[0])
+    names = set(verdicts["judge"]) if not verdicts.empty else set()
+    for n in MAJORITY_NAMES:
+        if n in names:
+            return n
+    return None
+
+
+def _wide(verdicts: pd.DataFrame) -> pd.DataFrame:
+    if verdicts.empty:
+        return pd.DataFrame()
+    w = verdicts.pivot_table(index="trace_id", columns="judge", values="correct",
+                             aggfunc="first")
+    return w.astype("boolean")
+
+
+def _leave_one_out(members: pd.DataFrame, ensemble: str, member: str) -> pd.Series:
+    """Majority of the other members per trace (ties and no votes → missing)."""
+    m = members[(members["ensemble"] == ensemble) & (members["member"] != member)]
+    m = m[m["correct"].notna()]
+    if m.empty:
+        return pd.Series(dtype="boolean")
+    y = m["correct"].astype(bool).astype(int)
+    g = pd.DataFrame({"t": m["trace_id"], "y": y}).groupby("t")["y"].agg(["sum", "count"])
+    res = pd.Series(pd.NA, index=g.index, dtype="boolean")
+    res[2 * g["sum"] > g["count"]] = True
+    res[2 * g["sum"] < g["count"]] = False
+    return res
+
+
+def _pair_rows(a: pd.Series, b: pd.Series, judge: str, ref: str, *, metric: str,
+               n_resamples: int, rng: np.random.Generator,
+               extra: bool = True) -> list[dict[str, Any]]:
+    j = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner").dropna()
+    keys = {"judge": judge, "reference": ref}
+    key = f"{judge}~{ref}"
+    av = j["a"].astype(bool).to_numpy()
+    bv = j["b"].astype(bool).to_numpy()
+    k = cohen_kappa(av, bv, n_resamples=n_resamples, rng=rng)
+    rows = [row(keys, key, metric, Estimate(k.kappa, k.n, k.boot_lo, k.boot_hi))]
+    if not extra:
+        return rows
+    n = k.n
+    rows.append(row(keys, key, f"{metric}_asymptotic", Estimate(k.kappa, n, k.asym_lo,
+                                                                k.asym_hi)))
+    rows.append(row(keys, key, "agreement", proportion_ci(av == bv, n_resamples=n_resamples,
+                                                          rng=rng)))
+    js = proportion_ci(av, n_resamples=n_resamples, rng=rng)
+    rs = proportion_ci(bv, n_resamples=n_resamples, rng=rng)
+    rows.append(row(keys, key, "judge_correct_share", js))
+    rows.append(row(keys, key, "reference_correct_share", rs))
+    rows.append(row(keys, key, "bias", js.value - rs.value if n else math.nan, n,
+                    note="judge share correct − reference share correct"))
+    tp, fp, fn, tn = k.table  # judge yes/ref yes, judge yes/ref no, judge no/ref yes, no/no
+    for name, v in (("tp", tp), ("fp", fp), ("fn", fn), ("tn", tn)):
+        rows.append(row(keys, key, name, v, n))
+    rows.append(row(keys, key, "sensitivity", proportion_ci(av[bv], n_resamples=n_resamples,
+                                                            rng=rng)))
+    rows.append(row(keys, key, "specificity", proportion_ci(~av[~bv],
+                                                            n_resamples=n_resamples, rng=rng)))
+    return rows
+
+
+def judge_agreement(
+    verdicts: pd.DataFrame,
+    labels: pd.DataFrame | None = None,
+    *,
+    members: pd.DataFrame | None = None,
+    reference: str | None = None,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """κ (bootstrap CI; asymptotic as `kappa_asymptotic`) of every judge against:
+
+    - the human labels (key `JUDGE~human`), when there are labels;
+    - the LLM majority (key `JUDGE~majority`): `kappa` in-panel (the judge's own vote is in
+      the majority) and, for panel members, `kappa_loo` against the majority of the others;
+    - a stated `reference` judge (e.g. `facts` when there are no labels): `JUDGE~facts`.
+
+    With each: agreement, judge/reference share correct, bias, confusion cells, sensitivity,
+    specificity. Krippendorff's α among annotators (key `annotators`) and panel members
+    (key `panel`).
+    """
+    rng = make_rng(seed)
+    rows: list[dict[str, Any]] = []
+    w = _wide(verdicts)
+    judges = list(w.columns)
+    human = human_consensus(labels) if labels is not None else pd.Series(dtype="boolean")
+    if len(human):
+        for j in judges:
+            rows += _pair_rows(w[j], human, str(j), HUMAN, metric="kappa",
+                               n_resamples=n_resamples, rng=rng)
+    maj = majority_judge(verdicts, members)
+    if maj is not None and maj in w.columns:
+        for j in judges:
+            if j == maj:
+                continue
+            rows += _pair_rows(w[j], w[maj], str(j), str(maj), metric="kappa",
+                               n_resamples=n_resamples, rng=rng)
+            if members is not None and not members.empty and \
+                    j in set(members[members["ensemble"] == maj]["member"]):
+                loo = _leave_one_out(members, maj, str(j))
+                rows += _pair_rows(w[j], loo, str(j), str(maj), metric="kappa_loo",
+                                   n_resamples=n_resamples, rng=rng, extra=False)
+        if members is not None and not members.empty:
+            mm = members[members["ensemble"] == maj]
+            pw = mm.pivot_table(index="member", columns="trace_id", values="correct",
+                                aggfunc="first")
+            rows.append(row({"judge": "panel", "reference": ""}, "panel",
+                            "krippendorff_alpha",
+                            krippendorff_alpha(pw.astype(float).to_numpy())))
+    if reference is not None and reference in w.columns:
+        for j in judges:
+            if j != reference:
+                rows += _pair_rows(w[j], w[reference], str(j), reference, metric="kappa",
+                                   n_resamples=n_resamples, rng=rng)
+    if labels is not None and not labels.empty and labels["annotator"].nunique() > 1:
+        lab = labels[labels["label"].isin(["correct", "incorrect"])]
+        pw = lab.pivot_table(index="annotator", columns="trace_id", values="label",
+                             aggfunc="first")
+        rows.append(row({"judge": "annotators", "reference": ""}, "annotators",
+                        "krippendorff_alpha",
+                        krippendorff_alpha((pw == "correct").astype(float)
+                                           .where(pw.notna()).to_numpy())))
+    return frame(rows, KEYS)
+
+
+def calibration_pairs(verdicts: pd.DataFrame, labels: pd.DataFrame, judge: str) -> LabelCells:
+    """Judge × human cells on the traces that have both (unscored/unsure dropped)."""
+    human = human_consensus(labels)
+    v = verdicts[(verdicts["judge"] == judge) & verdicts["correct"].notna()]
+    j = v.set_index("trace_id")["correct"].astype(bool)
+    both = pd.concat([j.rename("j"), human.rename("h")], axis=1, join="inner").dropna()
+    return LabelCells.from_pairs(both["j"].astype(bool), both["h"].astype(bool))
+
+
+def calibration_table(cells: LabelCells, judge: str, *, n_resamples: int = N_RESAMPLES,
+                      seed: int = SEED, note: str = "") -> pd.DataFrame:
+    """The calibration factors of `judge` from its labels, with label-bootstrap CIs.
+
+    `p_human_correct_given_judge_correct` / `..._judge_wrong` (the paper's method) and
+    `sensitivity` / `specificity` (Rogan–Gladen), keyed by judge.
+    """
+    cal = Calibrator(cells, n_resamples=n_resamples, rng=seed)
+    rows: list[dict[str, Any]] = []
+    dens = {"a": cells.jc_hc + cells.jc_hw, "b": cells.jw_hc + cells.jw_hw,
+            "se": cells.jc_hc + cells.jw_hc, "sp": cells.jc_hw + cells.jw_hw}
+    names = {"a": "p_human_correct_given_judge_correct",
+             "b": "p_human_correct_given_judge_wrong",
+             "se": "sensitivity", "sp": "specificity"}
+    for f, name in names.items():
+        v = cal.factor(f)
+        reps = cal.reps[f]
+        finite = reps[np.isfinite(reps)]
+        lo, hi = (np.quantile(finite, [0.025, 0.975]) if finite.size and math.isfinite(v)
+                  else (math.nan, math.nan))
+        rows.append(row({"judge": judge}, judge, name,
+                        Estimate(v, dens[f], float(lo), float(hi)), note=note))
+    rows.append(row({"judge": judge}, judge, "n_labels", cells.n, cells.n, note=note))
+    return frame(rows, ["judge"])
+
+
+def judges_in(verdicts: pd.DataFrame) -> Sequence[str]:
+    return sorted(verdicts["judge"].unique()) if not verdicts.empty else []

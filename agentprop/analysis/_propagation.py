@@ -1,0 +1,288 @@
+"""Stage-level propagation, rejection vs recovery, and baseline vs P2 correctness.
+
+Input is the stage table (one row per trace; see `agentprop.analysis.stages`). Traces of an
+interceptor experiment (arm != "") are left to the interceptor analysis, errored traces
+(status != ok) and traces without stage information (S1 missing) are counted but excluded
+from the rates. S3 missing (unjudged / unscored) is never counted as wrong: it drops out of
+every rate that needs S3.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agentprop.analysis._calibration import METHODS, Calibrator
+from agentprop.analysis._stats import (
+    N_RESAMPLES,
+    SEED,
+    Estimate,
+    Resampler,
+    make_rng,
+    spearman,
+)
+from agentprop.analysis._tidy import POOLED, frame, row
+from agentprop.analysis.stages import RATES, propagation_rates
+
+HEADLINE_ERROR_TYPE = "semantic_wrong"
+STAGE_FEATURES = ["S1", "S2", "S3", "no_tool_call", "corrected"]
+PROPAGATION_METRICS = [
+    "n", "n_S1", "n_S2", "p_S1", "p_S2", "p_S3", "r_12", "r_23", "inj_to_err",
+    "no_tool_share", "correction_rate",
+]
+
+
+def as_float(s: pd.Series) -> np.ndarray:
+    """Nullable boolean/number column → float array with NaN for missing."""
+    if s.dtype == object:
+        s = s.where(s.notna(), None).astype("boolean")
+    return np.asarray(pd.Series(s).astype("Float64").to_numpy(dtype=float, na_value=np.nan))
+
+
+def is_injected(condition: pd.Series) -> pd.Series:
+    return condition.astype(str).str.startswith("p2:")
+
+
+def injected_traces(stages: pd.DataFrame, conditions: Sequence[str] | None = None
+                    ) -> tuple[pd.DataFrame, list[str]]:
+    """The P2 traces outside interceptor experiments used for propagation, and their conditions.
+
+    Default: the paper's protocol `p2:semantic_wrong` when present, otherwise every P2
+    condition. Pass `conditions` to choose.
+    """
+    if stages.empty:
+        return stages, []
+    base = stages[(stages["arm"].fillna("") == "") & is_injected(stages["condition"])]
+    if conditions is None:
+        present = sorted(base["condition"].astype(str).unique())
+        head = f"p2:{HEADLINE_ERROR_TYPE}"
+        conditions = [head] if head in present else present
+    return base[base["condition"].isin(list(conditions))], list(conditions)
+
+
+def _clusters(d: pd.DataFrame) -> np.ndarray | None:
+    """Cluster by task when several traces share a task (seeds, pooled models)."""
+    tasks = d["task_id"].astype(str)
+    return tasks.to_numpy() if tasks.duplicated().any() else None
+
+
+def _usable(d: pd.DataFrame) -> tuple[pd.DataFrame, int, int]:
+    err = d["error"].fillna(False).astype(bool) if "error" in d else pd.Series(False, d.index)
+    s1_known = d["S1"].notna()
+    ok = d[~err & s1_known]
+    return ok, int(err.sum()), int((~err & ~s1_known).sum())
+
+
+RATE_NAMES = {"no_tool": "no_tool_share", "corrected": "correction_rate"}
+"""stages.propagation_rates names → the names of our tables (the rest are kept)."""
+
+
+def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: str,
+                n_resamples: int, rng: np.random.Generator, calibrator: Calibrator | None,
+                cal_note: str) -> list[dict[str, Any]]:
+    """Tidy rows of one group: the rates of `propagation_rates` plus p_S3, the tool-call
+    conditioned p_S1 and, with a calibrator, the human-calibrated r_23 / inj_to_err."""
+    rows = [row(keys, key, name, int(rates[name]), int(rates[name]))
+            for name in ("n", "n_error", "n_S1", "n_S2", "n_tasks")]
+    for name, _, _ in RATES:
+        rows.append(row(keys, key, RATE_NAMES.get(name, name),
+                        Estimate(float(rates[name]), int(rates[f"{name}_n"]),
+                                 float(rates[f"{name}_lo"]), float(rates[f"{name}_hi"]))))
+    ok, _, n_unknown = _usable(d)
+    rows.append(row(keys, key, "n_no_stage_info", n_unknown, n_unknown))
+    f = {c: as_float(ok[c]) for c in (*STAGE_FEATURES, "opportunity")}
+    s1, s2, s3 = f["S1"], f["S2"], f["S3"]
+    feats = np.column_stack([f[c] for c in (*STAGE_FEATURES, "opportunity")]) if len(ok) \
+        else np.zeros((0, len(STAGE_FEATURES) + 1))
+    rs = Resampler(feats, clusters=_clusters(ok) if len(ok) else None,
+                   n_resamples=n_resamples, rng=rng)
+    rows.append(row(keys, key, "p_S3", rs.ratio(s3)))
+    tool = np.where(np.isnan(f["no_tool_call"]), 1.0, 1 - f["no_tool_call"]) * f["opportunity"]
+    rows.append(row(keys, key, "p_S1_given_tool_call", rs.ratio(s1 * tool, tool)))
+    if calibrator is not None:
+        for metric, given in (("r_23", s2), ("inj_to_err", s1)):
+            den = np.where(np.isnan(s3), np.nan, given)
+            value, nn, reps = rs.ratio_reps(given * s3, den)
+            for method in METHODS:
+                rows.append(row(keys, key, f"{metric}_cal_{method}",
+                                calibrator.apply(value, reps, nn, method), note=cal_note))
+    return rows
+
+
+def propagation_table(
+    stages: pd.DataFrame,
+    *,
+    by: str = "model",
+    conditions: Sequence[str] | None = None,
+    calibrator: Calibrator | None = None,
+    calibration_note: str = "",
+    pooled: bool = True,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """Per-`by` (and pooled, key "") propagation: the rates of `stages.propagation_rates`
+    (p_S1 = P(S1 | opportunity), p_S2, r_12, r_23, inj_to_err = P(S3 | S1), no_tool_share,
+    correction_rate, counts) plus p_S3 and p_S1_given_tool_call.
+
+    With a `calibrator` (human labels of the primary judge) adds r_23 and inj_to_err
+    calibrated both ways (`*_cal_paper`, `*_cal_rogan_gladen`) with joint-bootstrap CIs.
+    """
+    rng = make_rng(seed)
+    d, _ = injected_traces(stages, conditions)
+    rows: list[dict[str, Any]] = []
+    if d.empty:
+        return frame(rows, [by])
+    return frame(_table_rows(d, [by], n_resamples, seed, rng, calibrator, calibration_note,
+                             pooled), [by])
+
+
+def _table_rows(d: pd.DataFrame, by: list[str], n_resamples: int, seed: int,
+                rng: np.random.Generator, calibrator: Calibrator | None, cal_note: str,
+                pooled: bool) -> list[dict[str, Any]]:
+    known = d[d["S1"].notna() | d["error"].astype(bool)]
+    rows: list[dict[str, Any]] = []
+    groups = [(d, known)]
+    if pooled:
+        groups.append((d.assign(**dict.fromkeys(by, POOLED)),
+                       known.assign(**dict.fromkeys(by, POOLED))))
+    for full, kn in groups:
+        if kn.empty:
+            continue
+        per = propagation_rates(kn, by=by, rng_seed=seed, n_boot=n_resamples)
+        for _, rates in per.iterrows():
+            vals = [rates[b] for b in by]
+            mask = np.logical_and.reduce([full[b] == v for b, v in zip(by, vals, strict=True)])
+            key = "|".join(str(v) for v in vals)
+            rows += _group_rows(full[mask], rates, dict(zip(by, vals, strict=True)), key,
+                                n_resamples, rng, calibrator, cal_note)
+    return rows
+
+
+def propagation_by_type(
+    stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES, seed: int = SEED
+) -> pd.DataFrame:
+    """Propagation per (model, error type) over every P2 condition; key "MODEL|TYPE"."""
+    rng = make_rng(seed)
+    conds = sorted(stages["condition"].astype(str).unique()) if not stages.empty else []
+    d, _ = injected_traces(stages, conds)
+    by = ["model", "error_type"]
+    rows = [] if d.empty else _table_rows(d, by, n_resamples, seed, rng, None, "", False)
+    return frame(rows, by)
+
+
+def rejection_recovery(
+    propagation: pd.DataFrame, *, by: str = "model", n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """Per model: the paper's rejection (1 − p_S1) and recovery (1 − r_23), and ours.
+
+    Ours keeps the outcomes apart: no-tool share (never counted as rejection), rejection
+    among traces that called a tool (`rejection_given_tool_call`), correction rate
+    (re-query after a visible effect), recovery (correct answer after a visible effect).
+    Spearman ρ across models (key "") for the paper's pair (`spearman_rho`, `spearman_p`)
+    and ours (rejection given a tool call vs recovery: `spearman_rho_ours`,
+    `spearman_p_ours`). Models with undefined recovery
+    (n_S2 = 0) are listed with NaN and left out of the correlation.
+    """
+    rows: list[dict[str, Any]] = []
+    per = propagation[propagation["key"] != POOLED]
+    models = sorted(per["key"].unique())
+    rej: list[float] = []
+    rec: list[float] = []
+    corr: list[float] = []
+
+    def get(m: str, metric: str) -> pd.Series:
+        return per[(per["key"] == m) & (per["metric"] == metric)].iloc[0]
+
+    for m in models:
+        p1, r23 = get(m, "p_S1"), get(m, "r_23")
+        nt, cr = get(m, "no_tool_share"), get(m, "correction_rate")
+        pt = get(m, "p_S1_given_tool_call")
+        n_s2 = int(get(m, "n_S2")["value"])
+        keys = {by: m}
+        rows.append(row(keys, m, "rejection", Estimate(1 - p1.value, int(p1.n),
+                                                       1 - p1.ci_hi, 1 - p1.ci_lo)))
+        rows.append(row(keys, m, "recovery", Estimate(1 - r23.value, int(r23.n),
+                                                      1 - r23.ci_hi, 1 - r23.ci_lo)))
+        rows.append(row(keys, m, "no_tool_share", Estimate(nt.value, int(nt.n), nt.ci_lo,
+                                                           nt.ci_hi)))
+        rows.append(row(keys, m, "correction_rate", Estimate(cr.value, int(cr.n), cr.ci_lo,
+                                                             cr.ci_hi)))
+        rows.append(row(keys, m, "rejection_given_tool_call",
+                        Estimate(1 - pt.value, int(pt.n), 1 - pt.ci_hi, 1 - pt.ci_lo)))
+        rows.append(row(keys, m, "n_S2", n_s2, n_s2))
+        rej.append(1 - p1.value)
+        rec.append(1 - r23.value)
+        corr.append(1 - pt.value)
+    sp = spearman(rej, rec, n_resamples=n_resamples, rng=seed)
+    rows.append(row({by: POOLED}, POOLED, "spearman_rho", Estimate(sp.rho, sp.n, sp.lo, sp.hi)))
+    rows.append(row({by: POOLED}, POOLED, "spearman_p", sp.p, sp.n))
+    so = spearman(corr, rec, n_resamples=n_resamples, rng=seed)
+    rows.append(row({by: POOLED}, POOLED, "spearman_rho_ours",
+                    Estimate(so.rho, so.n, so.lo, so.hi)))
+    rows.append(row({by: POOLED}, POOLED, "spearman_p_ours", so.p, so.n))
+    return frame(rows, [by])
+
+
+def baseline_vs_p2(
+    stages: pd.DataFrame,
+    *,
+    conditions: Sequence[str] | None = None,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """Correctness (not S3 under the primary judge) of baseline vs injected P2 traces.
+
+    - paper's definition: `baseline_correct` over all baseline traces of the model vs
+      `p2_injected_correct` over its P2 traces with S1 (and `p2_all_correct` over all);
+    - ours: `matched_*` on the tasks that have both a baseline trace and an S1 P2 trace,
+      and `matched_delta` (P2 − baseline) with a paired bootstrap clustered by task.
+    """
+    rng = make_rng(seed)
+    rows: list[dict[str, Any]] = []
+    if stages.empty:
+        return frame(rows, ["model"])
+    base_all = stages[(stages["arm"].fillna("") == "") & (stages["condition"] == "baseline")]
+    p2_all, _ = injected_traces(stages, conditions)
+    models = sorted(set(base_all["model"]) | set(p2_all["model"]))
+    for m in models:
+        keys = {"model": m}
+        b = base_all[base_all["model"] == m]
+        p = p2_all[p2_all["model"] == m]
+        b = b[~b["error"].fillna(False).astype(bool)]
+        p = p[~p["error"].fillna(False).astype(bool)]
+        b_ok = 1 - as_float(b["S3"])
+        p_ok = 1 - as_float(p["S3"])
+        p_s1 = as_float(p["S1"]) == 1
+        est = Resampler(b_ok, n_resamples=n_resamples, rng=rng).ratio(b_ok) if len(b) else \
+            Estimate(math.nan, 0)
+        rows.append(row(keys, m, "baseline_correct", est))
+        rows.append(row(keys, m, "p2_all_correct",
+                        Resampler(p_ok, n_resamples=n_resamples, rng=rng).ratio(p_ok)
+                        if len(p) else Estimate(math.nan, 0)))
+        inj = p_ok[p_s1]
+        rows.append(row(keys, m, "p2_injected_correct",
+                        Resampler(inj, n_resamples=n_resamples, rng=rng).ratio(inj)
+                        if inj.size else Estimate(math.nan, 0)))
+        # ours: task-matched, paired by task (task means when a task has several traces)
+        bt = pd.DataFrame({"task": b["task_id"].to_numpy(), "ok": b_ok}).dropna()
+        pt = pd.DataFrame({"task": p["task_id"].to_numpy()[p_s1], "ok": inj}).dropna()
+        bm = bt.groupby("task")["ok"].mean()
+        pm = pt.groupby("task")["ok"].mean()
+        common = sorted(set(bm.index) & set(pm.index))
+        if common:
+            bv, pv = bm.loc[common].to_numpy(), pm.loc[common].to_numpy()
+            rs = Resampler(np.arange(len(common)), clusters=np.array(common),
+                           n_resamples=n_resamples, rng=rng)
+            rows.append(row(keys, m, "matched_baseline_correct", rs.ratio(bv)))
+            rows.append(row(keys, m, "matched_p2_injected_correct", rs.ratio(pv)))
+            rows.append(row(keys, m, "matched_delta", rs.ratio(pv - bv)))
+        else:
+            for metric in ("matched_baseline_correct", "matched_p2_injected_correct",
+                           "matched_delta"):
+                rows.append(row(keys, m, metric, Estimate(math.nan, 0)))
+    return frame(rows, ["model"])

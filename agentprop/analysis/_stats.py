@@ -1,0 +1,506 @@
+"""Statistics used by every analysis: estimates with n and bootstrap CIs, agreement, tests.
+
+All functions are pure. Randomness comes from one seeded `numpy.random.Generator` passed in
+(or built from `seed`, default 42). Bootstraps are vectorised: resampling n units with
+replacement is drawing a multinomial count vector over the units (or, for categorical data,
+over the distinct patterns, which is the same distribution and far cheaper), so every
+replicate is a row of a weight matrix and every statistic is a matrix product.
+
+Undefined results (empty group, zero denominator, constant ranks) are NaN with their n,
+never 0 and never an exception.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+SEED = 42
+N_RESAMPLES = 1000
+ALPHA = 0.05
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A number with the count it rests on and its (percentile) CI; NaN when undefined."""
+
+    value: float
+    n: int
+    lo: float = math.nan
+    hi: float = math.nan
+
+    @property
+    def ci(self) -> tuple[float, float] | None:
+        if math.isnan(self.lo) or math.isnan(self.hi):
+            return None
+        return (self.lo, self.hi)
+
+    def as_row(self, prefix: str = "") -> dict[str, Any]:
+        return {f"{prefix}value": self.value, f"{prefix}n": self.n,
+                f"{prefix}ci_lo": self.lo, f"{prefix}ci_hi": self.hi}
+
+
+NAN_ESTIMATE = Estimate(math.nan, 0)
+
+
+def make_rng(seed: int | np.random.Generator | None = SEED) -> np.random.Generator:
+    """The one Generator of an analysis (pass a Generator through to share its stream)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(SEED if seed is None else seed)
+
+
+def _percentile(reps: FloatArray, alpha: float = ALPHA) -> tuple[float, float]:
+    reps = reps[np.isfinite(reps)]
+    if reps.size == 0:
+        return (math.nan, math.nan)
+    lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
+    return (float(lo), float(hi))
+
+
+def resample_weights(
+    k: int, n_resamples: int, rng: np.random.Generator, probs: FloatArray | None = None,
+    trials: int | None = None,
+) -> npt.NDArray[np.int64]:
+    """Row b = how often each of k units (or patterns with `probs`) is drawn in replicate b."""
+    if k == 0:
+        return np.zeros((n_resamples, 0), dtype=np.int64)
+    p = np.full(k, 1.0 / k) if probs is None else probs
+    return rng.multinomial(k if trials is None else trials, p, size=n_resamples)
+
+
+def _safe_div(num: Any, den: Any) -> Any:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.asarray(den) > 0, np.asarray(num, dtype=float) / den, np.nan)
+
+
+# -- proportions and ratios -----------------------------------------------------------------
+
+def ratio_ci(
+    num: npt.ArrayLike,
+    den: npt.ArrayLike | None = None,
+    *,
+    clusters: npt.ArrayLike | None = None,
+    n_resamples: int = N_RESAMPLES,
+    rng: np.random.Generator | int | None = None,
+    alpha: float = ALPHA,
+) -> Estimate:
+    """sum(num)/sum(den) over units with a bootstrap CI; n = sum(den) rounded.
+
+    Units are resampled with replacement; with `clusters`, whole clusters (e.g. tasks) are
+    resampled. `den=None` means 1 per unit (a mean). Values of num may be any float (a
+    paired difference, a boolean outcome), so the same function serves rates and deltas.
+    """
+    g = make_rng(rng)
+    x = np.asarray(num, dtype=float).ravel()
+    d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
+    keep = np.isfinite(x) & np.isfinite(d)
+    x, d = x[keep], d[keep]
+    total = float(d.sum())
+    n = round(total)
+    if total <= 0:
+        return Estimate(math.nan, n)
+    value = float(x.sum() / total)
+    if clusters is not None:
+        cl = np.asarray(clusters)[keep]
+        codes, uniq = _codes(cl)
+        k = len(uniq)
+        cx = np.bincount(codes, weights=x, minlength=k)
+        cd = np.bincount(codes, weights=d, minlength=k)
+        w = resample_weights(k, n_resamples, g).astype(float)
+    else:
+        # collapse identical (num, den) units into patterns: a multinomial over patterns
+        pairs = np.stack([x, d], axis=1)
+        uniq_rows, counts = np.unique(pairs, axis=0, return_counts=True)
+        cx, cd = uniq_rows[:, 0], uniq_rows[:, 1]
+        if len(uniq_rows) > 256:  # continuous data: resample units directly
+            cx, cd = x, d
+            w = resample_weights(len(x), n_resamples, g).astype(float)
+        else:
+            w = resample_weights(len(uniq_rows), n_resamples, g,
+                                 probs=counts / counts.sum(), trials=len(x)).astype(float)
+    reps = _safe_div(w @ cx, w @ cd)
+    lo, hi = _percentile(reps, alpha)
+    return Estimate(value, n, lo, hi)
+
+
+def proportion_ci(
+    x: npt.ArrayLike,
+    *,
+    clusters: npt.ArrayLike | None = None,
+    n_resamples: int = N_RESAMPLES,
+    rng: np.random.Generator | int | None = None,
+    alpha: float = ALPHA,
+) -> Estimate:
+    """Share of True among the non-missing values of x (None/NaN dropped), with bootstrap CI."""
+    arr = _as_float_bool(x)
+    keep = ~np.isnan(arr)
+    cl = None if clusters is None else np.asarray(clusters)[keep]
+    return ratio_ci(arr[keep], clusters=cl, n_resamples=n_resamples, rng=rng, alpha=alpha)
+
+
+def conditional_ci(
+    event: npt.ArrayLike,
+    given: npt.ArrayLike,
+    *,
+    clusters: npt.ArrayLike | None = None,
+    n_resamples: int = N_RESAMPLES,
+    rng: np.random.Generator | int | None = None,
+    alpha: float = ALPHA,
+) -> Estimate:
+    """P(event | given) resampling all units (so the CI carries the randomness of n_given).
+
+    Units where `given` is missing, or `given` is True and `event` is missing, are dropped.
+    """
+    e = _as_float_bool(event)
+    gv = _as_float_bool(given)
+    keep = ~np.isnan(gv) & ~((gv == 1) & np.isnan(e))
+    e, gv = np.nan_to_num(e[keep]), gv[keep]
+    cl = None if clusters is None else np.asarray(clusters)[keep]
+    return ratio_ci(e * gv, gv, clusters=cl, n_resamples=n_resamples, rng=rng, alpha=alpha)
+
+
+def _as_float_bool(x: npt.ArrayLike) -> FloatArray:
+    """Booleans with missing values (None, pd.NA, NaN) as 1.0/0.0/NaN."""
+    import pandas as pd
+
+    arr = np.asarray(x)
+    if arr.dtype == bool:
+        return arr.astype(float).ravel()
+    s = pd.Series(arr.ravel(), dtype=object)
+    s = s.where(s.notna(), None)
+    return s.astype("boolean").astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+
+
+def _codes(values: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
+    uniq, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
+    return inv.astype(np.int64), uniq
+
+
+# -- agreement ------------------------------------------------------------------------------
+
+def _kappa_from_counts(n11: Any, n10: Any, n01: Any, n00: Any) -> Any:
+    """Cohen's κ of 2×2 tables given as (arrays of) cell counts; NaN where undefined."""
+    n = np.asarray(n11 + n10 + n01 + n00, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        po = (n11 + n00) / n
+        pa1 = (n11 + n10) / n
+        pb1 = (n11 + n01) / n
+        pe = pa1 * pb1 + (1 - pa1) * (1 - pb1)
+        k = np.where((n > 0) & (pe < 1), (po - pe) / (1 - pe), np.nan)
+    return k
+
+
+def _pair_cells(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    fa, fb = _as_float_bool(a), _as_float_bool(b)
+    keep = ~np.isnan(fa) & ~np.isnan(fb)
+    return fa[keep], fb[keep]
+
+
+@dataclass(frozen=True)
+class KappaResult:
+    kappa: float
+    n: int
+    asym_lo: float
+    asym_hi: float
+    boot_lo: float
+    boot_hi: float
+    table: tuple[int, int, int, int]  # (both 1, a1 b0, a0 b1, both 0)
+
+
+def cohen_kappa(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    *,
+    n_resamples: int = N_RESAMPLES,
+    rng: np.random.Generator | int | None = None,
+    alpha: float = ALPHA,
+) -> KappaResult:
+    """Cohen's κ of two binary raters (missing on either side dropped).
+
+    Asymptotic CI from statsmodels (`cohens_kappa`), percentile bootstrap CI from a
+    multinomial over the four cells.
+    """
+    fa, fb = _pair_cells(a, b)
+    n11 = int(((fa == 1) & (fb == 1)).sum())
+    n10 = int(((fa == 1) & (fb == 0)).sum())
+    n01 = int(((fa == 0) & (fb == 1)).sum())
+    n00 = int(((fa == 0) & (fb == 0)).sum())
+    return kappa_from_table(n11, n10, n01, n00, n_resamples=n_resamples, rng=rng, alpha=alpha)
+
+
+def kappa_from_table(
+    n11: int, n10: int, n01: int, n00: int, *,
+    n_resamples: int = N_RESAMPLES,
+    rng: np.random.Generator | int | None = None,
+    alpha: float = ALPHA,
+) -> KappaResult:
+    """κ from a 2×2 table [[n11, n10], [n01, n00]] (rows: rater A yes/no; cols: rater B)."""
+    n = n11 + n10 + n01 + n00
+    k = float(_kappa_from_counts(np.float64(n11), n10, n01, n00))
+    alo = ahi = blo = bhi = math.nan
+    if not math.isnan(k):
+        from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = sm_kappa(np.array([[n11, n10], [n01, n00]]))
+        from scipy.stats import norm
+
+        half = float(norm.ppf(1 - alpha / 2)) * float(res.std_kappa)
+        alo, ahi = k - half, k + half
+        g = make_rng(rng)
+        probs = np.array([n11, n10, n01, n00], dtype=float) / n
+        cells = g.multinomial(n, probs, size=n_resamples).astype(float)
+        reps = _kappa_from_counts(cells[:, 0], cells[:, 1], cells[:, 2], cells[:, 3])
+        blo, bhi = _percentile(np.asarray(reps, dtype=float), alpha)
+    return KappaResult(k, n, alo, ahi, blo, bhi, (n11, n10, n01, n00))
+
+
+def krippendorff_alpha(
+    ratings: npt.ArrayLike, level: str = "nominal"
+) -> Estimate:
+    """Krippendorff's α for raters × units (NaN = missing); n = units rated at least twice."""
+    from krippendorff import alpha as k_alpha
+
+    data = np.asarray(ratings, dtype=float)
+    if data.ndim != 2:
+        return NAN_ESTIMATE
+    n_units = int((np.sum(~np.isnan(data), axis=0) >= 2).sum())
+    values = np.unique(data[~np.isnan(data)])
+    if n_units == 0 or values.size < 2:
+        return Estimate(math.nan, n_units)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = float(k_alpha(reliability_data=data, level_of_measurement=level))
+    return Estimate(a, n_units)
+
+
+# -- correlation ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CorrResult:
+    rho: float
+    p: float
+    n: int
+    lo: float
+    hi: float
+
+
+def _rank_rows(m: FloatArray) -> FloatArray:
+    from scipy.stats import rankdata
+
+    return np.asarray(rankdata(m, axis=1), dtype=float)
+
+
+def _row_pearson(x: FloatArray, y: FloatArray) -> FloatArray:
+    xc = x - x.mean(axis=1, keepdims=True)
+    yc = y - y.mean(axis=1, keepdims=True)
+    den = np.sqrt((xc**2).sum(axis=1) * (yc**2).sum(axis=1))
+    return np.asarray(_safe_div((xc * yc).sum(axis=1), den), dtype=float)
+
+
+def spearman(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    *,
+    n_resamples: int = N_RESAMPLES,
+    rng: np.random.Generator | int | None = None,
+    alpha: float = ALPHA,
+) -> CorrResult:
+    """Spearman ρ and p (scipy) with a bootstrap CI over pairs; NaN pairs dropped."""
+    from scipy.stats import spearmanr
+
+    fx, fy = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(fx) & np.isfinite(fy)
+    fx, fy = fx[keep], fy[keep]
+    n = int(fx.size)
+    if n < 3 or np.ptp(fx) == 0 or np.ptp(fy) == 0:
+        return CorrResult(math.nan, math.nan, n, math.nan, math.nan)
+    res = spearmanr(fx, fy)
+    idx = make_rng(rng).integers(0, n, size=(n_resamples, n))
+    reps = _row_pearson(_rank_rows(fx[idx]), _rank_rows(fy[idx]))
+    lo, hi = _percentile(reps, alpha)
+    return CorrResult(float(res.statistic), float(res.pvalue), n, lo, hi)
+
+
+def kendall(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    *,
+    n_resamples: int = N_RESAMPLES,
+    rng: np.random.Generator | int | None = None,
+    alpha: float = ALPHA,
+) -> CorrResult:
+    """Kendall τ-b and p (scipy) with a bootstrap CI over pairs (few items: a loop is fine)."""
+    from scipy.stats import kendalltau
+
+    fx, fy = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(fx) & np.isfinite(fy)
+    fx, fy = fx[keep], fy[keep]
+    n = int(fx.size)
+    if n < 3 or np.ptp(fx) == 0 or np.ptp(fy) == 0:
+        return CorrResult(math.nan, math.nan, n, math.nan, math.nan)
+    res = kendalltau(fx, fy)
+    idx = make_rng(rng).integers(0, n, size=(n_resamples, n))
+    # pairwise concordance per replicate, vectorised: n is the number of models (small)
+    dx = np.sign(fx[idx][:, :, None] - fx[idx][:, None, :])
+    dy = np.sign(fy[idx][:, :, None] - fy[idx][:, None, :])
+    num = (dx * dy).sum(axis=(1, 2))
+    den = np.sqrt((dx != 0).sum(axis=(1, 2)) * (dy != 0).sum(axis=(1, 2)))
+    lo, hi = _percentile(np.asarray(_safe_div(num, den), dtype=float), alpha)
+    return CorrResult(float(res.statistic), float(res.pvalue), n, lo, hi)
+
+
+# -- tests and effect sizes -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class McNemarResult:
+    b: int  # A yes, B no (e.g. control hallucinated, treatment did not)
+    c: int  # A no, B yes
+    p_exact: float
+    p_midp: float
+
+
+def mcnemar_test(b: int, c: int) -> McNemarResult:
+    """Exact McNemar (statsmodels) on the discordant counts, plus the mid-p variant."""
+    from scipy.stats import binom
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    if b + c == 0:
+        return McNemarResult(b, c, math.nan, math.nan)
+    p = float(mcnemar(np.array([[0, b], [c, 0]]), exact=True).pvalue)
+    midp = min(1.0, p - float(binom.pmf(min(b, c), b + c, 0.5)))
+    return McNemarResult(b, c, p, midp)
+
+
+def two_proportion_z(x1: int, n1: int, x2: int, n2: int) -> tuple[float, float]:
+    """(z, p) of the two-sided two-proportion z test (statsmodels); NaN when undefined."""
+    from statsmodels.stats.proportion import proportions_ztest
+
+    if n1 <= 0 or n2 <= 0:
+        return (math.nan, math.nan)
+    pooled = (x1 + x2) / (n1 + n2)
+    if pooled in (0.0, 1.0):
+        return (math.nan, math.nan)
+    z, p = proportions_ztest(np.array([x1, x2]), np.array([n1, n2]))
+    return (float(z), float(p))
+
+
+def cohens_h(p1: float, p2: float) -> float:
+    """Cohen's h = 2·asin√p1 − 2·asin√p2 (statsmodels' proportion_effectsize)."""
+    from statsmodels.stats.proportion import proportion_effectsize
+
+    if not (0 <= p1 <= 1 and 0 <= p2 <= 1):
+        return math.nan
+    return float(proportion_effectsize(p1, p2))
+
+
+def achieved_power(h: float, n1: int, n2: int, alpha: float = ALPHA) -> float:
+    """Power of a two-sided two-sample z test for effect h at the achieved sizes."""
+    from statsmodels.stats.power import NormalIndPower
+
+    if n1 <= 0 or n2 <= 0 or not math.isfinite(h):
+        return math.nan
+    if h == 0:
+        return alpha
+    return float(NormalIndPower().power(effect_size=abs(h), nobs1=n1, alpha=alpha,
+                                        ratio=n2 / n1, alternative="two-sided"))
+
+
+def nan_if_empty(values: Sequence[float]) -> float:
+    """Mean of values, NaN if there are none."""
+    return float(np.mean(values)) if len(values) else math.nan
+
+
+class Resampler:
+    """One bootstrap weight matrix shared by all statistics of one group of units.
+
+    With `clusters` (e.g. task ids) whole clusters are drawn; otherwise units are collapsed
+    into their distinct `patterns` (rows of the feature matrix the statistics use) and the
+    pattern counts are drawn from a multinomial — the same distribution as resampling units,
+    at the cost of a few columns. Statistics computed from the same Resampler share their
+    replicates, so differences and derived quantities get joint CIs.
+    """
+
+    def __init__(
+        self,
+        patterns: npt.ArrayLike,
+        *,
+        clusters: npt.ArrayLike | None = None,
+        n_resamples: int = N_RESAMPLES,
+        rng: np.random.Generator | int | None = None,
+    ) -> None:
+        feats = np.asarray(patterns, dtype=float)
+        if feats.ndim == 1:
+            feats = feats[:, None]
+        self.n_units = int(feats.shape[0])
+        g = make_rng(rng)
+        if clusters is not None:
+            self.codes, uniq = _codes(clusters)
+            k = len(uniq)
+            self.sizes = np.bincount(self.codes, minlength=k).astype(float)
+            self.per_draw_sum = True
+            self.weights = resample_weights(k, n_resamples, g).astype(float)
+        else:
+            filled = np.where(np.isnan(feats), -1.0, feats)
+            uniq_rows, inv, counts = np.unique(
+                filled, axis=0, return_inverse=True, return_counts=True
+            )
+            self.codes = np.asarray(inv, dtype=np.int64).ravel()
+            k = len(uniq_rows)
+            self.sizes = counts.astype(float)
+            self.per_draw_sum = False
+            self.weights = (
+                resample_weights(k, n_resamples, g, probs=counts / counts.sum(),
+                                 trials=self.n_units).astype(float)
+                if k else np.zeros((n_resamples, 0))
+            )
+        self.k = k
+
+    def _per_draw(self, x: FloatArray) -> FloatArray:
+        s = np.bincount(self.codes, weights=x, minlength=self.k)
+        return s if self.per_draw_sum else np.asarray(_safe_div(s, self.sizes), dtype=float)
+
+    def ratio_reps(
+        self, num: npt.ArrayLike, den: npt.ArrayLike | None = None
+    ) -> tuple[float, int, FloatArray]:
+        """(point value, n, replicates) of sum(num)/sum(den); NaN entries count as 0/0."""
+        x = np.asarray(num, dtype=float).ravel()
+        d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
+        bad = ~np.isfinite(x) | ~np.isfinite(d)
+        x, d = np.where(bad, 0.0, x), np.where(bad, 0.0, d)
+        total = float(d.sum())
+        n = round(total)
+        if total <= 0 or self.k == 0:
+            return (math.nan, n, np.full(self.weights.shape[0], np.nan))
+        reps = np.asarray(
+            _safe_div(self.weights @ self._per_draw(x), self.weights @ self._per_draw(d)),
+            dtype=float,
+        )
+        return (float(x.sum() / total), n, reps)
+
+    def ratio(
+        self, num: npt.ArrayLike, den: npt.ArrayLike | None = None, alpha: float = ALPHA
+    ) -> Estimate:
+        value, n, reps = self.ratio_reps(num, den)
+        if math.isnan(value):
+            return Estimate(value, n)
+        lo, hi = _percentile(reps, alpha)
+        return Estimate(value, n, lo, hi)
+
+
+def estimate_from_reps(value: float, n: int, reps: FloatArray, alpha: float = ALPHA) -> Estimate:
+    """An Estimate from a point value and its bootstrap replicates."""
+    if not math.isfinite(value):
+        return Estimate(math.nan, n)
+    lo, hi = _percentile(np.asarray(reps, dtype=float), alpha)
+    return Estimate(value, n, lo, hi)
