@@ -1,9 +1,243 @@
-"""CLI commands (filled in by the issue that owns them)."""
+"""`agentprop judge` and `agentprop label ...`: verdicts, human labels, agreement."""
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
+from typing import Any
+
 import typer
+from rich.markup import escape
+from rich.table import Table
+
+from agentprop.cli._common import (
+    UserError,
+    console,
+    err_console,
+    fail,
+    open_workspace,
+    print_json,
+    user_errors,
+)
+
+WorkspaceOpt = typer.Option(..., "--workspace", "-w", envvar="AGENTPROP_WORKSPACE",
+                            help="Workspace folder.")
+SuiteOpt = typer.Option(None, "--suite", envvar="AGENTPROP_SUITE",
+                        help="Suite JSONL file (default: the built-in suite).")
+
+label_app = typer.Typer(help="Human labels: sample, annotate in a web app, import, export, "
+                             "agreement.", no_args_is_help=True)
+
+
+def _suite(path: Path | None) -> Any:
+    from agentprop.suite import SuiteError, load_suite
+
+    try:
+        return load_suite(path)
+    except SuiteError as e:
+        raise UserError(str(e)) from None
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+@user_errors
+def judge_cmd(
+    workspace: Path = WorkspaceOpt,
+    judge: list[str] = typer.Option(..., "--judge", "-j", help="heuristic, facts, "
+                                    "llm:<provider/model>, ensemble:<m1>,<m2>,<m3>; repeatable."),
+    primary: str = typer.Option(None, "--primary", help="The judge S3 and headline rates use "
+                                "(stored in the workspace; default facts)."),
+    concurrency: int = typer.Option(16, "--concurrency", min=1, envvar="AGENTPROP_CONCURRENCY"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
+    suite_file: Path = SuiteOpt,
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Judge every trace that lacks a verdict of each judge (resumable, concurrent)."""
+    from agentprop.judges import (
+        JudgeError,
+        JudgeUnavailableError,
+        canonical_name,
+        get_judge,
+        judge_workspace,
+    )
+
+    from agentprop.models import ModelError
+
+    names = [canonical_name(n) for n in judge]
+    try:
+        for n in names:  # validate every name (and model provider) before touching anything
+            get_judge(n, suite=None)
+    except ModelError as e:
+        raise UserError(f"judge model unavailable: {e.message}") from None
+    ws = open_workspace(workspace)
+    suite = _suite(suite_file)
+    try:
+        summary = judge_workspace(ws, names, suite=suite, primary=primary,
+                                  concurrency=concurrency, progress=not as_json,
+                                  use_cache=not no_cache)
+    except JudgeUnavailableError as e:
+        fail(str(e), code=1)
+    except ModelError as e:
+        fail(f"judge model unavailable: {e.message}", code=1)
+    except JudgeError as e:
+        raise UserError(str(e)) from None
+    if as_json:
+        print_json(summary.model_dump())
+    else:
+        t = Table("judge", "judged", "correct", "incorrect", "unscored", "failed", "calls",
+                  "cached", "cost $")
+        for s in summary.judges.values():
+            t.add_row(escape(s.judge), str(s.written), str(s.correct), str(s.incorrect),
+                      str(s.unscored), str(s.failed), str(s.model_calls), str(s.cached_calls),
+                      f"{s.cost:.4f}")
+        console.print(t)
+        console.print(f"primary judge: {escape(summary.primary)}")
+    if summary.failed:
+        err_console.print(f"warning: {summary.failed} verdict(s) not written because model "
+                          "calls failed; rerun the same command to retry them")
+        raise typer.Exit(1)
+
+
+@label_app.command("sample")
+@user_errors
+def sample_cmd(
+    workspace: Path = WorkspaceOpt,
+    n: int = typer.Option(100, "--n", help="Sample size."),
+    by: str = typer.Option("model,domain", "--by", help="Strata columns, comma-separated."),
+    overlap: int = typer.Option(0, "--overlap", help="Items every annotator labels."),
+    seed: int = typer.Option(0, "--seed"),
+    condition: str = typer.Option(None, "--condition", help="Only traces of this condition."),
+    annotators: str = typer.Option("", "--annotators", help="Assign the non-shared items "
+                                   "round-robin to these names (default: first come)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Draw a stratified, seeded label sample (replaces the previous sample)."""
+    from agentprop.labels import SampleError, sample_labels
+
+    ws = open_workspace(workspace)
+    try:
+        s = sample_labels(ws, n, [c.strip() for c in by.split(",") if c.strip()],
+                          overlap=overlap, seed=seed, condition=condition,
+                          annotators=[a for a in annotators.split(",") if a.strip()])
+    except SampleError as e:
+        raise UserError(str(e)) from None
+    if as_json:
+        print_json(s.model_dump())
+        return
+    console.print(f"sampled {s.n} of {s.available} trace(s), {s.overlap} shared, "
+                  f"{len(s.strata)} strata")
+    if s.n < n:
+        err_console.print(f"warning: only {s.n} traces available (asked for {n})")
+    t = Table("stratum", "n")
+    for k, v in s.strata.items():
+        t.add_row(escape(k), str(v))
+    console.print(t)
+
+
+@label_app.command("serve")
+@user_errors
+def serve_cmd(
+    workspace: Path = WorkspaceOpt,
+    port: int = typer.Option(8765, "--port", min=0, max=65535),
+    host: str = typer.Option("127.0.0.1", "--host", help="Bind address (default loopback)."),
+    suite_file: Path = SuiteOpt,
+) -> None:
+    """Serve the annotation web app until Ctrl-C."""
+    from agentprop.labels import make_server
+
+    open_workspace(workspace).close()
+    suite = _suite(suite_file)
+    try:
+        server = make_server(workspace, suite, host=host, port=port)
+    except OSError as e:
+        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    console.print(f"labelling at http://{host}:{server.server_port}/  (Ctrl-C to stop)")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        err_console.print("warning: listening beyond this machine; anyone who can reach it "
+                          "can read the sample and write labels")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@label_app.command("import")
+@user_errors
+def import_cmd(
+    file: Path = typer.Argument(..., help="CSV: trace_id|session_id, annotator, label[, note, "
+                                "time]."),
+    workspace: Path = WorkspaceOpt,
+) -> None:
+    """Import labels from CSV, all or nothing."""
+    from agentprop.labels import LabelImportError, import_labels
+
+    ws = open_workspace(workspace)
+    if not file.exists():
+        raise UserError(f"file not found: {file}")
+    try:
+        n = import_labels(file, ws)
+    except LabelImportError as e:
+        raise UserError(str(e)) from None
+    console.print(f"imported {n} label(s)")
+
+
+@label_app.command("export")
+@user_errors
+def export_cmd(
+    workspace: Path = WorkspaceOpt,
+    out: Path = typer.Option(..., "--out", help="CSV file to write."),
+) -> None:
+    """Export every label as CSV."""
+    from agentprop.labels import export_labels
+
+    ws = open_workspace(workspace)
+    try:
+        n = export_labels(ws, out)
+    except OSError as e:
+        raise UserError(f"cannot write {out}: {e.strerror or e}") from None
+    console.print(f"wrote {n} label(s) to {escape(str(out))}")
+
+
+@label_app.command("agreement")
+@user_errors
+def agreement_cmd(
+    workspace: Path = WorkspaceOpt,
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Cohen's κ of each judge against the human labels, inter-annotator κ, Krippendorff's α."""
+    from agentprop.labels import workspace_agreement
+
+    ws = open_workspace(workspace)
+    res = workspace_agreement(ws)
+    if as_json:
+        print_json(res)
+        return
+    if not res["labels"]:
+        raise UserError("no human labels in this workspace; use label serve or label import")
+    console.print(f"{res['labels']} label(s) on {res['labelled_traces']} trace(s) by "
+                  f"{len(res['annotators'])} annotator(s); {res['unsure']} unsure (left out)")
+    t = Table("judge", "n", "κ", "95 % CI", "judge ✓", "human ✓", "J✓H✓", "J✓H✗", "J✗H✓",
+              "J✗H✗")
+    for name, r in res["judges"].items():
+        (a, b), (c, d) = r["confusion"]
+        t.add_row(escape(name), str(r["n"]), _fmt(r["kappa"]),
+                  f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]",
+                  _fmt(r["judge_correct_share"], 2), _fmt(r["human_correct_share"], 2),
+                  str(a), str(b), str(c), str(d))
+    console.print(t)
+    for r in res["inter_annotator"]:
+        console.print(f"inter-annotator κ {escape(r['a'])} vs {escape(r['b'])}: "
+                      f"{_fmt(r['kappa'])} [{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}] "
+                      f"(n={r['n']})")
+    if res["krippendorff_alpha"] is not None:
+        console.print(f"Krippendorff's α (nominal): {_fmt(res['krippendorff_alpha'])}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the main app."""
+    """Add `judge` and the `label` sub-app."""
+    app.command("judge")(judge_cmd)
+    app.add_typer(label_app, name="label")
