@@ -1,1 +1,50 @@
-"""intercept"""
+"""The three-layer runtime interceptor (one implementation: online hook and offline replay),
+its threshold sweep, and the paired control/treatment evaluation's statistics."""
+
+from agentprop.intercept._config import (
+    DEFAULT_KEYWORDS,
+    InterceptConfig,
+    InterceptMode,
+    default_configs,
+    parse_config,
+)
+from agentprop.intercept._interceptor import Interceptor, warning_text
+from agentprop.intercept._numbers import Stated, Support, stated_numbers
+from agentprop.intercept._replay import ReplayResult, episode_state, replay, trace_signals
+from agentprop.intercept._signals import (
+    ABSTENTION_TEXT,
+    WARNING_PREFIX,
+    EpisodeState,
+    Firing,
+    Signals,
+    decide,
+    split_output,
+)
+from agentprop.intercept._sweep import SWEEP_COLUMNS, best_config, sweep
+
+__all__ = [
+    "ABSTENTION_TEXT",
+    "DEFAULT_KEYWORDS",
+    "SWEEP_COLUMNS",
+    "WARNING_PREFIX",
+    "EpisodeState",
+    "Firing",
+    "InterceptConfig",
+    "InterceptMode",
+    "Interceptor",
+    "ReplayResult",
+    "Signals",
+    "Stated",
+    "Support",
+    "best_config",
+    "decide",
+    "default_configs",
+    "episode_state",
+    "parse_config",
+    "replay",
+    "split_output",
+    "stated_numbers",
+    "sweep",
+    "trace_signals",
+    "warning_text",
+]

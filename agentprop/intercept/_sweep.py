@@ -1,0 +1,106 @@
+"""The threshold sweep: replay configurations over stored un-intercepted traces.
+
+The positive class is "the un-intercepted final answer is wrong under the primary judge";
+a configuration's prediction is "the interceptor fires". No model is called: each trace's
+signals are computed once and every configuration's thresholds applied to them with the
+same `decide` the online hook uses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from agentprop.core import Task, Trace
+from agentprop.intercept._config import InterceptConfig, default_configs
+from agentprop.intercept._replay import trace_signals
+from agentprop.intercept._signals import Signals, decide
+
+SWEEP_COLUMNS = [
+    "config", "tau_l1", "tau_l2", "l3", "n", "positives", "tp", "fp", "fn", "tn",
+    "precision", "recall", "f1", "abstention_rate", "best",
+]
+
+
+def sweep_inputs(
+    traces: Iterable[Trace],
+    verdicts: Mapping[str, bool | None],
+    keywords: Sequence[str] | None = None,
+    tasks: Mapping[str, Task] | None = None,
+) -> list[tuple[Signals, bool]]:
+    """(signals, answer is wrong) per usable trace: status ok and a scored verdict."""
+    cfg = InterceptConfig(l3=True, **({"keywords": tuple(keywords)} if keywords else {}))
+    rows: list[tuple[Signals, bool]] = []
+    for t in traces:
+        correct = verdicts.get(t.id)
+        if t.status != "ok" or correct is None:
+            continue
+        task = tasks.get(t.task_id) if tasks else None
+        rows.append((trace_signals(t, cfg, task), not correct))
+    return rows
+
+
+def sweep(
+    traces: Iterable[Trace],
+    verdicts: Mapping[str, bool | None],
+    configs: Sequence[InterceptConfig] | None = None,
+    *,
+    tasks: Mapping[str, Task] | None = None,
+) -> pd.DataFrame:
+    """One row per configuration (columns `SWEEP_COLUMNS`), `best` marking the chosen one:
+    the highest F1, ties broken towards fewer abstentions, then the earlier configuration.
+
+    `verdicts` maps trace id to the primary judge's `correct` (None = unscored: skipped).
+    Traces with status other than ok are skipped too (they have no answer to intercept).
+    """
+    configs = list(configs) if configs is not None else default_configs()
+    traces = list(traces)
+    by_keywords: dict[tuple[str, ...], list[tuple[Signals, bool]]] = {}
+    out = []
+    for cfg in configs:
+        if cfg.keywords not in by_keywords:
+            by_keywords[cfg.keywords] = sweep_inputs(traces, verdicts, cfg.keywords, tasks)
+        data = by_keywords[cfg.keywords]
+        tp = fp = fn = tn = 0
+        for signals, wrong in data:
+            fires = bool(decide(signals, cfg))
+            tp += fires and wrong
+            fp += fires and not wrong
+            fn += (not fires) and wrong
+            tn += (not fires) and not wrong
+        n = len(data)
+        precision = tp / (tp + fp) if tp + fp else math.nan
+        recall = tp / (tp + fn) if tp + fn else math.nan
+        f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+        out.append({
+            "config": cfg.label, "tau_l1": cfg.tau_l1, "tau_l2": cfg.tau_l2, "l3": cfg.l3,
+            "n": n, "positives": tp + fn, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+            "precision": precision, "recall": recall, "f1": f1,
+            "abstention_rate": (tp + fp) / n if n else math.nan,
+        })
+    df = pd.DataFrame(out, columns=SWEEP_COLUMNS[:-1])
+    df["best"] = False
+    if len(df):
+        f1s = [float(x) for x in df["f1"]]
+        rates = [_nan_last(float(x)) for x in df["abstention_rate"]]
+        order = sorted(range(len(df)), key=lambda i: (-round(f1s[i], 12), rates[i], i))
+        df.loc[order[0], "best"] = True
+    return df
+
+
+def _nan_last(v: float) -> float:
+    return math.inf if math.isnan(v) else round(v, 12)
+
+
+def best_config(table: pd.DataFrame, *, mode: str = "abstain") -> InterceptConfig:
+    """The configuration the sweep chose (the row with `best`)."""
+    rows = table[table["best"]]
+    if rows.empty:
+        raise ValueError("the sweep table has no rows")
+    row = rows.iloc[0]
+    return InterceptConfig(
+        tau_l1=int(row["tau_l1"]), tau_l2=int(row["tau_l2"]), l3=bool(row["l3"]),
+        mode=mode,
+    )
