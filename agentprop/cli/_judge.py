@@ -62,7 +62,6 @@ def judge_cmd(
         get_judge,
         judge_workspace,
     )
-
     from agentprop.models import ModelError
 
     names = [canonical_name(n) for n in judge]
