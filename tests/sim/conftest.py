@@ -1,0 +1,14 @@
+import pytest
+from simfakes import GENERATORS, make_suite
+
+from agentprop.suite import Suite
+
+
+@pytest.fixture(scope="session")
+def fake_suite() -> Suite:
+    return make_suite()
+
+
+@pytest.fixture(scope="session")
+def fake_generators() -> dict:
+    return GENERATORS
