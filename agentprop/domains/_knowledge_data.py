@@ -91,14 +91,14 @@ def build_articles(seed: int) -> list[Article]:
     rng = random.Random(seed)
     names = _Names(rng)
 
-    regions = [{"name": names.make(), "terrain": rng.choice(TERRAINS),
+    regions: list[dict[str, Any]] = [{"name": names.make(), "terrain": rng.choice(TERRAINS),
                 "area": rng.randint(2_000, 60_000), "places": []} for _ in range(N_REGIONS)]
     places: list[dict[str, Any]] = []
     for i in range(N_PLACES):
         region = regions[i % N_REGIONS] if i < N_REGIONS else rng.choice(regions)
         kind = rng.choice(list(PLACE_KINDS))
         lo, hi = PLACE_KINDS[kind]
-        place = {"name": names.make(), "kind": kind, "region": region,
+        place: dict[str, Any] = {"name": names.make(), "kind": kind, "region": region,
                  "founded": rng.randint(780, 1850), "population": rng.randint(lo, hi),
                  "natives": [], "orgs": []}
         region["places"].append(place)
@@ -110,7 +110,7 @@ def build_articles(seed: int) -> list[Article]:
     for _ in range(N_PEOPLE):
         born = rng.randint(1650, 1965)
         died = born + rng.randint(38, 96)
-        person = {
+        person: dict[str, Any] = {
             "name": f"{names.make((1, 2))} {names.make((2, 3))}",
             "born": born,
             "died": died if died <= 2020 else None,
@@ -126,7 +126,7 @@ def build_articles(seed: int) -> list[Article]:
     for founder in rng.sample(people, N_ORGS):
         suffix = rng.choice(list(ORG_KINDS))
         end = founder["died"] if founder["died"] is not None else 2015
-        org = {
+        org: dict[str, Any] = {
             "name": f"{names.make()} {suffix}",
             "kind": ORG_KINDS[suffix],
             "founded": rng.randint(founder["born"] + 22, max(founder["born"] + 23, end - 1)),

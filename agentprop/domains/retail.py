@@ -98,7 +98,7 @@ def _make_catalogue(seed: int) -> list[Product]:
                     "price": _price(rng, lo, hi),
                     "rating": round(rng.uniform(2.6, 4.9), 1),
                     "stock": stock,
-                    "max_per_order": rng.randint(max(1, mx // 2), mx),
+                    "max_per_order": rng.randint(max(2, mx // 2), max(2, mx)),
                 }
             )
     rng.shuffle(drafts)

@@ -1,0 +1,310 @@
+"""Knowledge task generator (ablation, never injected): questions about a fictional world.
+
+Intents (difficulty):
+- ``snippet_fact`` (easy): search_knowledge → the fact stated by the article's first
+  sentence (a place's region, a person's birth year/birthplace/occupation, an
+  organisation's founding year/founder, a region's capital).
+- ``article_fact`` (medium): search_knowledge → get_article → a fact from the article
+  (population, founding year, notable work, headquarters, members...).
+- ``two_hop`` (hard): search_knowledge → get_article → get_article of a linked article →
+  a fact of the linked entity (where the founder of X was born, the population of Y's
+  birthplace, the region of X's headquarters...).
+
+Facts: ``number`` (years with unit ``year``, ``population`` unit ``people``, ``area_km2``
+unit ``km2``, ``members`` unit ``members``; tolerance 0) or ``entity`` keyed by the
+infobox field; two-hop tasks also state the bridge entity (key ``bridge_<linking field>``).
+No task changes state. ``meta``: ``query_entities`` = ``{"query": <title searched>}``,
+``answer_field`` (infobox key answered), ``bridge_field`` (two-hop only).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from agentprop.core import Fact, Task, ToolCall
+from agentprop.domains import Observation, get_domain, is_error
+from agentprop.domains._knowledge_data import Article
+from agentprop.domains.knowledge import KnowledgeDomain
+from agentprop.suite._generator import GENERATORS, TaskGenerator
+
+INTENTS: list[tuple[str, str, float]] = [
+    ("snippet_fact", "easy", 0.20),
+    ("article_fact", "medium", 0.50),
+    ("two_hop", "hard", 0.30),
+]
+_DIFFICULTY = {name: diff for name, diff, _ in INTENTS}
+
+# article type -> fields answerable from the first sentence
+SNIPPET_FIELDS = {
+    "place": ["region"],
+    "person": ["born", "birthplace", "occupation"],
+    "organisation": ["founded", "founder"],
+    "region": ["capital"],
+}
+ARTICLE_FIELDS = {
+    "place": ["population", "founded"],
+    "person": ["notable_work", "died"],
+    "organisation": ["headquarters", "members", "founded"],
+    "region": ["area_km2"],
+}
+# (article type, linking field, linked field)
+HOPS = [
+    ("organisation", "founder", "birthplace"),
+    ("organisation", "founder", "born"),
+    ("person", "birthplace", "population"),
+    ("person", "birthplace", "region"),
+    ("organisation", "headquarters", "region"),
+    ("person", "founded", "founded"),
+    ("place", "region", "capital"),
+]
+UNITS = {"born": "year", "died": "year", "founded": "year", "population": "people",
+         "area_km2": "km2", "members": "members"}
+
+QUESTIONS: dict[str, list[str]] = {
+    "region": ["In which region is {t}?", "Which region does {t} belong to?",
+               "Look up {t} in the encyclopedia: what region is it in?"],
+    "born": ["In what year was {t} born?", "When was {t} born?",
+             "Look up {t}: what is their year of birth?"],
+    "birthplace": ["Where was {t} born?", "What is the birthplace of {t}?",
+                   "In which town or city was {t} born?"],
+    "occupation": ["What was {t}'s profession?", "What did {t} do for a living?",
+                   "Look up {t}: what was their occupation?"],
+    "founded": ["When was {t} founded?", "In what year was {t} founded?",
+                "Look up {t}: what is its founding year?"],
+    "founder": ["Who founded {t}?", "Who is the founder of {t}?",
+                "Look up {t}: by whom was it founded?"],
+    "capital": ["What is the capital of {t}?", "Which town is the capital of {t}?",
+                "Look up the region {t}: what is its capital?"],
+    "population": ["What is the population of {t}?", "How many people live in {t}?",
+                   "Look up {t}: how large is its population?"],
+    "notable_work": ["What is {t} best known for?", "Which work is {t} famous for?",
+                     "Look up {t}: what is their best-known work?"],
+    "died": ["In what year did {t} die?", "When did {t} die?",
+             "Look up {t}: what year did they pass away?"],
+    "headquarters": ["Where is {t} headquartered?", "In which town is {t} based?",
+                     "Look up {t}: where are its headquarters?"],
+    "members": ["How many members does {t} have?", "What is the membership of {t}?",
+                "Look up {t}: how many members are listed?"],
+    "area_km2": ["How large is the region {t} in square kilometres?",
+                 "What area does {t} cover?", "Look up {t}: what is its area?"],
+}
+HOP_QUESTIONS: dict[tuple[str, str], list[str]] = {
+    ("founder", "birthplace"): ["Where was the founder of {t} born?",
+                                "In which town was the person who founded {t} born?",
+                                "Who founded {t}, and where was that person born?"],
+    ("founder", "born"): ["In what year was the founder of {t} born?",
+                          "When was the person who founded {t} born?",
+                          "Who founded {t}, and in which year was the founder born?"],
+    ("birthplace", "population"): ["What is the population of the place where {t} was born?",
+                                   "How many people live in {t}'s birthplace?",
+                                   "Where was {t} born, and what is its population?"],
+    ("birthplace", "region"): ["In which region was {t} born?",
+                               "Which region is {t}'s birthplace in?",
+                               "Where was {t} born, and in which region is that?"],
+    ("headquarters", "region"): ["In which region is {t} headquartered?",
+                                 "Which region is the headquarters of {t} in?",
+                                 "Where is {t} based, and in which region is that town?"],
+    ("founded", "founded"): ["In what year was the organisation founded by {t} established?",
+                             "{t} founded an organisation. When was it founded?",
+                             "Which organisation did {t} found, and in what year?"],
+    ("region", "capital"): ["What is the capital of the region {t} lies in?",
+                            "{t} is in a region: which town is that region's capital?",
+                            "Which region is {t} in, and what is its capital?"],
+}
+PHRASES = {
+    "region": "{t} is in the {v} region.",
+    "born": "{t} was born in {v}.",
+    "died": "{t} died in {v}.",
+    "birthplace": "{t} was born in {v}.",
+    "occupation": "{t}'s occupation: {v}.",
+    "founded": "{t} was founded in {v}.",
+    "founder": "{t} was founded by {v}.",
+    "capital": "The capital of {t} is {v}.",
+    "population": "{t} has a population of {v}.",
+    "notable_work": "{t} is best known for {v}.",
+    "headquarters": "{t} is headquartered in {v}.",
+    "members": "{t} has {v} members.",
+    "area_km2": "{t} covers {v} square kilometres.",
+}
+
+BRIDGE_PHRASES = {
+    "founder": "{t} was founded by {v}.",
+    "birthplace": "{t} was born in {v}.",
+    "headquarters": "{t} is headquartered in {v}.",
+    "founded": "{t} founded the {v}.",
+    "region": "{t} is in the {v} region.",
+}
+
+
+def allocate(n: int, weights: list[float], rng: random.Random) -> list[int]:
+    """Exactly `n` intent indices in proportion to `weights` (largest remainder), shuffled."""
+    raw = [w * n / sum(weights) for w in weights]
+    counts = [int(r) for r in raw]
+    for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[: n - sum(counts)]:
+        counts[i] += 1
+    out = [i for i, c in enumerate(counts) for _ in range(c)]
+    rng.shuffle(out)
+    return out
+
+
+def _named(article: Article) -> str:
+    return f"the {article.title}" if article.type == "organisation" else article.title
+
+
+def _fact(field: str, value: Any) -> Fact:
+    if field in UNITS and isinstance(value, int):
+        return Fact(kind="number", key=field, value=value, unit=UNITS[field], tolerance=0)
+    return Fact(kind="entity", key=field, value=str(value))
+
+
+@GENERATORS.register("knowledge")
+class KnowledgeGenerator(TaskGenerator):
+    """See the module docstring for intents, facts and meta."""
+
+    domain = "knowledge"
+
+    @property
+    def world(self) -> KnowledgeDomain:
+        dom = get_domain(self.domain)
+        assert isinstance(dom, KnowledgeDomain)
+        return dom
+
+    def generate(self, n: int, seed: int) -> list[Task]:
+        rng = random.Random(seed)
+        dom = self.world
+        tools = [t.name for t in dom.tools]
+        tasks: list[Task] = []
+        used: set[tuple[str, str, str]] = set()
+        for k, idx in enumerate(allocate(n, [w for *_, w in INTENTS], rng), start=1):
+            intent = INTENTS[idx][0]
+            while True:
+                target, answer, bridge = self._draw(dom, intent, rng)
+                key = (target.article_id, answer, bridge or "")
+                if key not in used:
+                    used.add(key)
+                    break
+            if bridge is None:
+                query = rng.choice(QUESTIONS[answer]).format(t=_named(target))
+            else:
+                query = rng.choice(HOP_QUESTIONS[(bridge, answer)]).format(t=_named(target))
+            query = query[0].upper() + query[1:]
+            env_seed = rng.randrange(2**31)
+            env = dom.make_env(env_seed)
+            calls = [ToolCall(id="call_1", name="search_knowledge",
+                              arguments={"query": target.title})]
+            observations = [env.call("search_knowledge", calls[0].arguments)]
+            hit = next(r for r in observations[0]["results"] if r["title"] == target.title)
+            if intent != "snippet_fact":
+                calls.append(ToolCall(id="call_2", name="get_article",
+                                      arguments={"article_id": hit["article_id"]}))
+                observations.append(env.call("get_article", calls[1].arguments))
+            if bridge is not None:
+                linked = str(observations[1]["infobox"][bridge])
+                link = next(x for x in observations[1]["links"] if x["title"] == linked)
+                calls.append(ToolCall(id="call_3", name="get_article",
+                                      arguments={"article_id": link["article_id"]}))
+                observations.append(env.call("get_article", calls[2].arguments))
+            meta: dict[str, Any] = {"query_entities": {"query": target.title},
+                                    "answer_field": answer}
+            if bridge is not None:
+                meta["bridge_field"] = bridge
+            task = Task(
+                id=f"knowledge_{k:04d}",
+                domain=self.domain,
+                split="test",
+                difficulty=_DIFFICULTY[intent],
+                intent=intent,
+                query=query,
+                tools=tools,
+                env_seed=env_seed,
+                gold_plan=calls,
+                reference_answer="",
+                meta=meta,
+            )
+            task.reference_answer = self.render_answer(task, observations)
+            task.expected_facts = self.expected_facts(task, observations)
+            tasks.append(task)
+        return tasks
+
+    @staticmethod
+    def _draw(dom: KnowledgeDomain, intent: str, rng: random.Random
+              ) -> tuple[Article, str, str | None]:
+        """(target article, answered field, linking field or None)."""
+        while True:
+            if intent == "two_hop":
+                atype, bridge, answer = rng.choice(HOPS)
+            else:
+                atype = rng.choice(["place", "person", "person", "organisation", "region"])
+                table = SNIPPET_FIELDS if intent == "snippet_fact" else ARTICLE_FIELDS
+                answer, bridge = rng.choice(table[atype]), None
+            pool = [a for a in dom.articles if a.type == atype]
+            target = rng.choice(pool)
+            field = bridge or answer
+            if target.infobox.get(field) is not None:
+                return target, answer, bridge
+
+    # -- rendering --------------------------------------------------------------------------
+    def render_answer(self, task: Task, observations: list[Observation]) -> str:
+        return " ".join(self._describe(task, observations)[0])
+
+    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+        return self._describe(task, observations)[1]
+
+    def _describe(self, task: Task, observations: list[Observation]
+                  ) -> tuple[list[str], list[Fact]]:
+        out: list[str] = []
+        facts: list[Fact] = []
+        answer = str(task.meta.get("answer_field", ""))
+        bridge = task.meta.get("bridge_field")
+        wanted = str(task.meta.get("query_entities", {}).get("query", ""))
+        articles = 0
+        for i, obs in enumerate(observations):
+            tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
+            if is_error(obs):
+                err = obs["error"]
+                out.append(f"The {tool} call failed ({err.get('type', 'error')}): "
+                           f"{err.get('message', '')}.")
+            elif "results" in obs:
+                results = list(obs.get("results") or [])
+                if not results:
+                    out.append(f"The encyclopedia has no article matching '{obs.get('query')}'.")
+                    continue
+                hit = next((r for r in results if r.get("title") == wanted), results[0])
+                if task.intent == "snippet_fact":
+                    out.append(str(hit.get("snippet", "")))
+                    art = self.world.by_id.get(str(hit.get("article_id")))
+                    if art is not None and art.infobox.get(answer) is not None:
+                        facts.append(_fact(answer, art.infobox[answer]))
+                else:
+                    out.append(f"The article on {hit.get('title')} is "
+                               f"{hit.get('article_id')}.")
+            elif "infobox" in obs:
+                articles += 1
+                if bridge and articles == 1:
+                    self._article_fact(obs, str(bridge), out, facts, bridge=True)
+                else:
+                    self._article_fact(obs, answer, out, facts)
+            else:
+                out.append(f"The {tool} call returned an unexpected result.")
+        if not observations:
+            out.append("I could not retrieve the information needed to answer.")
+        return out, facts
+
+    @staticmethod
+    def _article_fact(obs: Observation, field: str, out: list[str], facts: list[Fact],
+                      bridge: bool = False) -> None:
+        info = obs.get("infobox") or {}
+        title = str(obs.get("title"))
+        named = f"The {title}" if obs.get("type") == "organisation" else title
+        value = info.get(field)
+        if value is None:
+            out.append(f"The article {obs.get('article_id')} ({title}) does not state "
+                       f"its {field.replace('_', ' ')}.")
+            return
+        phrases = BRIDGE_PHRASES if bridge else PHRASES
+        out.append(phrases.get(field, "{t}: {v}.").format(t=named, v=value))
+        if bridge:
+            facts.append(Fact(kind="entity", key=f"bridge_{field}", value=str(value)))
+        else:
+            facts.append(_fact(field, value))

@@ -1,0 +1,501 @@
+"""Medical task generator: records, interactions, doctor lists and bookings.
+
+Intents (difficulty):
+- ``patient_medications`` (easy): get_patient_record → the medications by name.
+- ``patient_allergies`` (easy): get_patient_record → the allergies (or "no known allergies").
+- ``drug_interaction`` (easy): check_drug_interaction → severity and reason.
+- ``list_specialists`` (easy): list_doctors(specialty, date) → the doctors working that day.
+- ``schedule_direct`` (easy): schedule_appointment with a named doctor (state-changing).
+- ``record_interaction`` (medium): record → check the patient's two medications.
+- ``schedule_specialty`` (medium): list_doctors(specialty, date) → book the first listed
+  doctor (state-changing).
+- ``interaction_branch`` (hard): record → check their two medications → only if the
+  severity is high, book with a specialty (the gold plan stops after the check otherwise;
+  ``meta["branch"]`` says which way it went).
+- ``new_prescription_check`` (hard): record → check every current medication against a
+  new drug.
+
+Facts: ``entity`` (medications ``medication_<k>``, allergies ``allergy_<k>`` or
+``allergies`` = "no known allergies", ``severity`` / ``severity_<a>_<b>`` = none|moderate|high,
+drugs ``drug_a``/``drug_b``, doctors ``doctor`` / ``doctor_<k>`` with the id and surname as
+aliases), ``id`` (``appointment_id``), ``date`` (ISO) and ``time`` (HH:MM).
+Expected state (booking intents): ``{"new_appointments": [{"patient_id", "doctor_id",
+"date", "time"}]}`` (``[]`` when the branch books nothing), compared with
+`MedicalDomain.snapshot`.
+``meta["query_entities"]`` maps tool parameter names to the values the query names
+(``patient_id``, ``drug_a``/``drug_b``, ``specialty``, ``doctor_id``, ``date``, ``time``);
+observations echo the same keys.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentprop.core import REFERENCE_DATE, Fact, Task, ToolCall
+from agentprop.domains import Environment, Observation, get_domain, is_error
+from agentprop.domains._medical_data import SLOT_TIMES, SPECIALIST_NOUN, WEEKDAYS
+from agentprop.domains.medical import MedicalDomain
+from agentprop.suite._generator import GENERATORS, TaskGenerator
+
+TODAY = dt.date.fromisoformat(REFERENCE_DATE)
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December"]
+
+INTENTS: list[tuple[str, str, float]] = [
+    ("patient_medications", "easy", 0.12),
+    ("patient_allergies", "easy", 0.08),
+    ("drug_interaction", "easy", 0.10),
+    ("list_specialists", "easy", 0.04),
+    ("schedule_direct", "easy", 0.06),
+    ("record_interaction", "medium", 0.18),
+    ("schedule_specialty", "medium", 0.17),
+    ("interaction_branch", "hard", 0.13),
+    ("new_prescription_check", "hard", 0.12),
+]
+_DIFFICULTY = {name: diff for name, diff, _ in INTENTS}
+
+
+def allocate(n: int, weights: list[float], rng: random.Random) -> list[int]:
+    """Exactly `n` intent indices in proportion to `weights` (largest remainder), shuffled."""
+    raw = [w * n / sum(weights) for w in weights]
+    counts = [int(r) for r in raw]
+    for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[: n - sum(counts)]:
+        counts[i] += 1
+    out = [i for i, c in enumerate(counts) for _ in range(c)]
+    rng.shuffle(out)
+    return out
+
+
+def date_phrase(day: dt.date, rng: random.Random) -> str:
+    """A way to name `day` relative to the reference Monday, or explicitly."""
+    delta = (day - TODAY).days
+    wd = WEEKDAYS[day.weekday()]
+    options = [f"on {day.isoformat()}", f"on {wd}, {MONTHS[day.month - 1]} {day.day}"]
+    if delta == 1:
+        options += ["tomorrow", "tomorrow"]
+    elif delta == 2:
+        options.append("the day after tomorrow")
+    if 1 < delta <= 6:
+        options.append(f"this {wd}")
+    if 7 <= delta <= 13:
+        options.append(f"{wd} next week")
+        if day.weekday() == 0:
+            options.append("next Monday")
+    if 3 <= delta <= 10:
+        options.append(f"in {delta} days")
+    return rng.choice(options)
+
+
+def time_phrase(time: str, rng: random.Random) -> str:
+    h, m = (int(x) for x in time.split(":"))
+    twelve = f"{(h - 1) % 12 + 1}{f':{m:02d}' if m else ''} {'am' if h < 12 else 'pm'}"
+    return rng.choice([f"at {time}", f"at {time}", f"at {twelve}"])
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+class GoldError(RuntimeError):
+    """A drawn gold call failed: the draw is discarded and redrawn."""
+
+
+@dataclass
+class _Run:
+    """Executes a gold plan step by step, so later arguments come from real observations."""
+
+    env: Environment
+    calls: list[ToolCall] = field(default_factory=list)
+    observations: list[Observation] = field(default_factory=list)
+
+    def __call__(self, name: str, **args: Any) -> Observation:
+        obs = self.env.call(name, args)
+        if is_error(obs):
+            raise GoldError(f"{name}({args}): {obs['error']}")
+        self.calls.append(ToolCall(id=f"call_{len(self.calls) + 1}", name=name, arguments=args))
+        self.observations.append(obs)
+        return obs
+
+
+@dataclass
+class _Draft:
+    query: str
+    entities: dict[str, Any]
+    extra_meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _doctor_aliases(name: str, doctor_id: str) -> list[str]:
+    surname = name.split()[-1]
+    return [doctor_id, f"Dr. {surname}", f"Dr {surname}", surname]
+
+
+@GENERATORS.register("medical")
+class MedicalGenerator(TaskGenerator):
+    """See the module docstring for intents, facts, state and meta."""
+
+    domain = "medical"
+
+    @property
+    def world(self) -> MedicalDomain:
+        dom = get_domain(self.domain)
+        assert isinstance(dom, MedicalDomain)
+        return dom
+
+    # -- generation -------------------------------------------------------------------------
+    def generate(self, n: int, seed: int) -> list[Task]:
+        rng = random.Random(seed)
+        dom = self.world
+        plan = allocate(n, [w for _, _, w in INTENTS], rng)
+        drawers: dict[str, Callable[[MedicalDomain, random.Random, _Run], _Draft]] = {
+            "patient_medications": self._patient_medications,
+            "patient_allergies": self._patient_allergies,
+            "drug_interaction": self._drug_interaction,
+            "list_specialists": self._list_specialists,
+            "schedule_direct": self._schedule_direct,
+            "record_interaction": self._record_interaction,
+            "schedule_specialty": self._schedule_specialty,
+            "interaction_branch": self._interaction_branch,
+            "new_prescription_check": self._new_prescription_check,
+        }
+        tools = [t.name for t in dom.tools]
+        tasks: list[Task] = []
+        for k, idx in enumerate(plan, start=1):
+            intent = INTENTS[idx][0]
+            for _attempt in range(100):
+                env_seed = rng.randrange(2**31)
+                run = _Run(dom.make_env(env_seed))
+                try:
+                    draft = drawers[intent](dom, rng, run)
+                except GoldError:
+                    continue
+                break
+            else:  # pragma: no cover - the world always admits a draw
+                raise RuntimeError(f"could not draw a {intent} task")
+            mutating = any(c.name == "schedule_appointment" for c in run.calls) or (
+                intent == "interaction_branch"
+            )
+            task = Task(
+                id=f"medical_{k:04d}",
+                domain=self.domain,
+                split="test",
+                difficulty=_DIFFICULTY[intent],
+                intent=intent,
+                query=draft.query,
+                tools=tools,
+                env_seed=env_seed,
+                gold_plan=run.calls,
+                reference_answer="",
+                expected_state=run.env.snapshot() if mutating else None,
+                meta={"query_entities": draft.entities, **draft.extra_meta},
+            )
+            task.reference_answer = self.render_answer(task, run.observations)
+            task.expected_facts = self.expected_facts(task, run.observations)
+            tasks.append(task)
+        return tasks
+
+    @staticmethod
+    def _two_med_patient(dom: MedicalDomain, rng: random.Random, high: bool | None = None
+                         ) -> str:
+        pool = [p for p in dom.patients.values() if len(p.medications) == 2]
+        if high is not None:
+            pool = [
+                p for p in pool
+                if (dom.interaction(*p.medications)[0] == "high") == high
+            ]
+        return rng.choice(pool).patient_id
+
+    def _patient_medications(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+        pid = rng.choice(sorted(dom.patients))
+        name = dom.patients[pid].name
+        query = rng.choice([
+            f"What medications is patient {pid} currently taking?",
+            f"List the current medications of {name} (patient {pid}).",
+            f"Which drugs is patient {pid} on right now?",
+            f"Can you pull up {pid}'s record and tell me their current medications?",
+        ])
+        run("get_patient_record", patient_id=pid)
+        return _Draft(query, {"patient_id": pid})
+
+    def _patient_allergies(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+        pid = rng.choice(sorted(dom.patients))
+        name = dom.patients[pid].name
+        query = rng.choice([
+            f"Does patient {pid} have any allergies?",
+            f"What allergies are recorded for {name} ({pid})?",
+            f"Before I prescribe anything: check the allergy list of patient {pid}.",
+        ])
+        run("get_patient_record", patient_id=pid)
+        return _Draft(query, {"patient_id": pid})
+
+    def _drug_interaction(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+        if rng.random() < 0.65:
+            pair = sorted(rng.choice(sorted(dom.interactions, key=sorted)))
+        else:
+            pair = rng.sample(dom.drugs, 2)
+        rng.shuffle(pair)
+        a, b = pair
+        query = rng.choice([
+            f"Is there an interaction between {a} and {b}?",
+            f"Can a patient take {a} together with {b}? How severe is the interaction?",
+            f"Check the drug interaction between {a} and {b}.",
+            f"How serious is it to combine {a} with {b}?",
+        ])
+        run("check_drug_interaction", drug_a=a, drug_b=b)
+        return _Draft(query, {"drug_a": a, "drug_b": b})
+
+    @staticmethod
+    def _working_day(dom: MedicalDomain, rng: random.Random, specialty: str,
+                     doctor_id: str | None = None) -> dt.date:
+        days = []
+        for delta in range(1, 15):
+            day = TODAY + dt.timedelta(days=delta)
+            docs = dom.doctors_for(specialty, day.weekday())
+            if docs and (doctor_id is None or any(d.doctor_id == doctor_id for d in docs)):
+                days.append(day)
+        return rng.choice(days)
+
+    def _list_specialists(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+        specialty = rng.choice(sorted({d.specialty for d in dom.doctors.values()}))
+        day = self._working_day(dom, rng, specialty)
+        when = date_phrase(day, rng)
+        noun = SPECIALIST_NOUN[specialty]
+        query = rng.choice([
+            f"Which {specialty} doctors are working {when}?",
+            f"I need {noun} {when}: who is available that day?",
+            f"List the doctors in {specialty} who work {when}.",
+        ])
+        run("list_doctors", specialty=specialty, date=day.isoformat())
+        return _Draft(query, {"specialty": specialty, "date": day.isoformat()})
+
+    def _schedule_direct(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+        pid = rng.choice(sorted(dom.patients))
+        doc = rng.choice(list(dom.doctors.values()))
+        day = self._working_day(dom, rng, doc.specialty, doc.doctor_id)
+        time = rng.choice(SLOT_TIMES)
+        when, at = date_phrase(day, rng), time_phrase(time, rng)
+        query = rng.choice([
+            f"Book patient {pid} with {doc.name} ({doc.doctor_id}) {when} {at}.",
+            f"Please schedule an appointment for {pid} with doctor {doc.doctor_id} {when} {at}.",
+            f"Make an appointment {when} {at} for patient {pid} to see {doc.name} "
+            f"({doc.doctor_id}).",
+        ])
+        run("schedule_appointment", patient_id=pid, doctor_id=doc.doctor_id,
+            date=day.isoformat(), time=time)
+        return _Draft(query, {"patient_id": pid, "doctor_id": doc.doctor_id,
+                              "date": day.isoformat(), "time": time})
+
+    def _record_interaction(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+        pid = self._two_med_patient(dom, rng)
+        name = dom.patients[pid].name
+        query = rng.choice([
+            f"Do the two medications patient {pid} takes interact with each other?",
+            f"Check whether {name}'s ({pid}) current medications interact, and how severely.",
+            f"Patient {pid} is on two drugs. Is there an interaction between them?",
+        ])
+        rec = run("get_patient_record", patient_id=pid)
+        a, b = rec["medications"][:2]
+        run("check_drug_interaction", drug_a=a, drug_b=b)
+        return _Draft(query, {"patient_id": pid})
+
+    def _schedule_specialty(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+        pid = rng.choice(sorted(dom.patients))
+        specialty = rng.choice(sorted({d.specialty for d in dom.doctors.values()}))
+        day = self._working_day(dom, rng, specialty)
+        time = rng.choice(SLOT_TIMES)
+        when, at = date_phrase(day, rng), time_phrase(time, rng)
+        noun = SPECIALIST_NOUN[specialty]
+        query = rng.choice([
+            f"Book patient {pid} an appointment with {noun} {when} {at}.",
+            f"Find {noun} who works {when} and schedule patient {pid} {at}.",
+            f"Patient {pid} needs to see {noun}. Book the first {specialty} doctor "
+            f"working {when}, {at}.",
+        ])
+        listed = run("list_doctors", specialty=specialty, date=day.isoformat())
+        first = listed["doctors"][0]["doctor_id"]
+        run("schedule_appointment", patient_id=pid, doctor_id=first, date=day.isoformat(),
+            time=time)
+        return _Draft(query, {"patient_id": pid, "specialty": specialty,
+                              "date": day.isoformat(), "time": time})
+
+    def _interaction_branch(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+        pid = self._two_med_patient(dom, rng, high=rng.random() < 0.5)
+        specialty = rng.choice(["cardiology", "general practice", "general practice"])
+        day = self._working_day(dom, rng, specialty)
+        time = rng.choice(SLOT_TIMES)
+        when, at = date_phrase(day, rng), time_phrase(time, rng)
+        noun = SPECIALIST_NOUN[specialty]
+        query = rng.choice([
+            f"Check whether patient {pid}'s two medications interact. If the interaction "
+            f"is high severity, book them with {noun} {when} {at}; otherwise just report "
+            "the severity.",
+            f"Review the medications of patient {pid}: if they have a high-severity "
+            f"interaction, schedule an appointment with {noun} {when} {at}.",
+            f"Do {pid}'s two drugs interact? Only if it's a high-severity interaction, "
+            f"make an appointment with {noun} {when} {at}.",
+        ])
+        rec = run("get_patient_record", patient_id=pid)
+        a, b = rec["medications"][:2]
+        check = run("check_drug_interaction", drug_a=a, drug_b=b)
+        taken = check["severity"] == "high"
+        if taken:
+            run("schedule_appointment", patient_id=pid, specialty=specialty,
+                date=day.isoformat(), time=time)
+        return _Draft(
+            query,
+            {"patient_id": pid, "specialty": specialty, "date": day.isoformat(), "time": time},
+            {"branch": {"condition": "severity == high", "taken": taken}},
+        )
+
+    def _new_prescription_check(self, dom: MedicalDomain, rng: random.Random, run: _Run
+                                ) -> _Draft:
+        pid = rng.choice(sorted(dom.patients))
+        meds = dom.patients[pid].medications
+        partners = sorted({
+            d for pair in dom.interactions for d in pair
+            if any(m in pair for m in meds) and d not in meds
+        })
+        others = [d for d in dom.drugs if d not in meds]
+        new = rng.choice(partners) if partners and rng.random() < 0.65 else rng.choice(others)
+        query = rng.choice([
+            f"Patient {pid} is about to be prescribed {new}. Check it against each of their "
+            "current medications.",
+            f"We want to start {new} for patient {pid}. Does it interact with anything "
+            "they already take?",
+            f"Is {new} safe to add to patient {pid}'s current medications? Check every "
+            "interaction.",
+        ])
+        rec = run("get_patient_record", patient_id=pid)
+        for med in rec["medications"]:
+            run("check_drug_interaction", drug_a=med, drug_b=new)
+        return _Draft(query, {"patient_id": pid, "drug_b": new})
+
+    # -- rendering --------------------------------------------------------------------------
+    def render_answer(self, task: Task, observations: list[Observation]) -> str:
+        sentences, _ = self._describe(task, observations)
+        return " ".join(sentences)
+
+    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+        _, facts = self._describe(task, observations)
+        return facts
+
+    def _describe(self, task: Task, observations: list[Observation]
+                  ) -> tuple[list[str], list[Fact]]:
+        """Sentences stating what each observation says, and the facts they state."""
+        out: list[str] = []
+        facts: list[Fact] = []
+        n_checks = sum(1 for o in observations if "severity" in o)
+        for i, obs in enumerate(observations):
+            tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
+            if is_error(obs):
+                err = obs["error"]
+                out.append(f"The {tool} call failed ({err.get('type', 'error')}): "
+                           f"{err.get('message', '')}.")
+            elif "medications" in obs:
+                self._record(task, obs, out, facts)
+            elif "severity" in obs:
+                self._interaction(task, obs, out, facts, keyed=n_checks > 1)
+            elif "doctors" in obs:
+                self._doctors(task, obs, out, facts)
+            elif obs.get("status") == "booked":
+                self._booking(obs, out, facts)
+            else:
+                out.append(f"The {tool} call returned an unexpected result.")
+        if not observations:
+            out.append("I could not retrieve the information needed to answer.")
+        if task.intent == "interaction_branch":
+            checks = [o for o in observations if "severity" in o]
+            booked = any(o.get("status") == "booked" for o in observations)
+            if checks and not booked:
+                if checks[-1]["severity"] == "high":
+                    out.append("The interaction is high severity, but no appointment "
+                               "was booked.")
+                else:
+                    out.append("The interaction is not high severity, so no appointment "
+                               "was booked.")
+        return out, facts
+
+    @staticmethod
+    def _record(task: Task, obs: Observation, out: list[str], facts: list[Fact]) -> None:
+        who = f"Patient {obs.get('patient_id')} ({obs.get('name')})"
+        if task.intent == "patient_allergies":
+            allergies = list(obs.get("allergies") or [])
+            if allergies:
+                out.append(f"{who} has documented allergies to {_join(allergies)}.")
+                facts += [Fact(kind="entity", key=f"allergy_{k}", value=a)
+                          for k, a in enumerate(allergies, 1)]
+            else:
+                out.append(f"{who} has no known allergies.")
+                facts.append(Fact(kind="entity", key="allergies", value="no known allergies",
+                                  aliases=["no allergies", "no documented allergies",
+                                           "no recorded allergies", "NKDA"]))
+            return
+        meds = list(obs.get("medications") or [])
+        if meds:
+            out.append(f"{who} currently takes {_join(meds)}.")
+        else:
+            out.append(f"{who} takes no medications.")
+        if task.intent == "patient_medications":
+            facts += [Fact(kind="entity", key=f"medication_{k}", value=m)
+                      for k, m in enumerate(meds, 1)]
+
+    @staticmethod
+    def _interaction(task: Task, obs: Observation, out: list[str], facts: list[Fact],
+                     keyed: bool) -> None:
+        a, b, sev = str(obs.get("drug_a")), str(obs.get("drug_b")), str(obs.get("severity"))
+        out.append(f"{_cap(a)} and {b}: severity {sev} — {obs.get('reason')}.")
+        aliases = {
+            "high": ["severe", "major", "serious"],
+            "none": ["no interaction", "no known interaction", "do not interact",
+                     "don't interact", "no significant interaction"],
+        }.get(sev, [])
+        key = f"severity_{a}_{b}".replace(" ", "_") if keyed else "severity"
+        facts.append(Fact(kind="entity", key=key, value=sev, aliases=aliases))
+        if task.intent in ("record_interaction", "interaction_branch"):
+            facts.append(Fact(kind="entity", key="drug_a", value=a))
+            facts.append(Fact(kind="entity", key="drug_b", value=b))
+
+    @staticmethod
+    def _doctors(task: Task, obs: Observation, out: list[str], facts: list[Fact]) -> None:
+        docs = list(obs.get("doctors") or [])
+        spec = _cap(str(obs.get("specialty")))
+        when = (f" working on {obs['date']} ({obs.get('weekday')})" if obs.get("date")
+                else "")
+        if not docs:
+            out.append(f"No {obs.get('specialty')} doctor is available{when}.")
+            return
+        named = [f"{d['name']} ({d['doctor_id']})" for d in docs]
+        out.append(f"{spec} doctors{when}: {_join(named)}.")
+        if task.intent == "list_specialists":
+            facts += [
+                Fact(kind="entity", key=f"doctor_{k}", value=d["name"],
+                     aliases=_doctor_aliases(d["name"], d["doctor_id"]))
+                for k, d in enumerate(docs, 1)
+            ]
+            if obs.get("date"):
+                facts.append(Fact(kind="date", key="date", value=str(obs["date"])))
+
+    @staticmethod
+    def _booking(obs: Observation, out: list[str], facts: list[Fact]) -> None:
+        out.append(
+            f"Booked appointment {obs['appointment_id']} for patient {obs['patient_id']} "
+            f"({obs.get('patient_name')}) with {obs.get('doctor_name')} "
+            f"({obs.get('specialty')}) on {obs['date']} ({obs.get('weekday')}) at "
+            f"{obs['time']}."
+        )
+        facts += [
+            Fact(kind="id", key="appointment_id", value=str(obs["appointment_id"])),
+            Fact(kind="entity", key="doctor", value=str(obs.get("doctor_name")),
+                 aliases=_doctor_aliases(str(obs.get("doctor_name")), str(obs["doctor_id"]))),
+            Fact(kind="date", key="date", value=str(obs["date"])),
+            Fact(kind="time", key="time", value=str(obs["time"])),
+        ]

@@ -1,0 +1,408 @@
+"""Retail task generator (held-out domain): search, product details, orders, comparisons.
+
+Intents (difficulty):
+- ``product_details`` (easy): get_product → name, price, stock.
+- ``cheapest_search`` (easy): search_products(sort_by=price_asc) → the cheapest match.
+- ``order_total`` (easy): place_order → order id and total (state-changing).
+- ``search_then_order`` (medium): search (sort_by=rating) → order the top result.
+- ``search_then_details`` (medium): search (sort_by=price_asc) → get_product of the cheapest.
+- ``compare_products`` (medium): get_product × 2 → which is cheaper and by how much.
+- ``compare_and_order`` (hard): get_product × 2 → order the cheaper one.
+- ``filtered_search_order`` (hard): search with max_price/min_rating → get_product →
+  place_order of the top result.
+
+Facts: ``entity`` (``product`` name with its id as alias, ``cheaper``), ``number`` with
+unit ``USD`` and tolerance 0.005 (``price``, ``total``, ``difference``, ``price_<id>``) or
+unit ``units`` (``stock``, ``quantity``), ``id`` (``order_id``).
+Expected state (ordering intents): ``{"orders": [{"product_id", "quantity", "unit_price",
+"total"}], "stock": {product_id: remaining}}``, compared with `RetailDomain.snapshot`.
+``meta["query_entities"]`` maps tool parameter names to what the query names
+(``product_id`` — a list when the query names two products —, ``quantity``, ``query``,
+``max_price``, ``min_rating``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentprop.core import Fact, Task, ToolCall
+from agentprop.domains import Environment, Observation, get_domain, is_error
+from agentprop.domains.retail import Product, RetailDomain
+from agentprop.suite._generator import GENERATORS, TaskGenerator
+
+INTENTS: list[tuple[str, str, float]] = [
+    ("product_details", "easy", 0.14),
+    ("cheapest_search", "easy", 0.13),
+    ("order_total", "easy", 0.13),
+    ("search_then_order", "medium", 0.12),
+    ("search_then_details", "medium", 0.12),
+    ("compare_products", "medium", 0.11),
+    ("compare_and_order", "hard", 0.13),
+    ("filtered_search_order", "hard", 0.12),
+]
+_DIFFICULTY = {name: diff for name, diff, _ in INTENTS}
+_SORT_WORD = {"price_asc": "cheapest", "price_desc": "most expensive",
+              "rating": "highest-rated", "relevance": "best-matching"}
+
+
+def allocate(n: int, weights: list[float], rng: random.Random) -> list[int]:
+    """Exactly `n` intent indices in proportion to `weights` (largest remainder), shuffled."""
+    raw = [w * n / sum(weights) for w in weights]
+    counts = [int(r) for r in raw]
+    for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[: n - sum(counts)]:
+        counts[i] += 1
+    out = [i for i, c in enumerate(counts) for _ in range(c)]
+    rng.shuffle(out)
+    return out
+
+
+def units(qty: int) -> str:
+    return f"{qty} unit{'s' if qty != 1 else ''}"
+
+
+def usd(value: Any) -> str:
+    return f"${float(value):.2f}"
+
+
+class GoldError(RuntimeError):
+    """A drawn gold call failed or the draw does not fit the query: redraw."""
+
+
+@dataclass
+class _Run:
+    env: Environment
+    calls: list[ToolCall] = field(default_factory=list)
+    observations: list[Observation] = field(default_factory=list)
+
+    def __call__(self, name: str, **args: Any) -> Observation:
+        obs = self.env.call(name, args)
+        if is_error(obs):
+            raise GoldError(f"{name}({args}): {obs['error']}")
+        self.calls.append(ToolCall(id=f"call_{len(self.calls) + 1}", name=name, arguments=args))
+        self.observations.append(obs)
+        return obs
+
+
+@GENERATORS.register("retail")
+class RetailGenerator(TaskGenerator):
+    """See the module docstring for intents, facts, state and meta."""
+
+    domain = "retail"
+
+    @property
+    def world(self) -> RetailDomain:
+        dom = get_domain(self.domain)
+        assert isinstance(dom, RetailDomain)
+        return dom
+
+    def generate(self, n: int, seed: int) -> list[Task]:
+        rng = random.Random(seed)
+        dom = self.world
+        drawers: dict[str, Callable[[RetailDomain, random.Random, _Run], dict[str, Any]]] = {
+            "product_details": self._product_details,
+            "cheapest_search": self._cheapest_search,
+            "order_total": self._order_total,
+            "search_then_order": self._search_then_order,
+            "search_then_details": self._search_then_details,
+            "compare_products": self._compare_products,
+            "compare_and_order": self._compare_and_order,
+            "filtered_search_order": self._filtered_search_order,
+        }
+        tools = [t.name for t in dom.tools]
+        tasks: list[Task] = []
+        for k, idx in enumerate(allocate(n, [w for *_, w in INTENTS], rng), start=1):
+            intent = INTENTS[idx][0]
+            for _attempt in range(200):
+                env_seed = rng.randrange(2**31)
+                run = _Run(dom.make_env(env_seed))
+                try:
+                    entities = drawers[intent](dom, rng, run)
+                except GoldError:
+                    continue
+                break
+            else:  # pragma: no cover - the catalogue always admits a draw
+                raise RuntimeError(f"could not draw a {intent} task")
+            mutating = any(c.name == "place_order" for c in run.calls)
+            task = Task(
+                id=f"retail_{k:04d}",
+                domain=self.domain,
+                split="test",
+                difficulty=_DIFFICULTY[intent],
+                intent=intent,
+                query=entities.pop("__query__"),
+                tools=tools,
+                env_seed=env_seed,
+                gold_plan=run.calls,
+                reference_answer="",
+                expected_state=run.env.snapshot() if mutating else None,
+                meta={"query_entities": entities},
+            )
+            task.reference_answer = self.render_answer(task, run.observations)
+            task.expected_facts = self.expected_facts(task, run.observations)
+            tasks.append(task)
+        return tasks
+
+    # -- draws ------------------------------------------------------------------------------
+    @staticmethod
+    def _orderable(dom: RetailDomain, rng: random.Random, p: Product) -> int:
+        """A quantity of `p` the shop accepts (GoldError if none)."""
+        top = min(p.max_per_order, p.stock, 5)
+        if top < 1:
+            raise GoldError(f"{p.product_id} cannot be ordered")
+        return rng.randint(min(2, top), top)
+
+    @staticmethod
+    def _product(dom: RetailDomain, rng: random.Random) -> Product:
+        return dom.products[rng.choice(sorted(dom.products))]
+
+    @staticmethod
+    def _pair(dom: RetailDomain, rng: random.Random) -> tuple[Product, Product]:
+        ptype = rng.choice(dom.vocabulary)
+        same = sorted((p for p in dom.products.values() if p.product_type == ptype),
+                      key=lambda p: p.product_id)
+        a, b = rng.sample(same, 2)
+        if a.price == b.price:
+            raise GoldError("equal prices")
+        return a, b
+
+    def _product_details(self, dom: RetailDomain, rng: random.Random, run: _Run
+                         ) -> dict[str, Any]:
+        p = self._product(dom, rng)
+        query = rng.choice([
+            f"What does product {p.product_id} cost, and how many are in stock?",
+            f"Look up the {p.name} ({p.product_id}): what is its price and stock level?",
+            f"Give me the price and the number of units in stock for {p.product_id}.",
+        ])
+        run("get_product", product_id=p.product_id)
+        return {"__query__": query, "product_id": p.product_id}
+
+    def _cheapest_search(self, dom: RetailDomain, rng: random.Random, run: _Run
+                         ) -> dict[str, Any]:
+        ptype = rng.choice(dom.vocabulary)
+        args: dict[str, Any] = {"query": ptype, "sort_by": "price_asc", "limit": 5}
+        if rng.random() < 0.35:
+            args["min_rating"] = rng.choice([3.5, 4.0, 4.5])
+            rated = f" with a rating of at least {args['min_rating']}"
+            query = rng.choice([
+                f"What's the cheapest {ptype}{rated}?",
+                f"Find me the lowest-priced {ptype}{rated}.",
+                f"I need a {ptype}{rated}. Which one costs the least?",
+            ])
+        else:
+            query = rng.choice([
+                f"What's the cheapest {ptype} you sell?",
+                f"Find me the lowest-priced {ptype} in the shop.",
+                f"I need a {ptype}. Which one costs the least?",
+            ])
+        obs = run("search_products", **args)
+        if not obs["results"]:
+            raise GoldError("no match")
+        return {"__query__": query, **{k: v for k, v in args.items()
+                                       if k in ("query", "min_rating")}}
+
+    def _order_total(self, dom: RetailDomain, rng: random.Random, run: _Run) -> dict[str, Any]:
+        p = self._product(dom, rng)
+        qty = self._orderable(dom, rng, p)
+        query = rng.choice([
+            f"Order {units(qty)} of {p.product_id} and tell me the total.",
+            f"Please buy {qty} × {p.name} ({p.product_id}). What's the total?",
+            f"I'd like {qty} of product {p.product_id}: place the order and confirm the "
+            "total price.",
+        ])
+        run("place_order", product_id=p.product_id, quantity=qty)
+        return {"__query__": query, "product_id": p.product_id, "quantity": qty}
+
+    def _search_then_order(self, dom: RetailDomain, rng: random.Random, run: _Run
+                           ) -> dict[str, Any]:
+        ptype = rng.choice(dom.vocabulary)
+        obs = run("search_products", query=ptype, sort_by="rating", limit=5)
+        top = dom.products[obs["results"][0]["product_id"]]
+        qty = self._orderable(dom, rng, top)
+        query = rng.choice([
+            f"Order {qty} of the highest-rated {ptype} and tell me the total.",
+            f"Find the best-rated {ptype} in the shop and buy {qty}. What did it cost?",
+            f"I want {units(qty)} of your top-rated {ptype}. Please place the order.",
+        ])
+        run("place_order", product_id=top.product_id, quantity=qty)
+        return {"__query__": query, "query": ptype, "quantity": qty}
+
+    def _search_then_details(self, dom: RetailDomain, rng: random.Random, run: _Run
+                             ) -> dict[str, Any]:
+        ptype = rng.choice(dom.vocabulary)
+        query = rng.choice([
+            f"How many units of the cheapest {ptype} are in stock?",
+            f"Find the least expensive {ptype} and check its stock level.",
+            f"What's the cheapest {ptype}, and is it in stock? How many units?",
+        ])
+        obs = run("search_products", query=ptype, sort_by="price_asc", limit=5)
+        run("get_product", product_id=obs["results"][0]["product_id"])
+        return {"__query__": query, "query": ptype}
+
+    def _compare_products(self, dom: RetailDomain, rng: random.Random, run: _Run
+                          ) -> dict[str, Any]:
+        a, b = self._pair(dom, rng)
+        query = rng.choice([
+            f"Which is cheaper, {a.product_id} or {b.product_id}, and by how much?",
+            f"Compare the prices of the {a.name} ({a.product_id}) and the {b.name} "
+            f"({b.product_id}). Which one costs less, and what is the difference?",
+            f"I'm choosing between products {a.product_id} and {b.product_id}. "
+            "Which is less expensive, and by how many dollars?",
+        ])
+        run("get_product", product_id=a.product_id)
+        run("get_product", product_id=b.product_id)
+        return {"__query__": query, "product_id": [a.product_id, b.product_id]}
+
+    def _compare_and_order(self, dom: RetailDomain, rng: random.Random, run: _Run
+                           ) -> dict[str, Any]:
+        a, b = self._pair(dom, rng)
+        cheaper = a if a.price < b.price else b
+        qty = self._orderable(dom, rng, cheaper)
+        query = rng.choice([
+            f"Compare {a.product_id} and {b.product_id} and order {qty} of whichever is "
+            "cheaper. What's the total?",
+            f"Between the {a.name} ({a.product_id}) and the {b.name} ({b.product_id}), "
+            f"buy {units(qty)} of the less expensive one.",
+            f"Check the prices of {a.product_id} and {b.product_id}, then place an order "
+            f"for {qty} of the cheaper product.",
+        ])
+        run("get_product", product_id=a.product_id)
+        run("get_product", product_id=b.product_id)
+        run("place_order", product_id=cheaper.product_id, quantity=qty)
+        return {"__query__": query, "product_id": [a.product_id, b.product_id],
+                "quantity": qty}
+
+    def _filtered_search_order(self, dom: RetailDomain, rng: random.Random, run: _Run
+                               ) -> dict[str, Any]:
+        ptype = rng.choice(dom.vocabulary)
+        prices = sorted(p.price for p in dom.products.values() if p.product_type == ptype)
+        max_price = float(int(prices[len(prices) // 2]) + 1)
+        min_rating = rng.choice([3.0, 3.5, 4.0])
+        obs = run("search_products", query=ptype, max_price=max_price, min_rating=min_rating,
+                  sort_by="rating", limit=5)
+        if not obs["results"]:
+            raise GoldError("no match")
+        top = dom.products[obs["results"][0]["product_id"]]
+        qty = self._orderable(dom, rng, top)
+        cap = f"${max_price:.0f}"
+        query = rng.choice([
+            f"Find the best-rated {ptype} under {cap} with a rating of at least "
+            f"{min_rating}, check its stock, and order {qty}.",
+            f"I need {qty} × {ptype}: at most {cap} each and rated {min_rating} or better. "
+            "Pick the highest-rated one, confirm it's in stock and place the order.",
+            f"Search for a {ptype} costing no more than {cap}, rating {min_rating}+, take "
+            f"the top-rated result, look up its stock, then order {qty}.",
+        ])
+        run("get_product", product_id=top.product_id)
+        run("place_order", product_id=top.product_id, quantity=qty)
+        return {"__query__": query, "query": ptype, "max_price": max_price,
+                "min_rating": min_rating, "quantity": qty}
+
+    # -- rendering --------------------------------------------------------------------------
+    def render_answer(self, task: Task, observations: list[Observation]) -> str:
+        return " ".join(self._describe(task, observations)[0])
+
+    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+        return self._describe(task, observations)[1]
+
+    def _describe(self, task: Task, observations: list[Observation]
+                  ) -> tuple[list[str], list[Fact]]:
+        out: list[str] = []
+        facts: list[Fact] = []
+        details: list[Observation] = []
+        intent = task.intent
+        for i, obs in enumerate(observations):
+            tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
+            if is_error(obs):
+                err = obs["error"]
+                out.append(f"The {tool} call failed ({err.get('type', 'error')}): "
+                           f"{err.get('message', '')}.")
+            elif "results" in obs:
+                self._search(intent, obs, out, facts)
+            elif obs.get("status") == "placed":
+                self._order(obs, out, facts)
+            elif "stock" in obs:
+                details.append(obs)
+                self._details(intent, obs, out, facts)
+                if intent in ("compare_products", "compare_and_order") and len(details) == 2:
+                    self._compare(intent, details[0], details[1], out, facts)
+            else:
+                out.append(f"The {tool} call returned an unexpected result.")
+        if not observations:
+            out.append("I could not retrieve the information needed to answer.")
+        return out, facts
+
+    @staticmethod
+    def _search(intent: str, obs: Observation, out: list[str], facts: list[Fact]) -> None:
+        results = list(obs.get("results") or [])
+        if not results:
+            out.append(f"No products matched '{obs.get('query')}'.")
+            return
+        top = results[0]
+        word = _SORT_WORD.get(str(obs.get("sort_by", "relevance")), "best-matching")
+        out.append(
+            f"The {word} match for '{obs.get('query')}' is the {top['name']} "
+            f"({top['product_id']}) at {usd(top['price'])}, rated {top['rating']}"
+            f"{'' if top.get('in_stock', True) else ' (out of stock)'}."
+        )
+        if intent == "cheapest_search":
+            facts += [
+                Fact(kind="entity", key="product", value=str(top["name"]),
+                     aliases=[str(top["product_id"])]),
+                Fact(kind="number", key="price", value=float(top["price"]), unit="USD",
+                     tolerance=0.005),
+            ]
+
+    @staticmethod
+    def _details(intent: str, obs: Observation, out: list[str], facts: list[Fact]) -> None:
+        out.append(
+            f"The {obs.get('name')} ({obs.get('product_id')}) costs {usd(obs.get('price'))}, "
+            f"is rated {obs.get('rating')} and has {obs.get('stock')} units in stock "
+            f"(at most {obs.get('max_per_order')} per order)."
+        )
+        if intent in ("product_details", "search_then_details"):
+            facts += [
+                Fact(kind="entity", key="product", value=str(obs.get("name")),
+                     aliases=[str(obs.get("product_id"))]),
+                Fact(kind="number", key="price", value=float(obs.get("price") or 0),
+                     unit="USD", tolerance=0.005),
+                Fact(kind="number", key="stock", value=int(obs.get("stock") or 0),
+                     unit="units", tolerance=0),
+            ]
+
+    @staticmethod
+    def _compare(intent: str, a: Observation, b: Observation, out: list[str],
+                 facts: list[Fact]) -> None:
+        pa, pb = float(a.get("price") or 0), float(b.get("price") or 0)
+        if pa == pb:
+            out.append(f"Both cost the same, {usd(pa)}.")
+            return
+        cheap, dear = (a, b) if pa < pb else (b, a)
+        diff = (round(max(pa, pb) * 100) - round(min(pa, pb) * 100)) / 100
+        out.append(
+            f"The {cheap.get('name')} ({cheap.get('product_id')}) is cheaper than the "
+            f"{dear.get('name')} ({dear.get('product_id')}) by {usd(diff)}."
+        )
+        facts.append(Fact(kind="entity", key="cheaper", value=str(cheap.get("name")),
+                          aliases=[str(cheap.get("product_id"))]))
+        if intent == "compare_products":
+            facts.append(Fact(kind="number", key="difference", value=diff, unit="USD",
+                              tolerance=0.005))
+
+    @staticmethod
+    def _order(obs: Observation, out: list[str], facts: list[Fact]) -> None:
+        out.append(
+            f"Order {obs['order_id']} placed: {obs['quantity']} × {obs.get('name')} "
+            f"({obs['product_id']}) at {usd(obs['unit_price'])} = {usd(obs['total'])}."
+        )
+        facts += [
+            Fact(kind="id", key="order_id", value=str(obs["order_id"])),
+            Fact(kind="entity", key="product", value=str(obs.get("name")),
+                 aliases=[str(obs["product_id"])]),
+            Fact(kind="number", key="quantity", value=int(obs["quantity"]), unit="units",
+                 tolerance=0),
+            Fact(kind="number", key="total", value=float(obs["total"]), unit="USD",
+                 tolerance=0.005),
+        ]
