@@ -1,0 +1,649 @@
+"""Calendar tasks: list, look up, count, find free time, create, delete, move and rebook.
+
+Intents (difficulty): ``list_events``, ``event_time_lookup``, ``count_events``,
+``free_slot``, ``create_event`` (easy, one call); ``find_and_book``, ``delete_by_title``,
+``move_event`` (medium, two chained calls: the id or slot of the second comes from the
+first's observation); ``book_or_next_free`` (branch: book at the asked time, or at the first
+free slot after it when that time is taken), ``replace_event`` (list, delete, create in the
+freed slot), ``move_to_day`` (list, find a slot on the other day, move) — hard.
+
+Facts: ``entity`` (titles), ``date`` (ISO), ``time`` (``HH:MM``), ``id`` (``EVT_…``),
+``number`` (event counts "events", durations "minutes"). The reference lists events as
+``Title HH:MM-HH:MM (EVT_1234)``.
+
+``expected_state`` (state-changing intents) is a subset of ``CalendarDomain.snapshot``:
+``{"events": [partial event, ...], "deleted_event_ids": [id, ...]}`` — each partial event
+must match some event of the final calendar; each id must have been deleted. Created events
+are given by content (title, date, start_time, duration_minutes), not by id.
+
+``task.meta``: ``query_entities`` maps observation echo keys (``date``, ``end_date``,
+``title``, ``start_time``, ``duration_minutes``, ``earliest``) to what the query asked for
+(a list when several values are legitimate, e.g. the old and new title of a replacement);
+``date_phrase`` (and ``date_phrase_2``) / ``relative_date`` describe the date expression;
+``title`` is the event the query names; ``requested_time`` for ``book_or_next_free``;
+``branch`` ("free"/"taken") for that intent.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from agentprop.core import Fact, Task
+from agentprop.domains import Observation, is_error
+from agentprop.domains.calendar import (
+    CalendarDomain,
+    events_on,
+    free_slots,
+    to_hhmm,
+    to_minutes,
+)
+from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._phrasing import (
+    Builder,
+    Draft,
+    Redraw,
+    absolute_phrases,
+    build_task,
+    date_phrase,
+    failure_sentence,
+    iso,
+    number_fact,
+    relative_phrases,
+    schedule,
+    tool_at,
+)
+
+WEIGHTS: list[tuple[str, Any, float]] = [
+    ("list_events", "easy", 0.12),
+    ("event_time_lookup", "easy", 0.09),
+    ("count_events", "easy", 0.05),
+    ("free_slot", "easy", 0.07),
+    ("create_event", "easy", 0.07),
+    ("find_and_book", "medium", 0.12),
+    ("delete_by_title", "medium", 0.12),
+    ("move_event", "medium", 0.11),
+    ("book_or_next_free", "hard", 0.09),
+    ("replace_event", "hard", 0.08),
+    ("move_to_day", "hard", 0.08),
+]
+NEW_TITLES = (
+    "Plumber visit", "Call with the bank", "Coffee with Alex", "Physio appointment",
+    "Study session", "Team offsite prep", "Flight check-in", "Birthday party planning",
+    "Tax advisor meeting", "Guitar practice", "Pick up dry cleaning", "Video call with Lena",
+    "Code review", "Apartment viewing", "Volunteer shift", "Running club",
+)
+
+
+# -- drawing --------------------------------------------------------------------------------
+
+
+def _entities(d: Draft, **kv: Any) -> None:
+    d.meta.setdefault("query_entities", {}).update(kv)
+
+
+def _when(d: Draft, rng: random.Random, offset: int, key: str = "date_phrase") -> str:
+    phrase, rel = date_phrase(rng, offset, 0.65)
+    d.meta[key] = phrase
+    d.meta["relative_date"] = bool(d.meta.get("relative_date")) or rel
+    return phrase
+
+
+def _time_phrase(rng: random.Random, minutes: int) -> str:
+    if minutes % 60 == 0 and rng.random() < 0.35:
+        h = minutes // 60
+        return "noon" if h == 12 else f"{h % 12 or 12} {'am' if h < 12 else 'pm'}"
+    return to_hhmm(minutes)
+
+
+def _state(d: Draft) -> dict[str, Any]:
+    st: dict[str, Any] = d.env.state
+    return st
+
+
+def _free_starts(
+    d: Draft, day: str, dur: int, lo: int = 8 * 60, hi: int = 18 * 60, exclude: str | None = None
+) -> list[int]:
+    """Start times on a 15-minute grid where an event of `dur` minutes fits."""
+    out: list[int] = []
+    for s, e in free_slots(_state(d), day, lo, hi, exclude):
+        t = -(-s // 15) * 15
+        while t + dur <= e:
+            out.append(t)
+            t += 15
+    return out
+
+
+def _pick_event(
+    d: Draft, rng: random.Random, offsets: list[int], latest_end: int = 24 * 60
+) -> tuple[int, dict[str, Any]]:
+    for _ in range(30):
+        off = rng.choice(offsets)
+        evs = [e for e in events_on(_state(d), iso(off))
+               if to_minutes(e["start_time"]) + e["duration_minutes"] <= latest_end]
+        if evs:
+            return off, dict(rng.choice(evs))
+    raise Redraw("no suitable event")
+
+
+def _list_events(d: Draft, rng: random.Random) -> None:
+    off = rng.choice([*range(-3, 14), 0, 1, 1, 2])
+    when = _when(d, rng, off)
+    past = off < 0
+    d.query = rng.choice([
+        f"What {'was' if past else 'is'} on my calendar {when}?",
+        f"Do I have any events {when}?" if not past else f"Did I have any events {when}?",
+        f"List my appointments {when}.",
+        f"What does my schedule look like {when}?",
+    ])
+    _entities(d, date=iso(off))
+    d.call("get_events", {"date": iso(off)})
+
+
+def _event_time_lookup(d: Draft, rng: random.Random) -> None:
+    off, ev = _pick_event(d, rng, [*range(0, 14), 1, 2])
+    when = _when(d, rng, off)
+    t = ev["title"]
+    d.meta["title"] = t
+    d.query = rng.choice([
+        f"What time is my {t} {when}?",
+        f"When does my {t} start {when}, and how long is it?",
+        f"I have '{t}' {when}. What time is it?",
+    ])
+    _entities(d, date=iso(off), title=t)
+    d.call("get_events", {"date": iso(off)})
+
+
+def _count_events(d: Draft, rng: random.Random) -> None:
+    r = rng.random()
+    if r < 0.3:
+        s, e, phrase = 0, 6, "this week"
+    elif r < 0.55:
+        s, e, phrase = 7, 13, "next week"
+    elif r < 0.75:
+        n = rng.choice([3, 5, 7, 10])
+        s, e, phrase = 0, n - 1, f"over the next {n} days (today included)"
+    else:
+        s = rng.randint(0, 12)
+        e = s + rng.randint(2, 8)
+        phrase = f"between {iso(s)} and {iso(e)}"
+    d.meta |= {"date_phrase": phrase, "relative_date": not phrase.startswith("between")}
+    d.query = rng.choice([
+        f"How many events do I have {phrase}?",
+        f"Count my calendar entries {phrase}.",
+        f"How busy am I {phrase}? Give me the number of events and list them.",
+    ])
+    _entities(d, date=iso(s), end_date=iso(e))
+    d.call("get_events", {"date": iso(s), "end_date": iso(e)})
+
+
+def _free_slot(d: Draft, rng: random.Random) -> None:
+    off = rng.choice([*range(0, 14), 1, 2])
+    dur = rng.choice([30, 45, 60, 60, 90, 120])
+    when = _when(d, rng, off)
+    args: dict[str, Any] = {"date": iso(off), "duration_minutes": dur}
+    window = rng.random()
+    if window < 0.25:
+        args |= {"earliest": "13:00"}
+        d.query = rng.choice([
+            f"Am I free for {dur} minutes in the afternoon {when}? When's the first slot "
+            f"after 13:00?",
+            f"Find me a {dur}-minute gap after 13:00 {when}.",
+            f"What's my earliest free {dur}-minute slot {when} starting from 13:00?",
+        ])
+    elif window < 0.45:
+        args |= {"earliest": "09:00", "latest": "17:00"}
+        d.query = rng.choice([
+            f"Is there a free {dur}-minute window {when} between 09:00 and 17:00?",
+            f"Find the first {dur}-minute opening {when} between 9 am and 5 pm.",
+            f"Between 09:00 and 17:00 {when}, when can I fit in {dur} minutes?",
+        ])
+    else:
+        d.query = rng.choice([
+            f"When am I free for {dur} minutes {when}?",
+            f"Find me a {dur}-minute slot {when}.",
+            f"What's the first free {dur}-minute slot in my working day {when}?",
+        ])
+    _entities(d, **args)
+    obs = d.call("find_free_slot", args)
+    if not obs["found"]:
+        raise Redraw("no free slot")
+
+
+def _create_event(d: Draft, rng: random.Random) -> None:
+    off = rng.choice([*range(0, 21), 1, 2, 7])
+    dur = rng.choice([30, 45, 60, 60, 90])
+    starts = _free_starts(d, iso(off), dur, 8 * 60, 20 * 60)
+    if not starts:
+        raise Redraw("day full")
+    start = rng.choice(starts)
+    title = rng.choice(NEW_TITLES)
+    when = _when(d, rng, off)
+    tp = _time_phrase(rng, start)
+    d.query = rng.choice([
+        f"Add '{title}' to my calendar {when} at {tp} for {dur} minutes.",
+        f"Schedule {title} {when} from {to_hhmm(start)} to {to_hhmm(start + dur)}.",
+        f"Book {dur} minutes for {title} at {tp} {when}.",
+        f"Create an event called '{title}' {when}, starting {tp}, lasting {dur} minutes.",
+    ])
+    _entities(d, title=title, date=iso(off), start_time=to_hhmm(start), duration_minutes=dur)
+    d.meta["title"] = title
+    args = {"title": title, "date": iso(off), "start_time": to_hhmm(start),
+            "duration_minutes": dur}
+    d.call("create_event", args)
+    d.expected_state = {"events": [{k: args[k] for k in
+                                    ("title", "date", "start_time", "duration_minutes")}]}
+
+
+def _find_and_book(d: Draft, rng: random.Random) -> None:
+    off = rng.choice([*range(0, 14), 1, 2])
+    dur = rng.choice([30, 45, 60, 60, 90])
+    title = rng.choice(NEW_TITLES)
+    when = _when(d, rng, off)
+    args: dict[str, Any] = {"date": iso(off), "duration_minutes": dur}
+    if rng.random() < 0.3:
+        earliest = rng.choice(["10:00", "12:00", "14:00"])
+        args["earliest"] = earliest
+        d.query = rng.choice([
+            f"I need {dur} minutes for {title} {when} after {earliest}; book the earliest "
+            f"free time.",
+            f"Find the first free {dur}-minute slot after {earliest} {when} and put "
+            f"'{title}' there.",
+            f"Schedule {title} ({dur} min) {when} at the first opening from {earliest} on.",
+        ])
+    else:
+        d.query = rng.choice([
+            f"Find a free {dur}-minute slot {when} and book '{title}' in it.",
+            f"Put {title} ({dur} min) in the first free spot {when}.",
+            f"When am I first free for {dur} minutes {when}? Book {title} then.",
+        ])
+    _entities(d, **args, title=title)
+    d.meta["title"] = title
+    slot = d.call("find_free_slot", args)
+    if not slot["found"]:
+        raise Redraw("no free slot")
+    d.call("create_event", {"title": title, "date": iso(off), "start_time": slot["start_time"],
+                            "duration_minutes": dur})
+    d.expected_state = {"events": [{"title": title, "date": iso(off),
+                                    "start_time": slot["start_time"],
+                                    "duration_minutes": dur}]}
+
+
+def _find_title(obs: Observation, title: str) -> dict[str, Any] | None:
+    for e in obs.get("events", []) if isinstance(obs, dict) else []:
+        if str(e.get("title", "")).lower() == title.lower():
+            return dict(e)
+    return None
+
+
+def _need(listing: Observation, title: str) -> dict[str, Any]:
+    found = _find_title(listing, title)
+    if found is None:
+        raise Redraw(f"{title!r} not in the listing")
+    return found
+
+
+def _delete_by_title(d: Draft, rng: random.Random) -> None:
+    off, ev = _pick_event(d, rng, [*range(0, 21), 1, 2])
+    when = _when(d, rng, off)
+    t = ev["title"]
+    d.meta["title"] = t
+    d.query = rng.choice([
+        f"Cancel my {t} {when}.",
+        f"Delete the {t} event {when} from my calendar.",
+        f"Please remove '{t}' {when}; it's not happening anymore.",
+    ])
+    _entities(d, date=iso(off), title=t)
+    listing = d.call("get_events", {"date": iso(off)})
+    found = _need(listing, t)
+    d.call("delete_event", {"event_id": found["event_id"]})
+    d.expected_state = {"deleted_event_ids": [found["event_id"]]}
+
+
+def _move_event(d: Draft, rng: random.Random) -> None:
+    off, ev = _pick_event(d, rng, [*range(0, 14), 1, 2])
+    starts = [s for s in _free_starts(d, iso(off), ev["duration_minutes"], 8 * 60, 20 * 60,
+                                      exclude=ev["event_id"])
+              if s != to_minutes(ev["start_time"])]
+    if not starts:
+        raise Redraw("nowhere to move")
+    new = rng.choice(starts)
+    when = _when(d, rng, off)
+    t = ev["title"]
+    tp = _time_phrase(rng, new)
+    d.meta["title"] = t
+    d.query = rng.choice([
+        f"Move my {t} {when} to {tp}.",
+        f"Reschedule {t} {when} so it starts at {tp}.",
+        f"Can you push my {t} {when} to {tp}?",
+    ])
+    _entities(d, date=iso(off), title=t, start_time=to_hhmm(new))
+    listing = d.call("get_events", {"date": iso(off)})
+    found = _need(listing, t)
+    d.call("update_event", {"event_id": found["event_id"], "start_time": to_hhmm(new)})
+    d.expected_state = {"events": [{"event_id": found["event_id"], "date": iso(off),
+                                    "start_time": to_hhmm(new)}]}
+
+
+def _book_or_next_free(d: Draft, rng: random.Random) -> None:
+    want_taken = rng.random() < 0.65
+    off = rng.choice([*range(0, 14), 1, 2])
+    dur = rng.choice([30, 45, 60])
+    day = iso(off)
+    if want_taken:
+        evs = [e for e in events_on(_state(d), day) if 8 * 60 <= to_minutes(e["start_time"])
+               <= 15 * 60]
+        if not evs:
+            raise Redraw("no event to clash with")
+        clash = rng.choice(evs)
+        t_req = to_minutes(clash["start_time"])
+    else:
+        starts = [s for s in _free_starts(d, day, dur, 8 * 60, 16 * 60) if s <= 15 * 60]
+        if not starts:
+            raise Redraw("no free start")
+        t_req = rng.choice(starts)
+    title = rng.choice(NEW_TITLES)
+    when = _when(d, rng, off)
+    tp = _time_phrase(rng, t_req)
+    d.query = rng.choice([
+        f"Book '{title}' {when} at {tp} for {dur} minutes; if that time is taken, use the "
+        f"first free slot after it.",
+        f"I'd like {title} {when} at {tp} ({dur} min). If I'm busy then, put it at the next "
+        f"free time that day.",
+        f"Check my calendar {when}: if {tp} is free, schedule {title} for {dur} minutes "
+        f"then; otherwise at the first opening after {tp}.",
+    ])
+    d.meta |= {"title": title, "requested_time": to_hhmm(t_req)}
+    _entities(d, date=day, title=title, duration_minutes=dur, earliest=to_hhmm(t_req))
+    listing = d.call("get_events", {"date": day})
+    busy = _clash(listing, t_req, dur)
+    start = to_hhmm(t_req)
+    if busy is not None:
+        d.meta["branch"] = "taken"
+        slot = d.call("find_free_slot", {"date": day, "duration_minutes": dur,
+                                         "earliest": to_hhmm(t_req)})
+        if not slot["found"]:
+            raise Redraw("no slot after the requested time")
+        start = slot["start_time"]
+    else:
+        d.meta["branch"] = "free"
+    d.call("create_event", {"title": title, "date": day, "start_time": start,
+                            "duration_minutes": dur})
+    d.expected_state = {"events": [{"title": title, "date": day, "start_time": start,
+                                    "duration_minutes": dur}]}
+
+
+def _clash(listing: Observation, start: int, dur: int) -> dict[str, Any] | None:
+    for e in listing.get("events", []) if isinstance(listing, dict) else []:
+        try:
+            s = to_minutes(e["start_time"])
+            if s < start + dur and start < s + int(e["duration_minutes"]):
+                return dict(e)
+        except (KeyError, ValueError, TypeError):
+            continue
+    return None
+
+
+def _replace_event(d: Draft, rng: random.Random) -> None:
+    off, ev = _pick_event(d, rng, [*range(0, 21), 1, 2])
+    when = _when(d, rng, off)
+    x = ev["title"]
+    y = rng.choice(NEW_TITLES)
+    d.query = rng.choice([
+        f"Cancel my {x} {when} and put '{y}' in its place.",
+        f"Replace {x} {when} with {y} at the same time.",
+        f"Swap {x} {when} for '{y}', same time slot and length.",
+    ])
+    d.meta |= {"title": x, "new_title": y}
+    _entities(d, date=iso(off), title=[x, y])
+    listing = d.call("get_events", {"date": iso(off)})
+    found = _need(listing, x)
+    d.call("delete_event", {"event_id": found["event_id"]})
+    d.call("create_event", {"title": y, "date": iso(off), "start_time": found["start_time"],
+                            "duration_minutes": found["duration_minutes"]})
+    d.expected_state = {
+        "events": [{"title": y, "date": iso(off), "start_time": found["start_time"],
+                    "duration_minutes": found["duration_minutes"]}],
+        "deleted_event_ids": [found["event_id"]],
+    }
+
+
+def _move_to_day(d: Draft, rng: random.Random) -> None:
+    off, ev = _pick_event(d, rng, [*range(0, 14), 1, 2], latest_end=17 * 60)
+    if to_minutes(ev["start_time"]) < 8 * 60:
+        raise Redraw("starts before the working day")
+    off2 = off + rng.randint(1, 7)
+    x = ev["title"]
+    w1 = _when(d, rng, off)
+    # the target date follows "to": keep phrasings that read well there
+    options = [p for p in relative_phrases(off2)
+               if not p.startswith(("in ", "a week"))] or []
+    if options and rng.random() < 0.6:
+        w2 = rng.choice(options)
+        d.meta["relative_date"] = True
+    else:
+        w2 = rng.choice(absolute_phrases(off2)).removeprefix("on ")
+    d.meta["date_phrase_2"] = w2
+    d.query = rng.choice([
+        f"Move my {x} {w1} to {w2}, same time if possible, otherwise the next free time that "
+        f"day.",
+        f"Shift {x} ({w1}) to {w2}. Keep the time if I'm free, else take the first opening "
+        f"after it.",
+        f"Can you reschedule my {x} {w1} to {w2}? Same start time, or the earliest free slot "
+        f"after that.",
+    ])
+    d.meta["title"] = x
+    _entities(d, date=[iso(off), iso(off2)], title=x)
+    listing = d.call("get_events", {"date": iso(off)})
+    found = _need(listing, x)
+    slot = d.call("find_free_slot", {"date": iso(off2),
+                                     "duration_minutes": found["duration_minutes"],
+                                     "earliest": found["start_time"]})
+    if not slot["found"]:
+        raise Redraw("no slot on the target day")
+    d.meta["branch"] = "same_time" if slot["start_time"] == found["start_time"] else "later"
+    d.call("update_event", {"event_id": found["event_id"], "date": iso(off2),
+                            "start_time": slot["start_time"]})
+    d.expected_state = {"events": [{"event_id": found["event_id"], "date": iso(off2),
+                                    "start_time": slot["start_time"]}]}
+
+
+BUILDERS: dict[str, Builder] = {
+    "list_events": _list_events,
+    "event_time_lookup": _event_time_lookup,
+    "count_events": _count_events,
+    "free_slot": _free_slot,
+    "create_event": _create_event,
+    "find_and_book": _find_and_book,
+    "delete_by_title": _delete_by_title,
+    "move_event": _move_event,
+    "book_or_next_free": _book_or_next_free,
+    "replace_event": _replace_event,
+    "move_to_day": _move_to_day,
+}
+
+
+# -- rendering ------------------------------------------------------------------------------
+
+
+def _kind(o: Observation) -> str:
+    if is_error(o):
+        return "error"
+    if not isinstance(o, dict):
+        return "unknown"
+    if o.get("created"):
+        return "created"
+    if o.get("deleted"):
+        return "deleted"
+    if o.get("updated"):
+        return "updated"
+    if "free_slots" in o:
+        return "slot"
+    if "events" in o:
+        return "events"
+    return "unknown"
+
+
+def _item(e: dict[str, Any], with_date: bool) -> str:
+    day = f"{e['date']} " if with_date else ""
+    return f"{day}{e['title']} {e['start_time']}-{e['end_time']} ({e['event_id']})"
+
+
+def _events_sentence(o: dict[str, Any]) -> str:
+    evs = o["events"]
+    n = len(evs)
+    noun = "event" if n == 1 else "events"
+    ranged = "end_date" in o
+    head = (f"From {o['date']} to {o['end_date']} you have {n} {noun}" if ranged
+            else f"On {o['date']} you have {n} {noun}")
+    if not evs:
+        return head + "."
+    return f"{head}: " + "; ".join(_item(e, ranged) for e in evs) + "."
+
+
+def _sentence(task: Task, i: int, o: Observation) -> str:
+    k = _kind(o)
+    try:
+        if k == "error":
+            return failure_sentence(tool_at(task, i), o, "request")
+        if k == "events":
+            return _events_sentence(o)
+        if k == "created":
+            return (f"Created '{o['title']}' on {o['date']} from {o['start_time']} to "
+                    f"{o['end_time']} ({o['event_id']}).")
+        if k == "deleted":
+            e = o["event"]
+            return (f"Deleted '{e['title']}' on {e['date']} at {e['start_time']} "
+                    f"({o['event_id']}).")
+        if k == "updated":
+            p = o["previous"]
+            return (f"Moved '{o['title']}' ({o['event_id']}) from {p['date']} "
+                    f"{p['start_time']} to {o['date']} {o['start_time']}-{o['end_time']}.")
+        if k == "slot":
+            if not o.get("found"):
+                return str(o.get("message", "No free slot was found.")) + "."
+            free = ", ".join(f"{s['start_time']}-{s['end_time']}" for s in o["free_slots"])
+            return (f"The first free {o['duration_minutes']}-minute slot on {o['date']} "
+                    f"between {o['earliest']} and {o['latest']} is {o['start_time']}-"
+                    f"{o['end_time']} (free intervals: {free}).")
+    except (KeyError, TypeError, ValueError):
+        pass
+    return "The calendar returned an unexpected result."
+
+
+def _conclusion(task: Task, obs: list[Observation]) -> str:
+    it = task.intent
+    title = str(task.meta.get("title", ""))
+    if it == "event_time_lookup" and obs and _kind(obs[0]) == "events":
+        e = _find_title(obs[0], title)
+        if e is None:
+            return f"There is no {title} on {obs[0].get('date', 'that day')}."
+        return (f"Your {e['title']} on {e['date']} is from {e['start_time']} to "
+                f"{e['end_time']} ({e['duration_minutes']} minutes).")
+    if it in ("delete_by_title", "move_event", "replace_event", "move_to_day") and obs \
+            and _kind(obs[0]) == "events" and _find_title(obs[0], title) is None:
+        return f"There is no {title} on {obs[0].get('date', 'that day')}."
+    if it == "book_or_next_free" and obs and _kind(obs[0]) == "events":
+        req = str(task.meta.get("requested_time", ""))
+        dur = int(task.meta.get("query_entities", {}).get("duration_minutes", 0) or 0)
+        try:
+            busy = _clash(obs[0], to_minutes(req), dur)
+        except ValueError:
+            return ""
+        if busy is None:
+            return f"{req} is free on {obs[0].get('date')}."
+        return (f"{req} is taken on {obs[0].get('date')} by {busy['title']} "
+                f"({busy['start_time']}-{busy['end_time']}), so I used the next free slot.")
+    return ""
+
+
+def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
+    if any(is_error(o) for o in obs) or not obs:
+        return []
+    it = task.intent
+    kinds = [_kind(o) for o in obs]
+    title = str(task.meta.get("title", ""))
+    if it == "list_events" and kinds == ["events"]:
+        o = obs[0]
+        out = [Fact(kind="date", key="date", value=o["date"]),
+               number_fact("count", len(o["events"]), "events", 0)]
+        for e in o["events"]:
+            out.append(Fact(kind="entity", key=f"{e['event_id']}.title", value=e["title"]))
+            out.append(Fact(kind="time", key=f"{e['event_id']}.start_time",
+                            value=e["start_time"]))
+        return out
+    if it == "event_time_lookup" and kinds == ["events"]:
+        e = _find_title(obs[0], title)
+        if e is None:
+            return []
+        return [Fact(kind="entity", key="title", value=e["title"]),
+                Fact(kind="time", key="start_time", value=e["start_time"]),
+                Fact(kind="time", key="end_time", value=e["end_time"]),
+                number_fact("duration", e["duration_minutes"], "minutes", 0)]
+    if it == "count_events" and kinds == ["events"]:
+        o = obs[0]
+        return [Fact(kind="date", key="start_date", value=o["date"]),
+                Fact(kind="date", key="end_date", value=o.get("end_date", o["date"])),
+                number_fact("count", len(o["events"]), "events", 0)]
+    if it == "free_slot" and kinds == ["slot"] and obs[0].get("found"):
+        o = obs[0]
+        return [Fact(kind="date", key="date", value=o["date"]),
+                Fact(kind="time", key="start_time", value=o["start_time"]),
+                Fact(kind="time", key="end_time", value=o["end_time"])]
+    if kinds[-1] == "created" and it in ("create_event", "find_and_book", "book_or_next_free",
+                                          "replace_event"):
+        c = obs[-1]
+        out = [Fact(kind="entity", key="title", value=c["title"]),
+               Fact(kind="date", key="date", value=c["date"]),
+               Fact(kind="time", key="start_time", value=c["start_time"]),
+               Fact(kind="time", key="end_time", value=c["end_time"])]
+        if it == "replace_event" and kinds[1:2] == ["deleted"]:
+            dl = obs[1]
+            out += [Fact(kind="entity", key="deleted_title", value=dl["event"]["title"]),
+                    Fact(kind="id", key="deleted_event_id", value=dl["event_id"])]
+        return out
+    if it == "delete_by_title" and kinds[-1] == "deleted":
+        dl = obs[-1]
+        return [Fact(kind="entity", key="title", value=dl["event"]["title"]),
+                Fact(kind="date", key="date", value=dl["event"]["date"]),
+                Fact(kind="id", key="event_id", value=dl["event_id"])]
+    if it in ("move_event", "move_to_day") and kinds[-1] == "updated":
+        u = obs[-1]
+        return [Fact(kind="entity", key="title", value=u["title"]),
+                Fact(kind="date", key="date", value=u["date"]),
+                Fact(kind="time", key="start_time", value=u["start_time"]),
+                Fact(kind="time", key="end_time", value=u["end_time"])]
+    return []
+
+
+@GENERATORS.register("calendar")
+class CalendarTaskGenerator(TaskGenerator):
+    """Calendar tasks over per-episode calendars; gold plans executed to ground references."""
+
+    domain = "calendar"
+
+    def generate(self, n: int, seed: int) -> list[Task]:
+        rng = random.Random(f"calendar-schedule:{seed}")
+        dom = CalendarDomain()
+        tools = [t.name for t in dom.tools]
+        return [
+            build_task(
+                domain="calendar", index=i, intent=intent, difficulty=diff, seed=seed,
+                tools=tools, make_env=dom.make_env, builder=BUILDERS[intent],
+                render=self.render_answer, facts=self.expected_facts,
+            )
+            for i, (intent, diff) in enumerate(schedule(n, WEIGHTS, rng), start=1)
+        ]
+
+    def render_answer(self, task: Task, observations: list[Observation]) -> str:
+        parts = [_sentence(task, i, o) for i, o in enumerate(observations)]
+        if not parts:
+            return "I could not access the calendar."
+        tail = _conclusion(task, observations)
+        return " ".join([*parts, tail] if tail else parts)
+
+    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+        return _facts(task, observations)
+
+
+__all__ = ["BUILDERS", "NEW_TITLES", "WEIGHTS", "CalendarTaskGenerator"]

@@ -1,0 +1,690 @@
+"""Weather tasks: current conditions, forecasts, history, climate, comparisons and branches.
+
+Intents (difficulty): ``current_conditions``, ``weather_on_date``, ``forecast``,
+``historical_summary``, ``climate_normal``, ``compare_direct`` (easy, one call);
+``compare_cities``, ``forecast_then_detail``, ``historical_vs_climate`` (medium, two calls,
+the second chained on the first's observation or the query); ``conditional_forecast``,
+``rain_contingency``, ``warmest_of_three`` (hard: three or more calls, or a branch on an
+observation).
+
+Facts: ``entity`` (city, warmer/winning city), ``date`` (ISO), ``text`` (condition),
+``number`` (temperatures in "°C"/"°F" with tolerance 0.5/1.0, humidity "%", precipitation
+"mm", rainy days "days", wind "km/h"). Numbers are printed with at most one decimal.
+
+``task.meta``: ``query_entities`` maps an observation echo key (``city``, ``date``,
+``days``, ``start_date``, ``end_date``, ``month``, ``city_a``, ``city_b``, ``unit``) to the
+value the query asked for, or to a list of acceptable values when the task looks up several
+(e.g. ``{"city": ["Oslo", "Madrid"], "date": "2025-06-17", "unit": "celsius"}``); an
+observation echoing another value under that key reveals a wrong argument.
+``date_phrase`` is the date expression used in the query (``relative_date`` True when it is
+relative to REFERENCE_DATE). Weather tasks never change state (``expected_state`` None).
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date
+from typing import Any
+
+from agentprop.core import REFERENCE_DATE, Fact, Task
+from agentprop.domains import Observation, is_error
+from agentprop.domains.weather import MONTH_NAMES, UNIT_SYMBOL, WeatherDomain, city_names
+from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._phrasing import (
+    Builder,
+    Draft,
+    Redraw,
+    build_task,
+    date_phrase,
+    failure_sentence,
+    iso,
+    num,
+    number_fact,
+    schedule,
+    tool_at,
+)
+
+TODAY = date.fromisoformat(REFERENCE_DATE)
+
+WEIGHTS: list[tuple[str, Any, float]] = [
+    ("current_conditions", "easy", 0.08),
+    ("weather_on_date", "easy", 0.10),
+    ("forecast", "easy", 0.08),
+    ("historical_summary", "easy", 0.05),
+    ("climate_normal", "easy", 0.05),
+    ("compare_direct", "easy", 0.04),
+    ("compare_cities", "medium", 0.12),
+    ("forecast_then_detail", "medium", 0.12),
+    ("historical_vs_climate", "medium", 0.11),
+    ("conditional_forecast", "hard", 0.09),
+    ("rain_contingency", "hard", 0.08),
+    ("warmest_of_three", "hard", 0.08),
+]
+_COND_NOUN = {"sunny": "sunny skies", "partly cloudy": "partly cloudy skies",
+              "cloudy": "cloudy skies"}
+
+
+# -- drawing queries --------------------------------------------------------------------------
+
+
+def _unit(
+    rng: random.Random, draft: Draft, sentence: bool = False
+) -> tuple[dict[str, Any], str]:
+    """Unit argument and query suffix: mostly the default, sometimes explicit. With
+    `sentence` the suffix is its own sentence (for queries that end in a clause)."""
+    r = rng.random()
+    if r < 0.18:
+        unit, args = "fahrenheit", {"unit": "fahrenheit"}
+        suffix = rng.choice(
+            [" Please give temperatures in Fahrenheit.", " Use °F."] if sentence
+            else [" in Fahrenheit", " in °F", " (in Fahrenheit, please)"]
+        )
+    elif r < 0.26:
+        unit, args = "celsius", {"unit": "celsius"}
+        suffix = rng.choice(
+            [" Please give temperatures in Celsius.", " Use °C."] if sentence
+            else [" in Celsius", " in °C"]
+        )
+    else:
+        unit, args, suffix = "celsius", {}, ""
+    draft.meta.setdefault("query_entities", {})["unit"] = unit
+    return args, suffix
+
+
+def _entities(draft: Draft, **kv: Any) -> None:
+    draft.meta.setdefault("query_entities", {}).update(kv)
+
+
+def _when(draft: Draft, rng: random.Random, offset: int, p_relative: float = 0.65) -> str:
+    phrase, rel = date_phrase(rng, offset, p_relative)
+    draft.meta["date_phrase"] = phrase
+    draft.meta["relative_date"] = rel
+    return phrase
+
+
+def _cities(rng: random.Random, k: int) -> list[str]:
+    return rng.sample(city_names(), k)
+
+
+def _current_conditions(d: Draft, rng: random.Random) -> None:
+    (city,) = _cities(rng, 1)
+    uargs, u = _unit(rng, d)
+    d.meta |= {"date_phrase": "today", "relative_date": True}
+    d.query = rng.choice([
+        f"What's the weather like in {city} today{u}?",
+        f"How warm is it in {city} right now{u}?",
+        f"Current conditions in {city}{u}, please.",
+        f"Is it raining in {city} today? Give me the temperature too{u}.",
+    ])
+    _entities(d, city=city, date=REFERENCE_DATE)
+    d.call("get_weather", {"city": city, "date": REFERENCE_DATE, **uargs})
+
+
+def _weather_on_date(d: Draft, rng: random.Random) -> None:
+    (city,) = _cities(rng, 1)
+    offset = rng.choice([*range(-10, 0), *range(1, 14), 1, 1, 2])
+    uargs, u = _unit(rng, d)
+    when = _when(d, rng, offset)
+    if offset < 0:
+        d.query = rng.choice([
+            f"What was the weather in {city} {when}{u}?",
+            f"How warm was it in {city} {when}{u}?",
+            f"Tell me the weather in {city} {when}{u}.",
+        ])
+    else:
+        d.query = rng.choice([
+            f"What will the weather be in {city} {when}{u}?",
+            f"Weather for {city} {when}{u}, please.",
+            f"How warm will it be in {city} {when}{u}?",
+            f"Do I need an umbrella in {city} {when}? What's the forecast{u}?",
+        ])
+    _entities(d, city=city, date=iso(offset))
+    d.call("get_weather", {"city": city, "date": iso(offset), **uargs})
+
+
+def _forecast(d: Draft, rng: random.Random) -> None:
+    (city,) = _cities(rng, 1)
+    n = rng.choice([3, 3, 5, 5, 7, 10, 14])
+    uargs, u = _unit(rng, d)
+    d.query = rng.choice([
+        f"Give me the {n}-day forecast for {city}{u}.",
+        f"What's the weather going to be in {city} over the next {n} days{u}?",
+        f"Forecast for {city}, the next {n} days starting today{u}.",
+        f"I'm in {city} for the next {n} days. What weather should I expect{u}?",
+    ])
+    d.meta |= {"date_phrase": f"the next {n} days", "relative_date": True}
+    _entities(d, city=city, days=n)
+    d.call("get_forecast", {"city": city, "days": n, **uargs})
+
+
+def _past_range(d: Draft, rng: random.Random) -> tuple[str, str, str]:
+    """A past date range, its phrasing, and a one-month constraint is left to callers."""
+    kind = rng.random()
+    if kind < 0.2:
+        s, e, phrase, rel = iso(-7), iso(-1), "last week", True
+    elif kind < 0.35:
+        s, e, phrase, rel = iso(-7), iso(-1), "over the past 7 days", True
+    else:
+        end = rng.randint(-25, -1)
+        length = rng.randint(3, 14)
+        s, e = iso(end - length + 1), iso(end)
+        ds, de = date.fromisoformat(s), date.fromisoformat(e)
+        phrase = rng.choice([
+            f"from {s} to {e}",
+            f"between {MONTH_NAMES[ds.month - 1]} {ds.day} and "
+            f"{MONTH_NAMES[de.month - 1]} {de.day}",
+        ])
+        rel = False
+    d.meta |= {"date_phrase": phrase, "relative_date": rel}
+    return s, e, phrase
+
+
+def _historical_summary(d: Draft, rng: random.Random) -> None:
+    (city,) = _cities(rng, 1)
+    s, e, when = _past_range(d, rng)
+    uargs, u = _unit(rng, d)
+    d.query = rng.choice([
+        f"What was the average temperature in {city} {when}{u}?",
+        f"How much did it rain in {city} {when}?",
+        f"Summarise the weather in {city} {when}{u}.",
+    ])
+    _entities(d, city=city, start_date=s, end_date=e)
+    d.call("get_historical", {"city": city, "start_date": s, "end_date": e, **uargs})
+
+
+def _climate_normal(d: Draft, rng: random.Random) -> None:
+    (city,) = _cities(rng, 1)
+    month = rng.randint(1, 12)
+    m = MONTH_NAMES[month - 1]
+    uargs, u = _unit(rng, d)
+    d.query = rng.choice([
+        f"What's the typical weather in {city} in {m}{u}?",
+        f"How warm is {city} usually in {m}{u}?",
+        f"I'm planning a trip to {city} in {m}. What's the climate like then{u}?",
+    ])
+    d.meta |= {"date_phrase": m, "relative_date": False}
+    _entities(d, city=city, month=month)
+    d.call("get_climate", {"city": city, "month": month, **uargs})
+
+
+def _compare_direct(d: Draft, rng: random.Random) -> None:
+    a, b = _cities(rng, 2)
+    offset = rng.choice([0, 1, 1, 2, 3, 5, 7])
+    uargs, u = _unit(rng, d)
+    when = _when(d, rng, offset)
+    d.query = rng.choice([
+        f"Compare the weather in {a} and {b} {when}{u}.",
+        f"{a} vs {b} {when}: which is warmer{u}?",
+        f"How does the weather in {a} compare with {b} {when}{u}?",
+    ])
+    _entities(d, city_a=a, city_b=b, date=iso(offset))
+    d.call("compare_weather", {"city_a": a, "city_b": b, "date": iso(offset), **uargs})
+
+
+def _compare_cities(d: Draft, rng: random.Random) -> None:
+    a, b = _cities(rng, 2)
+    offset = rng.choice([0, 1, 1, 2, 3, 4, 6, 7])
+    uargs, u = _unit(rng, d)
+    when = _when(d, rng, offset)
+    d.query = rng.choice([
+        f"Which will be warmer {when}, {a} or {b}{u}?",
+        f"Is {a} warmer than {b} {when}? Give me both temperatures{u}.",
+        f"Check the weather in {a} and in {b} {when} and tell me where it's warmer{u}.",
+    ])
+    _entities(d, city=[a, b], date=iso(offset))
+    d.call("get_weather", {"city": a, "date": iso(offset), **uargs})
+    d.call("get_weather", {"city": b, "date": iso(offset), **uargs})
+
+
+def _warmest_day(forecast: list[dict[str, Any]]) -> dict[str, Any]:
+    return max(forecast, key=lambda day: (day["temperature"], -forecast.index(day)))
+
+
+def _driest_day(forecast: list[dict[str, Any]]) -> dict[str, Any]:
+    return min(forecast, key=lambda day: (day["precipitation_mm"],
+                                          day.get("precipitation_probability", 0),
+                                          forecast.index(day)))
+
+
+def _forecast_then_detail(d: Draft, rng: random.Random) -> None:
+    (city,) = _cities(rng, 1)
+    n = rng.choice([3, 4, 5, 7])
+    uargs, u = _unit(rng, d, sentence=True)
+    d.query = rng.choice([
+        f"Which of the next {n} days will be warmest in {city}, and what are the humidity "
+        f"and wind that day?{u}",
+        f"Find the warmest day in {city} over the next {n} days and give me the full "
+        f"conditions for it.{u}",
+        f"Over the next {n} days in {city}, when will it be hottest? Show me that day's "
+        f"details.{u}",
+    ])
+    d.meta |= {"date_phrase": f"the next {n} days", "relative_date": True}
+    _entities(d, city=city, days=n)
+    fc = d.call("get_forecast", {"city": city, "days": n, **uargs})
+    best = _warmest_day(fc["forecast"])
+    d.call("get_weather", {"city": city, "date": best["date"], **uargs})
+
+
+def _historical_vs_climate(d: Draft, rng: random.Random) -> None:
+    (city,) = _cities(rng, 1)
+    s, e, when = _past_range(d, rng)
+    if s[:7] != e[:7]:
+        # the normal is for one month: keep the range inside the month it ends in
+        s = e[:8] + "01"
+        ds, de = date.fromisoformat(s), date.fromisoformat(e)
+        if (de - ds).days < 2:
+            raise Redraw("range too short after clipping to one month")
+        when = f"from {s} to {e}"
+        d.meta |= {"date_phrase": when, "relative_date": False}
+    month = date.fromisoformat(e).month
+    m = MONTH_NAMES[month - 1]
+    uargs, u = _unit(rng, d, sentence=True)
+    d.query = rng.choice([
+        f"Was {city} warmer or cooler than normal {when}?{u}",
+        f"Compare the average temperature in {city} {when} with the usual {m} average.{u}",
+        f"How did the weather in {city} {when} compare to the climate normal for {m}?{u}",
+    ])
+    _entities(d, city=city, start_date=s, end_date=e, month=month)
+    d.call("get_historical", {"city": city, "start_date": s, "end_date": e, **uargs})
+    d.call("get_climate", {"city": city, "month": month, **uargs})
+
+
+def _conditional_forecast(d: Draft, rng: random.Random) -> None:
+    a, b = _cities(rng, 2)
+    offset = rng.choice([1, 1, 1, 2, 3])
+    n = rng.choice([3, 5, 7])
+    uargs, u = _unit(rng, d, sentence=True)
+    when = _when(d, rng, offset, p_relative=0.8)
+    d.query = rng.choice([
+        f"Is it going to be warmer in {a} than in {b} {when}? If so, give me the {n}-day "
+        f"forecast for {a}; otherwise the {n}-day forecast for {b}.{u}",
+        f"If {a} is warmer than {b} {when}, show me {a}'s forecast for the next {n} days, "
+        f"else {b}'s.{u}",
+        f"Check whether {a} beats {b} on temperature {when}, then get the next {n} days of "
+        f"forecast for whichever is warmer (on a tie, {b}).{u}",
+    ])
+    _entities(d, city=[a, b], date=iso(offset), days=n)
+    wa = d.call("get_weather", {"city": a, "date": iso(offset), **uargs})
+    wb = d.call("get_weather", {"city": b, "date": iso(offset), **uargs})
+    winner = a if wa["temperature"] > wb["temperature"] else b
+    d.meta["branch"] = "first" if winner == a else "second"
+    d.call("get_forecast", {"city": winner, "days": n, **uargs})
+
+
+def _rain_contingency(d: Draft, rng: random.Random) -> None:
+    want_rain = rng.random() < 0.6
+    for _ in range(40):
+        (city,) = _cities(rng, 1)
+        offset = rng.choice([0, 1, 1, 2, 3, 4, 5, 6])
+        probe = d.env.call("get_weather", {"city": city, "date": iso(offset)})
+        if (probe["precipitation_mm"] > 0) == want_rain:
+            break
+    uargs, u = _unit(rng, d, sentence=True)
+    when = _when(d, rng, offset)
+    d.query = rng.choice([
+        f"Will it rain in {city} {when}? If it does, which of the next 7 days will be the "
+        f"driest?{u}",
+        f"I want to go hiking near {city} {when}. If rain is expected, find me the driest day "
+        f"in the next 7 days instead.{u}",
+        f"Check whether there's precipitation in {city} {when}; if so, tell me the driest "
+        f"day of the coming 7 days.{u}",
+    ])
+    _entities(d, city=city, date=iso(offset))
+    w = d.call("get_weather", {"city": city, "date": iso(offset), **uargs})
+    d.meta["branch"] = "rain" if w["precipitation_mm"] > 0 else "dry"
+    if w["precipitation_mm"] > 0:
+        d.call("get_forecast", {"city": city, "days": 7, **uargs})
+
+
+def _warmest_of_three(d: Draft, rng: random.Random) -> None:
+    cities = _cities(rng, 3)
+    a, b, c = cities
+    offset = rng.choice([0, 1, 1, 2, 3, 5])
+    uargs, u = _unit(rng, d, sentence=True)
+    when = _when(d, rng, offset)
+    d.query = rng.choice([
+        f"Of {a}, {b} and {c}, which will be warmest {when}? Then give me the 3-day forecast "
+        f"for that city.{u}",
+        f"Check {a}, {b} and {c} {when}, pick the warmest, and show me its forecast for the "
+        f"next 3 days.{u}",
+        f"Where is it warmest {when}: {a}, {b} or {c}? I'd like the 3-day outlook for the "
+        f"winner.{u}",
+    ])
+    _entities(d, city=cities, date=iso(offset), days=3)
+    temps = [d.call("get_weather", {"city": x, "date": iso(offset), **uargs})["temperature"]
+             for x in cities]
+    best = cities[temps.index(max(temps))]
+    d.call("get_forecast", {"city": best, "days": 3, **uargs})
+
+
+BUILDERS: dict[str, Builder] = {
+    "current_conditions": _current_conditions,
+    "weather_on_date": _weather_on_date,
+    "forecast": _forecast,
+    "historical_summary": _historical_summary,
+    "climate_normal": _climate_normal,
+    "compare_direct": _compare_direct,
+    "compare_cities": _compare_cities,
+    "forecast_then_detail": _forecast_then_detail,
+    "historical_vs_climate": _historical_vs_climate,
+    "conditional_forecast": _conditional_forecast,
+    "rain_contingency": _rain_contingency,
+    "warmest_of_three": _warmest_of_three,
+}
+
+
+# -- rendering observations -------------------------------------------------------------------
+
+
+def _sym(obs: dict[str, Any], unit: str | None = None) -> str:
+    return UNIT_SYMBOL.get(str(unit or obs.get("unit", "celsius")), "°C")
+
+
+def _kind(o: Observation) -> str:
+    if is_error(o):
+        return "error"
+    if "forecast" in o:
+        return "forecast"
+    if "summary" in o:
+        return "historical"
+    if "city_a" in o:
+        return "compare"
+    if "month" in o and "mean_temperature" in o:
+        return "climate"
+    if "temperature" in o and "date" in o:
+        return "weather"
+    return "unknown"
+
+
+def _weather_sentence(o: dict[str, Any], unit: str | None = None) -> str:
+    s = _sym(o, unit)
+    verb = {"observed": "was", "today": "is"}.get(str(o.get("kind")), "will be")
+    cond = str(o.get("condition", ""))
+    prob = o.get("precipitation_probability")
+    chance = f"{prob} % chance of precipitation, " if prob is not None else ""
+    return (
+        f"In {o.get('city', '?')} on {o.get('date', '?')} it {verb} {num(o['temperature'])} {s} "
+        f"with {_COND_NOUN.get(cond, cond)} (high {num(o['temp_high'])} {s}, low "
+        f"{num(o['temp_low'])} {s}; {num(o['precipitation_mm'])} mm precipitation, {chance}"
+        f"humidity {o['humidity']} %, wind {o['wind_kph']} km/h)."
+    )
+
+
+def _forecast_sentence(o: dict[str, Any]) -> str:
+    s = _sym(o)
+    days = "; ".join(
+        f"{day['date']}: {num(day['temperature'])} {s} (high {num(day['temp_high'])} {s}, "
+        f"low {num(day['temp_low'])} {s}), {day['condition']}, "
+        f"{num(day['precipitation_mm'])} mm, {day.get('precipitation_probability', 0)} % chance"
+        f" of precipitation"
+        for day in o["forecast"]
+    )
+    return f"Forecast for {o.get('city', '?')} from {o.get('start_date', '?')} " \
+           f"({len(o['forecast'])} days): {days}."
+
+
+def _historical_sentence(o: dict[str, Any]) -> str:
+    s = _sym(o)
+    sm = o["summary"]
+    return (
+        f"In {o.get('city', '?')} from {o.get('start_date', '?')} to {o.get('end_date', '?')} "
+        f"the mean temperature was {num(sm['mean_temperature'])} {s} (max "
+        f"{num(sm['max_temperature'])} {s}, min {num(sm['min_temperature'])} {s}), with "
+        f"{num(sm['total_precipitation_mm'])} mm of precipitation over {sm['rainy_days']} "
+        f"rainy days."
+    )
+
+
+def _climate_sentence(o: dict[str, Any]) -> str:
+    s = _sym(o)
+    return (
+        f"In {o.get('city', '?')} in {o.get('month_name', o.get('month'))} the normal mean "
+        f"temperature is {num(o['mean_temperature'])} {s} (average high "
+        f"{num(o['mean_high'])} {s}, low {num(o['mean_low'])} {s}), with about "
+        f"{num(o['precipitation_mm'])} mm of precipitation over {num(o['rainy_days'])} rainy "
+        f"days; typically {o.get('typical_conditions', '')} ({o.get('climate', '')} climate)."
+    )
+
+
+def _compare_sentence(o: dict[str, Any]) -> str:
+    s = _sym(o)
+    first = _weather_sentence(o["a"], o.get("unit"))
+    second = _weather_sentence(o["b"], o.get("unit"))
+    if o.get("warmer") == "neither":
+        verdict = f"{o['city_a']} and {o['city_b']} have the same temperature."
+    else:
+        verdict = f"{o['warmer']} is warmer by {num(o['difference'])} {s}."
+    return f"{first} {second} {verdict}"
+
+
+def _sentence(task: Task, i: int, o: Observation) -> str:
+    k = _kind(o)
+    try:
+        if k == "error":
+            return failure_sentence(tool_at(task, i), o)
+        if k == "weather":
+            return _weather_sentence(o)
+        if k == "forecast":
+            return _forecast_sentence(o)
+        if k == "historical":
+            return _historical_sentence(o)
+        if k == "climate":
+            return _climate_sentence(o)
+        if k == "compare":
+            return _compare_sentence(o)
+    except (KeyError, TypeError, ValueError):
+        pass
+    return "The lookup returned an unexpected result."
+
+
+def _ok(observations: list[Observation], kinds: list[str]) -> bool:
+    return len(observations) >= len(kinds) and all(
+        _kind(o) == k for o, k in zip(observations, kinds, strict=False)
+    )
+
+
+def _conclusion(task: Task, obs: list[Observation]) -> str:
+    """The sentence that answers the query from what the observations say ('' if it cannot
+    be derived from them, e.g. after an error)."""
+    it = task.intent
+    if it == "compare_cities" and _ok(obs, ["weather", "weather"]):
+        a, b = obs[0], obs[1]
+        s = _sym(a)
+        if a["temperature"] == b["temperature"]:
+            return f"{a['city']} and {b['city']} will be equally warm."
+        w, c = (a, b) if a["temperature"] > b["temperature"] else (b, a)
+        return (f"So {w['city']} is warmer than {c['city']} by "
+                f"{num(w['temperature'] - c['temperature'])} {s}.")
+    if it == "forecast_then_detail" and _ok(obs, ["forecast"]):
+        best = _warmest_day(obs[0]["forecast"])
+        return (f"The warmest of these days in {obs[0]['city']} is {best['date']} at "
+                f"{num(best['temperature'])} {_sym(obs[0])}.")
+    if it == "historical_vs_climate" and _ok(obs, ["historical", "climate"]):
+        h, c = obs[0], obs[1]
+        diff = h["summary"]["mean_temperature"] - c["mean_temperature"]
+        rel = "warmer than" if diff > 0 else "cooler than" if diff < 0 else "the same as"
+        return (f"So that period was {num(abs(diff))} {_sym(h)} {rel} the "
+                f"{c.get('month_name', '')} normal.")
+    if it == "conditional_forecast" and _ok(obs, ["weather", "weather"]):
+        a, b = obs[0], obs[1]
+        winner = a if a["temperature"] > b["temperature"] else b
+        if a["temperature"] > b["temperature"]:
+            head = f"{a['city']} is warmer than {b['city']}"
+        else:
+            head = f"{a['city']} is not warmer than {b['city']}"
+        return f"{head} on {a['date']}, so here is the forecast for {winner['city']}."
+    if it == "rain_contingency" and _ok(obs, ["weather"]):
+        w = obs[0]
+        if w["precipitation_mm"] <= 0:
+            return f"No rain is expected in {w['city']} on {w['date']}, so you can go ahead."
+        head = f"Yes, {num(w['precipitation_mm'])} mm of precipitation is expected in " \
+               f"{w['city']} on {w['date']}."
+        if _ok(obs, ["weather", "forecast"]):
+            dry = _driest_day(obs[1]["forecast"])
+            return (f"{head} The driest of the next {len(obs[1]['forecast'])} days is "
+                    f"{dry['date']} with {num(dry['precipitation_mm'])} mm "
+                    f"({dry.get('precipitation_probability', 0)} % chance).")
+        return head
+    if it == "warmest_of_three" and _ok(obs, ["weather", "weather", "weather"]):
+        best = max(obs[:3], key=lambda o: o["temperature"])
+        return (f"The warmest of the three on {best['date']} is {best['city']} at "
+                f"{num(best['temperature'])} {_sym(best)}.")
+    return ""
+
+
+def _weather_facts(o: dict[str, Any], prefix: str, detail: bool, unit: str | None = None
+                   ) -> list[Fact]:
+    s = _sym(o, unit)
+    tol = 1.0 if s == "°F" else 0.5
+    out = [
+        Fact(kind="entity", key=f"{prefix}city", value=o["city"]),
+        Fact(kind="date", key=f"{prefix}date", value=o["date"]),
+        number_fact(f"{prefix}temperature", o["temperature"], s, tol),
+        Fact(kind="text", key=f"{prefix}condition", value=o["condition"]),
+    ]
+    if detail:
+        out.append(number_fact(f"{prefix}humidity", o["humidity"], "%", 2.0))
+    return out
+
+
+def _forecast_facts(o: dict[str, Any], prefix: str = "") -> list[Fact]:
+    s = _sym(o)
+    tol = 1.0 if s == "°F" else 0.5
+    out = [Fact(kind="entity", key=f"{prefix}city", value=o["city"])]
+    for day in o["forecast"]:
+        out.append(number_fact(f"{prefix}{day['date']}.temperature", day["temperature"], s, tol))
+        out.append(Fact(kind="text", key=f"{prefix}{day['date']}.condition",
+                        value=day["condition"]))
+    return out
+
+
+def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
+    it = task.intent
+    if any(is_error(o) for o in obs):
+        return []
+    if it in ("current_conditions", "weather_on_date") and _ok(obs, ["weather"]):
+        return _weather_facts(obs[0], "", detail=True)
+    if it == "forecast" and _ok(obs, ["forecast"]):
+        return _forecast_facts(obs[0])
+    if it == "historical_summary" and _ok(obs, ["historical"]):
+        h = obs[0]
+        s = _sym(h)
+        sm = h["summary"]
+        return [
+            Fact(kind="entity", key="city", value=h["city"]),
+            Fact(kind="date", key="start_date", value=h["start_date"]),
+            Fact(kind="date", key="end_date", value=h["end_date"]),
+            number_fact("mean_temperature", sm["mean_temperature"], s,
+                        1.0 if s == "°F" else 0.5),
+            number_fact("total_precipitation_mm", sm["total_precipitation_mm"], "mm", 0.5),
+            number_fact("rainy_days", sm["rainy_days"], "days", 0),
+        ]
+    if it == "climate_normal" and _ok(obs, ["climate"]):
+        c = obs[0]
+        s = _sym(c)
+        return [
+            Fact(kind="entity", key="city", value=c["city"]),
+            number_fact("mean_temperature", c["mean_temperature"], s, 1.0 if s == "°F" else 0.5),
+            number_fact("precipitation_mm", c["precipitation_mm"], "mm", 1.0),
+            number_fact("rainy_days", c["rainy_days"], "days", 0.5),
+        ]
+    if it == "compare_direct" and _ok(obs, ["compare"]):
+        c = obs[0]
+        u = c.get("unit")
+        out = _weather_facts(c["a"], "a.", False, u) + _weather_facts(c["b"], "b.", False, u)
+        if c["warmer"] != "neither":
+            out.append(Fact(kind="entity", key="warmer_city", value=c["warmer"]))
+        return out
+    if it == "compare_cities" and _ok(obs, ["weather", "weather"]):
+        a, b = obs[0], obs[1]
+        out = _weather_facts(a, "a.", False) + _weather_facts(b, "b.", False)
+        if a["temperature"] != b["temperature"]:
+            w = a if a["temperature"] > b["temperature"] else b
+            out.append(Fact(kind="entity", key="warmer_city", value=w["city"]))
+        return out
+    if it == "forecast_then_detail" and _ok(obs, ["forecast", "weather"]):
+        w = obs[1]
+        return [
+            Fact(kind="entity", key="city", value=w["city"]),
+            Fact(kind="date", key="warmest_date", value=w["date"]),
+            number_fact("temperature", w["temperature"], _sym(w),
+                        1.0 if _sym(w) == "°F" else 0.5),
+            number_fact("humidity", w["humidity"], "%", 2.0),
+            number_fact("wind_kph", w["wind_kph"], "km/h", 2.0),
+        ]
+    if it == "historical_vs_climate" and _ok(obs, ["historical", "climate"]):
+        h, c = obs[0], obs[1]
+        s = _sym(h)
+        tol = 1.0 if s == "°F" else 0.5
+        diff = h["summary"]["mean_temperature"] - c["mean_temperature"]
+        out = [
+            Fact(kind="entity", key="city", value=h["city"]),
+            number_fact("mean_temperature", h["summary"]["mean_temperature"], s, tol),
+            number_fact("normal_temperature", c["mean_temperature"], s, tol),
+            number_fact("difference", abs(diff), s, tol),
+        ]
+        if diff != 0:
+            out.append(Fact(kind="text", key="comparison",
+                            value="warmer" if diff > 0 else "cooler"))
+        return out
+    if it == "conditional_forecast" and _ok(obs, ["weather", "weather", "forecast"]):
+        a, b = obs[0], obs[1]
+        return (_weather_facts(a, "a.", False) + _weather_facts(b, "b.", False)
+                + [Fact(kind="entity", key="chosen_city", value=obs[2]["city"])]
+                + _forecast_facts(obs[2], "forecast.")[1:])
+    if it == "rain_contingency" and _ok(obs, ["weather"]):
+        w = obs[0]
+        out = [
+            Fact(kind="entity", key="city", value=w["city"]),
+            Fact(kind="date", key="date", value=w["date"]),
+        ]
+        if w["precipitation_mm"] > 0:
+            out.append(number_fact("precipitation_mm", w["precipitation_mm"], "mm", 0.5))
+        else:
+            out.append(Fact(kind="text", key="condition", value=w["condition"]))
+        if _ok(obs, ["weather", "forecast"]):
+            dry = _driest_day(obs[1]["forecast"])
+            out.append(Fact(kind="date", key="driest_date", value=dry["date"]))
+        return out
+    if it == "warmest_of_three" and _ok(obs, ["weather", "weather", "weather", "forecast"]):
+        best = max(obs[:3], key=lambda o: o["temperature"])
+        s = _sym(best)
+        return [
+            Fact(kind="entity", key="warmest_city", value=best["city"]),
+            number_fact("warmest_temperature", best["temperature"], s, 1.0 if s == "°F" else 0.5),
+            *_forecast_facts(obs[3], "forecast.")[1:],
+        ]
+    return []
+
+
+@GENERATORS.register("weather")
+class WeatherTaskGenerator(TaskGenerator):
+    """Weather tasks whose gold plans are executed to ground the reference and its facts."""
+
+    domain = "weather"
+
+    def generate(self, n: int, seed: int) -> list[Task]:
+        rng = random.Random(f"weather-schedule:{seed}")
+        dom = WeatherDomain()
+        tools = [t.name for t in dom.tools]
+        return [
+            build_task(
+                domain="weather", index=i, intent=intent, difficulty=diff, seed=seed,
+                tools=tools, make_env=dom.make_env, builder=BUILDERS[intent],
+                render=self.render_answer, facts=self.expected_facts,
+            )
+            for i, (intent, diff) in enumerate(schedule(n, WEIGHTS, rng), start=1)
+        ]
+
+    def render_answer(self, task: Task, observations: list[Observation]) -> str:
+        parts = [_sentence(task, i, o) for i, o in enumerate(observations)]
+        if not parts:
+            return "I could not look up the weather."
+        tail = _conclusion(task, observations)
+        return " ".join([*parts, tail] if tail else parts)
+
+    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+        return _facts(task, observations)
+
+
+__all__ = ["BUILDERS", "WEIGHTS", "WeatherTaskGenerator"]
