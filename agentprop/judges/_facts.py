@@ -17,7 +17,9 @@ The rule (documented in docs/judges.md):
   * state: a successful tool observation in the trace holds the value under the key
     (the last dotted segment); without tool observations the answer must state the value;
 - an entity, id, date or time fact that the query itself already states is *optional*
-  (the answer need not repeat the city the user asked about); all other facts are required.
+  (the answer need not repeat the city the user asked about), except that a date or time
+  fact becomes required again when the answer names some date (time): it must then be the
+  right one; all other facts are required.
 - expected_state (when the task has it and the trace has tool observations): every leaf
   of it must appear, key and value, in some successful observation.
 """
@@ -164,6 +166,10 @@ def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
     checks: list[dict[str, Any]] = []
     for fact in task.expected_facts:
         optional = fact.kind in _CONTEXT_KINDS and fact_stated(fact, task.query)
+        if optional and fact.kind == "date" and find_dates(answer):
+            optional = False  # the answer names a date: it must be the right one
+        if optional and fact.kind == "time" and find_times(answer):
+            optional = False
         ok = fact_stated(fact, answer, observations=observations, skip=skip)
         checks.append({"key": fact.key, "kind": fact.kind, "value": fact.value,
                        "ok": ok, "optional": optional})

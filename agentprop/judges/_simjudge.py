@@ -21,6 +21,7 @@ from agentprop.core import Message, ModelOutput, ToolSpec, UnknownNameError, Usa
 from agentprop.judges._facts import check_answer
 from agentprop.judges._prompt import parse_judge_prompt
 from agentprop.models import GenerateConfig, ModelError, register_provider
+from agentprop.models._cache import ResponseCache, request_key
 
 
 class SimJudgeProfile(BaseModel):
@@ -62,7 +63,7 @@ class SimJudgeModel:
     def __init__(self, profile: SimJudgeProfile, *, suite: Any = None, cache: Any = None) -> None:
         self.profile = profile
         self._suite = suite
-        self._cache = cache
+        self._cache = ResponseCache(cache) if cache is not None else None
 
     @property
     def id(self) -> str:
@@ -85,18 +86,16 @@ class SimJudgeModel:
         p = self.profile
         if p.error_kind:
             raise ModelError(p.error_kind, f"{self.id}: simulated {p.error_kind} failure", 1)
-        key = "sim-judge:" + stable_hash(
-            {"model": self.id, "profile": p.model_dump(),
-             "messages": [m.model_dump(mode="json") for m in messages],
-             "temperature": config.temperature, "seed": config.seed}
-        )
+        # the models layer's cache and key; the profile's parameters are the epoch
+        key = request_key(provider="sim-judge", model=p.name, base_url=None, messages=messages,
+                          tools=tools, config=config, epoch=stable_hash(p.model_dump()))
         if self._cache is not None:
-            hit = self._cache.cache_get(key)
+            hit = self._cache.get(key)
             if hit is not None:
-                return ModelOutput.model_validate({**hit, "cached": True})
+                return hit
         out = self._decide(messages, config)
         if self._cache is not None:
-            self._cache.cache_put(key, out.model_dump(mode="json"))
+            self._cache.put(key, out)
         return out
 
     def _decide(self, messages: list[Message], config: GenerateConfig) -> ModelOutput:

@@ -1,0 +1,110 @@
+"""The facts judge: paraphrased correct answers pass, subtly wrong ones fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentprop.core import Fact
+from agentprop.judges import check_answer, fact_stated, get_judge
+from agentprop.judges._extract import find_dates, find_numbers, find_times
+from tests.judges.conftest import (
+    BOOKING,
+    CALENDAR,
+    MEDICAL,
+    NOFACTS,
+    RETAIL,
+    WEATHER,
+    make_trace,
+)
+
+
+@pytest.mark.parametrize("answer", [
+    "Tomorrow in London: 14°C, light rain.",
+    "Expect about 14 degrees and some drizzle in London on June 17.",
+    "It'll be 57 °F and rainy.",  # 57 °F = 13.9 °C; city and date are in the query
+    "Tuesday, June 17: light rain, high of 14.3 C. Bring an umbrella!",
+    "London, 17 June 2025 — 14 °C, showers expected.",
+])
+def test_weather_paraphrases_correct(answer: str) -> None:
+    assert check_answer(WEATHER, answer)[0] is True, check_answer(WEATHER, answer)[1]
+
+
+@pytest.mark.parametrize("answer", [
+    "In Paris tomorrow: 19°C and sunny.",  # another city's weather
+    "Tomorrow in London: 19°C with light rain.",  # wrong temperature
+    "Tomorrow in London: 14°C and sunny.",  # wrong condition
+    "Tomorrow in London: 14°F, light rain.",  # wrong unit: 14 °F = -10 °C
+    "On June 18 in London: 14°C, light rain.",  # wrong date
+    "Light rain tomorrow, June 17.",  # no temperature (17 is a date, not a number)
+])
+def test_weather_subtly_wrong(answer: str) -> None:
+    assert check_answer(WEATHER, answer)[0] is False
+
+
+def test_medical_severity() -> None:
+    assert check_answer(MEDICAL, "Warfarin with aspirin: a SEVERE interaction (bleeding).")[0]
+    assert check_answer(MEDICAL, "Severity: High.")[0]
+    assert not check_answer(MEDICAL, "The interaction severity is moderate.")[0]
+    assert not check_answer(MEDICAL, "Severity is highly uncertain.")[0]  # whole words only
+
+
+def test_money_and_thousands() -> None:
+    assert check_answer(RETAIL, "Order O-1042 comes to $74.97 and earns 1,250 points.")[0]
+    assert check_answer(RETAIL, "The total is 74.97 dollars (1250 points).")[0]
+    assert not check_answer(RETAIL, "The total is $74.79 (1,250 points).")[0]
+    assert not check_answer(RETAIL, "The total is $75 (1,250 points).")[0]  # cents matter
+    assert not check_answer(RETAIL, "The total is $74.97 (1,520 points).")[0]
+
+
+@pytest.mark.parametrize("answer", [
+    "Dentist on 2025-06-17 at 14:00.", "Dentist: 06/17/2025, 2 pm.",
+    "Your dentist visit is June 17 at 2:00 PM.", "dentist — 17 June 2025, 2 p.m.",
+    "Dentist appointment tomorrow at 14:00.", "Dentist, Tuesday, June 17th, 2pm.",
+])
+def test_calendar_formats(answer: str) -> None:
+    assert check_answer(CALENDAR, answer)[0] is True, check_answer(CALENDAR, answer)[1]
+
+
+@pytest.mark.parametrize("answer", [
+    "Dentist on 2025-06-18 at 14:00.", "Dentist: June 17 at 3 pm.",
+    "Dentist on June 17 at 2 am.", "Dentist on June 17 at noon.",
+])
+def test_calendar_wrong(answer: str) -> None:
+    assert check_answer(CALENDAR, answer)[0] is False
+
+
+def test_abstentions_incorrect_and_no_facts_unscored() -> None:
+    assert check_answer(WEATHER, None)[0] is False
+    assert check_answer(WEATHER, "   ")[0] is False
+    assert check_answer(WEATHER, "14 °C, light rain", abstained=True)[0] is False
+    assert check_answer(NOFACTS, "Shakespeare")[0] is None
+
+
+async def test_state_from_tool_observations() -> None:
+    j = get_judge("facts")
+    ok = make_trace("b1", BOOKING, "Done.",
+                    observations=[{"event": {"title": "Team Sync", "status": "confirmed"}}])
+    err = make_trace("b2", BOOKING, "Done.",
+                     observations=[{"error": {"type": "conflict", "message": "busy",
+                                              "event": {"status": "confirmed"}}}])
+    assert (await j.judge(ok, BOOKING)).correct is True
+    assert (await j.judge(err, BOOKING)).correct is False  # error observations do not count
+
+
+def test_extractors() -> None:
+    assert [n.value for n in find_numbers("-3 °C, −2.5 and 1,250,000")] == [-3, -2.5, 1250000]
+    assert find_numbers("14°C")[0].unit == "C"
+    assert find_numbers("60%")[0].unit == "%"
+    assert find_numbers("$74.97")[0].unit == "USD"
+    assert {t for _, t in find_times("at noon or 9:30 am or 21:15")} == {"12:00", "09:30",
+                                                                       "21:15"}
+    days = find_dates("06/07/2025")[0][1]
+    assert {d.isoformat() for d in days} == {"2025-06-07", "2025-07-06"}
+
+
+def test_percent_fact_accepts_fraction() -> None:
+    f = Fact(kind="number", key="p", value=0.6, unit="%")
+    assert fact_stated(f, "a 60% chance")
+    assert not fact_stated(f, "a 70% chance")
+    g = Fact(kind="number", key="p", value=60, unit="percent")
+    assert fact_stated(g, "60 percent") and not fact_stated(g, "60 °C")
