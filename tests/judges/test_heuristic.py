@@ -39,7 +39,8 @@ def test_rule(reference: str, answer: str | None, expected: bool) -> None:
 async def test_judge_wraps_rule() -> None:
     j = get_judge("heuristic")
     assert j.name == "heuristic"
-    good = await j.judge(make_trace("t1", WEATHER, "tomorrow (2025-06-17) in london: 14 °c"), WEATHER)
+    ans = "tomorrow (2025-06-17) in london: 14 °c"
+    good = await j.judge(make_trace("t1", WEATHER, ans), WEATHER)
     bad = await j.judge(make_trace("t2", WEATHER, "No idea."), WEATHER)
     none = await j.judge(make_trace("t3", WEATHER, None), WEATHER)
     assert (good.correct, bad.correct, none.correct) == (True, False, False)

@@ -89,7 +89,8 @@ async def test_ensemble_majority_members_and_even_split(suite: Suite) -> None:
     assert {v.judge for v in out[1:]} == {"llm:sim-judge/exact", "llm:sim-judge/garbage"}
     exact = LLMJudge(get_model("sim-judge/exact", suite=suite))
     split = EnsembleJudge([exact, _inverted(suite)])
-    assert (await split.judge(make_trace("a", MEDICAL, "Severity: major."), MEDICAL)).correct is None
+    tie = await split.judge(make_trace("a", MEDICAL, "Severity: major."), MEDICAL)
+    assert tie.correct is None
     garbage = LLMJudge(get_model("sim-judge/garbage", suite=suite))
     mostly_unscored = EnsembleJudge([exact, garbage, LLMJudge(SimJudgeModel(
         SIM_JUDGE_PROFILES["garbage"].model_copy(update={"name": "garbage2"}), suite=suite))])
