@@ -108,8 +108,9 @@ SWEEP_METRICS = ("precision", "recall", "f1", "abstention")
 def sweep_table(sweep: pd.DataFrame | None) -> pd.DataFrame:
     """The interceptor threshold sweep as a tidy table (key `l1=..,l2=..,l3=on|off`).
 
-    Accepts one row per configuration with tau_l1, tau_l2, l3 (bool or on/off) and any of
-    precision, recall, f1, abstention (and n). `best_f1` (key "") names the best config.
+    Accepts one row per configuration (`agentprop.intercept.sweep` output, or any frame
+    with tau_l1, tau_l2, l3 and any of precision, recall, f1, abstention[_rate], n); the
+    key is its `config` column when present. `best_f1` (key "") names the best config.
     """
     rows: list[dict[str, Any]] = []
     cols = ["config"]
@@ -119,7 +120,10 @@ def sweep_table(sweep: pd.DataFrame | None) -> pd.DataFrame:
     for _, r in sweep.iterrows():
         l3 = r.get("l3", "")
         l3s = ("on" if l3 else "off") if isinstance(l3, bool | np.bool_) else str(l3)
-        cfg = f"l1={r.get('tau_l1', '')},l2={r.get('tau_l2', '')},l3={l3s}"
+        cfg = str(r["config"]) if "config" in r and pd.notna(r["config"]) else \
+            f"l1={r.get('tau_l1', '')},l2={r.get('tau_l2', '')},l3={l3s}"
+        if "abstention" not in r and "abstention_rate" in r:
+            r = r.rename({"abstention_rate": "abstention"})
         n = int(r["n"]) if "n" in r and pd.notna(r["n"]) else 0
         for metric in SWEEP_METRICS:
             if metric in r:

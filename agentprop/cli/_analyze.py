@@ -1,9 +1,145 @@
-"""CLI commands (filled in by the issue that owns them)."""
+"""`agentprop analyze`, `agentprop report` and `agentprop import agenthallu`."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from agentprop.cli._common import UserError, console, open_workspace, print_json, user_errors
+
+WORKSPACE_HELP = "workspace folder"
+SWEEP_META = "interceptor_sweep"
+
+
+def load_input(ws: Any) -> Any:
+    """The analysis input from a workspace (primary judge and sweep from its meta)."""
+    import pandas as pd
+
+    from agentprop.analysis import build_input
+
+    traces = list(ws.iter_traces())
+    sweep_rows = ws.get_meta(SWEEP_META)
+    meta = {"imported": ws.get_meta("imported")} if ws.get_meta("imported") else {}
+    return build_input(
+        traces, ws.verdicts(), ws.labels(),
+        primary_judge=ws.get_meta("primary_judge") or "facts",
+        sweep=pd.DataFrame(sweep_rows) if sweep_rows else None,
+        meta=meta,
+    )
+
+
+def _run_analysis(workspace: Path, resamples: int, seed: int) -> tuple[Any, Any, Any]:
+    from agentprop.analysis import analyze
+
+    ws = open_workspace(workspace)
+    try:
+        if ws.count_traces() == 0:
+            raise UserError(f"workspace {workspace} has no traces; run or import some first")
+        inp = load_input(ws)
+        runs = [r.model_dump(mode="json") for r in ws.runs()]
+    finally:
+        ws.close()
+    return analyze(inp, n_resamples=resamples, seed=seed), inp, runs
+
+
+def _print_tables(result: Any) -> None:
+    """One narrow table per section (key, metric, value [CI] (n)): readable at any width."""
+    from rich.table import Table
+
+    from agentprop.report import display_table, model_labels
+    from agentprop.report._html import TITLES
+
+    keys = [k for df in result.tables.values() if not df.empty for k in df["key"].unique()]
+    labels = model_labels(result, keys)
+    console.print(f"primary judge: [bold]{result.info['primary_judge']}[/]"
+                  + (f"  (imported from the paper's release: {result.info['imported']})"
+                     if result.info.get("imported") else ""))
+    for section, df in result.tables.items():
+        t = display_table(df, section, labels=labels)
+        if t.empty:
+            continue
+        table = Table(title=TITLES.get(section, section))
+        table.add_column("key")
+        table.add_column("metric")
+        table.add_column("value [95% CI] (n)")
+        for idx, r in t.iterrows():
+            first = True
+            for metric, cell in r.items():
+                if cell:
+                    table.add_row(str(idx) if first else "", str(metric), str(cell))
+                    first = False
+        console.print(table)
+        notes = sorted({n for n in df["note"].astype(str) if n.startswith("warning")})
+        for n in notes:
+            console.print(f"[yellow]{n}[/]", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the main app."""
+    """Add analyze, report and the import sub-app."""
+
+    @app.command()
+    @user_errors
+    def analyze(
+        workspace: Path = typer.Option(..., "--workspace", "-w", help=WORKSPACE_HELP,
+                                       envvar="AGENTPROP_WORKSPACE"),
+        as_json: bool = typer.Option(False, "--json", help="print the numbers manifest"),
+        resamples: int = typer.Option(1000, "--resamples", min=10,
+                                      envvar="AGENTPROP_RESAMPLES"),
+        seed: int = typer.Option(42, "--seed", envvar="AGENTPROP_SEED"),
+    ) -> None:
+        """Print every analysis table (or, with --json, the flat numbers manifest)."""
+        from agentprop.analysis import numbers_manifest
+
+        result, _, _ = _run_analysis(workspace, resamples, seed)
+        if as_json:
+            print_json(numbers_manifest(result))
+        else:
+            _print_tables(result)
+
+    @app.command()
+    @user_errors
+    def report(
+        workspace: Path = typer.Option(..., "--workspace", "-w", help=WORKSPACE_HELP,
+                                       envvar="AGENTPROP_WORKSPACE"),
+        resamples: int = typer.Option(1000, "--resamples", min=10,
+                                      envvar="AGENTPROP_RESAMPLES"),
+        seed: int = typer.Option(42, "--seed", envvar="AGENTPROP_SEED"),
+    ) -> None:
+        """Write WORKSPACE/report/ (index.html, figures, tables, numbers.json)."""
+        from agentprop.report import build_report
+
+        result, inp, runs = _run_analysis(workspace, resamples, seed)
+        path = build_report(result, workspace / "report", stages=inp.stages, runs=runs)
+        console.print(f"report written: {path}")
+
+    import_app = typer.Typer(help="Import traces from other formats.", no_args_is_help=True)
+
+    @import_app.command("agenthallu")
+    @user_errors
+    def import_agenthallu_cmd(
+        folder: Path = typer.Argument(..., help="folder with the release's CSV files"),
+        workspace: Path = typer.Option(..., "--workspace", "-w", help=WORKSPACE_HELP,
+                                       envvar="AGENTPROP_WORKSPACE"),
+    ) -> None:
+        """Import the paper's released CSVs (validated first; nothing written on error)."""
+        from agentprop.interop import ReleaseFormatError, import_agenthallu, read_release
+
+        try:
+            read_release(folder)  # validate before the workspace is even created
+        except ReleaseFormatError as e:
+            raise UserError(str(e)) from None
+        ws = open_workspace(workspace, create=True)
+        try:
+            res = import_agenthallu(folder, ws)
+        except ReleaseFormatError as e:
+            raise UserError(str(e)) from None
+        finally:
+            ws.close()
+        s = res.summary()
+        console.print(f"imported {s['traces']} traces, {s['verdicts']} verdicts, "
+                      f"{s['labels']} labels from {len(s['files'])} file(s)"
+                      + (f"; skipped {', '.join(s['skipped'])}" if s["skipped"] else ""))
+
+    app.add_typer(import_app, name="import")

@@ -1,0 +1,103 @@
+"""Write the report folder atomically: build in a temp folder, then swap it in."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from agentprop.analysis import SECTIONS, AnalysisResult, numbers_manifest
+from agentprop.report._figures import render_figures
+from agentprop.report._html import TITLES, render_html
+from agentprop.report._tables import display_table, to_latex, to_markdown
+
+FIGURE_SECTIONS = {
+    "propagation": ["stage_reach"],
+    "rejection_recovery": ["rejection_vs_recovery"],
+    "interceptor": ["interceptor_effect"],
+    "judges": ["judge_kappa", "confusion_matrix"],
+}
+N_EXAMPLES = 30
+
+
+def model_labels(result: AnalysisResult, keys: Sequence[str]) -> dict[str, str]:
+    """Model keys marked "(simulated)" where the model is a simulation."""
+    sims = set(result.info.get("simulated_models") or [])
+    out = {}
+    for k in keys:
+        first = str(k).split("|", 1)[0]
+        out[k] = f"{k} (simulated)" if first in sims else str(k)
+    return out
+
+
+def pick_examples(stages: pd.DataFrame, n: int = N_EXAMPLES) -> pd.DataFrame:
+    """A few answers per model (first traces in order) for the reader to look at."""
+    cols = ["trace_id", "model", "condition", "S3", "answer"]
+    if stages.empty or "answer" not in stages:
+        return pd.DataFrame(columns=cols)
+    per = max(1, n // max(1, stages["model"].nunique()))
+    return stages.groupby("model", sort=True).head(per)[cols].head(n)
+
+
+def build_report(
+    result: AnalysisResult,
+    out_dir: str | Path,
+    *,
+    stages: pd.DataFrame | None = None,
+    runs: Sequence[Mapping[str, Any]] = (),
+) -> Path:
+    """Write out_dir/{index.html, numbers.json, figures/, tables/} and return index.html.
+
+    The folder is built next to `out_dir` and renamed into place, so a reader never sees a
+    half-written report and a failure leaves the previous one intact.
+    """
+    out = Path(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".report-", dir=out.parent))
+    try:
+        keys = [k for df in result.tables.values() if not df.empty for k in df["key"].unique()]
+        labels = model_labels(result, keys)
+
+        def label(k: str) -> str:
+            return labels.get(k, k)
+
+        pngs = render_figures(result, tmp / "figures", label)
+        (tmp / "tables").mkdir()
+        shown: dict[str, pd.DataFrame] = {}
+        for section in SECTIONS:
+            df = result.tables.get(section)
+            if df is None:
+                continue
+            t = display_table(df, section, labels=labels)
+            shown[section] = t
+            df.to_csv(tmp / "tables" / f"{section}.csv", index=False)
+            (tmp / "tables" / f"{section}.md").write_text(
+                f"## {TITLES.get(section, section)}\n\n" + to_markdown(t), encoding="utf-8")
+            (tmp / "tables" / f"{section}.tex").write_text(
+                to_latex(t, TITLES.get(section, section)), encoding="utf-8")
+        manifest = numbers_manifest(result)
+        (tmp / "numbers.json").write_text(json.dumps(manifest, indent=2, allow_nan=False),
+                                          encoding="utf-8")
+        html = render_html(result, shown, pngs, runs=runs,
+                           examples=pick_examples(stages if stages is not None
+                                                  else pd.DataFrame()),
+                           figure_sections=FIGURE_SECTIONS)
+        (tmp / "index.html").write_text(html, encoding="utf-8")
+        old = None
+        if out.exists():
+            old = out.with_name(out.name + ".old")
+            if old.exists():
+                shutil.rmtree(old)
+            out.rename(old)
+        tmp.rename(out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out / "index.html"

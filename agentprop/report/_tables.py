@@ -1,0 +1,108 @@
+"""Tidy analysis tables → reader tables (key × metric, "value [lo, hi] n=…") in md/tex/csv."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+# metrics shown per section (in this order); anything else stays in the CSV
+DISPLAY: dict[str, list[str]] = {
+    "propagation": ["n", "p_S1", "p_S2", "p_S3", "r_12", "r_23", "inj_to_err", "no_tool_share",
+                    "correction_rate", "r_23_cal_paper", "r_23_cal_rogan_gladen",
+                    "inj_to_err_cal_paper", "inj_to_err_cal_rogan_gladen"],
+    "propagation_by_type": ["n", "p_S1", "p_S2", "r_23", "inj_to_err", "no_tool_share"],
+    "rejection_recovery": ["rejection", "recovery", "no_tool_share",
+                           "rejection_given_tool_call", "correction_rate", "n_S2",
+                           "spearman_rho", "spearman_p", "spearman_rho_ours", "spearman_p_ours"],
+    "baseline_vs_p2": ["baseline_correct", "p2_injected_correct", "p2_all_correct",
+                       "matched_baseline_correct", "matched_p2_injected_correct",
+                       "matched_delta"],
+    "interceptor": ["n_pairs", "hallucination_control", "hallucination_treatment",
+                    "delta_hallucination", "saved", "broken", "correct_control",
+                    "correct_treatment", "abstention_treatment", "coverage_treatment",
+                    "selective_accuracy_treatment", "mcnemar_p", "ztest_p", "cohens_h",
+                    "power"],
+    "interceptor_sweep": ["precision", "recall", "f1", "abstention", "best_f1"],
+    "judges": ["kappa", "kappa_loo", "kappa_asymptotic", "agreement", "judge_correct_share",
+               "reference_correct_share", "bias", "tp", "fp", "fn", "tn",
+               "krippendorff_alpha"],
+    "calibration": ["p_human_correct_given_judge_correct", "p_human_correct_given_judge_wrong",
+                    "sensitivity", "specificity", "n_labels"],
+    "replication": ["correct_core", "correct_retail", "inj_to_err_core", "inj_to_err_retail",
+                    "spearman_correct", "kendall_correct", "spearman_inj_to_err",
+                    "kendall_inj_to_err"],
+}
+
+COUNT_METRICS = {"n", "n_S1", "n_S2", "n_pairs", "saved", "broken", "tp", "fp", "fn", "tn",
+                 "n_labels", "n_error", "n_tasks", "n_no_stage_info"}
+P_METRICS = {"spearman_p", "spearman_p_ours", "mcnemar_p", "mcnemar_midp", "ztest_p"}
+
+
+def fmt_cell(metric: str, value: float, n: int, lo: float, hi: float) -> str:
+    """One number as a reader sees it; undefined values say so, with their n."""
+    if metric in COUNT_METRICS:
+        return "—" if math.isnan(value) else f"{int(value)}"
+    if math.isnan(value):
+        return f"undefined (n={n})"
+    if metric in P_METRICS:
+        txt = f"{value:.3g}" if value >= 0.001 else f"{value:.1e}"
+        return f"{txt} (n={n})"
+    s = f"{value:.3f}"
+    if not (math.isnan(lo) or math.isnan(hi)):
+        s += f" [{lo:.3f}, {hi:.3f}]"
+    return s + f" (n={n})"
+
+
+def display_table(df: pd.DataFrame, section: str, *,
+                  labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """key × metric strings for one section (empty frame if nothing to show)."""
+    if df is None or df.empty:
+        return pd.DataFrame()
+    metrics = [m for m in DISPLAY.get(section, sorted(df["metric"].unique()))
+               if m in set(df["metric"])]
+    sub = df[df["metric"].isin(metrics)]
+    keys = list(dict.fromkeys(sub["key"]))
+    out = pd.DataFrame(index=[(labels or {}).get(k, k) or "pooled" for k in keys],
+                       columns=metrics, dtype=object)
+    out[:] = ""
+    for r in sub.itertuples(index=False):
+        label = (labels or {}).get(r.key, r.key) or "pooled"
+        out.loc[label, r.metric] = fmt_cell(r.metric, r.value, int(r.n), r.ci_lo, r.ci_hi)
+    out.index.name = "key"
+    return out
+
+
+def to_markdown(t: pd.DataFrame) -> str:
+    if t.empty:
+        return "_no data_\n"
+    cols = [t.index.name or "", *map(str, t.columns)]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for idx, r in t.iterrows():
+        cells = [str(idx), *(str(v) for v in r.tolist())]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+        "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
+
+
+def tex_escape(s: str) -> str:
+    return "".join(_TEX.get(c, c) for c in s)
+
+
+def to_latex(t: pd.DataFrame, caption: str) -> str:
+    """A booktabs table (needs \\usepackage{booktabs})."""
+    if t.empty:
+        return f"% {tex_escape(caption)}: no data\n"
+    cols: Sequence[str] = [t.index.name or "", *map(str, t.columns)]
+    out = ["\\begin{table}[t]", "\\centering", "\\small",
+           f"\\caption{{{tex_escape(caption)}}}",
+           "\\begin{tabular}{l" + "r" * len(t.columns) + "}", "\\toprule",
+           " & ".join(tex_escape(c) for c in cols) + " \\\\", "\\midrule"]
+    for idx, r in t.iterrows():
+        out.append(" & ".join(tex_escape(str(c)) for c in [idx, *r.tolist()]) + " \\\\")
+    out += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
+    return "\n".join(out) + "\n"
