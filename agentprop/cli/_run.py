@@ -1,9 +1,424 @@
-"""CLI commands (filled in by the issue that owns them)."""
+"""`agentprop run` and `agentprop traces list|show|export`."""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
 import typer
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from agentprop.cli._common import (
+    UserError,
+    console,
+    err_console,
+    fail,
+    open_workspace,
+    print_json,
+    user_errors,
+)
+
+traces_app = typer.Typer(help="List, show and export stored traces.", no_args_is_help=True)
+
+WorkspaceOpt = typer.Option(
+    ..., "--workspace", "-w", envvar="AGENTPROP_WORKSPACE", help="Workspace folder."
+)
+
+
+def _parse_options(pairs: list[str]) -> dict[str, Any]:
+    """`KEY=VALUE` model options; values are JSON when they parse (numbers, booleans)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"invalid model option {pair!r}: expected KEY=VALUE")
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        out[key.strip().replace("-", "_")] = value
+    return out
+
+
+def _select_tasks(suite: Any, domains: list[str], split: str, limit: int | None) -> list[Any]:
+    from agentprop.suite import CORE_DOMAINS
+
+    known = sorted({t.domain for t in suite.tasks})
+    for d in domains:
+        if d not in known:
+            raise UserError(f"unknown domain {d!r} (known: {', '.join(known)})")
+    if split not in ("val", "test", "all"):
+        raise UserError(f"invalid split {split!r}: use val, test or all")
+    if limit is not None and limit < 1:
+        raise UserError(f"invalid limit {limit}: must be at least 1")
+    chosen = domains or [d for d in CORE_DOMAINS if d in known] or known
+    try:
+        from agentprop.experiment import select_tasks
+    except ImportError:  # pragma: no cover - fallback keeps `run` independent
+        return list(
+            suite.select(domain=chosen, split=None if split == "all" else split, limit=limit)
+        )
+    # A balanced (domain × difficulty) deterministic sample when --limit is given.
+    return list(
+        select_tasks(
+            suite, domains=chosen, split=None if split == "all" else split, n=limit, seed=0
+        )
+    )
+
+
+def _stored(workspace: Path, run_id: str) -> int:
+    try:
+        with open_workspace(workspace) as ws:
+            return int(ws.count_traces(run_id=run_id))
+    except Exception:
+        return 0
+
+
+def _json(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, default=str)
+
+
+def _render_trace(trace: Any, *, show_system: bool = False) -> None:
+    """An episode, readable. All model and tool text goes through Text: never markup."""
+    from agentprop.core import (
+        ErrorEvent,
+        FinalEvent,
+        InjectionEvent,
+        InterceptEvent,
+        ToolResultEvent,
+    )
+
+    head = Text()
+    head.append("trace ", style="bold").append(trace.id)
+    head.append(
+        f"  {trace.model}  {trace.task_id} ({trace.domain}, {trace.difficulty}, "
+        f"{trace.split})  condition {trace.condition}  seed {trace.seed}"
+    )
+    if trace.arm:
+        head.append(f"  arm {trace.arm}")
+    head.append(f"  status {trace.status}", style="green" if trace.status == "ok" else "red")
+    if trace.simulated:
+        head.append("  [simulated]", style="yellow")
+    console.print(head)
+    console.rule("messages")
+    for m in trace.messages:
+        if m.role == "system" and not show_system:
+            continue
+        line = Text(f"{m.role:>9} ", style="bold cyan" if m.role == "assistant" else "bold")
+        if m.reasoning:
+            line.append(f"(reasoning) {m.reasoning}\n          ", style="dim")
+        if m.content:
+            line.append(m.content)
+        for c in m.tool_calls:
+            line.append(f"\n          → {c.name}({_json(c.arguments)})", style="magenta")
+        if m.role == "tool" and m.name:
+            line.append(f"   [{m.name}]", style="dim")
+        console.print(line)
+    console.rule("events")
+    for ev in trace.events:
+        if isinstance(ev, InjectionEvent):
+            t = Text(f"injection {ev.protocol}:{ev.error_type} {ev.status}", style="yellow")
+            if ev.status == "applied":
+                change = "removed" if ev.removed else f"{_json(ev.original)} → {_json(ev.injected)}"
+                t.append(
+                    f"  {ev.tool}.{ev.param}: {change}"
+                    f"  (in history: {'yes' if ev.in_history else 'no'})"
+                )
+            console.print(t)
+        elif isinstance(ev, ToolResultEvent):
+            t = Text(f"step {ev.step} ", style="dim")
+            t.append(f"{ev.name}({_json(ev.arguments)})", style="magenta")
+            t.append(f"\n    observation: {_json(ev.observation)}")
+            if ev.counterfactual is not None:
+                t.append(f"\n    counterfactual: {_json(ev.counterfactual)}", style="yellow")
+            console.print(t)
+        elif isinstance(ev, InterceptEvent):
+            console.print(Text(f"intercept {ev.layer} {ev.decision}: {ev.reason}", style="yellow"))
+        elif isinstance(ev, ErrorEvent):
+            console.print(
+                Text(f"error {ev.kind} (attempts {ev.attempts}): {ev.message}", style="red")
+            )
+        elif isinstance(ev, FinalEvent):
+            t = Text("final: ", style="bold")
+            if ev.abstained:
+                t.append(f"abstained ({ev.reason or 'no reason'})", style="yellow")
+                if ev.answer:
+                    t.append(f"  {ev.answer}")
+            else:
+                t.append(ev.answer if ev.answer is not None else "(no answer)")
+            console.print(t)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the main app."""
+    """Add `run` and `traces` to the main app."""
+
+    @app.command("run")
+    @user_errors
+    def run(
+        model: list[str] = typer.Option(
+            ...,
+            "--model",
+            "-m",
+            envvar="AGENTPROP_MODEL",
+            help="Model id provider/name (repeatable), e.g. openai/gpt-4o-mini, sim/balanced.",
+        ),
+        workspace: Path = WorkspaceOpt,
+        base_url: str = typer.Option(
+            None,
+            "--base-url",
+            envvar="AGENTPROP_BASE_URL",
+            help="OpenAI-compatible server URL (vLLM, Ollama, serve-sim...).",
+        ),
+        split: str = typer.Option(
+            "test", "--split", envvar="AGENTPROP_SPLIT", help="val, test or all."
+        ),
+        domain: list[str] = typer.Option(
+            [],
+            "--domain",
+            "-d",
+            envvar="AGENTPROP_DOMAIN",
+            help="Domain (repeatable; default: the core domains, not the held-out retail).",
+        ),
+        limit: int = typer.Option(
+            None,
+            "--limit",
+            "-n",
+            envvar="AGENTPROP_LIMIT",
+            help="At most N tasks, balanced over domain × difficulty.",
+        ),
+        seed: list[int] = typer.Option(
+            [0], "--seed", envvar="AGENTPROP_SEED", help="Episode seed (repeatable)."
+        ),
+        condition: list[str] = typer.Option(
+            ["baseline"],
+            "--condition",
+            "-c",
+            envvar="AGENTPROP_CONDITION",
+            help="baseline, p2:<error_type> or p2:all (repeatable).",
+        ),
+        concurrency: int = typer.Option(32, "--concurrency", envvar="AGENTPROP_CONCURRENCY"),
+        no_cache: bool = typer.Option(
+            False, "--no-cache", envvar="AGENTPROP_NO_CACHE", help="Bypass the response cache."
+        ),
+        max_steps: int = typer.Option(10, "--max-steps", envvar="AGENTPROP_MAX_STEPS"),
+        text_mode: bool = typer.Option(
+            False,
+            "--text-mode",
+            envvar="AGENTPROP_TEXT_MODE",
+            help="ReAct text protocol for models without function calling.",
+        ),
+        run_id: str = typer.Option(
+            None,
+            "--run-id",
+            envvar="AGENTPROP_RUN_ID",
+            help="Run id (default: derived from the options, so a rerun resumes).",
+        ),
+        suite_file: Path = typer.Option(
+            None, "--suite", envvar="AGENTPROP_SUITE", help="Suite JSONL file (default: built-in)."
+        ),
+        option: list[str] = typer.Option(
+            [],
+            "--model-option",
+            "-o",
+            envvar="AGENTPROP_MODEL_OPTION",
+            help="Provider option KEY=VALUE (repeatable), e.g. max_attempts=3.",
+        ),
+        as_json: bool = typer.Option(
+            False, "--json", envvar="AGENTPROP_JSON", help="Print one JSON summary at the end."
+        ),
+    ) -> None:
+        """Run agent episodes: one per model × task × condition × seed. Resumable."""
+        from agentprop.cli._suite import get_suite
+        from agentprop.runner import (
+            RunAborted,
+            RunError,
+            default_run_id,
+            make_models,
+            plan_units,
+            run_units_sync,
+        )
+        from agentprop.runner import redact as redact_secrets
+
+        if concurrency < 1:
+            raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
+        if max_steps < 1:
+            raise UserError(f"invalid max steps {max_steps}: must be at least 1")
+        options = _parse_options(option)
+        if base_url:
+            options["base_url"] = base_url
+        suite = get_suite(suite_file)
+        tasks = _select_tasks(suite, domain, split, limit)
+        if not tasks:
+            raise UserError("no tasks match the selection")
+        conditions = list(dict.fromkeys(c.strip() for c in condition))
+        try:
+            from agentprop.inject import expand_conditions, is_injectable
+        except ImportError:
+            expand_conditions, is_injectable = None, None  # type: ignore[assignment]
+        if expand_conditions is not None:
+            try:
+                conditions = expand_conditions(conditions)
+            except Exception as e:
+                raise UserError(str(e)) from None
+        models = list(dict.fromkeys(model))
+        make_models(
+            models, workspace=None, suite=suite, model_options=options, use_cache=False
+        )  # unknown provider/profile fails before anything is written
+        rid = run_id or default_run_id(
+            redact_secrets(
+                {
+                    "models": sorted(models),
+                    "conditions": conditions,
+                    "seeds": seed,
+                    "split": split,
+                    "domains": sorted(domain),
+                    "limit": limit,
+                    "suite": suite.checksum,
+                    "max_steps": max_steps,
+                    "text_mode": text_mode,
+                    "base_url": base_url,
+                }
+            )
+        )
+        units = plan_units(rid, models, tasks, conditions, seeds=seed)
+        if is_injectable is not None and any(c != "baseline" for c in conditions):
+            injectable = {t.id: is_injectable(t) for t in tasks}
+            units = [u for u in units if u.condition == "baseline" or injectable[u.task_id]]
+        ws = open_workspace(workspace, create=True)
+        progress = not as_json and sys.stderr.isatty()
+        try:
+            summary = run_units_sync(
+                units,
+                workspace=ws,
+                suite=suite,
+                model_options=options,
+                concurrency=concurrency,
+                progress=progress,
+                use_cache=not no_cache,
+                max_steps=max_steps,
+                text_mode=text_mode,
+                manifest={
+                    "split": split,
+                    "domains": domain,
+                    "limit": limit,
+                    "suite_file": str(suite_file) if suite_file else None,
+                    "command": "agentprop run",
+                },
+            )
+        except KeyboardInterrupt:
+            stored = _stored(workspace, rid)
+            err_console.print(
+                f"interrupted: {stored} of {len(units)} units stored in run {rid}; "
+                "rerun the same command to resume",
+                highlight=False,
+            )
+            raise typer.Exit(130) from None
+        except RunAborted as e:
+            fail(str(e), code=1)
+        except RunError as e:
+            fail(str(e))
+        finally:
+            ws.close()
+        if as_json:
+            print_json(
+                {**summary.model_dump(mode="json"), "run_id": rid, "workspace": str(workspace)}
+            )
+            return
+        console.print(
+            f"run [bold]{escape(rid)}[/]: {summary.completed} traces written "
+            f"({summary.errors} errors), {summary.skipped} already stored, "
+            f"{summary.model_calls} model calls ({summary.cached_calls} cached), "
+            f"{summary.tokens:,} tokens, ${summary.cost:.4f}, {summary.wall_s:.1f} s "
+            f"→ {escape(str(workspace))}",
+            highlight=False,
+        )
+
+    @traces_app.command("list")
+    @user_errors
+    def list_traces(
+        workspace: Path = WorkspaceOpt,
+        model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+        run_id: str = typer.Option(None, "--run-id", help="Only this run."),
+        condition: str = typer.Option(None, "--condition", "-c", help="Only this condition."),
+        status: str = typer.Option(None, "--status", help="ok, error or step_limit."),
+        limit: int = typer.Option(50, "--limit", "-n", help="Show at most N (newest last)."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON rows."),
+    ) -> None:
+        """List stored traces (id, model, task, condition, status, final answer)."""
+        with open_workspace(workspace) as ws:
+            filters = {"model": model, "run_id": run_id, "condition": condition, "status": status}
+            total = ws.count_traces(**filters)
+            rows = ws.trace_rows(**filters)[-limit:] if limit > 0 else []
+            for r in rows:
+                t = ws.get_trace(r["id"])
+                fin = t.final if t is not None else None
+                r["final_answer"] = fin.answer if fin else None
+                r["abstained"] = bool(fin and fin.abstained)
+        if as_json:
+            print_json(rows)
+            return
+        table = Table(title=f"{len(rows)} of {total} traces", title_justify="left")
+        table.add_column("id", no_wrap=True, min_width=24)
+        for col in ("model", "task", "condition", "seed", "arm", "status", "answer"):
+            table.add_column(col, overflow="fold" if col == "answer" else "ellipsis")
+        for r in rows:
+            answer = "[abstained]" if r["abstained"] else (r["final_answer"] or "")
+            style = "red" if r["status"] != "ok" else None
+            table.add_row(
+                Text(r["id"]),
+                Text(r["model"]),
+                Text(r["task_id"]),
+                Text(r["condition"]),
+                str(r["seed"]),
+                Text(r["arm"] or ""),
+                Text(r["status"], style=style or ""),
+                Text(answer[:120] + ("…" if len(answer) > 120 else "")),
+            )
+        console.print(table)
+
+    @traces_app.command("show")
+    @user_errors
+    def show(
+        trace_id: str = typer.Argument(..., help="Trace id (or a unique prefix)."),
+        workspace: Path = WorkspaceOpt,
+        as_json: bool = typer.Option(False, "--json", help="Print the full trace as JSON."),
+        system: bool = typer.Option(False, "--system", help="Also show the system prompt."),
+    ) -> None:
+        """Show one episode: messages, tool calls, observations, injection, final answer."""
+        with open_workspace(workspace) as ws:
+            trace = ws.get_trace(trace_id)
+            if trace is None:
+                matches = [i for i in ws.trace_ids() if i.startswith(trace_id)]
+                if len(matches) > 1:
+                    raise UserError(
+                        f"trace id prefix {trace_id!r} is ambiguous ({len(matches)} traces)"
+                    )
+                trace = ws.get_trace(matches[0]) if matches else None
+            if trace is None:
+                raise UserError(f"no trace {trace_id!r} in {workspace}")
+        if as_json:
+            sys.stdout.write(trace.model_dump_json(indent=2) + "\n")
+            return
+        _render_trace(trace, show_system=system)
+
+    @traces_app.command("export")
+    @user_errors
+    def export(
+        workspace: Path = WorkspaceOpt,
+        fmt: str = typer.Option("jsonl", "--format", "-f", help="jsonl, csv or parquet."),
+        out: Path = typer.Option(..., "--out", "-o", help="Output file."),
+        model: str = typer.Option(None, "--model", "-m", help="Only this model."),
+        run_id: str = typer.Option(None, "--run-id", help="Only this run."),
+    ) -> None:
+        """Export traces: jsonl (full events), csv (flat columns), parquet (both)."""
+        from agentprop.store import export_traces
+
+        with open_workspace(workspace) as ws:
+            n = export_traces(ws, fmt, out, model=model, run_id=run_id)
+        err_console.print(f"exported {n} traces → {escape(str(out))}", highlight=False)
+
+    app.add_typer(traces_app, name="traces")
