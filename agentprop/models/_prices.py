@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentprop.core import Usage
+from agentprop.models._base import ModelError
 
 # List prices (USD per 1M tokens: input, output), standard tier, mid-2025.
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -46,8 +47,11 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
 }
 
 
-class PriceError(ValueError):
-    """A price file that cannot be read; one line for the user."""
+class PriceError(ModelError):
+    """A price table that cannot be read; one line for the user (kind "config")."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("config", message)
 
 
 def _parse_entry(name: str, value: Any) -> tuple[float, float]:

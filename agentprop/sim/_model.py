@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import cached_property
 from typing import Any
 
 from agentprop.core import Message, ModelOutput, Task, ToolSpec, UnknownNameError
@@ -17,6 +18,10 @@ def get_profile(name: str) -> SimProfile:
     except KeyError:
         known = ", ".join(sorted(PROFILES))
         raise UnknownNameError(f"unknown sim profile {name!r} (known: {known})") from None
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 class SimAgent:
@@ -39,21 +44,43 @@ class SimAgent:
             self._suite = load_suite()
         return self._suite
 
+    @cached_property
+    def _by_query(self) -> dict[str, list[Task]]:
+        index: dict[str, list[Task]] = {}
+        for t in self.suite.tasks:
+            index.setdefault(_norm(t.query), []).append(t)
+        return index
+
     def find_task(self, messages: list[Message]) -> Task | None:
+        """The task whose query opens the conversation. When several tasks share a query
+        (same words, different worlds), pick the one whose later gold arguments (an event
+        id, a patient id) appear in the observations received so far, as a planner
+        reading those observations would; ties go to the first in suite order."""
         query = next((m.content for m in messages if m.role == "user" and m.content), None)
         if not query:
             return None
-        task: Task | None = self.suite.find_by_query(query)
-        return task
+        candidates = self._by_query.get(_norm(query), [])
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else None
+        seen = " ".join(m.content or "" for m in messages if m.role == "tool")
+        if not seen:
+            return candidates[0]
+
+        def score(t: Task) -> int:
+            return sum(str(v) in seen for c in t.gold_plan[1:] for v in c.arguments.values()
+                       if isinstance(v, str | int) and not isinstance(v, bool))
+
+        return max(candidates, key=score)  # max keeps the first of equal scores
 
     def renderer(self, domain: str) -> RenderFn:
-        gen = self._generators.get(domain)
-        if gen is None:
-            from agentprop.suite import get_generator
-
-            gen = self._generators[domain] = get_generator(domain)
+        """`render_answer` of the domain's generator, loaded on first use."""
 
         def render(task: Task, observations: list[Observation]) -> str:
+            gen = self._generators.get(domain)
+            if gen is None:
+                from agentprop.suite import get_generator
+
+                gen = self._generators[domain] = get_generator(domain)
             return str(gen.render_answer(task, observations))
 
         return render

@@ -172,7 +172,10 @@ class SimServer:
                     return
                 keep = (version == "HTTP/1.1" and headers.get("connection", "").lower()
                         != "close")
-                result = await self._dispatch(method, target.split("?", 1)[0], body)
+                try:
+                    result = await self._dispatch(method, target.split("?", 1)[0], body)
+                except Exception as e:  # a policy bug answers 500, it never kills the server
+                    result = (*_error(500, f"{type(e).__name__}: {e}", "server_error"), {})
                 if result is None:  # the "timeout" fault: hold, then hang up
                     await asyncio.sleep(self.config.hold_s)
                     return

@@ -3,10 +3,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sim"))
 
-import pytest  # noqa: E402
-from simfakes import GENERATORS, make_suite  # noqa: E402
+import pytest
+from simfakes import GENERATORS, make_suite
 
-from agentprop.suite import Suite  # noqa: E402
+from agentprop.suite import Suite
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,7 @@ def test_profiles_span_the_paper():
 def test_registry_and_unknown_profile(fake_suite):
     m = get_model("sim/balanced", suite=fake_suite, cache=None, base_url="ignored")
     assert m.id == "sim/balanced" and m.simulated is True
-    with pytest.raises(UnknownNameError, match="unknown sim profile 'nope'.*balanced"):
+    with pytest.raises(UnknownNameError, match=r"unknown sim profile .nope.*balanced"):
         get_model("sim/nope")
 
 
@@ -117,11 +117,11 @@ async def test_policy_ignores_injection_data_in_messages(fake_suite, fake_genera
            "condition": "rain"}
     base = [Message(role="user", content=task.query),
             Message(role="assistant", tool_calls=[call])]
-    a = await m.generate(base + [Message(role="tool", tool_call_id=call.id,
+    leaked = {**obs, "counterfactual": {}}
+    a = await m.generate([*base, Message(role="tool", tool_call_id=call.id,
                                          content=json.dumps(obs))], TOOLS, GenerateConfig())
-    b = await m.generate(base + [Message(role="tool", tool_call_id=call.id,
-                                         content=json.dumps({**obs, "counterfactual": {}}))],
-                         TOOLS, GenerateConfig())
+    b = await m.generate([*base, Message(role="tool", tool_call_id=call.id,
+                                         content=json.dumps(leaked))], TOOLS, GenerateConfig())
     assert a.text == b.text
 
 
