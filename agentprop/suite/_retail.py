@@ -198,8 +198,8 @@ class RetailGenerator(TaskGenerator):
                 f"I need a {ptype}. Which one costs the least?",
             ])
         obs = run("search_products", **args)
-        if not obs["results"]:
-            raise GoldError("no match")
+        if obs["match"] != "all":
+            raise GoldError("no product of that type passes the filters")
         return {"__query__": query, **{k: v for k, v in args.items()
                                        if k in ("query", "min_rating")}}
 
@@ -282,8 +282,8 @@ class RetailGenerator(TaskGenerator):
         min_rating = rng.choice([3.0, 3.5, 4.0])
         obs = run("search_products", query=ptype, max_price=max_price, min_rating=min_rating,
                   sort_by="rating", limit=5)
-        if not obs["results"]:
-            raise GoldError("no match")
+        if obs["match"] != "all":
+            raise GoldError("no product of that type passes the filters")
         top = dom.products[obs["results"][0]["product_id"]]
         qty = self._orderable(dom, rng, top)
         cap = f"${max_price:.0f}"
