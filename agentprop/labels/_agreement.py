@@ -10,6 +10,7 @@ statsmodels; the bootstrap versions live in agentprop.analysis.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
@@ -51,7 +52,9 @@ def cohen_kappa(table: Sequence[Sequence[int]] | np.ndarray) -> Kappa:
         return Kappa(kappa=nan, se=nan, ci_low=nan, ci_high=nan, n=n)
     from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
 
-    r = sm_kappa(t)
+    with warnings.catch_warnings():  # a zero SE under H0 only affects its z test
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = sm_kappa(t)
     return Kappa(kappa=float(r["kappa"]), se=float(r["std_kappa"]),
                  ci_low=float(r["kappa_low"]), ci_high=float(r["kappa_upp"]), n=n)
 

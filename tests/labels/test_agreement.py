@@ -1,0 +1,98 @@
+"""κ, confusion, shares, inter-annotator κ and Krippendorff's α on hand-computed data."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentprop.cli import app
+from agentprop.core import Label, Verdict
+from agentprop.labels import (
+    agreement_summary,
+    cohen_kappa,
+    confusion,
+    human_consensus,
+    inter_annotator,
+    judge_vs_human,
+    krippendorff_alpha,
+)
+from agentprop.store import Workspace
+from tests.judges.conftest import WEATHER, make_trace
+
+
+def test_paper_ensemble_table() -> None:
+    """The paper's ensemble-vs-human table: rows (19, 6 / 19, 56) → κ = 0.432."""
+    k = cohen_kappa([[19, 6], [19, 56]])
+    assert round(k.kappa, 3) == 0.432 and k.n == 100
+    assert k.ci_low < k.kappa < k.ci_high
+    assert k.ci_low == pytest.approx(k.kappa - 1.959964 * k.se, abs=1e-4)
+
+
+def test_hand_computed_kappa() -> None:
+    # po = 0.7, pe = (25*30 + 25*20) / 50² = 0.5 → κ = 0.4
+    assert cohen_kappa([[20, 5], [10, 15]]).kappa == pytest.approx(0.4)
+    assert cohen_kappa([[10, 0], [0, 10]]).kappa == pytest.approx(1.0)
+    assert math.isnan(cohen_kappa([[5, 0], [0, 0]]).kappa)  # undefined, not an error
+    assert math.isnan(cohen_kappa([[0, 0], [0, 0]]).kappa)
+
+
+def test_confusion_orientation() -> None:
+    t = confusion([True, True, False, False, True], [True, False, True, False, True])
+    assert t.tolist() == [[2, 1], [1, 1]]  # rows judge ✓/✗, columns human ✓/✗
+
+
+def _labels(rows: list[tuple[str, str, str]]) -> list[Label]:
+    return [Label(trace_id=t, annotator=a, label=v) for t, a, v in rows]  # type: ignore[arg-type]
+
+
+def test_consensus_judge_vs_human() -> None:
+    labels = _labels([("a", "x", "correct"), ("a", "y", "correct"), ("b", "x", "incorrect"),
+                      ("c", "x", "correct"), ("c", "y", "incorrect"), ("d", "x", "unsure"),
+                      ("e", "x", "incorrect")])
+    human = human_consensus(labels)
+    assert human == {"a": True, "b": False, "e": False}  # c tied, d unsure
+    r = judge_vs_human({"a": True, "b": True, "e": None}, human)
+    assert r["n"] == 2 and r["confusion"] == [[1, 1], [0, 0]]
+    assert r["judge_correct_share"] == 1.0 and r["human_correct_share"] == 0.5
+    assert r["unscored_or_unlabelled"] == 1
+
+
+def test_inter_annotator_and_alpha() -> None:
+    rows = []
+    for i in range(10):
+        v = "correct" if i < 5 else "incorrect"
+        rows += [(f"t{i}", "x", v), (f"t{i}", "y", v), (f"t{i}", "z", v)]
+    labels = _labels(rows)
+    pairs = inter_annotator(labels)
+    assert [(p["a"], p["b"]) for p in pairs] == [("x", "y"), ("x", "z"), ("y", "z")]
+    assert all(p["kappa"] == pytest.approx(1.0) and p["n"] == 10 for p in pairs)
+    assert krippendorff_alpha(labels) == pytest.approx(1.0)
+    assert krippendorff_alpha(labels[:20]) is not None
+    two = [x for x in labels if x.annotator != "z"]
+    assert krippendorff_alpha(two) is None
+    flipped = [*two, *[Label(trace_id=x.trace_id, annotator="z",
+                             label="incorrect" if x.label == "correct" else "correct")
+                       for x in two if x.annotator == "x"]]
+    assert krippendorff_alpha(flipped) < 0.5
+
+
+def test_summary_and_cli(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "w")
+    ws.put_traces([make_trace(f"t{i}", WEATHER, "x") for i in range(4)])
+    ws.put_verdicts([Verdict(trace_id=f"t{i}", judge="facts", correct=i < 2) for i in range(4)])
+    ws.put_labels(_labels([("t0", "ann", "correct"), ("t1", "ann", "incorrect"),
+                           ("t2", "ann", "incorrect"), ("t3", "ann", "incorrect"),
+                           ("t0", "bob", "correct"), ("t1", "bob", "incorrect")]))
+    s = agreement_summary({"facts": {v.trace_id: v.correct for v in ws.verdicts()}},
+                          ws.labels())
+    assert s["judges"]["facts"]["confusion"] == [[1, 1], [0, 2]]
+    r = CliRunner().invoke(app, ["label", "agreement", "-w", str(tmp_path / "w"), "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["judges"]["facts"]["n"] == 4 and out["inter_annotator"][0]["n"] == 2
+    r = CliRunner().invoke(app, ["label", "agreement", "-w", str(tmp_path / "w")])
+    assert r.exit_code == 0 and "facts" in r.stdout
