@@ -1,14 +1,25 @@
 """Model providers behind one protocol: openai-compatible, anthropic, google, sim."""
 
 from agentprop.models._base import GenerateConfig, Model, ModelError
+from agentprop.models._cache import CacheStore, ResponseCache, request_key
+from agentprop.models._prices import DEFAULT_PRICES, PriceError, PriceTable
 from agentprop.models._registry import PROVIDERS, get_model, register_provider, split_model_id
+from agentprop.models._retry import RetryableError, RetryPolicy
 
 __all__ = [
+    "DEFAULT_PRICES",
     "PROVIDERS",
+    "CacheStore",
     "GenerateConfig",
     "Model",
     "ModelError",
+    "PriceError",
+    "PriceTable",
+    "ResponseCache",
+    "RetryPolicy",
+    "RetryableError",
     "get_model",
     "register_provider",
+    "request_key",
     "split_model_id",
 ]
