@@ -5,9 +5,10 @@ numbering and "30." at the end of a sentence. Here an answer's text is first cle
 what is not a quantity claim (dates, times, years, ids, ordinals, list markers), the rest
 is parsed as numbers, and a number counts as supported when an observation (or the
 question / system prompt) holds it up to rounding or truncation at the precision the
-answer states, after a common unit conversion (°C/°F, km/mi, mm/in, kg/lb, km/h/m/s,
-fraction/percent), as a list length, as a per-field total over a list, or as a duration
-between two clock times of the same observation.
+answer states: as is, after a common unit conversion to the unit the answer names
+(°C/°F, km/mi, mm/in, kg/lb, km/h and m/s, fraction/percent), as a list length, as a
+per-field total over a list, as a difference between two values of the same field, or as
+a duration between two clock times of the same observation.
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ _UNITS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
 )
 _CONVERSION_REL_TOL = 0.015
 _MAX_TIMES_PER_OBSERVATION = 24
+_MAX_VALUES_PER_KEY = 40
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,7 @@ class Support:
     def __init__(self) -> None:
         self._direct: list[float] = []
         self._converted: dict[str, list[float]] = {k: [] for k in _CONVERSIONS}
+        self._by_key: dict[str, set[float]] = {}
         self._sorted = True
 
     def add_text(self, text: str) -> None:
@@ -178,6 +181,8 @@ class Support:
     def add_observation(self, observation: Any) -> None:
         values: list[float] = []
         times: list[int] = []
+        for key, leaf in _numeric_leaves(observation):
+            self._by_key.setdefault(key, set()).add(leaf)
         for node in _walk(observation):
             if isinstance(node, bool) or node is None:
                 continue
@@ -205,6 +210,12 @@ class Support:
 
     def _sort(self) -> None:
         if not self._sorted:
+            # Differences between values of the same field, across observations too
+            # ("0.4 °C cooler than normal", "15.5 °C warmer in Cairo than in Madrid").
+            for vals in self._by_key.values():
+                vs = sorted(vals)[:_MAX_VALUES_PER_KEY]
+                self._direct.extend(abs(b - a) for i, a in enumerate(vs) for b in vs[i + 1 :])
+            self._by_key = {}
             self._direct.sort()
             for values in self._converted.values():
                 values.sort()
@@ -230,6 +241,18 @@ class Support:
 
     def unsupported(self, numbers: Iterable[Stated]) -> list[Stated]:
         return [n for n in numbers if not self.supports(n)]
+
+
+def _numeric_leaves(value: Any, key: str = "") -> Iterator[tuple[str, float]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _numeric_leaves(v, str(k))
+    elif isinstance(value, list):
+        for v in value:
+            yield from _numeric_leaves(v, key)
+    elif (isinstance(value, int | float) and not isinstance(value, bool) and key
+          and math.isfinite(value)):
+        yield key, float(value)
 
 
 def _any_in(values: list[float], lo: float, hi: float) -> bool:

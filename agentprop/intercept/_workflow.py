@@ -1,0 +1,316 @@
+"""Workspace-level operations behind `agentprop intercept sweep` and `... evaluate`.
+
+The sweep only reads stored traces and verdicts. The evaluation plans the control and
+treatment arms of the same tasks and seeds, runs them in one scheduler (the runner
+interleaves them), judges them with the primary judge, computes the tables of
+`_evaluate` and stores a summary in workspace meta for the report. The runner, judges and
+suite are imported where used: they sit above this package in the layering.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from agentprop.core import Task, Trace, WorkUnit, stable_hash, utcnow
+from agentprop.intercept._config import InterceptConfig, default_configs, parse_config
+from agentprop.intercept._evaluate import (
+    ab_table,
+    false_alarm_table,
+    outcome_frame,
+    replay_frame,
+    replay_table,
+    risk_coverage,
+)
+from agentprop.intercept._interceptor import Interceptor
+from agentprop.intercept._sweep import best_config, sweep
+
+META_CONFIG = "interceptor_config"
+META_SWEEP = "interceptor_sweep"
+META_EVAL = "interceptor_eval"
+UNINTERCEPTED_ARMS = ["", "control"]
+DEFAULT_CONDITION = "p2:semantic_wrong"
+
+
+class InterceptError(Exception):
+    """A sweep or evaluation that cannot be carried out; one line for the user."""
+
+
+def records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """JSON-safe rows (NaN → None, numpy scalars → Python)."""
+    out: list[dict[str, Any]] = json.loads(df.to_json(orient="records"))
+    return out
+
+
+def primary_judge(ws: Any, judge: str | None = None) -> str:
+    return judge or str(ws.get_meta("primary_judge", "facts"))
+
+
+def verdict_map(ws: Any, judge: str) -> dict[str, bool | None]:
+    return {v.trace_id: v.correct for v in ws.verdicts(judge)}
+
+
+def _task_map(suite: Any, traces: Sequence[Trace]) -> dict[str, Task]:
+    if suite is None:
+        return {}
+    out: dict[str, Task] = {}
+    for t in traces:
+        task = suite.get(t.task_id)
+        if task is not None:
+            out[t.task_id] = task
+    return out
+
+
+# -- sweep ------------------------------------------------------------------------------
+@dataclass
+class SweepOutcome:
+    table: pd.DataFrame
+    best: InterceptConfig
+    judge: str
+    split: str
+    n_traces: int
+
+
+def run_sweep(
+    ws: Any,
+    *,
+    split: str = "val",
+    judge: str | None = None,
+    suite: Any = None,
+    configs: Sequence[InterceptConfig] | None = None,
+    save: bool = True,
+) -> SweepOutcome:
+    """Replay the configurations over the stored un-intercepted traces of `split` and
+    pick the best; with `save`, store it (meta `interceptor_config`) and the table (meta
+    `interceptor_sweep`). Raises InterceptError when there is nothing to sweep over."""
+    name = primary_judge(ws, judge)
+    traces = list(ws.iter_traces(split=split, arm=UNINTERCEPTED_ARMS))
+    if not traces:
+        raise InterceptError(
+            f"no un-intercepted traces of split {split!r} in the workspace; run "
+            f"`agentprop run --split {split}` first"
+        )
+    verdicts = verdict_map(ws, name)
+    scored = [t for t in traces if verdicts.get(t.id) is not None]
+    if not scored:
+        missing = sum(t.id not in verdicts for t in traces)
+        raise InterceptError(
+            f"none of the {len(traces)} {split} traces has a verdict of judge {name!r} "
+            f"({missing} not judged yet); run `agentprop judge --workspace {ws.path} "
+            f"--judge {name}` first"
+        )
+    table = sweep(traces, verdicts, configs, tasks=_task_map(suite, traces))
+    best = best_config(table)
+    if save:
+        ws.set_meta(META_CONFIG, best.model_dump(mode="json"))
+        ws.set_meta(META_SWEEP, [{**r, "split": split, "judge": name} for r in records(table)])
+    return SweepOutcome(table=table, best=best, judge=name, split=split,
+                        n_traces=int(table["n"].max()) if len(table) else 0)
+
+
+# -- evaluation -------------------------------------------------------------------------
+def resolve_config(ws: Any, spec: str, mode: str | None = None) -> InterceptConfig:
+    """`best` (the sweep's choice stored in the workspace) or a `tau_l1=..,...` spec."""
+    if spec.strip().lower() == "best":
+        stored = ws.get_meta(META_CONFIG)
+        if stored is None:
+            raise InterceptError(
+                "no tuned interceptor configuration in the workspace; run `agentprop "
+                "intercept sweep` on the val split first, or pass --config "
+                "tau_l1=1,tau_l2=2,l3=on"
+            )
+        cfg = InterceptConfig.model_validate(stored)
+    else:
+        try:
+            cfg = parse_config(spec)
+        except ValueError as e:
+            raise InterceptError(str(e)) from None
+    if mode is not None:
+        if mode not in ("abstain", "warn"):
+            raise InterceptError(f"invalid mode {mode!r}: use abstain or warn")
+        cfg = cfg.model_copy(update={"mode": mode})
+    return cfg
+
+
+def treatment_hooks(cfg: InterceptConfig) -> Callable[[WorkUnit, Task], list[Any]]:
+    """The runner's `extra_hooks`: a fresh interceptor for every treatment unit."""
+
+    def extra_hooks(unit: WorkUnit, task: Task) -> list[Any]:
+        return [Interceptor(cfg)] if unit.arm == "treatment" else []
+
+    return extra_hooks
+
+
+@dataclass
+class EvalPlan:
+    run_id: str
+    units: list[WorkUnit]
+    tasks: list[Task]
+    conditions: list[str]
+    config: InterceptConfig
+
+
+def plan_evaluation(
+    suite: Any,
+    *,
+    models: Sequence[str],
+    config: InterceptConfig,
+    split: str = "test",
+    n: int | None = 600,
+    conditions: Sequence[str] = (DEFAULT_CONDITION,),
+    seed: int = 0,
+    domains: Sequence[str] | None = None,
+    run_id: str | None = None,
+) -> EvalPlan:
+    """Both arms for the same tasks and seed, interleaved (control, treatment of one
+    task back to back). Injected conditions skip tasks the injector cannot target."""
+    from agentprop.experiment import select_tasks
+    from agentprop.inject import expand_conditions, is_injectable
+    from agentprop.runner import plan_units
+    from agentprop.suite import CORE_DOMAINS
+
+    if not models:
+        raise InterceptError("give at least one --model")
+    if n is not None and n < 1:
+        raise InterceptError(f"invalid --n {n}: must be at least 1")
+    try:
+        conds = expand_conditions(list(conditions))
+    except Exception as e:
+        raise InterceptError(str(e)) from None
+    known = sorted({t.domain for t in suite.tasks})
+    for d in domains or []:
+        if d not in known:
+            raise InterceptError(f"unknown domain {d!r} (known: {', '.join(known)})")
+    chosen = list(domains) if domains else [d for d in CORE_DOMAINS if d in known]
+    injected = any(c != "baseline" for c in conds)
+    tasks = select_tasks(suite, domains=chosen, split=split, n=n, seed=seed,
+                         injectable_only=injected)
+    if not tasks:
+        raise InterceptError(f"no tasks of split {split!r} in domains {', '.join(chosen)}")
+    rid = run_id or "intercept-" + stable_hash({
+        "models": sorted(models), "conditions": conds, "seed": seed, "split": split,
+        "n": n, "domains": sorted(chosen), "suite": suite.checksum,
+        "config": config.model_dump(mode="json"),
+    })[:12]
+    units = plan_units(rid, list(models), tasks, conds, seeds=(seed,),
+                       arms=("control", "treatment"))
+    units = [u for u in units if u.condition == "baseline" or is_injectable(suite.get(u.task_id))]
+    return EvalPlan(run_id=rid, units=units, tasks=tasks, conditions=conds, config=config)
+
+
+def summarize_evaluation(
+    ws: Any,
+    *,
+    run_id: str,
+    config: InterceptConfig,
+    judge: str,
+    suite: Any = None,
+    models: Sequence[str] | None = None,
+    seed: int = 42,
+    n_boot: int = 1000,
+) -> dict[str, Any]:
+    """All evaluation tables for the traces of `run_id` (JSON-safe rows)."""
+    traces = list(ws.iter_traces(run_id=run_id))
+    if not traces:
+        raise InterceptError(f"run {run_id!r} has no traces")
+    tasks = _task_map(suite, traces)
+    verdicts = verdict_map(ws, judge)
+    outcomes = outcome_frame(traces, verdicts)
+    ab = ab_table(outcomes, seed=seed, n_boot=n_boot)
+    control = [t for t in traces if t.arm == "control"]
+    sweep_cfgs = default_configs()
+    all_cfgs = [config.model_copy(update={"mode": "abstain"}),
+                *(c for c in sweep_cfgs if c.label != config.label)]
+    fires = replay_frame(control, all_cfgs, tasks)
+    replay = replay_table(outcomes, fires, config=config.label, seed=seed, n_boot=n_boot)
+    rc = risk_coverage(outcomes[outcomes["arm"] == "control"],
+                       fires[fires["config"].isin([c.label for c in sweep_cfgs])])
+    # clean baseline traces stored in the workspace (any run), replayed
+    model_ids = list(models) if models else sorted({t.model for t in traces})
+    split = traces[0].split
+    base = [t for t in ws.iter_traces(condition="baseline", arm=UNINTERCEPTED_ARMS,
+                                      model=model_ids, split=split)]
+    base_fires = replay_frame(base, [config], _task_map(suite, base))
+    fa_base = false_alarm_table(outcome_frame(base, verdicts), base_fires, config=config.label)
+    return {
+        "run_id": run_id,
+        "judge": judge,
+        "split": split,
+        "config": config.model_dump(mode="json"),
+        "config_label": config.label,
+        "mode": config.mode,
+        "models": model_ids,
+        "conditions": sorted({t.condition for t in traces}),
+        "simulated": any(t.simulated for t in traces),
+        "n_traces": len(traces),
+        "n_tasks": len({t.task_id for t in traces}),
+        "unscored": int((outcomes["outcome"] == "unscored").sum()),
+        "errors": int((outcomes["outcome"] == "error").sum()),
+        "ab": records(ab),
+        "replay": records(replay) if config.mode == "abstain" else [],
+        "risk_coverage": records(rc),
+        "false_alarm_baseline": records(fa_base),
+        "created_at": utcnow().isoformat(),
+    }
+
+
+def run_evaluation(
+    ws: Any,
+    *,
+    suite: Any,
+    models: Sequence[str],
+    config: InterceptConfig,
+    split: str = "test",
+    n: int | None = 600,
+    conditions: Sequence[str] = (DEFAULT_CONDITION,),
+    seed: int = 0,
+    concurrency: int = 32,
+    judge: str | None = None,
+    domains: Sequence[str] | None = None,
+    run_id: str | None = None,
+    model_options: Mapping[str, Any] | None = None,
+    use_cache: bool = True,
+    progress: bool = False,
+    runtime_models: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run both arms in one scheduler, judge them, compute and store the summary (meta
+    `interceptor_eval`). Resumable: rerunning the same evaluation skips stored units."""
+    import asyncio
+
+    from agentprop.judges import judge_workspace
+    from agentprop.runner import RunSummary, run_units
+
+    plan = plan_evaluation(suite, models=models, config=config, split=split, n=n,
+                           conditions=conditions, seed=seed, domains=domains, run_id=run_id)
+    summary: RunSummary = asyncio.run(run_units(
+        plan.units, workspace=ws, suite=suite, model_options=model_options,
+        concurrency=concurrency, extra_hooks=treatment_hooks(config), progress=progress,
+        use_cache=use_cache, models=runtime_models,
+        manifest={"command": "agentprop intercept evaluate", "split": split, "n": n,
+                  "interceptor": config.model_dump(mode="json")},
+    ))
+    name = primary_judge(ws, judge)
+    judge_workspace(ws, [name], suite=suite, progress=progress, concurrency=concurrency)
+    result = summarize_evaluation(ws, run_id=plan.run_id, config=config, judge=name,
+                                  suite=suite, models=models)
+    result["run"] = {"units": summary.units, "completed": summary.completed,
+                     "skipped": summary.skipped, "errors": summary.errors,
+                     "cost": summary.cost, "wall_s": summary.wall_s}
+    result["seed"] = seed
+    ws.set_meta(META_EVAL, _json_safe(result))
+    return result
+
+
+def _json_safe(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_json_safe(v) for v in obj]
+    return obj
