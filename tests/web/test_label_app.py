@@ -1,0 +1,136 @@
+"""The annotation app in a real headless Chromium (Debian's; no browser download)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentprop.labels import make_server
+from agentprop.store import Workspace
+from agentprop.suite import Suite
+from tests.judges.conftest import CALENDAR, MEDICAL, RETAIL, TASKS, WEATHER, make_trace
+
+CHROMIUM = "/usr/bin/chromium"
+XSS = "<script>alert(1)</script>"
+
+
+def _browser_or_skip() -> None:
+    missing = []
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        missing.append(CHROMIUM)
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("playwright")
+    if missing:
+        if os.environ.get("AGENTPROP_REQUIRE_BROWSER"):
+            pytest.fail(f"browser tests required but missing: {', '.join(missing)}")
+        pytest.skip(f"missing {', '.join(missing)}")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    ws = Workspace(tmp_path / "w")
+    traces = [
+        make_trace("tr-a", WEATHER, "Tomorrow in London: 14°C, light rain.",
+                   observations=[{"city": "London", "temp_c": 14}]),
+        make_trace("tr-b", MEDICAL, "Severity high."),
+        make_trace("tr-c", RETAIL, "$74.97"),
+        make_trace("tr-d", CALENDAR, XSS),
+        make_trace("tr-e", WEATHER, "No idea."),
+    ]
+    ws.put_traces(traces)
+    ws.put_label_sample([{"trace_id": t.id, "position": i, "stratum": "s"}
+                         for i, t in enumerate(traces)])
+    ws.close()
+    server = make_server(tmp_path / "w", Suite(list(TASKS), seed=0), port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", tmp_path / "w"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_server_binds_loopback_and_refuses_cross_site(served: tuple[str, Path]) -> None:
+    url, wsp = served
+    assert url.startswith("http://127.0.0.1:")
+    req = urllib.request.Request(url + "/label", data=b"annotator=x&trace=tr-a&label=correct",
+                                 headers={"Origin": "http://evil.example"}, method="POST")
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=10)
+    assert e.value.code == 403
+    assert Workspace(wsp).labels() == []
+    with urllib.request.urlopen(url + "/label?annotator=x&trace=tr-d", timeout=10) as r:
+        page = r.read().decode()
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and XSS not in page
+        assert "script-src 'nonce-" in r.headers["Content-Security-Policy"]
+
+
+@pytest.mark.browser
+def test_label_three_resume_and_escape(served: tuple[str, Path]) -> None:
+    _browser_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    url, wsp = served
+    dialogs: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"],
+                                    headless=True)
+        try:
+            page = browser.new_page()
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(url + "/")
+            page.fill("#annotator", "Ada <b>")
+            page.click("#start")
+            expect(page.locator("#progress")).to_have_text("1 / 5")
+            expect(page.locator("#who")).to_have_text("Ada <b>")
+            expect(page.locator("#question")).to_have_text(WEATHER.query)
+            expect(page.locator("#reference")).to_have_text(WEATHER.reference_answer)
+            # observations are behind a toggle (t), verdicts are nowhere
+            expect(page.locator("#obs pre")).to_be_hidden()
+            page.keyboard.press("t")
+            expect(page.locator("#obs pre")).to_be_visible()
+            assert "verdict" not in page.content().lower()
+            page.click("#btn-correct")  # 1: click
+            expect(page.locator("#progress")).to_have_text("2 / 5")
+            page.fill("#note", "bleeding risk stated")
+            page.locator("body").click()
+            page.keyboard.press("i")  # 2: key
+            expect(page.locator("#progress")).to_have_text("3 / 5")
+            page.keyboard.press("u")  # 3: key
+            expect(page.locator("#progress")).to_have_text("4 / 5")
+            # the answer with a script tag is literal text; nothing ran
+            expect(page.locator("#answer")).to_have_text(XSS)
+            # back with b / ←, forward with n
+            page.keyboard.press("b")
+            expect(page.locator("#progress")).to_have_text("3 / 5")
+            expect(page.locator("#current")).to_have_text("unsure")
+            page.keyboard.press("n")
+            expect(page.locator("#progress")).to_have_text("4 / 5")
+            # reload, and start again from the name page: both resume at the fourth
+            page.reload()
+            expect(page.locator("#progress")).to_have_text("4 / 5")
+            page.goto(url + "/")
+            page.fill("#annotator", "Ada <b>")
+            page.click("#start")
+            expect(page.locator("#progress")).to_have_text("4 / 5")
+            expect(page.locator("#answer")).to_have_text(XSS)
+            page.click("#btn-incorrect")
+            page.keyboard.press("c")
+            expect(page.locator("#done")).to_have_text("Done")
+        finally:
+            browser.close()
+    assert dialogs == []
+    labels = {x.trace_id: (x.label, x.note) for x in Workspace(wsp).labels("Ada <b>")}
+    assert labels == {"tr-a": ("correct", ""), "tr-b": ("incorrect", "bleeding risk stated"),
+                      "tr-c": ("unsure", ""), "tr-d": ("incorrect", ""),
+                      "tr-e": ("correct", "")}
