@@ -236,6 +236,9 @@ class MedicalDomain(Domain):
                 day = base + dt.timedelta(days=delta)
                 if delta != 0 and self.bookable(day):
                     pool.append(day.isoformat())
+            if not pool:  # an original far outside the window: any date in the next weeks
+                pool = [(self.reference_date + dt.timedelta(days=d)).isoformat()
+                        for d in range(1, 15)]
         else:
             raise KeyError(kind)
         choices = [p for p in pool if p != value]

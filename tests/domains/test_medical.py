@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
 from typing import Any
@@ -227,3 +228,11 @@ def test_alternative_differs_and_is_schema_valid(dom: MedicalDomain, tool: str, 
             assert dom.normalize_drug(value) == value
     with pytest.raises(KeyError):
         dom.alternative("city", "Paris", rng, env)
+
+
+def test_alternative_date_far_outside_the_window(dom: MedicalDomain) -> None:
+    rng = random.Random(1)
+    env = dom.make_env(0)
+    for original in ("2031-01-01", "1999-12-31", "not-a-date"):
+        value = dom.alternative("date", original, rng, env)
+        assert value != original and dom.bookable(dt.date.fromisoformat(value))
