@@ -185,7 +185,7 @@ def _historical_summary(d: Draft, rng: random.Random) -> None:
     uargs, u = _unit(rng, d)
     d.query = rng.choice([
         f"What was the average temperature in {city} {when}{u}?",
-        f"How much did it rain in {city} {when}?",
+        f"How much did it rain in {city} {when}, and how warm was it on average{u}?",
         f"Summarise the weather in {city} {when}{u}.",
     ])
     _entities(d, city=city, start_date=s, end_date=e)
