@@ -101,7 +101,9 @@ class _Row:
         return int(f)
 
 
-def _read(path: Path) -> tuple[list[str], list[_Row]]:
+def _read(path: Path) -> tuple[list[str], list[_Row], str | None]:
+    """Header, rows, and the first structural problem (reported after the header check)."""
+    problem: str | None = None
     try:
         with path.open(newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
@@ -109,14 +111,14 @@ def _read(path: Path) -> tuple[list[str], list[_Row]]:
             reader.fieldnames = header
             rows = []
             for i, rec in enumerate(reader, start=2):
-                if None in rec:
-                    raise ReleaseFormatError(f"{path.name} line {i}: more fields than the header")
+                if None in rec and problem is None:
+                    problem = f"{path.name} line {i}: more fields than the header"
                 rows.append(_Row(path.name, i, {k: (v or "") for k, v in rec.items()}))
     except UnicodeDecodeError:
         raise ReleaseFormatError(f"{path.name}: not a UTF-8 CSV file") from None
     except csv.Error as e:
         raise ReleaseFormatError(f"{path.name}: unreadable CSV ({e})") from None
-    return header, rows
+    return header, rows, problem
 
 
 def _classify(name: str, header: set[str]) -> str | None:
@@ -306,11 +308,13 @@ def read_release(folder: str | Path) -> ImportResult:
     kinds: dict[str, list[tuple[Path, list[_Row]]]] = {k: [] for k in _ORDER}
     b = _Builder()
     for path in sorted(root.glob("*.csv")):
-        header, rows = _read(path)
+        header, rows, problem = _read(path)
         kind = _classify(path.name, set(header))
         if kind is None:
             b.res.skipped.append(path.name)
             continue
+        if problem:
+            raise ReleaseFormatError(problem)
         kinds[kind].append((path, rows))
         b.res.files[path.name] = kind
         for r in rows:  # difficulty/domain by task for files that lack them
