@@ -10,7 +10,7 @@ from agentprop.judges._base import (
     get_judge,
     is_transient,
 )
-from agentprop.judges._facts import FactsJudge, check_answer, fact_stated
+from agentprop.judges._facts import FactsJudge, check_answer, fact_stated, query_vocabulary
 from agentprop.judges._heuristic import HeuristicJudge, heuristic_correct
 from agentprop.judges._llm import EnsembleJudge, LLMJudge, majority
 from agentprop.judges._prompt import (
@@ -58,4 +58,5 @@ __all__ = [
     "majority",
     "parse_judge_prompt",
     "parse_yes_no",
+    "query_vocabulary",
 ]

@@ -20,13 +20,18 @@ The rule (documented in docs/judges.md):
   (the answer need not repeat the city the user asked about), except that a date or time
   fact becomes required again when the answer names some date (time): it must then be the
   right one; all other facts are required.
+- the answer must not be about another entity than the query's: for each entity the query
+  names (``task.meta["query_entities"]``, e.g. city, patient_id, title), if the answer does
+  not name it but names another value of the same key from the suite's vocabulary (every
+  task's query entities), the answer is incorrect ("In Paris: 14 °C" for London).
+  This check needs the suite (`get_judge("facts", suite=...)`); without it it is skipped.
 - expected_state (when the task has it and the trace has tool observations): every leaf
   of it must appear, key and value, in some successful observation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agentprop.core import Fact, Task, ToolResultEvent, Trace, Verdict
@@ -154,8 +159,45 @@ def fact_stated(fact: Fact, text: str, *, observations: list[dict[str, Any]] | N
     return any(contains_phrase(text, n) for n in _names(fact))
 
 
+_SKIP_VOCAB_KEYS = {"unit"}
+
+
+def query_vocabulary(tasks: Iterable[Task]) -> dict[str, frozenset[str]]:
+    """Key → every normalised value the suite's queries name under that key (dates and
+    numbers excluded: the date and number rules handle those)."""
+    vocab: dict[str, set[str]] = {}
+    for t in tasks:
+        for k, v in (t.meta.get("query_entities") or {}).items():
+            if k in _SKIP_VOCAB_KEYS or not isinstance(v, str) or find_dates(v):
+                continue
+            n = norm_text(v)
+            if len(n) >= 3:
+                vocab.setdefault(k, set()).add(n)
+    return {k: frozenset(v) for k, v in vocab.items()}
+
+
+def _wrong_entities(task: Task, answer: str,
+                    vocabulary: Mapping[str, frozenset[str]]) -> list[dict[str, Any]]:
+    text = f" {norm_text(answer)} "
+    out = []
+    for k, v in (task.meta.get("query_entities") or {}).items():
+        if k not in vocabulary or not isinstance(v, str):
+            continue
+        want = norm_text(v)
+        if f" {want} " in text:
+            continue
+        others = sorted(o for o in vocabulary[k]
+                        if o != want and f" {o} " in text and f" {o} " not in f" {want} ")
+        if others:
+            out.append({"key": f"query.{k}", "kind": "query_entity", "value": v, "ok": False,
+                        "optional": False, "found": others[0]})
+    return out
+
+
 def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
-                 trace: Trace | None = None) -> tuple[bool | None, dict[str, Any]]:
+                 trace: Trace | None = None,
+                 vocabulary: Mapping[str, frozenset[str]] | None = None,
+                 ) -> tuple[bool | None, dict[str, Any]]:
     """The facts rule on one answer: (correct or None if unscorable, details)."""
     if abstained or answer is None or not answer.strip():
         return False, {"reason": "abstained" if abstained else "no answer"}
@@ -178,6 +220,8 @@ def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
             key = ".".join(path)
             checks.append({"key": f"state.{key}", "kind": "state", "value": value,
                            "ok": _state_ok(key, value, observations), "optional": False})
+    if vocabulary:
+        checks.extend(_wrong_entities(task, answer, vocabulary))
     correct = all(c["ok"] or c["optional"] for c in checks)
     return correct, {"checks": checks}
 
@@ -185,13 +229,21 @@ def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
 class FactsJudge(Judge):
     kind = "facts"
 
-    def __init__(self) -> None:
+    def __init__(self, suite: Any = None) -> None:
         self.name = "facts"
+        self._suite = suite
+        self._vocab: dict[str, frozenset[str]] | None = None
+
+    def vocabulary(self) -> dict[str, frozenset[str]]:
+        if self._vocab is None:
+            self._vocab = query_vocabulary(self._suite.tasks) if self._suite is not None else {}
+        return self._vocab
 
     async def judge(self, trace: Trace, task: Task) -> Verdict:
         fin = trace.final
         correct, raw = check_answer(task, fin.answer if fin else None,
-                                    abstained=bool(fin and fin.abstained), trace=trace)
+                                    abstained=bool(fin and fin.abstained), trace=trace,
+                                    vocabulary=self.vocabulary())
         return Verdict(trace_id=trace.id, judge=self.name, correct=correct, raw=raw)
 
 
@@ -201,4 +253,4 @@ def _make(arg: str, **options: Any) -> Judge:
 
     if arg:
         raise UnknownNameError(f"judge 'facts' takes no argument (got 'facts:{arg}')")
-    return FactsJudge()
+    return FactsJudge(options.get("suite"))

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agentprop.core import Message, ModelOutput, ToolSpec, UnknownNameError, Usage, stable_hash
-from agentprop.judges._facts import check_answer
+from agentprop.judges._facts import check_answer, query_vocabulary
 from agentprop.judges._prompt import parse_judge_prompt
 from agentprop.models import GenerateConfig, ModelError, register_provider
 from agentprop.models._cache import ResponseCache, request_key
@@ -64,6 +64,7 @@ class SimJudgeModel:
         self.profile = profile
         self._suite = suite
         self._cache = ResponseCache(cache) if cache is not None else None
+        self._vocab: dict[str, frozenset[str]] | None = None
 
     @property
     def id(self) -> str:
@@ -79,6 +80,11 @@ class SimJudgeModel:
 
             self._suite = load_suite()
         return self._suite
+
+    def _vocabulary(self) -> dict[str, frozenset[str]]:
+        if self._vocab is None:
+            self._vocab = query_vocabulary(self._get_suite().tasks)
+        return self._vocab
 
     async def generate(
         self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
@@ -107,7 +113,7 @@ class SimJudgeModel:
             question, _reference, answer = parsed
             task = self._get_suite().find_by_query(question)
             if task is not None:
-                truth, _ = check_answer(task, answer)
+                truth, _ = check_answer(task, answer, vocabulary=self._vocabulary())
         flipped = False
         if truth is None or rng.random() < p.garbage_rate:
             text = _GARBAGE[rng.randrange(len(_GARBAGE))]

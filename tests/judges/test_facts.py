@@ -108,3 +108,27 @@ def test_percent_fact_accepts_fraction() -> None:
     assert not fact_stated(f, "a 70% chance")
     g = Fact(kind="number", key="p", value=60, unit="percent")
     assert fact_stated(g, "60 percent") and not fact_stated(g, "60 °C")
+
+
+def test_answer_about_another_query_entity_is_wrong() -> None:
+    """Context facts are optional, but naming another city / patient instead is wrong."""
+    from agentprop.judges import query_vocabulary
+    from tests.judges.conftest import make_task
+
+    ask = make_task("m1", "medical", "Does patient P0012 have allergies?",
+                    "Patient P0012 is allergic to codeine.",
+                    [Fact(kind="entity", key="allergy_1", value="codeine")],
+                    meta={"query_entities": {"patient_id": "P0012"}})
+    other = make_task("m2", "medical", "Does patient P0031 have allergies?", "x", [],
+                      meta={"query_entities": {"patient_id": "P0031"}})
+    w = WEATHER.model_copy(update={"meta": {"query_entities": {"city": "London"}}})
+    paris = make_task("w2", "weather", "Weather in Paris?", "x", [],
+                      meta={"query_entities": {"city": "Paris", "unit": "celsius"}})
+    vocab = query_vocabulary([ask, other, w, paris])
+    assert vocab == {"patient_id": {"p0012", "p0031"}, "city": {"london", "paris"}}
+    assert check_answer(ask, "Codeine.", vocabulary=vocab)[0] is True
+    assert check_answer(ask, "Patient P0012: codeine.", vocabulary=vocab)[0] is True
+    assert check_answer(ask, "Patient P0031 is allergic to codeine.", vocabulary=vocab)[0] is False
+    assert check_answer(ask, "Patient P0031 is allergic to codeine.")[0] is True  # no vocab
+    assert check_answer(w, "Tomorrow in Paris: 14 °C, light rain.", vocabulary=vocab)[0] is False
+    assert check_answer(w, "Tomorrow: 14 °C, light rain.", vocabulary=vocab)[0] is True
