@@ -149,22 +149,37 @@ def _conflict(
             )
 
 
+_WEEKDAY_POOL = tuple(t for t in _TEMPLATES if t[4])
+_WEEKEND_POOL = tuple(t for t in _TEMPLATES if t[5])
+_DAYS = tuple(
+    ((FIRST_DAY + timedelta(days=i)).isoformat(), (FIRST_DAY + timedelta(days=i)).weekday() >= 5)
+    for i in range((LAST_DAY - FIRST_DAY).days + 1)
+)
+
+
 def _seed_events(seed: int) -> dict[str, Any]:
+    """The seeded calendar. Called for every episode, so it draws with `random()` directly
+    (a fraction of the cost of `randint`/`choice`)."""
     rng = random.Random(f"calendar:{seed}")
-    next_id = 1000 + rng.randrange(0, 8000)
+    u = rng.random
+    next_id = 1000 + int(u() * 8000)
     events: dict[str, dict[str, Any]] = {}
-    d = FIRST_DAY
-    while d <= LAST_DAY:
-        weekend = d.weekday() >= 5
-        k = rng.choice((0, 0, 1, 1, 2)) if weekend else rng.choice((1, 2, 2, 3, 3, 4))
-        pool = [t for t in _TEMPLATES if (t[5] if weekend else t[4])]
-        chosen = rng.sample(pool, k)
+    for day_iso, weekend in _DAYS:
+        if weekend:
+            pool, k = _WEEKEND_POOL, (0, 0, 1, 1, 2)[int(u() * 5)]
+        else:
+            pool, k = _WEEKDAY_POOL, (1, 2, 2, 3, 3, 4)[int(u() * 6)]
         day: list[tuple[int, int]] = []
         placed: list[tuple[int, str, int, str]] = []
-        for title, durations, h0, h1, _wd, _we, loc in chosen:
-            dur = rng.choice(durations)
+        order = list(range(len(pool)))
+        for j in range(k):  # partial Fisher-Yates: k distinct templates
+            r = j + int(u() * (len(order) - j))
+            order[j], order[r] = order[r], order[j]
+        for title, durations, h0, h1, _wd, _we, loc in (pool[i] for i in order[:k]):
+            dur = durations[int(u() * len(durations))]
+            lo, span = h0 * 4, (h1 - h0) * 4 + 1
             for _ in range(8):
-                start = rng.randint(h0 * 4, h1 * 4) * 15
+                start = (lo + int(u() * span)) * 15
                 if start + dur > 22 * 60:
                     continue
                 # keep a 15-minute gap so every day has some free time between events
@@ -175,8 +190,7 @@ def _seed_events(seed: int) -> dict[str, Any]:
         for start, title, dur, loc in sorted(placed):
             eid = f"EVT_{next_id}"
             next_id += 1
-            events[eid] = _event(eid, title, d.isoformat(), start, dur, loc)
-        d += timedelta(days=1)
+            events[eid] = _event(eid, title, day_iso, start, dur, loc)
     return {"events": events, "next_id": next_id, "deleted": []}
 
 
