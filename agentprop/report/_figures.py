@@ -131,15 +131,17 @@ def confusion(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None
     j = res.tables.get("judges")
     if j is None or j.empty:
         return None
-    judge = str(res.info.get("primary_judge", ""))
-    refs = [r for r in ("human", str(res.info.get("agreement_reference") or "")) if r]
-    for ref in refs:
-        cells = j[(j["judge"] == judge) & (j["reference"] == ref)
-                  & j["metric"].isin(["tp", "fp", "fn", "tn"])]
-        if len(cells) == 4:
-            break
-    else:
+    primary = str(res.info.get("primary_judge", ""))
+    cm = j[j["metric"].isin(["tp", "fp", "fn", "tn"])]
+    pairs = list(dict.fromkeys(zip(cm["judge"], cm["reference"], strict=True)))
+    # the primary judge against humans; else the first judge against the stated reference
+    order = [(primary, "human")] + [p for p in pairs if p[1] == "human"] + \
+        [p for p in pairs if p[1] == str(res.info.get("agreement_reference") or "")]
+    pick = next((p for p in order if p in pairs), None)
+    if pick is None:
         return None
+    judge, ref = pick
+    cells = cm[(cm["judge"] == judge) & (cm["reference"] == ref)]
     v = cells.set_index("metric")["value"]
     m = np.array([[v["tp"], v["fp"]], [v["fn"], v["tn"]]])
     fig, ax = plt.subplots(figsize=(4, 3.5))

@@ -1,0 +1,133 @@
+"""The report renders for the imported release and for a sim-like workspace, escaped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentprop.cli import app
+from agentprop.core import (
+    FinalEvent,
+    InjectionEvent,
+    RunSpec,
+    ToolCall,
+    ToolCallEvent,
+    ToolResultEvent,
+    Trace,
+    Verdict,
+    WorkUnit,
+)
+from agentprop.store import Workspace
+
+RELEASE = Path(__file__).parents[1] / "fixtures" / "agenthallu-release"
+runner = CliRunner()
+EVIL = "<script>alert('x')</script> It is 14 °C"
+
+
+def _trace(model: str, task: str, condition: str, *, s2: bool, answer: str,
+           arm: str = "", abstained: bool = False) -> Trace:
+    unit = WorkUnit(run_id="sim-run", model=model, task_id=task, condition=condition, arm=arm)
+    call = ToolCall(id="c1", name="get_weather", arguments={"city": "Paris"})
+    events: list = [ToolCallEvent(step=0, call=call)]
+    if condition.startswith("p2:"):
+        events.append(InjectionEvent(step=0, protocol="p2", error_type="semantic_wrong",
+                                     status="applied", call_id="c1", tool="get_weather",
+                                     param="city", original="Paris", injected="Lyon"))
+        obs = {"city": "Lyon", "temp_c": 20}
+        cf = {"city": "Lyon", "temp_c": 20} if not s2 else {"city": "Paris", "temp_c": 14}
+        events.append(ToolResultEvent(step=0, call_id="c1", name="get_weather",
+                                      arguments={"city": "Lyon"}, observation=obs,
+                                      counterfactual=cf))
+    else:
+        events.append(ToolResultEvent(step=0, call_id="c1", name="get_weather",
+                                      arguments={"city": "Paris"},
+                                      observation={"city": "Paris", "temp_c": 14}))
+    events.append(FinalEvent(step=1, answer=answer, abstained=abstained))
+    return Trace(id=unit.key, run_id="sim-run", model=model, task_id=task, domain="weather",
+                 split="test", difficulty="easy", condition=condition, arm=arm,
+                 simulated=True, events=events)
+
+
+@pytest.fixture()
+def sim_workspace(tmp_path: Path) -> Path:
+    ws = Workspace(tmp_path / "sim")
+    traces, verdicts = [], []
+    for mi, model in enumerate(["sim/careful", "sim/sloppy", "sim/fabricator"]):
+        for k in range(12):
+            task = f"weather_{k:03d}"
+            for cond in ("baseline", "p2:semantic_wrong"):
+                t = _trace(model, task, cond, s2=k % 3 != 0,
+                           answer=EVIL if (k == 0 and mi == 0) else f"answer {k}")
+                traces.append(t)
+                verdicts.append(Verdict(trace_id=t.id, judge="facts",
+                                        correct=(k + mi) % 2 == 0 if k != 5 else None))
+            for arm in ("control", "treatment"):
+                t = _trace(model, task, "p2:semantic_wrong", s2=True, answer="x", arm=arm,
+                           abstained=arm == "treatment" and k % 4 == 0)
+                traces.append(t)
+                verdicts.append(Verdict(trace_id=t.id, judge="facts",
+                                        correct=(k + (arm == "treatment")) % 3 == 0))
+    for t in traces[:30]:
+        verdicts.append(Verdict(trace_id=t.id, judge="heuristic", correct=len(t.id) % 2 == 0))
+    ws.put_run(RunSpec(id="sim-run", config={"models": ["sim/careful"]}))
+    ws.put_traces(traces)
+    ws.put_verdicts(verdicts)
+    ws.set_meta("primary_judge", "facts")
+    ws.close()
+    return tmp_path / "sim"
+
+
+def test_report_for_sim_workspace_is_escaped_and_complete(sim_workspace: Path) -> None:
+    res = runner.invoke(app, ["report", "--workspace", str(sim_workspace),
+                              "--resamples", "100"])
+    assert res.exit_code == 0, res.output
+    out = sim_workspace / "report"
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert "sim/careful (simulated)" in html
+    assert "no human labels" in html and "agentprop label sample" in html
+    assert "agentprop label serve" in html
+    assert "<b>facts</b>" in html  # the primary judge is stated
+    assert "data:image/png;base64," in html
+    for fig in ("stage_reach", "rejection_vs_recovery", "interceptor_effect", "judge_kappa"):
+        assert (out / "figures" / f"{fig}.png").stat().st_size > 1000
+        assert (out / "figures" / f"{fig}.svg").exists()
+    for ext in ("md", "tex", "csv"):
+        assert (out / "tables" / f"propagation.{ext}").exists()
+    numbers = json.loads((out / "numbers.json").read_text())
+    assert numbers["propagation.n[sim/careful]"]["value"] == 12
+    assert "interceptor.saved[sim/sloppy]" in numbers
+    assert "judges.kappa[heuristic~facts]" in numbers
+    assert not list(sim_workspace.glob(".report-*"))  # the temp folder was renamed away
+    # a second report replaces the first atomically
+    res = runner.invoke(app, ["report", "--workspace", str(sim_workspace),
+                              "--resamples", "50"])
+    assert res.exit_code == 0 and (out / "index.html").exists()
+
+
+def test_report_for_imported_release(tmp_path: Path) -> None:
+    ws = tmp_path / "W"
+    assert runner.invoke(app, ["import", "agenthallu", str(RELEASE), "--workspace",
+                               str(ws)]).exit_code == 0
+    res = runner.invoke(app, ["report", "--workspace", str(ws), "--resamples", "100"])
+    assert res.exit_code == 0, res.output
+    html = (ws / "report" / "index.html").read_text(encoding="utf-8")
+    assert "imported from the paper&#x27;s release" in html or \
+        "imported from the paper's release" in html
+    assert "<b>majority</b>" in html
+    assert "labels come from another stratum" in html
+    assert (ws / "report" / "figures" / "confusion_matrix.png").exists()
+    numbers = json.loads((ws / "report" / "numbers.json").read_text())
+    assert numbers["interceptor.saved[gpt4o_mini]"]["value"] == 163
+
+
+def test_analyze_on_empty_workspace_is_one_line_error(tmp_path: Path) -> None:
+    Workspace(tmp_path / "E").close()
+    res = runner.invoke(app, ["analyze", "--workspace", str(tmp_path / "E")])
+    assert res.exit_code != 0 and "no traces" in res.output
+    res = runner.invoke(app, ["report", "--workspace", str(tmp_path / "missing")])
+    assert res.exit_code != 0 and "Traceback" not in res.output
