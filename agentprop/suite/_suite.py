@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import importlib
 import json
 import os
 from collections import Counter
@@ -37,7 +38,9 @@ class SuiteError(Exception):
 
 
 def _load_generators() -> None:
-    from agentprop.suite import _calendar, _knowledge, _medical, _retail, _weather  # noqa: F401
+    # Importing the modules registers the generators.
+    for name in ("_calendar", "_knowledge", "_medical", "_retail", "_weather"):
+        importlib.import_module(f"agentprop.suite.{name}")
 
 
 def get_generator(domain: str) -> TaskGenerator:

@@ -12,8 +12,7 @@ from agentprop.cli import app
 runner = CliRunner()
 
 
-def test_stats_json_shape(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("AGENTPROP_HOME", str(tmp_path))
+def test_stats_json_shape(tmp_path: Path) -> None:
     res = runner.invoke(app, ["suite", "stats", "--json"])
     assert res.exit_code == 0, res.output
     st = json.loads(res.stdout)
@@ -23,8 +22,7 @@ def test_stats_json_shape(tmp_path: Path, monkeypatch) -> None:  # type: ignore[
     assert set(st) >= {"checksum", "total", "by_domain", "by_difficulty", "by_split"}
 
 
-def test_bad_inputs_give_one_line_and_nonzero_exit(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("AGENTPROP_HOME", str(tmp_path))
+def test_bad_inputs_give_one_line_and_nonzero_exit(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("garbage\n")
     cases = [
@@ -42,8 +40,7 @@ def test_bad_inputs_give_one_line_and_nonzero_exit(tmp_path: Path, monkeypatch) 
     assert not (tmp_path / "x.jsonl").exists()
 
 
-def test_show_renders_gold_plan_and_reference(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("AGENTPROP_HOME", str(tmp_path))
+def test_show_renders_gold_plan_and_reference(tmp_path: Path) -> None:
     res = runner.invoke(app, ["suite", "show", "medical_0001"])
     assert res.exit_code == 0, res.output
     assert "gold plan" in res.stdout and "reference" in res.stdout
