@@ -12,8 +12,10 @@ Per trace (`stage_table`):
   ones.
 - `S2`: S1, and that call's observation differs from its counterfactual (the observation
   the proposed arguments produce on a copy of the state); validation errors count.
-- `corrected`: S2, and a later tool call of the same tool sets the targeted parameter back
-  to its original value.
+- `corrected`: S2, and a later call of the same tool re-issues the proposed call: the
+  targeted parameter has its original value again and every other argument both calls
+  set agrees (a later plan step that merely reuses the value — the same date for another
+  city — is not a correction).
 - `S3`: the final answer is wrong under the given verdicts (True = wrong; <NA> = unjudged
   or unscored). Computed for every trace, baseline included.
 
@@ -121,15 +123,22 @@ def _stages(trace: Trace) -> dict[str, Any]:
     s2 = _differs(result.observation, result.counterfactual)
     out["S2"] = s2
     if s2 and injection.param is not None:
-        original = _norm(injection.original)
         out["corrected"] = any(
-            i > at
-            and c.call.name == result.name
-            and injection.param in c.call.arguments
-            and _norm(c.call.arguments[injection.param]) == original
+            i > at and c.call.name == result.name
+            and _restores(c.call.arguments, proposed, injection.param)
             for i, c in calls
         )
     return out
+
+
+def _restores(args: dict[str, Any], proposed: dict[str, Any], param: str) -> bool:
+    """Whether `args` re-issue the proposed call: the targeted parameter has its original
+    value and every other argument both calls set agrees. The agreement matters: the next
+    step of a plan often reuses the value for another entity (the same date for a second
+    city), which is not a correction."""
+    if param not in args or _norm(args[param]) != _norm(proposed.get(param)):
+        return False
+    return all(_norm(args[k]) == _norm(v) for k, v in proposed.items() if k in args)
 
 
 def stage_table(
@@ -172,6 +181,8 @@ def stage_table(
 RATES: tuple[tuple[str, str, str | None], ...] = (
     # (name, event, condition); condition None = over all non-error traces of the group
     ("no_tool", "no_tool_call", None),
+    ("S1_share", "S1", None),
+    ("S2_share", "S2", None),
     ("p_S1", "S1", "opportunity"),
     ("p_S2", "S2", "opportunity"),
     ("r_12", "S2", "S1"),
@@ -199,7 +210,8 @@ def propagation_rates(
     """Per-group propagation rates with percentile bootstrap CIs, from a `stage_table`.
 
     Rates (each P(event | condition), over the group's traces where both are known):
-    `no_tool` = P(no_tool_call), `p_S1` = P(S1 | opportunity), `p_S2` = P(S2 | opportunity),
+    `no_tool` = P(no_tool_call), `S1_share` = P(S1), `S2_share` = P(S2) (unconditional,
+    over all non-error traces), `p_S1` = P(S1 | opportunity), `p_S2` = P(S2 | opportunity),
     `r_12` = P(S2 | S1), `r_23` = P(S3 | S2), `inj_to_err` = P(S3 | S1),
     `corrected` = P(corrected | S2). p_S1 and p_S2 are conditional on an opportunity so
     that traces without a tool call are never counted as "rejected"

@@ -290,7 +290,8 @@ def _array_breaks(value: Any, schema: dict[str, Any]) -> list[Any]:
 class OutOfRange(Protocol):
     """A value of the right type that violates a constraint: bounds, enum, pattern, format.
 
-    Prefers a numeric or enum parameter of the call, then a critical parameter, then any.
+    Prefers a numeric or enum parameter of the call, then a critical parameter with a
+    format or pattern, then any critical parameter, then any.
     """
 
     error_type = "out_of_range"
@@ -308,7 +309,10 @@ class OutOfRange(Protocol):
                      & set(props[p])))
         ]
         critical = _present(call, list(tool.spec.critical_params))
-        for param in _tiers(rng, bounded, critical, present):
+        # a date, time or id broken by its format/pattern is a more natural error than a
+        # string padded past its maxLength, so those critical parameters come first
+        shaped = [p for p in critical if {"format", "pattern"} & set(props.get(p, {}))]
+        for param in _tiers(rng, bounded, shaped, critical, present):
             value, schema = call.arguments[param], props.get(param, {})
             cands = (
                 _numeric_breaks(value, schema, rng)

@@ -104,9 +104,18 @@ def test_validation_error_counts_as_visible_and_correction_needs_original_value(
     other_tool = trace("tool", [call("c1", ORIG), inj, result("c1", bad, VALIDATION, OBS_ORIG),
                                 call("c2", ORIG, 1, name="alerts"),
                                 result("c2", ORIG, {}, step=1, name="alerts")])
-    df = stage_table([fixed, other_value, other_tool]).set_index("trace_id")
+    # the next plan step reuses the original value for another entity: not a correction
+    next_step = trace("next", [call("c1", ORIG), inj, result("c1", bad, VALIDATION, OBS_ORIG),
+                               call("c2", {"city": "Rome", "date": "2025-06-17"}, 1),
+                               result("c2", ORIG, OBS_ORIG, step=1)])
+    # a re-issue may add an optional argument
+    plus_unit = trace("unit", [call("c1", ORIG), inj, result("c1", bad, VALIDATION, OBS_ORIG),
+                               call("c2", {**ORIG, "unit": "celsius"}, 1),
+                               result("c2", ORIG, OBS_ORIG, step=1)])
+    df = stage_table([fixed, other_value, other_tool, next_step, plus_unit]).set_index(
+        "trace_id")
     assert df.S2.all()
-    assert df.corrected.tolist() == [True, False, False]
+    assert df.corrected.tolist() == [True, False, False, False, True]
     assert df.loc["fixed"].error_type == "type_mismatch"
 
 
