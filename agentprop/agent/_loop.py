@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Protocol
+from typing import Protocol
 
 from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
 from agentprop.core import (
@@ -121,34 +121,26 @@ class NativeDialect:
 
 
 class _RequestHasher:
-    """`stable_hash` of the request (model, messages, tools, config), computed incrementally.
+    """A stable hash of the request (model, messages, tools, config), computed incrementally.
 
-    Messages are only ever appended, so each is serialised once; the request hash is the
-    digest of the per-message digests plus the tools and config digests. Equal requests
-    give equal hashes, independent of dict key order.
+    Messages are only ever appended, so each is serialised once (pydantic's JSON, in field
+    order); the request hash chains the per-message digests after the digest of model,
+    tools and config. Equal requests give equal hashes across runs and processes.
     """
 
     def __init__(self, model_id: str, tools: Sequence[ToolSpec], config: GenerateConfig) -> None:
-        head = {
-            "model": model_id,
-            "tools": [t.model_dump(mode="json") for t in tools],
-            "config": config.model_dump(mode="json"),
-        }
-        self._head = _digest(head)
-        self._digests: list[str] = []
+        h = hashlib.sha256(model_id.encode())
+        for t in tools:
+            h.update(b"\x1e" + t.model_dump_json().encode())
+        h.update(b"\x1d" + config.model_dump_json().encode())
+        self._head = h.digest()
+        self._digests: list[bytes] = []
 
     def __call__(self, messages: list[Message]) -> str:
         for m in messages[len(self._digests) :]:
-            self._digests.append(_digest(m.model_dump(mode="json", exclude_defaults=True)))
-        h = hashlib.sha256(self._head.encode())
-        for d in self._digests:
-            h.update(d.encode())
-        return h.hexdigest()
-
-
-def _digest(obj: Any) -> str:
-    data = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(data.encode()).hexdigest()
+            data = m.model_dump_json(exclude_defaults=True).encode()
+            self._digests.append(hashlib.sha256(data).digest())
+        return hashlib.sha256(self._head + b"".join(self._digests)).hexdigest()
 
 
 def _same_call(a: ToolCall, b: ToolCall) -> bool:

@@ -28,7 +28,7 @@ class TraceWriter:
         *,
         batch_size: int = 64,
         interval_s: float = 0.5,
-        max_pending: int = 4096,
+        max_pending: int = 256,
     ) -> None:
         self.path = Path(path)
         self.batch_size = batch_size
