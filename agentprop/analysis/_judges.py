@@ -71,11 +71,21 @@ def majority_judge(verdicts: pd.DataFrame, members: pd.DataFrame | None = None) 
 
 
 def _wide(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """trace × judge matrix of floats (1 correct, 0 wrong, NaN unscored/absent)."""
     if verdicts.empty:
         return pd.DataFrame()
-    w = verdicts.pivot_table(index="trace_id", columns="judge", values="correct",
-                             aggfunc="first")
-    return w.astype("boolean")
+    v = verdicts.drop_duplicates(["trace_id", "judge"], keep="last")
+    vals = v["correct"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    return pd.DataFrame({"trace_id": v["trace_id"].to_numpy(), "judge": v["judge"].to_numpy(),
+                         "y": vals}).pivot(index="trace_id", columns="judge", values="y")
+
+
+def _as_col(s: pd.Series, index: pd.Index) -> np.ndarray:
+    """A Series (nullable bool or float) aligned to `index` as floats with NaN."""
+    if s.empty:
+        return np.full(len(index), np.nan)
+    f = s.astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    return np.asarray(pd.Series(f, index=s.index).reindex(index).to_numpy(dtype=float))
 
 
 def _leave_one_out(members: pd.DataFrame, ensemble: str, member: str) -> pd.Series:
@@ -83,23 +93,23 @@ def _leave_one_out(members: pd.DataFrame, ensemble: str, member: str) -> pd.Seri
     m = members[(members["ensemble"] == ensemble) & (members["member"] != member)]
     m = m[m["correct"].notna()]
     if m.empty:
-        return pd.Series(dtype="boolean")
+        return pd.Series(dtype=float)
     y = m["correct"].astype(bool).astype(int)
     g = pd.DataFrame({"t": m["trace_id"], "y": y}).groupby("t")["y"].agg(["sum", "count"])
-    res = pd.Series(pd.NA, index=g.index, dtype="boolean")
-    res[2 * g["sum"] > g["count"]] = True
-    res[2 * g["sum"] < g["count"]] = False
-    return res
+    res = np.where(2 * g["sum"] > g["count"], 1.0,
+                   np.where(2 * g["sum"] < g["count"], 0.0, np.nan))
+    return pd.Series(res, index=g.index, dtype=float)
 
 
-def _pair_rows(a: pd.Series, b: pd.Series, judge: str, ref: str, *, metric: str,
+def _pair_rows(a: np.ndarray, b: np.ndarray, judge: str, ref: str, *, metric: str,
                n_resamples: int, rng: np.random.Generator,
                extra: bool = True) -> list[dict[str, Any]]:
-    j = pd.concat([a.rename("a"), b.rename("b")], axis=1, join="inner").dropna()
+    """Agreement rows of judge `a` vs reference `b` (aligned float arrays, NaN dropped)."""
+    keep = ~np.isnan(a) & ~np.isnan(b)
     keys = {"judge": judge, "reference": ref}
     key = f"{judge}~{ref}"
-    av = j["a"].astype(bool).to_numpy()
-    bv = j["b"].astype(bool).to_numpy()
+    av = a[keep] == 1
+    bv = b[keep] == 1
     k = cohen_kappa(av, bv, n_resamples=n_resamples, rng=rng)
     rows = [row(keys, key, metric, Estimate(k.kappa, k.n, k.boot_lo, k.boot_hi))]
     if not extra:
@@ -149,34 +159,36 @@ def judge_agreement(
     rows: list[dict[str, Any]] = []
     w = _wide(verdicts)
     judges = list(w.columns)
+    col = {j: w[j].to_numpy(dtype=float) for j in judges}
     human = human_consensus(labels) if labels is not None else pd.Series(dtype="boolean")
     if len(human):
+        h = _as_col(human, w.index)
         for j in judges:
-            rows += _pair_rows(w[j], human, str(j), HUMAN, metric="kappa",
+            rows += _pair_rows(col[j], h, str(j), HUMAN, metric="kappa",
                                n_resamples=n_resamples, rng=rng)
     maj = majority_judge(verdicts, members)
     if maj is not None and maj in w.columns:
         for j in judges:
             if j == maj:
                 continue
-            rows += _pair_rows(w[j], w[maj], str(j), str(maj), metric="kappa",
+            rows += _pair_rows(col[j], col[maj], str(j), str(maj), metric="kappa",
                                n_resamples=n_resamples, rng=rng)
             if members is not None and not members.empty and \
                     j in set(members[members["ensemble"] == maj]["member"]):
                 loo = _leave_one_out(members, maj, str(j))
-                rows += _pair_rows(w[j], loo, str(j), str(maj), metric="kappa_loo",
+                rows += _pair_rows(col[j], _as_col(loo, w.index), str(j), str(maj),
+                                   metric="kappa_loo",
                                    n_resamples=n_resamples, rng=rng, extra=False)
         if members is not None and not members.empty:
             mm = members[members["ensemble"] == maj]
-            pw = mm.pivot_table(index="member", columns="trace_id", values="correct",
-                                aggfunc="first")
+            pw = _wide(mm.rename(columns={"member": "judge"}))
             rows.append(row({"judge": "panel", "reference": ""}, "panel",
                             "krippendorff_alpha",
-                            krippendorff_alpha(pw.astype(float).to_numpy())))
+                            krippendorff_alpha(pw.to_numpy(dtype=float).T)))
     if reference is not None and reference in w.columns:
         for j in judges:
             if j != reference:
-                rows += _pair_rows(w[j], w[reference], str(j), reference, metric="kappa",
+                rows += _pair_rows(col[j], col[reference], str(j), reference, metric="kappa",
                                    n_resamples=n_resamples, rng=rng)
     if labels is not None and not labels.empty and labels["annotator"].nunique() > 1:
         lab = labels[labels["label"].isin(["correct", "incorrect"])]
