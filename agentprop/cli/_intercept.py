@@ -1,9 +1,251 @@
-"""CLI commands (filled in by the issue that owns them)."""
+"""`agentprop intercept sweep|evaluate`: tune the interceptor offline, test it in a paired
+concurrent experiment."""
 
 from __future__ import annotations
 
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
 import typer
+from rich.markup import escape
+from rich.table import Table
+
+from agentprop.cli._common import (
+    UserError,
+    console,
+    err_console,
+    fail,
+    open_workspace,
+    print_json,
+    user_errors,
+)
+
+intercept_app = typer.Typer(
+    help="The three-layer interceptor: offline threshold sweep and paired evaluation.",
+    no_args_is_help=True,
+)
+
+WorkspaceOpt = typer.Option(..., "--workspace", "-w", envvar="AGENTPROP_WORKSPACE",
+                            help="Workspace folder.")
+SuiteOpt = typer.Option(None, "--suite", envvar="AGENTPROP_SUITE",
+                        help="Suite JSONL file (default: the built-in suite).")
+JudgeOpt = typer.Option(None, "--judge", "-j", envvar="AGENTPROP_JUDGE",
+                        help="Judge whose verdicts define wrong answers (default: the "
+                             "workspace's primary judge).")
+JsonOpt = typer.Option(False, "--json", envvar="AGENTPROP_JSON", help="Print JSON.")
+
+
+def _suite(path: Path | None) -> Any:
+    from agentprop.suite import SuiteError, load_suite
+
+    try:
+        return load_suite(path)
+    except SuiteError as e:
+        raise UserError(str(e)) from None
+
+
+def _f(x: Any, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    return f"{x:.{digits}f}"
+
+
+def _p(x: Any) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    return f"{x:.2e}" if x < 1e-3 else f"{x:.3f}"
+
+
+@intercept_app.command("sweep")
+@user_errors
+def sweep_cmd(
+    workspace: Path = WorkspaceOpt,
+    split: str = typer.Option("val", "--split", envvar="AGENTPROP_SPLIT",
+                              help="Split whose stored traces to replay over."),
+    judge: str = JudgeOpt,
+    suite_file: Path = SuiteOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Replay the 12 threshold configurations over stored un-intercepted traces (no model
+    is called); save the best (highest F1, ties → fewer abstentions) in the workspace."""
+    from agentprop.intercept._workflow import InterceptError, run_sweep
+
+    if split not in ("val", "test"):
+        raise UserError(f"invalid split {split!r}: use val or test")
+    with open_workspace(workspace) as ws:
+        try:
+            out = run_sweep(ws, split=split, judge=judge, suite=_suite(suite_file))
+        except InterceptError as e:
+            raise UserError(str(e)) from None
+    from agentprop.intercept._workflow import records
+
+    rows = records(out.table)
+    if as_json:
+        print_json({"split": out.split, "judge": out.judge, "n": out.n_traces,
+                    "rows": rows, "best": out.best.model_dump(mode="json"),
+                    "best_label": out.best.label})
+        return
+    table = Table(title=f"interceptor sweep — {out.split}, judge {escape(out.judge)}, "
+                        f"n={out.n_traces}, positives={rows[0]['positives'] if rows else 0}")
+    for col in ("τ_L1", "τ_L2", "L3", "precision", "recall", "F1", "abstain", "tp", "fp",
+                "fn", ""):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(str(r["tau_l1"]), str(r["tau_l2"]), "on" if r["l3"] else "off",
+                      _f(r["precision"]), _f(r["recall"]), _f(r["f1"]),
+                      _f(r["abstention_rate"]), str(r["tp"]), str(r["fp"]), str(r["fn"]),
+                      "best" if r["best"] else "")
+    console.print(table)
+    console.print(f"best: [bold]{out.best.label}[/] — saved to the workspace "
+                  "(use --config best with `agentprop intercept evaluate`)", highlight=False)
+
+
+@intercept_app.command("evaluate")
+@user_errors
+def evaluate_cmd(
+    workspace: Path = WorkspaceOpt,
+    model: list[str] = typer.Option(..., "--model", "-m", envvar="AGENTPROP_MODEL",
+                                    help="Model id (repeatable), e.g. sim/propagator."),
+    split: str = typer.Option("test", "--split", envvar="AGENTPROP_SPLIT"),
+    n: int = typer.Option(600, "--n", "-n", envvar="AGENTPROP_N",
+                          help="Tasks (balanced over domain × difficulty)."),
+    condition: list[str] = typer.Option(
+        ["p2:semantic_wrong"], "--condition", "-c", envvar="AGENTPROP_CONDITION",
+        help="baseline, p2:<error_type> or p2:all (repeatable)."),
+    config: str = typer.Option("best", "--config", envvar="AGENTPROP_INTERCEPT_CONFIG",
+                               help="best (the sweep's choice) or tau_l1=1,tau_l2=2,l3=on."),
+    mode: str = typer.Option(None, "--mode", envvar="AGENTPROP_INTERCEPT_MODE",
+                             help="abstain (default) or warn."),
+    seed: int = typer.Option(0, "--seed", envvar="AGENTPROP_SEED",
+                             help="Episode seed and task sample seed (same for both arms)."),
+    concurrency: int = typer.Option(32, "--concurrency", envvar="AGENTPROP_CONCURRENCY"),
+    judge: str = JudgeOpt,
+    domain: list[str] = typer.Option([], "--domain", "-d", envvar="AGENTPROP_DOMAIN",
+                                     help="Domain (repeatable; default: the core domains)."),
+    run_id: str = typer.Option(None, "--run-id", envvar="AGENTPROP_RUN_ID",
+                               help="Run id (default: derived from the options; reruns "
+                                    "resume)."),
+    no_cache: bool = typer.Option(False, "--no-cache", envvar="AGENTPROP_NO_CACHE"),
+    suite_file: Path = SuiteOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Run the control and interceptor arms on the same tasks and seed, interleaved in
+    one scheduler; judge both; report Δ hallucination and its tests."""
+    from agentprop.intercept._workflow import (
+        InterceptError,
+        plan_evaluation,
+        resolve_config,
+        run_evaluation,
+    )
+    from agentprop.judges import JudgeError
+    from agentprop.runner import RunAborted, RunError, make_models
+
+    if split not in ("val", "test"):
+        raise UserError(f"invalid split {split!r}: use val or test")
+    if concurrency < 1:
+        raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
+    if mode is not None and mode not in ("abstain", "warn"):
+        raise UserError(f"invalid mode {mode!r}: use abstain or warn")
+    suite = _suite(suite_file)
+    models = list(dict.fromkeys(model))
+    make_models(models, workspace=None, suite=suite, use_cache=False)  # fail early
+    best = config.strip().lower() == "best"
+    try:
+        # Everything that can be checked without the workspace is checked before it is
+        # created, so a bad option leaves nothing behind.
+        if not best:
+            cfg = resolve_config(None, config, mode)
+            plan_evaluation(suite, models=models, config=cfg, split=split, n=n,
+                            conditions=condition, seed=seed, domains=domain, run_id=run_id)
+        with open_workspace(workspace, create=not best) as ws:
+            cfg = resolve_config(ws, config, mode)
+            result = run_evaluation(
+                ws, suite=suite, models=models, config=cfg, split=split, n=n,
+                conditions=condition, seed=seed, concurrency=concurrency, judge=judge,
+                domains=domain, run_id=run_id, use_cache=not no_cache,
+                progress=not as_json and sys.stderr.isatty(),
+            )
+    except (InterceptError, JudgeError) as e:
+        raise UserError(str(e)) from None
+    except RunAborted as e:
+        fail(str(e), code=1)
+    except RunError as e:
+        raise UserError(str(e)) from None
+    except KeyboardInterrupt:
+        err_console.print("interrupted: rerun the same command to resume")
+        raise typer.Exit(130) from None
+    if as_json:
+        print_json(result)
+        return
+    _print_eval(result)
+
+
+def _print_eval(r: dict[str, Any]) -> None:
+    sim = " (simulated)" if r["simulated"] else ""
+    console.print(
+        f"run [bold]{escape(r['run_id'])}[/]{sim}: interceptor {r['config_label']} "
+        f"mode {r['mode']}, judge {escape(r['judge'])}, {r['n_tasks']} tasks, "
+        f"{r['n_traces']} traces ({r['unscored']} unscored, {r['errors']} failed)",
+        highlight=False,
+    )
+    # One column per (model, condition), one row per statistic: fits a narrow terminal.
+    t = Table(title="control vs interceptor (paired by task and seed)")
+    t.add_column("")
+    for a in r["ab"]:
+        t.add_column(f"{escape(a['model'])}\n{a['condition']}", justify="right")
+    rows: list[tuple[str, Any]] = [
+        ("pairs", lambda a: str(a["n_pairs"])),
+        ("hallucination ctl", lambda a: _f(a["hallucination_control"])),
+        ("hallucination int", lambda a: _f(a["hallucination_treatment"])),
+        ("Δ hallucination", lambda a: _f(a["delta_hallucination"])),
+        ("95% CI (tasks)", lambda a: f"[{_f(a['delta_ci_low'])}, {_f(a['delta_ci_high'])}]"),
+        ("saved / broken", lambda a: f"{a['saved']} / {a['broken']}"),
+        ("McNemar p (exact)", lambda a: _p(a["mcnemar_p"])),
+        ("McNemar mid-p", lambda a: _p(a["mcnemar_midp"])),
+        ("two-proportion p", lambda a: _p(a["ztest_p"])),
+        ("Cohen's h", lambda a: _f(a["cohens_h"], 2)),
+        ("achieved power", lambda a: _f(a["power"], 2)),
+        ("correct ctl / int", lambda a: f"{_f(a['correct_control'], 2)} / "
+                                        f"{_f(a['correct_treatment'], 2)}"),
+        ("coverage ctl / int", lambda a: f"{_f(a['coverage_control'], 2)} / "
+                                         f"{_f(a['coverage_treatment'], 2)}"),
+        ("selective acc. ctl / int", lambda a: f"{_f(a['selective_accuracy_control'], 2)} / "
+                                               f"{_f(a['selective_accuracy_treatment'], 2)}"),
+        ("false-alarm rate", lambda a: f"{_f(a['false_alarm_rate'])} "
+                                       f"({a['false_alarms']}/{a['n_control_correct']})"),
+        ("cost ctl / int", lambda a: f"${a['cost_control']:.4f} / ${a['cost_treatment']:.4f}"),
+    ]
+    for label, fmt in rows:
+        t.add_row(label, *(fmt(a) for a in r["ab"]))
+    console.print(t)
+    if r["replay"]:
+        t2 = Table(title="exact replay estimate (interceptor replayed on the control traces)")
+        t2.add_column("")
+        for a in r["replay"]:
+            t2.add_column(f"{escape(a['model'])}\n{a['condition']}", justify="right")
+        rows2: list[tuple[str, Any]] = [
+            ("traces", lambda a: str(a["n"])),
+            ("hallucination ctl", lambda a: _f(a["hallucination_control"])),
+            ("hallucination replay", lambda a: _f(a["hallucination_replay"])),
+            ("Δ hallucination", lambda a: _f(a["delta_hallucination"])),
+            ("95% CI (tasks)",
+             lambda a: f"[{_f(a['delta_ci_low'])}, {_f(a['delta_ci_high'])}]"),
+            ("saved", lambda a: str(a["saved"])),
+            ("false-alarm rate", lambda a: _f(a["false_alarm_rate"])),
+        ]
+        for label, fmt in rows2:
+            t2.add_row(label, *(fmt(a) for a in r["replay"]))
+        console.print(t2)
+    for fa in r["false_alarm_baseline"]:
+        console.print(
+            f"false alarms on clean baseline traces, {escape(fa['model'])}: "
+            f"{fa['false_alarms']}/{fa['n_correct']} correct answers "
+            f"({_f(fa['false_alarm_rate'])})", highlight=False)
+    console.print("summary saved in workspace meta 'interceptor_eval'", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the main app."""
+    """Add the `intercept` sub-app to the main app."""
+    app.add_typer(intercept_app, name="intercept")
