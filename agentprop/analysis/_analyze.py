@@ -110,10 +110,10 @@ def numbers_manifest(result: AnalysisResult) -> dict[str, dict[str, Any]]:
         df = result.tables.get(section)
         if df is None or df.empty:
             continue
-        for r in df.itertuples(index=False):
-            key = str(r.key)
-            name = f"{section}.{r.metric}" + (f"[{key}]" if key else "")
-            lo, hi = _num(r.ci_lo), _num(r.ci_hi)
-            out[name] = {"value": _num(r.value), "n": int(r.n),
+        for r in df.to_dict("records"):
+            key = str(r["key"])
+            name = f"{section}.{r['metric']}" + (f"[{key}]" if key else "")
+            lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
+            out[name] = {"value": _num(r["value"]), "n": int(r["n"]),
                          "ci": [lo, hi] if lo is not None and hi is not None else None}
     return out

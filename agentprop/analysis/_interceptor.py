@@ -96,9 +96,9 @@ def interceptor_ab(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
         _, zp = two_proportion_z(x_c, n, x_t, n)
         rows.append(row(keys, m, "ztest_p", zp, n,
                         note="unpaired two-proportion z test (paper-compatible)"))
-        h = cohens_h(x_c / n, x_t / n) if n else math.nan
-        rows.append(row(keys, m, "cohens_h", h, n))
-        rows.append(row(keys, m, "power", achieved_power(h, n, n), n))
+        eff = cohens_h(x_c / n, x_t / n) if n else math.nan
+        rows.append(row(keys, m, "cohens_h", eff, n))
+        rows.append(row(keys, m, "power", achieved_power(eff, n, n), n))
     return frame(rows, cols)
 
 

@@ -16,7 +16,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -177,7 +177,9 @@ def _as_float_bool(x: npt.ArrayLike) -> FloatArray:
         return arr.astype(float).ravel()
     s = pd.Series(arr.ravel(), dtype=object)
     s = s.where(s.notna(), None)
-    return s.astype("boolean").astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    return np.asarray(s.astype("boolean").astype("Float64").to_numpy(dtype=float,
+                                                                      na_value=np.nan),
+                      dtype=np.float64)
 
 
 def _codes(values: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
@@ -266,7 +268,8 @@ def kappa_from_table(
 
 
 def krippendorff_alpha(
-    ratings: npt.ArrayLike, level: str = "nominal"
+    ratings: npt.ArrayLike,
+    level: Literal["nominal", "ordinal", "interval", "ratio"] = "nominal",
 ) -> Estimate:
     """Krippendorff's α for raters × units (NaN = missing); n = units rated at least twice."""
     from krippendorff import alpha as k_alpha
@@ -468,7 +471,8 @@ class Resampler:
 
     def _per_draw(self, x: FloatArray) -> FloatArray:
         s = np.bincount(self.codes, weights=x, minlength=self.k)
-        return s if self.per_draw_sum else np.asarray(_safe_div(s, self.sizes), dtype=float)
+        out = s if self.per_draw_sum else _safe_div(s, self.sizes)
+        return np.asarray(out, dtype=np.float64)
 
     def ratio_reps(
         self, num: npt.ArrayLike, den: npt.ArrayLike | None = None

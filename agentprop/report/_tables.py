@@ -67,9 +67,12 @@ def display_table(df: pd.DataFrame, section: str, *,
     out = pd.DataFrame(index=[(labels or {}).get(k, k) or "pooled" for k in keys],
                        columns=metrics, dtype=object)
     out[:] = ""
-    for r in sub.itertuples(index=False):
-        label = (labels or {}).get(r.key, r.key) or "pooled"
-        out.loc[label, r.metric] = fmt_cell(r.metric, r.value, int(r.n), r.ci_lo, r.ci_hi)
+    for r in sub.to_dict("records"):
+        k = str(r["key"])
+        label = (labels or {}).get(k, k) or "pooled"
+        out.loc[label, str(r["metric"])] = fmt_cell(str(r["metric"]), float(r["value"]),
+                                                    int(r["n"]), float(r["ci_lo"]),
+                                                    float(r["ci_hi"]))
     out.index.name = "key"
     return out
 
@@ -77,7 +80,7 @@ def display_table(df: pd.DataFrame, section: str, *,
 def to_markdown(t: pd.DataFrame) -> str:
     if t.empty:
         return "_no data_\n"
-    cols = [t.index.name or "", *map(str, t.columns)]
+    cols = [str(t.index.name or ""), *map(str, t.columns)]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for idx, r in t.iterrows():
         cells = [str(idx), *(str(v) for v in r.tolist())]
@@ -97,7 +100,7 @@ def to_latex(t: pd.DataFrame, caption: str) -> str:
     """A booktabs table (needs \\usepackage{booktabs})."""
     if t.empty:
         return f"% {tex_escape(caption)}: no data\n"
-    cols: Sequence[str] = [t.index.name or "", *map(str, t.columns)]
+    cols: Sequence[str] = [str(t.index.name or ""), *map(str, t.columns)]
     out = ["\\begin{table}[t]", "\\centering", "\\small",
            f"\\caption{{{tex_escape(caption)}}}",
            "\\begin{tabular}{l" + "r" * len(t.columns) + "}", "\\toprule",
