@@ -70,6 +70,30 @@ def _select_tasks(suite: Any, domains: list[str], split: str, limit: int | None)
     )
 
 
+def _probe(base_url: str, timeout_s: float = 5.0) -> None:
+    """Fail fast on a base URL nothing listens on, instead of after minutes of retries.
+    Skipped behind a proxy (the direct connection would not be the one httpx makes)."""
+    import os
+    import socket
+    from urllib.parse import urlsplit
+
+    if any(k.lower().endswith("_proxy") and v for k, v in os.environ.items()):
+        return
+    try:
+        parts = urlsplit(base_url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise UserError(f"invalid base URL {base_url!r}") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise UserError(f"invalid base URL {base_url!r}: expected http(s)://host[:port]/...")
+    port = port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as e:
+        reason = e.strerror or type(e).__name__
+        raise UserError(f"cannot connect to {base_url}: {reason}") from None
+
+
 def _stored(workspace: Path, run_id: str) -> int:
     try:
         with open_workspace(workspace) as ws:
@@ -249,6 +273,7 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"invalid max steps {max_steps}: must be at least 1")
         options = _parse_options(option)
         if base_url:
+            _probe(base_url)
             options["base_url"] = base_url
         suite = get_suite(suite_file)
         tasks = _select_tasks(suite, domain, split, limit)
@@ -265,9 +290,12 @@ def register(app: typer.Typer) -> None:
             except Exception as e:
                 raise UserError(str(e)) from None
         models = list(dict.fromkeys(model))
-        make_models(
-            models, workspace=None, suite=suite, model_options=options, use_cache=False
-        )  # unknown provider/profile fails before anything is written
+        try:  # an unknown provider, profile or option fails before anything is written
+            make_models(
+                models, workspace=None, suite=suite, model_options=options, use_cache=False
+            )
+        except RunError as e:
+            raise UserError(str(e)) from None
         rid = run_id or default_run_id(
             redact_secrets(
                 {

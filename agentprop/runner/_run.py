@@ -107,9 +107,12 @@ def make_models(
     opts = {"suite": suite, **dict(model_options or {})}
     models: dict[str, Model] = {}
     for mid in dict.fromkeys(model_ids):
-        model = get_model(mid, **opts)
-        if use_cache and workspace is not None and not model.simulated:
-            model = get_model(mid, **opts, cache=workspace)
+        try:
+            model = get_model(mid, **opts)
+            if use_cache and workspace is not None and not model.simulated:
+                model = get_model(mid, **opts, cache=workspace)
+        except (TypeError, ValueError) as e:  # an option the provider does not take
+            raise RunError(f"model {mid}: {e}") from None
         models[mid] = model
     return models
 

@@ -134,11 +134,16 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     assert "not a folder" in line
     assert "domain" in _one_line_error([*base, "-m", "fake/a", "--domain", "nowhere"])
     assert "concurrency" in _one_line_error([*base, "-m", "fake/a", "--concurrency", "0"])
-    # An unreachable server: stop after the first failures, record nothing.
+    assert "bogus" in _one_line_error([*base, "-m", "sim/balanced", "-o", "bogus=1"])
+    # Nothing listens at the base URL: one line before any episode runs.
     line = _one_line_error([*base, "-m", "openai/gpt-4o-mini", "--base-url",
-                            "http://127.0.0.1:9/v1", "-o", "max_attempts=1"],
-                           OPENAI_API_KEY="sk-dummy-offline-key")
-    assert "openai/gpt-4o-mini" in line and "failed" in line
+                            "http://127.0.0.1:9/v1"], OPENAI_API_KEY="sk-dummy-offline-key")
+    assert "cannot connect to http://127.0.0.1:9/v1" in line
+    assert not ws.exists()
+    # Every first episode fails (bad key, dead server): stop, record nothing, exit 1.
+    result = CliRunner().invoke(app, [*base, "-m", "fake/down", "-o", "fail=connection"])
+    assert result.exit_code == 1 and "fake/down" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     assert _count(ws) == 0
     # A workspace from another schema version.
     con = sqlite3.connect(ws / "agentprop.sqlite")
