@@ -2,7 +2,7 @@
 
 The state is plain data (deep-copyable)::
 
-    {"events": {event_id: event}, "next_id": int, "deleted": [event_id, ...]}
+    {"events": {event_id: event}, "next_id": int, "deleted": [deleted event, ...]}
 
 with ``event = {"event_id", "title", "date", "start_time", "end_time", "duration_minutes",
 "location"}`` (dates ``YYYY-MM-DD``, times ``HH:MM``, 24 h). The seed fills the five weeks
@@ -12,10 +12,13 @@ and count up, so they are unique per episode. Creating or moving an event onto a
 time is refused with a ``conflict`` error naming the clashing event.
 
 `snapshot(state)` returns ``{"events": [event, ...] (sorted by date, time),
-"deleted_event_ids": [...]}``. Tasks state their ``expected_state`` as a *subset* of that
-snapshot (the suite check's subset match): an event that must exist is a partial event dict
-in ``"events"`` (e.g. ``{"title": "Dentist", "date": "2025-06-18", "start_time": "14:00"}``);
-an event that must be gone is its id in ``"deleted_event_ids"``.
+"deleted_events": [event, ...] (in deletion order)}``. Tasks state their ``expected_state``
+as a *subset* of that snapshot (the suite check's subset match): an event that must exist is
+a partial event dict in ``"events"`` (e.g. ``{"title": "Dentist", "date": "2025-06-18",
+"start_time": "14:00"}``); an event that must be gone is ``{"event_id": ...}`` in
+``"deleted_events"``. Every leaf key of these partial dicts is also echoed at the top level
+of the observation of the call that causes it (create/update/delete), which is what the
+facts judge looks for.
 """
 
 from __future__ import annotations
@@ -207,7 +210,7 @@ def _d(args: dict[str, Any], param: str) -> date:
 def _find(state: dict[str, Any], eid: str) -> dict[str, Any]:
     ev = state["events"].get(eid)
     if ev is None:
-        gone = " (it was deleted)" if eid in state["deleted"] else ""
+        gone = " (it was deleted)" if any(e["event_id"] == eid for e in state["deleted"]) else ""
         raise DomainError("not_found", f"no event with id {eid}{gone}", "event_id")
     return ev
 
@@ -257,7 +260,7 @@ def _delete_event(state: dict[str, Any], args: dict[str, Any]) -> Observation:
     eid = args["event_id"]
     ev = _find(state, eid)
     del state["events"][eid]
-    state["deleted"].append(eid)
+    state["deleted"].append(dict(ev))
     return {"deleted": True, "event_id": eid, "event": dict(ev)}
 
 
@@ -383,7 +386,8 @@ class CalendarDomain(Domain):
 
     def snapshot(self, state: Any) -> dict[str, Any]:
         evs = sorted(state["events"].values(), key=lambda e: (e["date"], e["start_time"]))
-        return {"events": [dict(e) for e in evs], "deleted_event_ids": sorted(state["deleted"])}
+        return {"events": [dict(e) for e in evs],
+                "deleted_events": [dict(e) for e in state["deleted"]]}
 
     def alternative(self, kind: str, value: Any, rng: random.Random, env: Environment) -> Any:
         """Another nearby date, another existing event id, another valid time, title or

@@ -12,8 +12,9 @@ Facts: ``entity`` (titles), ``date`` (ISO), ``time`` (``HH:MM``), ``id`` (``EVT_
 ``Title HH:MM-HH:MM (EVT_1234)``.
 
 ``expected_state`` (state-changing intents) is a subset of ``CalendarDomain.snapshot``:
-``{"events": [partial event, ...], "deleted_event_ids": [id, ...]}`` — each partial event
-must match some event of the final calendar; each id must have been deleted. Created events
+``{"events": [partial event, ...], "deleted_events": [{"event_id": id}, ...]}`` — each
+partial event must match some event of the final calendar; each listed id must have been
+deleted. Created events
 are given by content (title, date, start_time, duration_minutes), not by id.
 
 ``task.meta``: ``query_entities`` maps observation echo keys (``date``, ``end_date``,
@@ -297,7 +298,7 @@ def _delete_by_title(d: Draft, rng: random.Random) -> None:
     listing = d.call("get_events", {"date": iso(off)})
     found = _need(listing, t)
     d.call("delete_event", {"event_id": found["event_id"]})
-    d.expected_state = {"deleted_event_ids": [found["event_id"]]}
+    d.expected_state = {"deleted_events": [{"event_id": found["event_id"]}]}
 
 
 def _move_event(d: Draft, rng: random.Random) -> None:
@@ -404,7 +405,7 @@ def _replace_event(d: Draft, rng: random.Random) -> None:
     d.expected_state = {
         "events": [{"title": y, "date": iso(off), "start_time": found["start_time"],
                     "duration_minutes": found["duration_minutes"]}],
-        "deleted_event_ids": [found["event_id"]],
+        "deleted_events": [{"event_id": found["event_id"]}],
     }
 
 
@@ -557,6 +558,58 @@ def _conclusion(task: Task, obs: list[Observation]) -> str:
     return ""
 
 
+def _follows(task: Task, obs: list[Observation], i: int) -> bool:
+    """Whether step `i`'s observation is what a faithful agent would have done given the
+    earlier observations (the id found in the listing, the slot found, the branch taken)."""
+    it, o, prev = task.intent, obs[i], obs[:i]
+    if is_error(o) or i == 0:
+        return True
+    if any(is_error(p) for p in prev):
+        return False  # the chain's input failed: nothing later follows from it
+    title = str(task.meta.get("title", ""))
+    try:
+        if it in ("delete_by_title", "move_event", "replace_event", "move_to_day"):
+            ev = _find_title(prev[0], title)
+            if ev is None:
+                return False
+            if it == "move_to_day" and i == 1:
+                return bool(o.get("duration_minutes") == ev["duration_minutes"]
+                            and o.get("earliest") == ev["start_time"] and o.get("found"))
+            if it == "move_to_day" and i == 2:
+                return bool(o.get("event_id") == ev["event_id"]
+                            and o.get("date") == prev[1]["date"]
+                            and o.get("start_time") == prev[1]["start_time"])
+            if it == "replace_event" and i == 2:
+                return bool(o.get("start_time") == ev["start_time"]
+                            and o.get("duration_minutes") == ev["duration_minutes"]
+                            and o.get("date") == ev["date"])
+            return bool(o.get("event_id") == ev["event_id"])
+        if it == "find_and_book" and i == 1:
+            return bool(prev[0].get("found") and o.get("date") == prev[0]["date"]
+                        and o.get("start_time") == prev[0]["start_time"])
+        if it == "book_or_next_free":
+            req = str(task.meta.get("requested_time", ""))
+            dur = int(task.meta.get("query_entities", {}).get("duration_minutes", 0) or 0)
+            busy = _clash(prev[0], to_minutes(req), dur)
+            if busy is None:
+                return bool(i == 1 and o.get("created") and o.get("start_time") == req)
+            if i == 1:
+                return bool(_kind(o) == "slot" and o.get("found") and o.get("earliest") == req)
+            return bool(o.get("created") and o.get("start_time") == prev[1]["start_time"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
+def consistent_prefix(task: Task, observations: list[Observation]) -> list[Observation]:
+    """The observations up to the first one that does not follow from the earlier ones
+    (after a corrupted listing a faithful agent would not have deleted the gold id)."""
+    for i in range(len(observations)):
+        if not _follows(task, observations, i):
+            return observations[:i]
+    return observations
+
+
 def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
     if any(is_error(o) for o in obs) or not obs:
         return []
@@ -636,6 +689,7 @@ class CalendarTaskGenerator(TaskGenerator):
         ]
 
     def render_answer(self, task: Task, observations: list[Observation]) -> str:
+        observations = consistent_prefix(task, observations)
         parts = [_sentence(task, i, o) for i, o in enumerate(observations)]
         if not parts:
             return "I could not access the calendar."
@@ -643,7 +697,7 @@ class CalendarTaskGenerator(TaskGenerator):
         return " ".join([*parts, tail] if tail else parts)
 
     def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
-        return _facts(task, observations)
+        return _facts(task, consistent_prefix(task, observations))
 
 
 __all__ = ["BUILDERS", "NEW_TITLES", "WEIGHTS", "CalendarTaskGenerator"]

@@ -532,6 +532,45 @@ def _conclusion(task: Task, obs: list[Observation]) -> str:
     return ""
 
 
+def _follows(task: Task, obs: list[Observation], i: int) -> bool:
+    """Whether step `i`'s observation is what a faithful agent would have asked for given
+    the earlier observations (chained arguments: the warmest day, the warmer city...)."""
+    it, o, prev = task.intent, obs[i], obs[:i]
+    if is_error(o):
+        return True  # an error is reported as such
+    try:
+        if it == "forecast_then_detail" and i == 1:
+            if not _ok(prev, ["forecast"]):
+                return False
+            best = _warmest_day(prev[0]["forecast"])
+            return bool(o.get("city") == prev[0]["city"] and o.get("date") == best["date"])
+        if it == "conditional_forecast" and i == 2:
+            if not _ok(prev, ["weather", "weather"]):
+                return False
+            a, b = prev
+            return bool(o.get("city") == (a if a["temperature"] > b["temperature"] else b)["city"])
+        if it == "warmest_of_three" and i == 3:
+            if not _ok(prev, ["weather", "weather", "weather"]):
+                return False
+            return bool(o.get("city") == max(prev, key=lambda w: w["temperature"])["city"])
+        if it == "rain_contingency" and i == 1:
+            return bool(_ok(prev, ["weather"]) and prev[0]["precipitation_mm"] > 0
+                        and o.get("city") == prev[0]["city"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
+def consistent_prefix(task: Task, observations: list[Observation]) -> list[Observation]:
+    """The observations up to the first one that does not follow from the earlier ones:
+    after a corrupted first observation, a faithful agent's later (gold) lookups would not
+    have been made, so the answer is rendered from what the chain actually supports."""
+    for i in range(len(observations)):
+        if not _follows(task, observations, i):
+            return observations[:i]
+    return observations
+
+
 def _weather_facts(o: dict[str, Any], prefix: str, detail: bool, unit: str | None = None
                    ) -> list[Fact]:
     s = _sym(o, unit)
@@ -677,6 +716,7 @@ class WeatherTaskGenerator(TaskGenerator):
         ]
 
     def render_answer(self, task: Task, observations: list[Observation]) -> str:
+        observations = consistent_prefix(task, observations)
         parts = [_sentence(task, i, o) for i, o in enumerate(observations)]
         if not parts:
             return "I could not look up the weather."
@@ -684,7 +724,7 @@ class WeatherTaskGenerator(TaskGenerator):
         return " ".join([*parts, tail] if tail else parts)
 
     def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
-        return _facts(task, observations)
+        return _facts(task, consistent_prefix(task, observations))
 
 
 __all__ = ["BUILDERS", "WEIGHTS", "WeatherTaskGenerator"]

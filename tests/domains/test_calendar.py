@@ -89,7 +89,7 @@ def test_delete_removes_and_records_it(env: Environment) -> None:
     assert obs["deleted"] and obs["event"]["title"] == ev["title"]
     assert all(e["event_id"] != ev["event_id"]
                for e in env.call("get_events", {"date": DAY})["events"])
-    assert ev["event_id"] in env.snapshot()["deleted_event_ids"]
+    assert ev["event_id"] in [e["event_id"] for e in env.snapshot()["deleted_events"]]
     again = env.call("delete_event", {"event_id": ev["event_id"]})
     assert again["error"]["type"] == "not_found" and again["error"]["param"] == "event_id"
 

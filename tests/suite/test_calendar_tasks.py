@@ -79,6 +79,10 @@ def test_gold_plans_replay_into_reference_and_state(tasks: list[Task]) -> None:
             assert state_matches(t.expected_state, env.snapshot()), t.id
             # ...and the untouched calendar does not already satisfy it
             assert not state_matches(t.expected_state, DOM.make_env(t.env_seed).snapshot())
+            # every leaf is echoed at the top level of the observation that caused it
+            for part in t.expected_state.values():
+                for item in part:
+                    assert any(all(o.get(k) == v for k, v in item.items()) for o in obs), t.id
         else:
             assert t.expected_state is None
 
@@ -122,3 +126,17 @@ def test_a_listing_for_another_date_propagates(tasks: list[Task]) -> None:
     listed = {e["title"] for e in obs[0]["events"]}
     if t.meta["title"] not in listed:
         assert f"There is no {t.meta['title']}" in text
+
+
+def test_delete_after_a_listing_without_the_event_is_not_reported(tasks: list[Task]) -> None:
+    for t in [x for x in tasks if x.intent == "delete_by_title"][:30]:
+        env = DOM.make_env(t.env_seed)
+        day = t.gold_plan[0].arguments["date"]
+        other = DOM.alternative("date", day, random.Random(4), env)
+        listing = env.call("get_events", {"date": other})
+        if any(e["title"] == t.meta["title"] for e in listing["events"]):
+            continue
+        deleted = env.call(t.gold_plan[1].name, t.gold_plan[1].arguments)
+        text = GEN.render_answer(t, [listing, deleted])
+        assert "Deleted" not in text and f"There is no {t.meta['title']}" in text
+        assert GEN.render_answer(t, [listing]) == text

@@ -140,3 +140,17 @@ def test_fewer_observations_render_without_the_conclusion(tasks: list[Task]) -> 
         obs = _replay(t)[:1]
         text = GEN.render_answer(t, obs)
         assert text and text != t.reference_answer
+
+
+def test_chained_lookups_that_no_longer_follow_are_not_reported(tasks: list[Task]) -> None:
+    """After a corrupted forecast, the gold detail lookup (for the true warmest day) is not
+    what a faithful agent would have asked: the answer rests on the corrupted chain."""
+    t = next(x for x in tasks if x.intent == "forecast_then_detail")
+    env = DOM.make_env(t.env_seed)
+    first, second = t.gold_plan
+    city = first.arguments["city"]
+    wrong = DOM.alternative("city", city, random.Random(2), env)
+    obs = [env.call(first.name, {**first.arguments, "city": wrong}),
+           env.call(second.name, second.arguments)]
+    text = GEN.render_answer(t, obs)
+    assert wrong in text and city not in text
