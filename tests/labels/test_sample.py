@@ -95,3 +95,20 @@ def test_sample_labels_stores_ok_traces_only(tmp_path: Path) -> None:
     assert s.n == 8 == len(stored) and s.available == 12 and s.overlap == 2
     assert "err" not in {r["trace_id"] for r in stored}
     assert set(s.strata.values()) == {2}
+
+
+def test_cli_sample(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from agentprop.cli import app
+
+    ws = Workspace(tmp_path / "w")
+    ws.put_traces([make_trace(f"t{i}", WEATHER, "x", model=f"m{i % 2}") for i in range(10)])
+    r = CliRunner().invoke(app, ["label", "sample", "-w", str(tmp_path / "w"), "--n", "6",
+                                 "--by", "model", "--overlap", "2", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["strata"] == {"m0": 3, "m1": 3}
+    bad = CliRunner().invoke(app, ["label", "sample", "-w", str(tmp_path / "w"), "--by", "x"])
+    assert bad.exit_code == 2 and "cannot stratify" in bad.output

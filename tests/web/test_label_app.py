@@ -125,6 +125,7 @@ def test_label_three_resume_and_escape(served: tuple[str, Path]) -> None:
             expect(page.locator("#progress")).to_have_text("4 / 5")
             expect(page.locator("#answer")).to_have_text(XSS)
             page.click("#btn-incorrect")
+            expect(page.locator("#progress")).to_have_text("5 / 5")
             page.keyboard.press("c")
             expect(page.locator("#done")).to_have_text("Done")
         finally:
