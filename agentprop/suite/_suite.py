@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
 import hashlib
 import importlib
@@ -191,11 +192,23 @@ def build_suite(seed: int = DEFAULT_SEED) -> Suite:
     return Suite(tasks, seed=seed)
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """A hash of the domain and suite source: a cached suite is reused only by the same code."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for sub in ("domains", "suite", "core"):
+        for f in sorted((root / sub).glob("*.py")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def default_suite_path(seed: int = DEFAULT_SEED) -> Path:
     base = os.environ.get("AGENTPROP_HOME") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentprop"
     )
-    return Path(base) / f"suite-v{SUITE_VERSION}-seed{seed}.jsonl.gz"
+    return Path(base) / f"suite-v{SUITE_VERSION}-seed{seed}-{code_fingerprint()}.jsonl.gz"
 
 
 def load_suite(path: Path | None = None, seed: int = DEFAULT_SEED) -> Suite:
