@@ -84,11 +84,15 @@ class AnthropicModel(RemoteModel):
             key = "sk-local"
         self.__key = key
 
-    def _make_client(self) -> Any:
+    def _make_client(self, connections: int) -> Any:
         import anthropic
+        import httpx2
 
+        http = anthropic.DefaultAsyncHttpxClient(
+            limits=httpx2.Limits(max_connections=connections,
+                                 max_keepalive_connections=connections))
         return anthropic.AsyncAnthropic(api_key=self.__key, base_url=self.base_url,
-                                        max_retries=0)
+                                        max_retries=0, http_client=http)
 
     def request_params(self, messages: list[Message], tools: list[ToolSpec],
                        config: GenerateConfig) -> dict[str, Any]:

@@ -106,7 +106,7 @@ class GoogleModel(RemoteModel):
                              f" or add it to .env to use google/{name}")
         self.__key = key
 
-    def _make_client(self) -> Any:
+    def _make_client(self, connections: int) -> Any:
         from google import genai
         from google.genai import types
 

@@ -67,13 +67,13 @@ class OpenAIModel(RemoteModel):
             key = "sk-local"  # loopback servers need none
         self.__key = key
 
-    def _make_client(self) -> Any:
+    def _make_client(self, connections: int) -> Any:
         import httpx2
         import openai
 
         http = openai.DefaultAsyncHttpxClient(
-            limits=httpx2.Limits(max_connections=self.max_connections,
-                                 max_keepalive_connections=self.max_connections)
+            limits=httpx2.Limits(max_connections=connections,
+                                 max_keepalive_connections=connections)
         )
         return openai.AsyncOpenAI(api_key=self.__key, base_url=self.base_url, max_retries=0,
                                   http_client=http)
@@ -102,16 +102,27 @@ class OpenAIModel(RemoteModel):
     async def _attempt(
         self, client: Any, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
     ) -> ModelOutput:
+        import httpx2
         import openai
 
         params = self.request_params(messages, tools, config)
+        extra = params.pop("extra_body", None) or {}
         try:
-            resp = await client.chat.completions.create(**params, timeout=config.timeout_s)
+            # The SDK's own request path (client.post: auth, errors, connection pooling)
+            # without its per-field TypedDict transform, which walks every tool schema and
+            # costs more CPU than the rest of the call; the body is already wire-format.
+            resp = await client.post("/chat/completions", cast_to=httpx2.Response,
+                                     body={**params, **extra},
+                                     options={"timeout": config.timeout_s})
         except openai.OpenAIError as e:
             raise sdk_error(openai, e, model_id=self.id,
                             where=self.base_url or "the OpenAI API", secret=self.__key,
                             timeout_s=config.timeout_s) from None
-        return parse_response(resp)
+        try:
+            data = resp.json()
+        except ValueError:
+            raise RetryableError("bad_response", "response body is not JSON") from None
+        return parse_response(data)
 
 
 def sdk_error(sdk: Any, e: Exception, *, model_id: str, where: str, secret: str | None,
@@ -134,34 +145,38 @@ def sdk_error(sdk: Any, e: Exception, *, model_id: str, where: str, secret: str 
     return ModelError("bad_request", redact(str(e), secret)[:300])
 
 
-def parse_response(resp: Any) -> ModelOutput:
-    """ModelOutput from a ChatCompletion; malformed tool-call JSON is a transient error."""
-    if not getattr(resp, "choices", None):
-        raise RetryableError("bad_response", "response has no choices")
-    msg = resp.choices[0].message
+def parse_response(data: Any) -> ModelOutput:
+    """ModelOutput from a chat-completion JSON body; malformed tool-call JSON is a
+    transient error (the call is retried)."""
+    try:
+        msg = data["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        raise RetryableError("bad_response", "response has no choices[0].message") from None
+    if not isinstance(msg, dict):
+        raise RetryableError("bad_response", "response message is not an object")
     calls: list[ToolCall] = []
-    for i, c in enumerate(msg.tool_calls or []):
-        fn = getattr(c, "function", None)
-        if fn is None:
-            continue
+    for i, c in enumerate(msg.get("tool_calls") or []):
+        fn = c.get("function") if isinstance(c, dict) else None
+        if not isinstance(fn, dict) or not fn.get("name"):
+            raise RetryableError("bad_response", "tool call without a function name")
         try:
-            args = parse_arguments(fn.arguments)
+            args = parse_arguments(fn.get("arguments"))
         except ValueError:
             raise RetryableError("bad_response",
-                                 f"malformed JSON arguments in tool call {fn.name!r}") from None
-        calls.append(ToolCall(id=c.id or f"call_{i}", name=fn.name, arguments=args))
-    extra = msg.model_extra or {}
-    reasoning = extra.get("reasoning_content") or extra.get("reasoning")
-    usage = Usage()
-    if resp.usage is not None:
-        usage = Usage(input_tokens=resp.usage.prompt_tokens or 0,
-                      output_tokens=resp.usage.completion_tokens or 0)
+                                 f"malformed JSON arguments in tool call {fn['name']!r}"
+                                 ) from None
+        calls.append(ToolCall(id=c.get("id") or f"call_{i}", name=fn["name"], arguments=args))
+    reasoning = msg.get("reasoning_content") or msg.get("reasoning")
+    u = data.get("usage") or {}
+    usage = Usage(input_tokens=int(u.get("prompt_tokens") or 0),
+                  output_tokens=int(u.get("completion_tokens") or 0))
+    content = msg.get("content")
     return ModelOutput(
-        text=msg.content,
+        text=content if isinstance(content, str) else None,
         tool_calls=calls,
         reasoning=reasoning if isinstance(reasoning, str) else None,
         usage=usage,
-        raw=resp.model_dump(mode="json", exclude_none=True),
+        raw=data,
     )
 
 
