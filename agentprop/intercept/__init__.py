@@ -22,6 +22,26 @@ from agentprop.intercept._signals import (
 )
 from agentprop.intercept._sweep import SWEEP_COLUMNS, best_config, sweep
 
+# The evaluation's statistics and workspace operations pull in scipy/statsmodels: loaded on
+# first use, so the hook itself stays cheap to import.
+_LAZY = {
+    "ab_table": "_evaluate", "outcome_frame": "_evaluate", "pair_frame": "_evaluate",
+    "replay_frame": "_evaluate", "replay_table": "_evaluate", "risk_coverage": "_evaluate",
+    "false_alarm_table": "_evaluate", "InterceptError": "_workflow",
+    "run_sweep": "_workflow", "run_evaluation": "_workflow", "plan_evaluation": "_workflow",
+    "summarize_evaluation": "_workflow", "resolve_config": "_workflow",
+    "treatment_hooks": "_workflow",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"agentprop.intercept.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'agentprop.intercept' has no attribute {name!r}")
+
+
 __all__ = [
     "ABSTENTION_TEXT",
     "DEFAULT_KEYWORDS",
@@ -47,4 +67,5 @@ __all__ = [
     "sweep",
     "trace_signals",
     "warning_text",
+    *_LAZY,
 ]
