@@ -56,9 +56,12 @@ class SimProfile(BaseModel):
         - ``error_baseline``       = n + (1-n)·e       (P(wrong) over all baseline traces;
           no-tool answers are a refusal or a fabrication, so always wrong)
         - ``propagation_given_unnoticed`` = 1 - a + a·e
-        These assume every S2 is visible to the agent, which holds for the suite because
-        every observation echoes the arguments it was computed from; a corruption that
-        leaves the echo intact is still propagated, so r_23 is a lower bound there.
+        These are rates of the policy's behaviour. `r_23` counts an answer built from a
+        corrupted observation as wrong; a judge measures less when the corrupted lookup
+        does not determine the graded facts (e.g. the losing city of a comparison), so
+        read it as the propagation rate the judge-measured r_23 can at most reach (up to
+        judge errors). Every S2 is assumed visible to the agent, which holds for the suite
+        because every observation echoes the arguments it was computed from.
         """
         n, c, a, e = self.p_no_tool, self.p_notice, self.p_correct_anyway, self.base_error
         r23 = c * e + (1 - c) * (a * e + 1 - a)
