@@ -56,12 +56,8 @@ def _select_tasks(suite: Any, domains: list[str], split: str, limit: int | None)
     if limit is not None and limit < 1:
         raise UserError(f"invalid limit {limit}: must be at least 1")
     chosen = domains or [d for d in CORE_DOMAINS if d in known] or known
-    try:
-        from agentprop.experiment import select_tasks
-    except ImportError:  # pragma: no cover - fallback keeps `run` independent
-        return list(
-            suite.select(domain=chosen, split=None if split == "all" else split, limit=limit)
-        )
+    from agentprop.suite import select_tasks
+
     # A balanced (domain × difficulty) deterministic sample when --limit is given.
     return list(
         select_tasks(

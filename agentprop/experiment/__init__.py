@@ -10,12 +10,21 @@ from agentprop.experiment._config import (
     SweepBlock,
     load_config,
 )
-from agentprop.experiment._plan import Plan, StepPlan, build_plan, select_tasks
+from agentprop.experiment._execute import (
+    ExperimentResult,
+    compute_simulation_check,
+    load_analysis_input,
+    report_workspace,
+    run_experiment,
+)
+from agentprop.experiment._plan import Plan, StepPlan, build_plan, evaluation_plan, select_tasks
+from agentprop.experiment._simcheck import simulation_check
 
 __all__ = [
     "ConfigError",
     "EvaluateBlock",
     "ExperimentConfig",
+    "ExperimentResult",
     "LabelBlock",
     "ModelEntry",
     "Plan",
@@ -23,6 +32,12 @@ __all__ = [
     "StepPlan",
     "SweepBlock",
     "build_plan",
+    "compute_simulation_check",
+    "evaluation_plan",
+    "load_analysis_input",
     "load_config",
+    "report_workspace",
+    "run_experiment",
     "select_tasks",
+    "simulation_check",
 ]

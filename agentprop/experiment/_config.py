@@ -52,7 +52,7 @@ class LabelBlock(_Strict):
 class SweepBlock(_Strict):
     models: list[str]
     split: Literal["val", "test"] = "val"
-    condition: str = "p2:semantic_wrong"
+    conditions: list[str] = Field(default_factory=lambda: ["p2:semantic_wrong"])
     n: int | None = Field(default=None, ge=1)
     domains: list[str] | None = None
 
@@ -61,7 +61,7 @@ class EvaluateBlock(_Strict):
     models: list[str]
     n: int = Field(default=600, ge=1)
     split: Literal["val", "test"] = "test"
-    condition: str = "p2:semantic_wrong"
+    conditions: list[str] = Field(default_factory=lambda: ["p2:semantic_wrong"])
     config: str = "best"
     mode: Literal["abstain", "warn"] = "abstain"
     seed: int = 0

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import random
-from collections import defaultdict
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentprop.core import Task, WorkUnit
-from agentprop.domains import get_domain
+from agentprop.core import WorkUnit
 from agentprop.experiment._config import ExperimentConfig
-from agentprop.suite import Suite
+from agentprop.suite import Suite, select_tasks
 
 # Rough per-call token sizes for estimates: system prompt + tool schemas + growing history
 # in, a short tool call or answer out; judges read question + reference + answer.
@@ -20,43 +18,6 @@ AGENT_INPUT_TOKENS_PER_STEP = 180
 AGENT_OUTPUT_TOKENS = 90
 JUDGE_INPUT_TOKENS = 420
 JUDGE_OUTPUT_TOKENS = 3
-
-
-def select_tasks(
-    suite: Suite,
-    *,
-    domains: list[str] | None,
-    split: str | None,
-    n: int | None,
-    seed: int,
-    injectable_only: bool = False,
-) -> list[Task]:
-    """A deterministic sample of `n` tasks balanced over domain × difficulty strata."""
-    pool = suite.select(domain=domains, split=split)
-    if injectable_only:
-        pool = [t for t in pool if get_domain(t.domain).injectable]
-    if n is None or n >= len(pool):
-        return pool
-    strata: dict[tuple[str, str], list[Task]] = defaultdict(list)
-    for t in pool:
-        strata[(t.domain, t.difficulty)].append(t)
-    rng = random.Random(seed)
-    keys = sorted(strata)
-    for k in keys:
-        rng.shuffle(strata[k])
-    chosen: list[Task] = []
-    i = 0
-    while len(chosen) < n:
-        progressed = False
-        for k in keys:
-            if i < len(strata[k]) and len(chosen) < n:
-                chosen.append(strata[k][i])
-                progressed = True
-        if not progressed:
-            break
-        i += 1
-    order = {t.id: j for j, t in enumerate(pool)}
-    return sorted(chosen, key=lambda t: order[t.id])
 
 
 class StepPlan(BaseModel):
@@ -118,6 +79,26 @@ def _judge_models(judge: str) -> list[str]:
     return []
 
 
+def evaluation_plan(cfg: ExperimentConfig, suite: Suite) -> Any:
+    """The interceptor evaluation's paired units (the config only matters at run time)."""
+    from agentprop.intercept import InterceptConfig
+    from agentprop.intercept._workflow import plan_evaluation
+
+    assert cfg.evaluate is not None
+    ev = cfg.evaluate
+    return plan_evaluation(
+        suite,
+        models=ev.models,
+        config=InterceptConfig(mode=ev.mode),
+        split=ev.split,
+        n=ev.n,
+        conditions=ev.conditions,
+        seed=ev.seed,
+        domains=ev.domains,
+        run_id=f"{cfg.name}:evaluate",
+    )
+
+
 def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Plan:
     """Every unit the study will run, grouped in steps, with estimated calls and cost."""
     from agentprop.core import Usage
@@ -173,35 +154,18 @@ def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Pl
         agent_units += units
     if cfg.evaluate:
         ev = cfg.evaluate
-        units = []
-        for model in ev.models:
-            tasks = select_tasks(
-                suite,
-                domains=ev.domains,
-                split=ev.split,
-                n=ev.n,
-                seed=_seed_for(cfg.name, "evaluate", model),
-                injectable_only=ev.condition != "baseline",
-            )
-            units += plan_units(
-                f"{cfg.name}:evaluate",
-                [model],
-                tasks,
-                [ev.condition],
-                [ev.seed],
-                arms=("control", "treatment"),
-            )
+        ev_plan = evaluation_plan(cfg, suite)
         step = StepPlan(
             name="interceptor-evaluate",
             kind="evaluate",
-            units=units,
-            n_units=len(units),
+            units=ev_plan.units,
+            n_units=len(ev_plan.units),
             models=ev.models,
             note=f"paired control/treatment, config {ev.config}, mode {ev.mode}",
         )
         _estimate_agent(step, suite, prices)
         steps.append(step)
-        agent_units += units
+        agent_units += ev_plan.units
     table = price_table(prices)
     for judge in cfg.judges:
         members = _judge_models(judge)

@@ -169,10 +169,9 @@ def plan_evaluation(
 ) -> EvalPlan:
     """Both arms for the same tasks and seed, interleaved (control, treatment of one
     task back to back). Injected conditions skip tasks the injector cannot target."""
-    from agentprop.experiment import select_tasks
     from agentprop.inject import expand_conditions, is_injectable
     from agentprop.runner import plan_units
-    from agentprop.suite import CORE_DOMAINS
+    from agentprop.suite import CORE_DOMAINS, select_tasks
 
     if not models:
         raise InterceptError("give at least one --model")

@@ -2,6 +2,7 @@
 
 from agentprop.suite._check import CheckFailure, check_suite, check_task, execute_gold_plan
 from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._sample import select_tasks
 from agentprop.suite._suite import (
     CORE_DOMAINS,
     DEFAULT_SEED,
@@ -34,4 +35,5 @@ __all__ = [
     "execute_gold_plan",
     "get_generator",
     "load_suite",
+    "select_tasks",
 ]

@@ -1,0 +1,62 @@
+"""Validation against known truth: simulated agents have stated parameters, so the
+pipeline's estimates for them must cover the true values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+# (manifest metric, true-rate key of SimProfile.true_rates(), propagation_rates column)
+CHECKS: tuple[tuple[str, str, str], ...] = (
+    ("no_tool_share", "no_tool", "no_tool"),
+    ("S2_rate", "tool_use", "S2_share"),
+    ("correction_rate", "correction_given_S2", "corrected"),
+    ("r_23", "r_23", "r_23"),
+)
+
+
+def simulation_check(
+    stages: pd.DataFrame,
+    true_rates: Mapping[str, Mapping[str, float]],
+    *,
+    condition: str = "p2:semantic_wrong",
+    seed: int = 42,
+    n_boot: int = 1000,
+) -> pd.DataFrame:
+    """One row per (simulated model, metric): true value, estimate, 95 % CI, covered.
+
+    `true_rates` maps a model id (``sim/<profile>``) to its profile's `true_rates()`.
+    Rates come from the `condition` traces. r_23 is estimated on easy (one-call) tasks
+    only: there the corrupted call is the one whose observation the answer reports, so
+    every unnoticed visible corruption changes a graded fact, which is what the profile's
+    r_23 formula assumes; on chained tasks a corruption can miss the graded facts.
+    """
+    from agentprop.analysis.stages import propagation_rates
+
+    cols = ["model", "metric", "true", "estimate", "ci_lo", "ci_hi", "n", "covered", "note"]
+    df = stages[(stages["condition"] == condition) & stages["model"].isin(list(true_rates))]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    all_rates = propagation_rates(df, by="model", rng_seed=seed, n_boot=n_boot)
+    easy = df[df["difficulty"] == "easy"]
+    easy_rates = (
+        propagation_rates(easy, by="model", rng_seed=seed, n_boot=n_boot)
+        if not easy.empty
+        else all_rates.iloc[0:0]
+    )
+    rows = []
+    for model, truth in sorted(true_rates.items()):
+        for metric, true_key, col in CHECKS:
+            source = easy_rates if metric == "r_23" else all_rates
+            hit = source[source["model"] == model]
+            if hit.empty:
+                continue
+            r = hit.iloc[0]
+            est, lo, hi = float(r[col]), float(r[f"{col}_lo"]), float(r[f"{col}_hi"])
+            n = int(r[f"{col}_n"])
+            true = float(truth[true_key])
+            covered = bool(lo - 1e-9 <= true <= hi + 1e-9) if pd.notna(est) else False
+            note = "easy tasks only" if metric == "r_23" else ""
+            rows.append([model, metric, true, est, lo, hi, n, covered, note])
+    return pd.DataFrame(rows, columns=cols)
