@@ -62,7 +62,7 @@ class ResponseCache:
             out = ModelOutput.model_validate(value)
         except ValueError:
             return None
-        return out.model_copy(update={"cached": True})
+        return out.model_copy(update={"cached": True, "latency_s": 0.0})
 
     def put(self, key: str, output: ModelOutput) -> None:
         try:
