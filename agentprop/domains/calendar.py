@@ -2,13 +2,17 @@
 
 The state is plain data (deep-copyable)::
 
-    {"events": {event_id: event}, "next_id": int, "deleted": [deleted event, ...]}
+    {"seed": int, "events": {event_id: event}, "deleted": [deleted event, ...]}
 
 with ``event = {"event_id", "title", "date", "start_time", "end_time", "duration_minutes",
 "location"}`` (dates ``YYYY-MM-DD``, times ``HH:MM``, 24 h). The seed fills the five weeks
 around REFERENCE_DATE with plausible, non-overlapping events (stand-ups, client calls,
-dentist, gym...), titles unique per day; ids ``EVT_<4 digits>`` start at a seed-derived base
-and count up, so they are unique per episode. Creating or moving an event onto an occupied
+dentist, gym...), titles unique per day; seeded ids ``EVT_<4 digits>`` start at a
+seed-derived base and count up. A created event's id is content-derived, ``EVT_<6 digits>``
+hashed from (episode seed, title, date, start, duration, location, k), k = the number of
+existing or deleted events with the same content, so the right event gets the same id
+whatever wrong events were created before it; ids are unique per episode (a collision
+bumps to the next free id). Creating or moving an event onto an occupied
 time is refused with a ``conflict`` error naming the clashing event.
 
 `snapshot(state)` returns ``{"events": [event, ...] (sorted by date, time),
@@ -23,6 +27,7 @@ facts judge looks for.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from datetime import date, timedelta
 from typing import Any
@@ -194,7 +199,24 @@ def _seed_events(seed: int) -> dict[str, Any]:
             eid = f"EVT_{next_id}"
             next_id += 1
             events[eid] = _event(eid, title, day_iso, start, dur, loc)
-    return {"events": events, "next_id": next_id, "deleted": []}
+    return {"seed": seed, "events": events, "deleted": []}
+
+
+_CONTENT = ("title", "date", "start_time", "duration_minutes", "location")
+_CREATED_BASE, _CREATED_SPAN = 100000, 900000
+
+
+def created_id(state: dict[str, Any], ev: dict[str, Any]) -> str:
+    """The id of a created event: a hash of its content and repeat count (see module doc)."""
+    parts = [ev[f] for f in _CONTENT]
+    everyone = [*state["events"].values(), *state["deleted"]]
+    k = sum(1 for e in everyone if [e[f] for f in _CONTENT] == parts)
+    key = ":".join(["calendar", str(state["seed"]), *map(str, parts), str(k)]).encode()
+    n = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % _CREATED_SPAN
+    taken = {*state["events"], *(e["event_id"] for e in state["deleted"])}
+    while f"EVT_{_CREATED_BASE + n}" in taken:
+        n = (n + 1) % _CREATED_SPAN
+    return f"EVT_{_CREATED_BASE + n}"
 
 
 # -- tools ------------------------------------------------------------------------------------
@@ -247,9 +269,8 @@ def _create_event(state: dict[str, Any], args: dict[str, Any]) -> Observation:
     if not title:
         raise DomainError("validation", "title must not be blank", "title")
     _conflict(state, d, start, dur)
-    eid = f"EVT_{state['next_id']}"
-    state["next_id"] += 1
-    ev = _event(eid, title, d, start, dur, str(args.get("location", "")))
+    ev = _event("", title, d, start, dur, str(args.get("location", "")))
+    eid = ev["event_id"] = created_id(state, ev)
     state["events"][eid] = ev
     return {"created": True, "event_id": eid, "title": title, "date": d,
             "start_time": ev["start_time"], "end_time": ev["end_time"],

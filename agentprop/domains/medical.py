@@ -4,7 +4,11 @@ The world (patients, doctors, formulary, interaction table) is fixed: it is gene
 from `WORLD_SEED`, so a patient id means the same person in every episode. What changes per
 episode is the appointment book, pre-filled from the episode seed so bookings can conflict.
 
-State (``initial_state``): ``{"appointments": [...], "created": [...], "next_id": int}``.
+State (``initial_state``): ``{"seed": int, "appointments": [...], "created": [...]}``.
+Prefilled appointments are ``APT10001``...; a booked one gets a content-derived id, ``APT`` +
+5 digits hashed from (episode seed, patient, doctor, date, time, k), k = earlier bookings
+with the same content, so the right booking has the same id whatever failed or wrong
+bookings preceded it (a collision bumps to the next free id).
 ``snapshot(state)`` returns ``{"new_appointments": [{"patient_id", "doctor_id", "date",
 "time"}, ...]}`` (sorted; appointments booked during the episode, without their ids, so an
 agent that booked the right slot matches regardless of earlier failed attempts).
@@ -13,6 +17,7 @@ agent that booked the right slot matches regardless of earlier failed attempts).
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +51,20 @@ DOCTOR_ID_PATTERN = r"^D\d{3}$"
 TIME_PATTERN = r"^([01]\d|2[0-3]):[0-5]\d$"
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 DRUG_PATTERN = r"^[A-Za-z][A-Za-z \-]{1,39}$"
+_APT_BASE, _APT_SPAN = 10000, 90000
+_APT_FIELDS = ("patient_id", "doctor_id", "date", "time")
+
+
+def appointment_id(state: dict[str, Any], content: dict[str, str]) -> str:
+    """The id of a new booking: a hash of its content and repeat count (see module doc)."""
+    parts = [content[f] for f in _APT_FIELDS]
+    k = sum(1 for a in state["created"] if [a[f] for f in _APT_FIELDS] == parts)
+    key = ":".join(["medical", str(state["seed"]), *parts, str(k)]).encode()
+    n = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % _APT_SPAN
+    taken = {a["appointment_id"] for a in state["appointments"]}
+    while f"APT{_APT_BASE + n}" in taken:
+        n = (n + 1) % _APT_SPAN
+    return f"APT{_APT_BASE + n}"
 
 
 @dataclass(frozen=True)
@@ -202,7 +221,7 @@ class MedicalDomain(Domain):
                     "time": time,
                 }
             )
-        return {"appointments": appointments, "created": [], "next_id": 10001 + len(appointments)}
+        return {"seed": seed, "appointments": appointments, "created": []}
 
     def snapshot(self, state: Any) -> dict[str, Any]:
         new = [
@@ -459,14 +478,9 @@ class MedicalDomain(Domain):
                     "conflict", f"every {specialty} doctor is booked at {date_s} {time}", "time"
                 )
             doc = free[0]
-        appointment = {
-            "appointment_id": f"APT{state['next_id']}",
-            "patient_id": patient.patient_id,
-            "doctor_id": doc.doctor_id,
-            "date": date_s,
-            "time": time,
-        }
-        state["next_id"] += 1
+        content = {"patient_id": patient.patient_id, "doctor_id": doc.doctor_id,
+                   "date": date_s, "time": time}
+        appointment = {"appointment_id": appointment_id(state, content), **content}
         state["appointments"].append(appointment)
         state["created"].append(appointment)
         return {

@@ -2,9 +2,12 @@
 
 The catalogue (names, brands, prices, ratings, starting stock, order limits) is drawn once
 from `CATALOGUE_SEED`, so a product id has the same price in every episode and every run.
-Per-episode state is what ordering changes: ``{"sold": {product_id: units}, "orders":
-[...], "next_order": int}`` (stock = catalogue stock − sold; order ids are numbered from
-a base derived from the episode seed).
+Per-episode state is what ordering changes: ``{"seed": int, "sold": {product_id: units},
+"orders": [...]}`` (stock = catalogue stock − sold). Order ids are content-derived, not
+counted: ``ORD`` + 6 digits hashed from (episode seed, product_id, quantity, k), k = the
+number of earlier orders with the same product and quantity; so the right order gets the
+same id whatever wrong orders preceded it (a recovered episode matches the reference), and
+repeated identical orders still get distinct ids (a collision bumps to the next free id).
 
 ``snapshot(state)`` returns ``{"orders": [{"product_id", "quantity", "unit_price",
 "total"}, ...], "stock": {product_id: remaining units}}`` for the products ordered during
@@ -13,6 +16,7 @@ the episode (orders in the order they were placed; no order ids, which depend on
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from dataclasses import dataclass
@@ -30,6 +34,19 @@ SORT_ORDERS = ["relevance", "price_asc", "price_desc", "rating"]
 CATEGORIES = sorted(PRODUCT_TYPES)
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+_ORDER_BASE, _ORDER_SPAN = 100000, 900000
+
+
+def order_id(state: dict[str, Any], product_id: str, quantity: int) -> str:
+    """The id of a new order: a hash of its content and its repeat count (see module doc)."""
+    k = sum(1 for o in state["orders"]
+            if o["product_id"] == product_id and o["quantity"] == quantity)
+    key = f"retail:{state['seed']}:{product_id}:{quantity}:{k}".encode()
+    n = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % _ORDER_SPAN
+    taken = {o["order_id"] for o in state["orders"]}
+    while f"ORD{_ORDER_BASE + n}" in taken:
+        n = (n + 1) % _ORDER_SPAN
+    return f"ORD{_ORDER_BASE + n}"
 
 
 def tokenize(text: str) -> list[str]:
@@ -176,7 +193,7 @@ class RetailDomain(Domain):
 
     # -- per-episode state ------------------------------------------------------------------
     def initial_state(self, seed: int) -> dict[str, Any]:
-        return {"sold": {}, "orders": [], "next_order": 100001 + (seed % 800000)}
+        return {"seed": seed, "sold": {}, "orders": []}
 
     def snapshot(self, state: Any) -> dict[str, Any]:
         orders = [
@@ -339,13 +356,12 @@ class RetailDomain(Domain):
             )
         total = round(p.price * 100) * qty / 100  # exact in cents
         order = {
-            "order_id": f"ORD{state['next_order']}",
+            "order_id": order_id(state, p.product_id, qty),
             "product_id": p.product_id,
             "quantity": qty,
             "unit_price": p.price,
             "total": total,
         }
-        state["next_order"] += 1
         state["sold"][p.product_id] = int(state["sold"].get(p.product_id, 0)) + qty
         state["orders"].append(order)
         return {

@@ -201,3 +201,21 @@ def test_alternative_event_id_is_another_existing_event(env: Environment) -> Non
         assert alt != ev["event_id"] and alt in env.state["events"]
     with pytest.raises(KeyError):
         DOM.alternative("city", "London", rng, env)
+
+
+def test_created_ids_are_content_derived_not_counted() -> None:
+    """A wrong event created first must not shift the right event's id; the same event
+    created again (after deleting it) gets a new, equally stable id."""
+    args = {"title": "Plumber visit", "date": DAY, "start_time": _free_start(DOM.make_env(7)),
+            "duration_minutes": 30}
+    alone = DOM.make_env(7).call("create_event", args)
+    env = DOM.make_env(7)
+    wrong = env.call("create_event", {**args, "title": "Plumber", "date": "2025-06-19",
+                                      "start_time": _free_start(env, "2025-06-19", 30)})
+    after = env.call("create_event", args)
+    assert alone["created"] and wrong["created"] and after["created"]
+    assert after["event_id"] == alone["event_id"] != wrong["event_id"]
+    assert re.fullmatch(ID_PATTERN, after["event_id"])
+    env.call("delete_event", {"event_id": after["event_id"]})
+    again = env.call("create_event", args)
+    assert again["created"] and again["event_id"] != after["event_id"]

@@ -236,3 +236,18 @@ def test_alternative_date_far_outside_the_window(dom: MedicalDomain) -> None:
     for original in ("2031-01-01", "1999-12-31", "not-a-date"):
         value = dom.alternative("date", original, rng, env)
         assert value != original and dom.bookable(dt.date.fromisoformat(value))
+
+
+def test_appointment_ids_are_content_derived_not_counted(dom: MedicalDomain) -> None:
+    """A wrong booking made first must not shift the right booking's id."""
+    right = VALID["schedule_appointment"]
+    alone = dom.make_env(3).call("schedule_appointment", right)
+    env = dom.make_env(3)
+    wrong = env.call("schedule_appointment", {**right, "time": "14:00"})
+    after = env.call("schedule_appointment", right)
+    assert alone["status"] == wrong["status"] == after["status"] == "booked"
+    assert after["appointment_id"] == alone["appointment_id"] != wrong["appointment_id"]
+    assert len({a["appointment_id"] for a in env.state["appointments"]}) == len(
+        env.state["appointments"])
+    assert dom.make_env(4).call("schedule_appointment", right)["appointment_id"] \
+        != alone["appointment_id"]

@@ -189,3 +189,21 @@ def test_alternative_differs_and_is_schema_valid(dom: RetailDomain, tool: str, p
         assert t.validate({**VALID[tool], param: value}) is None
         if kind == "product_id":
             assert value in dom.products
+
+
+def test_order_ids_are_content_derived_not_counted(dom: RetailDomain) -> None:
+    """A wrong order placed first must not shift the right order's id (retail_0007)."""
+    right = {"product_id": "PRD1001", "quantity": 1}
+    alone = dom.make_env(5).call("place_order", right)
+    env = dom.make_env(5)
+    wrong = env.call("place_order", {"product_id": "PRD1002", "quantity": 1})
+    after = env.call("place_order", right)
+    assert alone["status"] == wrong["status"] == after["status"] == "placed"
+    assert after["order_id"] == alone["order_id"] != wrong["order_id"]
+    assert re.fullmatch(r"ORD\d{6}", after["order_id"])
+    again = env.call("place_order", right)  # the same order twice: a distinct, stable id
+    assert again["order_id"] not in {alone["order_id"], wrong["order_id"]}
+    twin = dom.make_env(5)
+    twin.call("place_order", right)
+    assert twin.call("place_order", right)["order_id"] == again["order_id"]
+    assert dom.make_env(6).call("place_order", right)["order_id"] != alone["order_id"]
