@@ -10,24 +10,13 @@ import typer
 from agentprop.cli._common import UserError, console, open_workspace, print_json, user_errors
 
 WORKSPACE_HELP = "workspace folder"
-SWEEP_META = "interceptor_sweep"
 
 
 def load_input(ws: Any) -> Any:
-    """The analysis input from a workspace (primary judge and sweep from its meta)."""
-    import pandas as pd
+    """The analysis input from a workspace (primary judge, sweep, simulation check)."""
+    from agentprop.experiment import load_analysis_input
 
-    from agentprop.analysis import build_input
-
-    traces = list(ws.iter_traces())
-    sweep_rows = ws.get_meta(SWEEP_META)
-    meta = {"imported": ws.get_meta("imported")} if ws.get_meta("imported") else {}
-    return build_input(
-        traces, ws.verdicts(), ws.labels(),
-        primary_judge=ws.get_meta("primary_judge") or "facts",
-        sweep=pd.DataFrame(sweep_rows) if sweep_rows else None,
-        meta=meta,
-    )
+    return load_analysis_input(ws)
 
 
 def _run_analysis(workspace: Path, resamples: int, seed: int) -> tuple[Any, Any, Any]:

@@ -34,6 +34,7 @@ def print_json(obj: Any) -> None:
 def user_errors(fn: F) -> F:
     """Turn the library's expected exceptions into one line and a non-zero exit."""
     from agentprop.core import UnknownNameError
+    from agentprop.models import ModelError
     from agentprop.store import WorkspaceError
 
     @functools.wraps(fn)
@@ -47,6 +48,8 @@ def user_errors(fn: F) -> F:
             raise typer.Exit(130) from None
         except (UserError, WorkspaceError, UnknownNameError) as e:
             fail(str(e))
+        except ModelError as e:
+            fail(f"model error ({e.kind}): {e.message}")
         except FileNotFoundError as e:
             fail(f"file not found: {e.filename or e}")
         except PermissionError as e:

@@ -1,9 +1,186 @@
-"""CLI commands (filled in by the issue that owns them)."""
+"""`agentprop demo` (the main job: the whole study offline) and `agentprop experiment run`."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import typer
+from rich.markup import escape
+from rich.table import Table
+
+from agentprop.cli._common import UserError, console, print_json, user_errors
+
+experiment_app = typer.Typer(
+    help="Run a whole study declared in one YAML/TOML file.", no_args_is_help=True
+)
+
+DEMO_CONFIG = Path(__file__).resolve().parent.parent / "experiment" / "demo.yaml"
+
+
+def _load(config: Path) -> Any:
+    from agentprop.experiment import ConfigError, load_config
+
+    try:
+        return load_config(config)
+    except ConfigError as e:
+        raise UserError(str(e)) from None
+
+
+def _print_plan(plan: Any) -> None:
+    table = Table(
+        "step",
+        "kind",
+        "units",
+        "model calls",
+        "tokens in",
+        "tokens out",
+        "cost USD",
+        title=f"plan: {escape(plan.name)} (estimates; nothing is called)",
+    )
+    for s in plan.steps:
+        table.add_row(
+            escape(s.name),
+            s.kind,
+            f"{s.n_units:,}",
+            f"{s.model_calls:,}",
+            f"{s.input_tokens:,}",
+            f"{s.output_tokens:,}",
+            f"{s.cost_usd:,.2f}",
+        )
+    t = plan.totals
+    table.add_row(
+        "total",
+        "",
+        f"{int(t['units']):,}",
+        f"{int(t['model_calls']):,}",
+        f"{int(t['input_tokens']):,}",
+        f"{int(t['output_tokens']):,}",
+        f"{t['cost_usd']:,.2f}",
+        style="bold",
+    )
+    console.print(table)
+    console.print(
+        "cost from the editable price table (agentprop/models/_prices.py, "
+        "override with AGENTPROP_PRICES); simulated models cost nothing."
+    )
+
+
+def _summary_table(workspace: Path) -> None:
+    """The few headline numbers a person looks at first."""
+    from agentprop.store import Workspace
+
+    numbers_path = workspace / "report" / "numbers.json"
+    if not numbers_path.exists():
+        return
+    numbers = json.loads(numbers_path.read_text())
+    models = sorted(
+        {k.split("[", 1)[1].rstrip("]") for k in numbers if k.startswith("propagation.r_23[")}
+    )
+    table = Table("model", "p_S1", "p_S2", "r_23", "P(S3|S1)", title="propagation (primary judge)")
+
+    def cell(name: str) -> str:
+        v = numbers.get(name)
+        if not v or v.get("value") is None:
+            return "—"
+        ci = v.get("ci")
+        ci_s = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci and None not in ci else ""
+        return f"{v['value']:.2f}{ci_s} (n={v.get('n')})"
+
+    for m in models:
+        table.add_row(
+            escape(m),
+            cell(f"propagation.p_S1[{m}]"),
+            cell(f"propagation.p_S2[{m}]"),
+            cell(f"propagation.r_23[{m}]"),
+            cell(f"propagation.inj_to_err[{m}]"),
+        )
+    console.print(table, width=max(console.width, 120))
+    with Workspace(workspace, create=False) as ws:
+        rows = ws.get_meta("simulation_check") or []
+    if rows:
+        covered = sum(bool(r["covered"]) for r in rows)
+        console.print(f"simulation check: {covered}/{len(rows)} true values inside their 95 % CI")
+
+
+def _run(config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool) -> None:
+    from agentprop.experiment import build_plan, run_experiment
+    from agentprop.suite import DEFAULT_SEED, load_suite
+
+    if dry_run:
+        suite = load_suite(
+            seed=config.suite_seed if config.suite_seed is not None else DEFAULT_SEED
+        )
+        plan = build_plan(config, suite)
+        if as_json:
+            print_json(
+                {
+                    "name": plan.name,
+                    "steps": [s.model_dump() for s in plan.steps],
+                    "totals": plan.totals,
+                }
+            )
+        else:
+            _print_plan(plan)
+        return
+    say = (lambda _m: None) if as_json else (lambda m: console.print(escape(m)))
+    result = run_experiment(
+        config, workspace=workspace, progress=not as_json, use_cache=not no_cache, say=say
+    )
+    if as_json:
+        print_json(
+            {
+                "workspace": str(result.workspace),
+                "report": str(result.report) if result.report else None,
+                "steps_s": result.steps,
+                **result.summary,
+            }
+        )
+        return
+    _summary_table(workspace)
+    if result.report:
+        console.print(f"report: {escape(str(result.report))}")
+
+
+@experiment_app.command("run")
+@user_errors
+def experiment_run(
+    config: Path = typer.Argument(..., help="experiment file (.yaml, .yml or .toml)"),
+    workspace: Path = typer.Option(
+        None,
+        "--workspace",
+        "-w",
+        envvar="AGENTPROP_WORKSPACE",
+        help="default: the file's `workspace`, else agentprop-runs/<name>",
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print the plan, call nothing"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="bypass the response cache"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Run (or with --dry-run, plan and cost) every step of a study; resumable."""
+    cfg = _load(config)
+    ws = workspace or Path(cfg.workspace or f"agentprop-runs/{cfg.name}")
+    _run(cfg, ws, dry_run, no_cache, as_json)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the main app."""
+    @app.command()
+    @user_errors
+    def demo(
+        workspace: Path = typer.Option(
+            Path("agentprop-runs/demo"),
+            "--workspace",
+            "-w",
+            envvar="AGENTPROP_WORKSPACE",
+            help="where to write",
+        ),
+        as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    ) -> None:
+        """The whole study offline on simulated agents and judges: no keys, a few minutes.
+
+        Builds the suite, runs four sim profiles under baseline and P2, judges, tunes and
+        evaluates the interceptor, and writes WORKSPACE/report/index.html."""
+        _run(_load(DEMO_CONFIG), workspace, False, False, as_json)
+
+    app.add_typer(experiment_app, name="experiment")

@@ -142,7 +142,7 @@ def run_experiment(
         t0 = time.perf_counter()
         agent_units = [u for s in plan.steps if s.kind == "run" for u in s.units]
         say(f"[1/6] agent runs: {len(agent_units)} units")
-        run_units_sync(
+        rs = run_units_sync(
             agent_units,
             workspace=ws,
             suite=suite,
@@ -152,6 +152,12 @@ def run_experiment(
             manifest={"experiment": cfg.name},
         )
         timed("runs", t0)
+        summary: dict[str, Any] = {
+            "units": rs.units,
+            "completed": rs.completed,
+            "skipped": rs.skipped,
+            "errors": rs.errors,
+        }
 
         t0 = time.perf_counter()
         say(f"[2/6] judges: {', '.join(cfg.judges)} (primary {cfg.primary_judge})")
@@ -165,7 +171,6 @@ def run_experiment(
         )
         timed("judges", t0)
 
-        summary: dict[str, Any] = {}
         if cfg.sweep:
             t0 = time.perf_counter()
             say(f"[3/6] interceptor sweep over {cfg.sweep.split} traces (no model calls)")

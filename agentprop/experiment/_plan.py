@@ -138,9 +138,11 @@ def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Pl
                 split=sw.split,
                 n=sw.n,
                 seed=_seed_for(cfg.name, "sweep", model),
-                injectable_only=True,
+                injectable_only=any(c != "baseline" for c in sw.conditions),
             )
-            units += plan_units(f"{cfg.name}:sweep", [model], tasks, [sw.condition])
+            units += plan_units(
+                f"{cfg.name}:sweep", [model], tasks, expand_conditions(sw.conditions)
+            )
         step = StepPlan(
             name="interceptor-sweep-traces",
             kind="run",

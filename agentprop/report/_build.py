@@ -13,7 +13,7 @@ import pandas as pd
 
 from agentprop.analysis import SECTIONS, AnalysisResult, numbers_manifest
 from agentprop.report._figures import render_figures
-from agentprop.report._html import TITLES, render_html
+from agentprop.report._html import TITLES, render_html, simulation_check_frame
 from agentprop.report._tables import display_table, to_latex, to_markdown
 
 FIGURE_SECTIONS = {
@@ -80,7 +80,23 @@ def build_report(
                 f"## {TITLES.get(section, section)}\n\n" + to_markdown(t), encoding="utf-8")
             (tmp / "tables" / f"{section}.tex").write_text(
                 to_latex(t, TITLES.get(section, section)), encoding="utf-8")
+        simcheck = result.info.get("simulation_check") or []
+        if simcheck:
+            sc = simulation_check_frame(simcheck)
+            pd.DataFrame(simcheck).to_csv(tmp / "tables" / "simulation_check.csv", index=False)
+            (tmp / "tables" / "simulation_check.md").write_text(
+                "## Simulation check\n\n" + to_markdown(sc), encoding="utf-8")
         manifest = numbers_manifest(result)
+        for r in simcheck:
+            est = r.get("estimate")
+            ok = est is not None and est == est
+            manifest[f"simulation_check.{r['metric']}[{r['model']}]"] = {
+                "value": float(est) if ok else None,
+                "n": int(r["n"]),
+                "ci": [r["ci_lo"], r["ci_hi"]] if ok else None,
+                "true": r["true"],
+                "covered": bool(r["covered"]),
+            }
         (tmp / "numbers.json").write_text(json.dumps(manifest, indent=2, allow_nan=False),
                                           encoding="utf-8")
         html = render_html(result, shown, pngs, runs=runs,

@@ -75,6 +75,45 @@ def _notes(df: pd.DataFrame | None) -> str:
     return "".join(f'<p class="note">{escape(n)}</p>' for n in notes)
 
 
+def simulation_check_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The simulation check as a display table (one row per model × metric)."""
+
+    def f(v: Any) -> str:
+        return "—" if v is None or (isinstance(v, float) and v != v) else f"{float(v):.3f}"
+
+    out = pd.DataFrame(
+        [
+            {
+                "model": r["model"],
+                "metric": r["metric"],
+                "true": f(r["true"]),
+                "estimate": f(r["estimate"]),
+                "95% CI": f"[{f(r['ci_lo'])}, {f(r['ci_hi'])}]",
+                "n": r["n"],
+                "covered": "yes" if r["covered"] else "NO",
+                "note": r.get("note") or "",
+            }
+            for r in rows
+        ]
+    )
+    return out.set_index("model") if not out.empty else out
+
+
+def _simulation_check_html(rows: Sequence[Mapping[str, Any]]) -> str:
+    if not rows:
+        return ""
+    covered = sum(bool(r["covered"]) for r in rows)
+    judge = rows[0].get("judge", "")
+    return (
+        "<h2>Simulation check (known truth)</h2>"
+        "<p>Simulated agents have stated parameters, so the pipeline must recover them: "
+        f"{covered} of {len(rows)} true values lie inside their 95% bootstrap CI (S3 by the "
+        f"<b>{escape(str(judge))}</b> judge; p2:semantic_wrong traces). A true value outside "
+        "its CI is a measurement problem to investigate, not a finding.</p>"
+        + _table_html(simulation_check_frame(rows))
+    )
+
+
 def render_html(
     result: AnalysisResult,
     tables: Mapping[str, pd.DataFrame],
@@ -114,6 +153,7 @@ def render_html(
             "validated against humans and no rate is human-calibrated. " + ref_txt +
             " To collect labels: <code>agentprop label sample --workspace W</code>, then "
             "<code>agentprop label serve --workspace W</code>.</p>")
+    parts.append(_simulation_check_html(info.get("simulation_check") or []))
     for section, t in tables.items():
         parts.append(f"<h2>{escape(TITLES.get(section, section))}</h2>")
         if section in EXPLAIN:
