@@ -1,7 +1,7 @@
 """The paired evaluation end to end with simulated agents (runner, injector, facts judge).
 
 `sim/propagator` uses tools and carries bad observations into its answers; `sim/tool-averse`
-answers 45 % of tasks without any tool call, and `sim/no-tool` (the tool-averse profile
+answers 90 % of tasks without any tool call, and `sim/no-tool` (the tool-averse profile
 with p_no_tool = 1) never calls one. The interceptor watches tool interaction only, so it
 cuts the propagator's hallucinations significantly, leaves every no-tool answer untouched,
 and so does nothing for an agent that answers without tools (docs/interceptor.md).
