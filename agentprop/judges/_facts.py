@@ -25,8 +25,12 @@ The rule (documented in docs/judges.md):
   not name it but names another value of the same key from the suite's vocabulary (every
   task's query entities), the answer is incorrect ("In Paris: 14 °C" for London).
   This check needs the suite (`get_judge("facts", suite=...)`); without it it is skipped.
-- expected_state (when the task has it and the trace has tool observations): every leaf
-  of it must appear, key and value, in some successful observation.
+- expected_state (when the task has it and the trace is given): the episode's actual
+  final world state — a fresh environment from the task's seed with the trace's executed
+  tool calls replayed in order (the simulators are deterministic) — must match it: every
+  expected key/item present and equal, and an expected empty list means the actual one is
+  empty ("nothing booked"). One check per top-level key. Skipped for a domain that is not
+  simulated here.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from agentprop.judges._extract import (
     find_times,
     norm_text,
 )
+from agentprop.judges._state import replay_state, state_checks
 
 _CONTEXT_KINDS = {"entity", "id", "date", "time"}
 
@@ -215,11 +220,10 @@ def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
         ok = fact_stated(fact, answer, observations=observations, skip=skip)
         checks.append({"key": fact.key, "kind": fact.kind, "value": fact.value,
                        "ok": ok, "optional": optional})
-    if task.expected_state and observations:
-        for path, value in _leaves(task.expected_state):
-            key = ".".join(path)
-            checks.append({"key": f"state.{key}", "kind": "state", "value": value,
-                           "ok": _state_ok(key, value, observations), "optional": False})
+    if task.expected_state and trace is not None:
+        actual = replay_state(task, trace)
+        if actual is not None:
+            checks.extend(state_checks(task.expected_state, actual))
     if vocabulary:
         checks.extend(_wrong_entities(task, answer, vocabulary))
     correct = all(c["ok"] or c["optional"] for c in checks)

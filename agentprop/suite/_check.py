@@ -47,12 +47,16 @@ def fact_in_text(fact: Fact, text: str) -> bool:
 
 
 def state_matches(expected: Any, actual: Any) -> bool:
-    """Subset match: every key/item of `expected` is present and equal in `actual`."""
+    """Subset match: every key/item of `expected` is present and equal in `actual`; an
+    empty expected list means "none" (the actual list must be empty too), since a subset
+    match could not otherwise say that nothing may be booked."""
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(
             k in actual and state_matches(v, actual[k]) for k, v in expected.items()
         )
     if isinstance(expected, list):
+        if not expected:
+            return actual == []
         return isinstance(actual, list) and all(
             any(state_matches(e, a) for a in actual) for e in expected
         )

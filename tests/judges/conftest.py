@@ -20,10 +20,14 @@ def make_task(tid: str, domain: str, query: str, reference: str, facts: Sequence
 
 def make_trace(tid: str, task: Task, answer: str | None, *, model: str = "sim/x",
                status: str = "ok", abstained: bool = False,
-               observations: Sequence[dict[str, Any]] = ()) -> Trace:
+               observations: Sequence[dict[str, Any]] = (),
+               calls: Sequence[tuple[str, dict[str, Any], dict[str, Any]]] = ()) -> Trace:
+    """`observations`: results of a dummy tool; `calls`: (name, executed arguments,
+    recorded observation) of real domain tools, which the state check replays."""
+    steps = [("tool", {}, o) for o in observations] + list(calls)
     events: list[Any] = [
-        ToolResultEvent(step=i, call_id=f"c{i}", name="tool", arguments={}, observation=o)
-        for i, o in enumerate(observations)
+        ToolResultEvent(step=i, call_id=f"c{i}", name=n, arguments=a, observation=o)
+        for i, (n, a, o) in enumerate(steps)
     ]
     if status == "ok":
         events.append(FinalEvent(step=len(events), answer=answer, abstained=abstained))
@@ -62,14 +66,26 @@ CALENDAR = make_task(
      Fact(kind="date", key="date", value="2025-06-17"),
      Fact(kind="time", key="start", value="14:00")],
 )
-BOOKING = make_task(
-    "calendar_0002", "calendar", "Book a team sync on June 20 at 10:00.",
-    "Booked 'team sync' on 2025-06-20 at 10:00 (event E-77).",
+BOOKING = make_task(  # a real calendar task: 10:00 on 2025-06-20 is free for env_seed 0
+    "calendar_0002", "calendar", "Book a team sync on June 20 at 10:00 for an hour.",
+    "Booked 'Team sync' on 2025-06-20 at 10:00-11:00.",
+    [Fact(kind="entity", key="title", value="Team sync"),
+     Fact(kind="date", key="date", value="2025-06-20"),
+     Fact(kind="time", key="start_time", value="10:00")],
+    expected_state={"events": [{"title": "Team sync", "date": "2025-06-20",
+                                "start_time": "10:00"}]},
+)
+STATEFACT = make_task(
+    "calendar_0003", "calendar", "Confirm my team sync.", "Confirmed.",
     [Fact(kind="state", key="event.status", value="confirmed")],
-    expected_state={"event": {"title": "team sync", "status": "confirmed"}},
+)
+NOBOOKING = make_task(  # the medical "interaction found: book nothing" branch
+    "medical_0002", "medical", "Book P001 with D102 on 2025-07-01 at 11:00 unless risky.",
+    "Not booked: risky.", [Fact(kind="entity", key="decision", value="not booked")],
+    expected_state={"new_appointments": []},
 )
 NOFACTS = make_task("knowledge_0001", "knowledge", "Who wrote Hamlet?", "", [])
-TASKS = [WEATHER, MEDICAL, RETAIL, CALENDAR, BOOKING, NOFACTS]
+TASKS = [WEATHER, MEDICAL, RETAIL, CALENDAR, BOOKING, STATEFACT, NOBOOKING, NOFACTS]
 
 
 @pytest.fixture

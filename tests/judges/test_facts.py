@@ -11,8 +11,10 @@ from tests.judges.conftest import (
     BOOKING,
     CALENDAR,
     MEDICAL,
+    NOBOOKING,
     NOFACTS,
     RETAIL,
+    STATEFACT,
     WEATHER,
     make_trace,
 )
@@ -80,15 +82,52 @@ def test_abstentions_incorrect_and_no_facts_unscored() -> None:
     assert check_answer(NOFACTS, "Shakespeare")[0] is None
 
 
-async def test_state_from_tool_observations() -> None:
+async def test_state_fact_from_tool_observations() -> None:
     j = get_judge("facts")
-    ok = make_trace("b1", BOOKING, "Done.",
+    ok = make_trace("b1", STATEFACT, "Done.",
                     observations=[{"event": {"title": "Team Sync", "status": "confirmed"}}])
-    err = make_trace("b2", BOOKING, "Done.",
+    err = make_trace("b2", STATEFACT, "Done.",
                      observations=[{"error": {"type": "conflict", "message": "busy",
                                               "event": {"status": "confirmed"}}}])
-    assert (await j.judge(ok, BOOKING)).correct is True
-    assert (await j.judge(err, BOOKING)).correct is False  # error observations do not count
+    assert (await j.judge(ok, STATEFACT)).correct is True
+    assert (await j.judge(err, STATEFACT)).correct is False  # error observations do not count
+
+
+RIGHT = {"title": "Team sync", "date": "2025-06-20", "start_time": "10:00",
+         "duration_minutes": 60}
+WRONG = {**RIGHT, "date": "2025-06-21"}
+ANSWER = "Booked 'Team sync' on June 20 at 10:00."
+
+
+async def test_expected_state_is_checked_on_the_replayed_world() -> None:
+    """The executed calls are replayed in a fresh environment: a corrupted call that
+    created a wrong event before the right one is no failure; observations that merely
+    claim the right event are no success."""
+    j = get_judge("facts")
+    echo = {"created": True, **RIGHT}  # what a (possibly corrupted) observation says
+    recovered = make_trace("s1", BOOKING, ANSWER,
+                           calls=[("create_event", WRONG, {"created": True, **WRONG}),
+                                  ("create_event", RIGHT, echo)])
+    fooled = make_trace("s2", BOOKING, ANSWER, calls=[("create_event", WRONG, echo)])
+    nothing = make_trace("s3", BOOKING, ANSWER)
+    assert (await j.judge(recovered, BOOKING)).correct is True
+    bad = await j.judge(fooled, BOOKING)
+    assert bad.correct is False
+    assert [c["key"] for c in bad.raw["checks"] if not c["ok"]] == ["state.events"]
+    assert (await j.judge(nothing, BOOKING)).correct is False
+    assert check_answer(BOOKING, ANSWER)[0] is True  # no trace: answer facts only
+
+
+async def test_expected_empty_list_means_nothing_done() -> None:
+    j = get_judge("facts")
+    booking = {"patient_id": "P001", "doctor_id": "D102", "date": "2025-07-01",
+               "time": "11:00"}
+    booked = make_trace("n1", NOBOOKING, "Not booked.",
+                        calls=[("schedule_appointment", booking, {"status": "booked"})])
+    looked = make_trace("n2", NOBOOKING, "Not booked.",
+                        calls=[("get_patient_record", {"patient_id": "P001"}, {})])
+    assert (await j.judge(looked, NOBOOKING)).correct is True
+    assert (await j.judge(booked, NOBOOKING)).correct is False
 
 
 def test_extractors() -> None:

@@ -92,3 +92,6 @@ def test_fact_and_state_matching_rules() -> None:
     assert fact_in_text(Fact(kind="entity", key="c", value="Tokyo"), "in tokyo today")
     assert state_matches({"events": [{"id": "E1"}]}, {"events": [{"id": "E1", "t": 1}], "x": 2})
     assert not state_matches({"events": [{"id": "E2"}]}, {"events": [{"id": "E1"}]})
+    # an empty expected list means "none": booking something anyway does not match
+    assert state_matches({"new_appointments": []}, {"new_appointments": []})
+    assert not state_matches({"new_appointments": []}, {"new_appointments": [{"id": "A1"}]})
