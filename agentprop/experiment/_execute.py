@@ -99,8 +99,8 @@ def compute_simulation_check(ws: Workspace, *, seed: int = 42) -> list[dict[str,
         ws.set_meta(META_SIMCHECK, [])
         return []
     table = simulation_check(stage_table(traces, verdicts), truth, seed=seed)
-    rows = [
-        {k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
+    rows: list[dict[str, Any]] = [
+        {str(k): (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
         for r in table.to_dict("records")
     ]
     for r in rows:
