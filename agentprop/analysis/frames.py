@@ -6,7 +6,7 @@ models from a Workspace and pass them here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,14 +48,23 @@ def primary_verdicts(verdicts: Iterable[Verdict], judge: str) -> dict[str, bool 
     return {v.trace_id: v.correct for v in verdicts if v.judge == judge}
 
 
-def stage_frame(traces: Sequence[Trace], verdicts: Mapping[str, bool | None]) -> pd.DataFrame:
-    """The stage table (agentprop.analysis.stages) plus each trace's final `answer`."""
+def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None]) -> pd.DataFrame:
+    """The stage table (agentprop.analysis.stages) plus each trace's final `answer`.
+
+    Reads `traces` once, so a workspace's traces can be streamed rather than held in memory.
+    """
     from agentprop.analysis.stages import stage_table
 
-    df = stage_table(list(traces), verdicts)
+    answers: dict[str, str | None] = {}
+
+    def tap(items: Iterable[Trace]) -> Iterator[Trace]:
+        for t in items:
+            answers[t.id] = t.final_answer
+            yield t
+
+    df = stage_table(tap(traces), verdicts)
     if df.empty:
         df = pd.DataFrame(columns=STAGE_COLUMNS)
-    answers = {t.id: t.final_answer for t in traces}
     df = df.copy()
     df["answer"] = df["trace_id"].map(answers)
     return df
@@ -75,7 +84,7 @@ class AnalysisInput:
 
 
 def build_input(
-    traces: Sequence[Trace],
+    traces: Iterable[Trace],
     verdicts: Sequence[Verdict],
     labels: Sequence[Label] = (),
     *,

@@ -73,7 +73,7 @@ def load_analysis_input(ws: Workspace) -> Any:
         meta["simulation_check"] = simcheck
     sweep_rows = ws.get_meta("interceptor_sweep")
     return build_input(
-        list(ws.iter_traces()),
+        ws.iter_traces(),
         ws.verdicts(),
         ws.labels(),
         primary_judge=ws.get_meta("primary_judge") or "facts",
