@@ -160,9 +160,9 @@ async def run_episode(
 ) -> Trace:
     """Run one episode and return its trace (never raises for a provider failure).
 
-    A `ModelError` ends the episode with an `error` event and status "error"; running out
-    of steps ends it with status "step_limit". Exceptions raised by hooks or by the
-    environment are bugs and propagate.
+    A `ModelError` (or any other exception from the provider) ends the episode with an
+    `error` event and status "error"; running out of steps ends it with status
+    "step_limit". Exceptions raised by hooks or by the environment are bugs and propagate.
     """
     if text_mode:
         from agentprop.agent._text import TextDialect
@@ -187,6 +187,12 @@ async def run_episode(
         except ModelError as e:
             events.append(
                 ErrorEvent(step=step, kind=e.kind, message=e.message, attempts=e.attempts)
+            )
+            status = "error"
+            break
+        except Exception as e:  # a provider bug must not crash a run of thousands of units
+            events.append(
+                ErrorEvent(step=step, kind="provider_exception", message=f"{type(e).__name__}: {e}")
             )
             status = "error"
             break

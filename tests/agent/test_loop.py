@@ -77,7 +77,7 @@ class Scripted:
     id = "fake/scripted"
     simulated = True
 
-    def __init__(self, script: list[ModelOutput | ModelError]) -> None:
+    def __init__(self, script: list[ModelOutput | Exception]) -> None:
         self.script = list(script)
         self.requests: list[tuple[list[Message], list[ToolSpec]]] = []
 
@@ -86,7 +86,7 @@ class Scripted:
     ) -> ModelOutput:
         self.requests.append(([m.model_copy(deep=True) for m in messages], list(tools)))
         item = self.script.pop(0) if len(self.script) > 1 else self.script[0]
-        if isinstance(item, ModelError):
+        if isinstance(item, Exception):
             raise item
         return item
 
@@ -170,6 +170,15 @@ async def test_model_error_keeps_trace() -> None:
     assert (err.kind, err.message, err.attempts, err.step) == ("rate_limit", "429 after retries",
                                                                4, 1)
     assert [e.type for e in trace.events[:3]] == ["model_call", "tool_call", "tool_result"]
+
+
+async def test_unexpected_provider_exception_is_a_recorded_error() -> None:
+    model = Scripted([out(None, call("lookup", city="Paris")), KeyError("choices")])
+    trace, _ = await run(model)
+    assert trace.status == "error"
+    err = trace.events[-1]
+    assert isinstance(err, ErrorEvent) and err.kind == "provider_exception"
+    assert "KeyError" in err.message
 
 
 class Recorder(AgentHooks):
