@@ -294,7 +294,8 @@ def run_evaluation(
                   "interceptor": config.model_dump(mode="json")},
     ))
     name = primary_judge(ws, judge)
-    judge_workspace(ws, [name], suite=suite, progress=progress, concurrency=concurrency)
+    judge_workspace(ws, [name], suite=suite, progress=progress, concurrency=concurrency,
+                    run_ids=[plan.run_id])
     result = summarize_evaluation(ws, run_id=plan.run_id, config=config, judge=name,
                                   suite=suite, models=models)
     result["run"] = {"units": summary.units, "completed": summary.completed,

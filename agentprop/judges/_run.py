@@ -147,15 +147,20 @@ class _Runner:
         if self.abort is None:
             self._record(judge, verdicts)
 
-    async def run(self) -> None:
+    async def run(self, run_ids: Sequence[str] | None = None) -> None:
+        """Judge what lacks a verdict; with `run_ids`, only the traces of those runs."""
+        if run_ids is None:
+            scope = self.ws.trace_ids()
+        else:
+            scope = set().union(*(self.ws.trace_ids(r) for r in run_ids))
         pending: dict[str, set[str]] = {}
         for j in self.judges:
             done = self.ws.judged_ids(j.name)
-            pending[j.name] = self.ws.trace_ids() - done
+            pending[j.name] = scope - done
             self.stats[j.name].pending = len(pending[j.name])
         todo_ids = set().union(*pending.values()) if pending else set()
         items: list[tuple[Trace, Judge]] = []
-        for trace in self.ws.iter_traces():
+        for trace in self.ws.iter_traces(run_id=None if run_ids is None else list(run_ids)):
             if trace.id in todo_ids:
                 items.extend((trace, j) for j in self.judges if trace.id in pending[j.name])
         self.abort_after = min(ABORT_AFTER, max(1, len(items)))
@@ -204,6 +209,7 @@ async def ajudge_workspace(
     progress: bool = True,
     use_cache: bool = True,
     model_options: dict[str, Any] | None = None,
+    run_ids: Sequence[str] | None = None,
 ) -> JudgeSummary:
     """Async form of `judge_workspace`."""
     names = list(dict.fromkeys(canonical_name(n) for n in judge_names))
@@ -217,7 +223,7 @@ async def ajudge_workspace(
         raise JudgeError(f"primary judge {primary_name!r} has no verdicts and is not being "
                          "run; add it with --judge")
     runner = _Runner(workspace, judges, suite, concurrency, progress)
-    await runner.run()
+    await runner.run(run_ids)
     if primary_name:
         workspace.set_meta("primary_judge", primary_name)
     return JudgeSummary(judges=runner.stats, traces=workspace.count_traces(),
@@ -234,11 +240,14 @@ def judge_workspace(
     progress: bool = True,
     use_cache: bool = True,
     model_options: dict[str, Any] | None = None,
+    run_ids: Sequence[str] | None = None,
 ) -> JudgeSummary:
-    """Judge every trace of `workspace` lacking a verdict of each named judge.
+    """Judge every trace of `workspace` (or of the runs `run_ids`) lacking a verdict of
+    each named judge.
 
     `primary` is stored in meta ``primary_judge`` (readers default to ``facts``).
     Raises JudgeUnavailableError when the judge model cannot be reached at all."""
     return asyncio.run(ajudge_workspace(
         workspace, judge_names, suite=suite, primary=primary, concurrency=concurrency,
-        progress=progress, use_cache=use_cache, model_options=model_options))
+        progress=progress, use_cache=use_cache, model_options=model_options,
+        run_ids=run_ids))

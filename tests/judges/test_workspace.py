@@ -141,3 +141,15 @@ def test_openai_sdk_through_serve_sim(tmp_path: Path, suite: Suite,
                         model_options={"base_url": f"http://127.0.0.1:{_free_port()}/v1",
                                        "max_attempts": 1})
     assert ws.verdicts("llm:openai/gpt-4o-mini") == []
+
+
+def test_judging_can_be_limited_to_runs(tmp_path: Path, suite: Suite) -> None:
+    ws = Workspace(tmp_path / "w")
+    mine = make_trace("mine", WEATHER, "Tomorrow in London: 14°C, light rain.")
+    other = make_trace("other", WEATHER, "Paris: 21 °C, sunny.").model_copy(
+        update={"run_id": "other-run"})
+    ws.put_traces([mine.model_copy(update={"run_id": "eval-run"}), other])
+    judge_workspace(ws, ["facts"], suite=suite, progress=False, run_ids=["eval-run"])
+    assert {v.trace_id for v in ws.verdicts("facts")} == {"mine"}
+    judge_workspace(ws, ["facts"], suite=suite, progress=False)
+    assert {v.trace_id for v in ws.verdicts("facts")} == {"mine", "other"}
