@@ -124,7 +124,8 @@ def test_cli_bad_config_one_line_nothing_written(
     before = sorted(p.name for p in tmp_path.iterdir())
     ws = tmp_path / "ws"
     for extra in ([], ["--dry-run"]):
-        res = CliRunner().invoke(app, ["experiment", "run", str(cfg), "--workspace", str(ws), *extra])
+        args = ["experiment", "run", str(cfg), "--workspace", str(ws), *extra]
+        res = CliRunner().invoke(app, args)
         assert res.exit_code != 0
         assert res.exception is None or isinstance(res.exception, SystemExit)
         assert res.stdout == ""
