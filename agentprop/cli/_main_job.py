@@ -105,6 +105,19 @@ def _summary_table(workspace: Path) -> None:
 
 
 def _run(config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool) -> None:
+    from agentprop.experiment import ConfigError
+    from agentprop.intercept._workflow import InterceptError
+    from agentprop.judges import JudgeError
+
+    try:
+        _run_checked(config, workspace, dry_run, no_cache, as_json)
+    except (ConfigError, InterceptError, JudgeError) as e:
+        raise UserError(str(e)) from None
+
+
+def _run_checked(
+    config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool
+) -> None:
     from agentprop.experiment import build_plan, run_experiment
     from agentprop.suite import DEFAULT_SEED, load_suite
 

@@ -100,7 +100,26 @@ class ExperimentConfig(_Strict):
         raise ConfigError(f"model {model_id!r} is used but not declared under `models`")
 
     def check_references(self) -> None:
-        """Every model a step names is declared."""
+        """Every model a step names is declared, judge names parse, the primary judge is
+        run, and `evaluate.config: best` has a sweep to take it from: caught before any
+        model is called or anything is written."""
+        from agentprop.core import UnknownNameError
+        from agentprop.judges import canonical_name
+
+        try:
+            judges = [canonical_name(j) for j in self.judges]
+            primary = canonical_name(self.primary_judge)
+        except UnknownNameError as e:
+            raise ConfigError(str(e)) from None
+        if primary not in judges:
+            raise ConfigError(
+                f"primary_judge {self.primary_judge!r} is not listed under `judges`"
+            )
+        if self.evaluate and self.evaluate.config == "best" and not self.sweep:
+            raise ConfigError(
+                "evaluate.config is `best` but there is no `sweep` to tune it; add a sweep"
+                " block or give a configuration, e.g. tau_l1=1,tau_l2=2,l3=on"
+            )
         used: list[str] = []
         for r in self.runs:
             used += r.models

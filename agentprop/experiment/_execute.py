@@ -27,8 +27,11 @@ class ExperimentResult:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-def _models(cfg: ExperimentConfig, ws: Workspace, suite: Any, use_cache: bool) -> dict[str, Any]:
-    """One Model per declared entry, with its own base URL and limits."""
+def _models(
+    cfg: ExperimentConfig, ws: Workspace | None, suite: Any, use_cache: bool
+) -> dict[str, Any]:
+    """One Model per declared entry, with its own base URL and limits (`ws` None: no
+    cache, used to reject unknown providers before the workspace is created)."""
     from agentprop.models import get_model
 
     out: dict[str, Any] = {}
@@ -41,7 +44,7 @@ def _models(cfg: ExperimentConfig, ws: Workspace, suite: Any, use_cache: bool) -
         if m.concurrency:
             opts["max_connections"] = m.concurrency
         model = get_model(m.id, **opts)
-        if use_cache and not model.simulated:
+        if use_cache and ws is not None and not model.simulated:
             model = get_model(m.id, **opts, cache=ws)
         out[m.id] = model
     return out
@@ -134,6 +137,7 @@ def run_experiment(
     suite = load_suite(seed=cfg.suite_seed if cfg.suite_seed is not None else DEFAULT_SEED)
     plan = build_plan(cfg, suite)
     timed("suite+plan", t0)
+    _models(cfg, None, suite, False)  # an unknown provider fails before anything is written
     ws = Workspace(workspace, create=True)
     try:
         ws.set_meta(META_EXPERIMENT, cfg.model_dump(mode="json"))

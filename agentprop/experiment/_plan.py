@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentprop.core import WorkUnit
-from agentprop.experiment._config import ExperimentConfig
+from agentprop.experiment._config import ConfigError, ExperimentConfig
 from agentprop.suite import Suite, select_tasks
 
 # Rough per-call token sizes for estimates: system prompt + tool schemas + growing history
@@ -82,21 +82,38 @@ def _judge_models(judge: str) -> list[str]:
 def evaluation_plan(cfg: ExperimentConfig, suite: Suite) -> Any:
     """The interceptor evaluation's paired units (the config only matters at run time)."""
     from agentprop.intercept import InterceptConfig
-    from agentprop.intercept._workflow import plan_evaluation
+    from agentprop.intercept._workflow import InterceptError, plan_evaluation
 
     assert cfg.evaluate is not None
     ev = cfg.evaluate
-    return plan_evaluation(
-        suite,
-        models=ev.models,
-        config=InterceptConfig(mode=ev.mode),
-        split=ev.split,
-        n=ev.n,
-        conditions=ev.conditions,
-        seed=ev.seed,
-        domains=ev.domains,
-        run_id=f"{cfg.name}:evaluate",
-    )
+    try:
+        return plan_evaluation(
+            suite,
+            models=ev.models,
+            config=InterceptConfig(mode=ev.mode),
+            split=ev.split,
+            n=ev.n,
+            conditions=ev.conditions,
+            seed=ev.seed,
+            domains=ev.domains,
+            run_id=f"{cfg.name}:evaluate",
+        )
+    except InterceptError as e:
+        raise ConfigError(f"evaluate: {e}") from None
+
+
+def _check_domains(cfg: ExperimentConfig, suite: Suite) -> None:
+    """A misspelt domain would silently select no tasks; say so instead."""
+    known = sorted({t.domain for t in suite.tasks})
+    blocks: list[tuple[str, list[str] | None]] = [(f"runs.{r.name}", r.domains) for r in cfg.runs]
+    if cfg.sweep:
+        blocks.append(("sweep", cfg.sweep.domains))
+    if cfg.evaluate:
+        blocks.append(("evaluate", cfg.evaluate.domains))
+    for where, domains in blocks:
+        for d in domains or []:
+            if d not in known:
+                raise ConfigError(f"{where}: unknown domain {d!r} (known: {', '.join(known)})")
 
 
 def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Plan:
@@ -106,6 +123,7 @@ def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Pl
     from agentprop.models._prices import price_table
     from agentprop.runner import plan_units
 
+    _check_domains(cfg, suite)
     steps: list[StepPlan] = []
     agent_units: list[WorkUnit] = []
     for block in cfg.runs:

@@ -68,7 +68,18 @@ BAD = {
     "bad.toml": ('name = "tiny"\nmodels = [\n', "not valid TOML"),
     "list.yaml": ("- name: tiny\n", "mapping"),
     "bad_n.yaml": (YAML_OK.replace("n: 3", "n: 0"), "n"),
+    "primary_not_run.yaml": (YAML_OK.replace("primary_judge: facts", "primary_judge: heuristic"),
+                             "primary_judge"),
+    "unknown_judge.yaml": (YAML_OK.replace("judges: [facts]", "judges: [facts, oracle]"),
+                           "unknown judge"),
+    "best_without_sweep.yaml": (
+        YAML_OK + "evaluate:\n  models: [sim/propagator]\n  n: 2\n", "sweep"),
 }
+
+
+# valid as a file, wrong against the suite: caught when planning, before anything is written
+CLI_BAD = {**BAD, "unknown_domain.yaml": (YAML_OK.replace("[calendar]", "[calender]"),
+                                          "unknown domain 'calender'")}
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -113,12 +124,14 @@ def test_shipped_configs_load_and_demo_copy_matches() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["unknown_key.yaml", "undeclared.yaml", "duplicate.yaml", "bad.yaml", "bad.toml"]
+    "name",
+    ["unknown_key.yaml", "undeclared.yaml", "duplicate.yaml", "bad.yaml", "bad.toml",
+     "primary_not_run.yaml", "best_without_sweep.yaml", "unknown_domain.yaml"],
 )
 def test_cli_bad_config_one_line_nothing_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
-    text, needle = BAD[name]
+    text, needle = CLI_BAD[name]
     cfg = _write(tmp_path, name, text)
     monkeypatch.chdir(tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir())
@@ -141,3 +154,14 @@ def test_cli_missing_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert res.exit_code != 0
     assert len(res.stderr.strip().splitlines()) == 1 and "not found" in res.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_unknown_provider_fails_before_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = _write(tmp_path, "p.yaml", YAML_OK.replace("sim/balanced", "nosuch/model"))
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, ["experiment", "run", str(cfg), "-w", str(tmp_path / "ws")])
+    assert res.exit_code != 0
+    assert len(res.stderr.strip().splitlines()) == 1 and "unknown model provider" in res.stderr
+    assert not (tmp_path / "ws").exists()

@@ -60,7 +60,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     t0 = time.monotonic()
     proc = subprocess.Popen(
         _cli("demo", "--workspace", str(ws), "--json"),
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
     )
     try:
         deadline = time.monotonic() + 120
@@ -79,7 +79,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     killed_at = _count(ws)
     res = subprocess.run(
         _cli("demo", "--workspace", str(ws), "--json"),
-        capture_output=True, text=True, timeout=600,
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
     )
     assert res.returncode == 0, res.stderr[-3000:]
     return DemoRun(ws, killed_at, json.loads(res.stdout), time.monotonic() - t0)
