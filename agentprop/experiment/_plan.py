@@ -41,8 +41,10 @@ class Plan(BaseModel):
 
     @property
     def totals(self) -> dict[str, float]:
+        """Sums over the steps; `units` counts agent episodes only (a judge step's units
+        are the same traces again)."""
         return {
-            "units": sum(s.n_units for s in self.steps),
+            "units": sum(s.n_units for s in self.steps if s.kind in ("run", "evaluate")),
             "model_calls": sum(s.model_calls for s in self.steps),
             "input_tokens": sum(s.input_tokens for s in self.steps),
             "output_tokens": sum(s.output_tokens for s in self.steps),

@@ -95,6 +95,8 @@ def test_paper_dry_run_plan_without_network(
         assert totals[k] == sum(s[k] for s in plan["steps"])
     assert totals["cost_usd"] == pytest.approx(sum(s["cost_usd"] for s in plan["steps"]), abs=1e-3)
     assert totals["cost_usd"] > 0
+    episodes = sum(s["n_units"] for s in plan["steps"] if s["kind"] in ("run", "evaluate"))
+    assert totals["units"] == episodes == n_agent
 
 
 def test_paper_dry_run_table_without_network(
