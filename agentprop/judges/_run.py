@@ -159,13 +159,17 @@ class _Runner:
             pending[j.name] = scope - done
             self.stats[j.name].pending = len(pending[j.name])
         todo_ids = set().union(*pending.values()) if pending else set()
-        items: list[tuple[Trace, Judge]] = []
-        for trace in self.ws.iter_traces(run_id=None if run_ids is None else list(run_ids)):
-            if trace.id in todo_ids:
-                items.extend((trace, j) for j in self.judges if trace.id in pending[j.name])
-        self.abort_after = min(ABORT_AFTER, max(1, len(items)))
-        queue: asyncio.Queue[tuple[Trace, Judge]] = asyncio.Queue()
-        for it in items:
+        # Only ids are held; each worker loads its trace when it gets to it, so judging a
+        # large workspace does not hold every trace in memory.
+        order: list[tuple[str, list[Judge]]] = []
+        rows = self.ws.trace_rows(run_id=None if run_ids is None else list(run_ids))
+        for row in rows:
+            if row["id"] in todo_ids:
+                order.append((row["id"], [j for j in self.judges if row["id"] in pending[j.name]]))
+        total = sum(len(js) for _, js in order)
+        self.abort_after = min(ABORT_AFTER, max(1, total))
+        queue: asyncio.Queue[tuple[str, list[Judge]]] = asyncio.Queue()
+        for it in order:
             queue.put_nowait(it)
 
         from rich.progress import (
@@ -180,17 +184,21 @@ class _Runner:
                        TextColumn("cost ${task.fields[cost]:.4f}"), TimeElapsedColumn(),
                        disable=not self.progress, transient=False)
         with bar:
-            tid = bar.add_task("judging", total=len(items), cost=0.0)
+            tid = bar.add_task("judging", total=total, cost=0.0)
 
             async def worker() -> None:
                 while self.abort is None:
                     try:
-                        trace, judge = queue.get_nowait()
+                        trace_id, judges = queue.get_nowait()
                     except asyncio.QueueEmpty:
                         return
-                    await self._one(trace, judge)
-                    bar.update(tid, advance=1,
-                               cost=sum(s.cost for s in self.stats.values()))
+                    trace = self.ws.get_trace(trace_id)
+                    for judge in judges:
+                        if self.abort is not None or trace is None:
+                            break
+                        await self._one(trace, judge)
+                        bar.update(tid, advance=1,
+                                   cost=sum(s.cost for s in self.stats.values()))
 
             await asyncio.gather(*(worker() for _ in range(self.concurrency)))
         if self.abort is not None:
