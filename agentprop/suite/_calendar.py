@@ -39,19 +39,22 @@ from agentprop.domains.calendar import (
     to_hhmm,
     to_minutes,
 )
-from agentprop.suite._generator import GENERATORS, TaskGenerator
-from agentprop.suite._phrasing import (
+from agentprop.suite._draw import (
     Builder,
     Draft,
-    Redraw,
+    GoldError,
+    draw_tasks,
+    fresh_attempts,
+    schedule,
+)
+from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._phrasing import (
     absolute_phrases,
-    build_task,
     date_phrase,
     failure_sentence,
     iso,
     number_fact,
     relative_phrases,
-    schedule,
     tool_at,
 )
 
@@ -124,7 +127,7 @@ def _pick_event(
                if to_minutes(e["start_time"]) + e["duration_minutes"] <= latest_end]
         if evs:
             return off, dict(rng.choice(evs))
-    raise Redraw("no suitable event")
+    raise GoldError("no suitable event")
 
 
 def _list_events(d: Draft, rng: random.Random) -> None:
@@ -208,7 +211,7 @@ def _free_slot(d: Draft, rng: random.Random) -> None:
     _entities(d, **args)
     obs = d.call("find_free_slot", args)
     if not obs["found"]:
-        raise Redraw("no free slot")
+        raise GoldError("no free slot")
 
 
 def _create_event(d: Draft, rng: random.Random) -> None:
@@ -216,7 +219,7 @@ def _create_event(d: Draft, rng: random.Random) -> None:
     dur = rng.choice([30, 45, 60, 60, 90])
     starts = _free_starts(d, iso(off), dur, 8 * 60, 20 * 60)
     if not starts:
-        raise Redraw("day full")
+        raise GoldError("day full")
     start = rng.choice(starts)
     title = rng.choice(NEW_TITLES)
     when = _when(d, rng, off)
@@ -262,7 +265,7 @@ def _find_and_book(d: Draft, rng: random.Random) -> None:
     d.meta["title"] = title
     slot = d.call("find_free_slot", args)
     if not slot["found"]:
-        raise Redraw("no free slot")
+        raise GoldError("no free slot")
     d.call("create_event", {"title": title, "date": iso(off), "start_time": slot["start_time"],
                             "duration_minutes": dur})
     d.expected_state = {"events": [{"title": title, "date": iso(off),
@@ -280,7 +283,7 @@ def _find_title(obs: Observation, title: str) -> dict[str, Any] | None:
 def _need(listing: Observation, title: str) -> dict[str, Any]:
     found = _find_title(listing, title)
     if found is None:
-        raise Redraw(f"{title!r} not in the listing")
+        raise GoldError(f"{title!r} not in the listing")
     return found
 
 
@@ -307,7 +310,7 @@ def _move_event(d: Draft, rng: random.Random) -> None:
                                       exclude=ev["event_id"])
               if s != to_minutes(ev["start_time"])]
     if not starts:
-        raise Redraw("nowhere to move")
+        raise GoldError("nowhere to move")
     new = rng.choice(starts)
     when = _when(d, rng, off)
     t = ev["title"]
@@ -335,13 +338,13 @@ def _book_or_next_free(d: Draft, rng: random.Random) -> None:
         evs = [e for e in events_on(_state(d), day) if 8 * 60 <= to_minutes(e["start_time"])
                <= 15 * 60]
         if not evs:
-            raise Redraw("no event to clash with")
+            raise GoldError("no event to clash with")
         clash = rng.choice(evs)
         t_req = to_minutes(clash["start_time"])
     else:
         starts = [s for s in _free_starts(d, day, dur, 8 * 60, 16 * 60) if s <= 15 * 60]
         if not starts:
-            raise Redraw("no free start")
+            raise GoldError("no free start")
         t_req = rng.choice(starts)
     title = rng.choice(NEW_TITLES)
     when = _when(d, rng, off)
@@ -364,7 +367,7 @@ def _book_or_next_free(d: Draft, rng: random.Random) -> None:
         slot = d.call("find_free_slot", {"date": day, "duration_minutes": dur,
                                          "earliest": to_hhmm(t_req)})
         if not slot["found"]:
-            raise Redraw("no slot after the requested time")
+            raise GoldError("no slot after the requested time")
         start = slot["start_time"]
     else:
         d.meta["branch"] = "free"
@@ -412,7 +415,7 @@ def _replace_event(d: Draft, rng: random.Random) -> None:
 def _move_to_day(d: Draft, rng: random.Random) -> None:
     off, ev = _pick_event(d, rng, [*range(0, 14), 1, 2], latest_end=17 * 60)
     if to_minutes(ev["start_time"]) < 8 * 60:
-        raise Redraw("starts before the working day")
+        raise GoldError("starts before the working day")
     off2 = off + rng.randint(1, 7)
     x = ev["title"]
     w1 = _when(d, rng, off)
@@ -441,7 +444,7 @@ def _move_to_day(d: Draft, rng: random.Random) -> None:
                                      "duration_minutes": found["duration_minutes"],
                                      "earliest": found["start_time"]})
     if not slot["found"]:
-        raise Redraw("no slot on the target day")
+        raise GoldError("no slot on the target day")
     d.meta["branch"] = "same_time" if slot["start_time"] == found["start_time"] else "later"
     d.call("update_event", {"event_id": found["event_id"], "date": iso(off2),
                             "start_time": slot["start_time"]})
@@ -676,17 +679,14 @@ class CalendarTaskGenerator(TaskGenerator):
     domain = "calendar"
 
     def generate(self, n: int, seed: int) -> list[Task]:
-        rng = random.Random(f"calendar-schedule:{seed}")
         dom = CalendarDomain()
-        tools = [t.name for t in dom.tools]
-        return [
-            build_task(
-                domain="calendar", index=i, intent=intent, difficulty=diff, seed=seed,
-                tools=tools, make_env=dom.make_env, builder=BUILDERS[intent],
-                render=self.render_answer, facts=self.expected_facts,
-            )
-            for i, (intent, diff) in enumerate(schedule(n, WEIGHTS, rng), start=1)
-        ]
+        plan = schedule(n, WEIGHTS, random.Random(f"calendar-schedule:{seed}"))
+        return draw_tasks(
+            domain="calendar", plan=plan,
+            builders=BUILDERS, tools=[t.name for t in dom.tools], make_env=dom.make_env,
+            render=self.render_answer, facts=self.expected_facts,
+            attempts=fresh_attempts(seed, "calendar"), id_prefix="gold",
+        )
 
     def render_answer(self, task: Task, observations: list[Observation]) -> str:
         observations = consistent_prefix(task, observations)

@@ -1,18 +1,14 @@
-"""Shared helpers of the weather and calendar generators: relative-date phrasings anchored on
-REFERENCE_DATE, number formatting that matches the suite check, the difficulty/intent
-schedule, and the draw-execute-render loop that turns a draft into a Task."""
+"""Shared phrasing helpers of the weather and calendar generators: relative-date phrasings
+anchored on REFERENCE_DATE, number formatting that matches the suite check, and the failure
+sentence of an answer. (The draw-execute-render loop is in `_draw`.)"""
 
 from __future__ import annotations
 
-import hashlib
 import random
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
 
-from agentprop.core import REFERENCE_DATE, Difficulty, Fact, Task, ToolCall
-from agentprop.domains import Environment, Observation, is_error
+from agentprop.core import REFERENCE_DATE, Fact, Task
+from agentprop.domains import Observation
 
 TODAY = date.fromisoformat(REFERENCE_DATE)
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -77,95 +73,6 @@ def number_value(x: float) -> float | int:
 
 def number_fact(key: str, x: float, unit: str | None, tol: float) -> Fact:
     return Fact(kind="number", key=key, value=number_value(x), unit=unit, tolerance=tol)
-
-
-def schedule(
-    n: int, weights: list[tuple[str, Difficulty, float]], rng: random.Random
-) -> list[tuple[str, Difficulty]]:
-    """Exactly `n` (intent, difficulty) slots in the given proportions (largest remainder),
-    shuffled deterministically."""
-    total = sum(w for _, _, w in weights)
-    raw = [n * w / total for _, _, w in weights]
-    counts = [int(r) for r in raw]
-    order = sorted(range(len(raw)), key=lambda i: (counts[i] - raw[i], i))
-    for i in order[: n - sum(counts)]:
-        counts[i] += 1
-    out = [(name, diff) for (name, diff, _), c in zip(weights, counts, strict=True)
-           for _ in range(c)]
-    rng.shuffle(out)
-    return out
-
-
-def sub_seed(seed: int, domain: str, i: int) -> int:
-    h = hashlib.sha256(f"{seed}:{domain}:{i}".encode()).digest()
-    return int.from_bytes(h[:4], "big") & 0x7FFFFFFF
-
-
-class Redraw(Exception):
-    """A draw that does not make a good task (e.g. an empty day for "delete X"): draw again."""
-
-
-@dataclass
-class Draft:
-    """A task under construction: the gold plan is executed call by call as it is built."""
-
-    env: Environment
-    query: str = ""
-    calls: list[ToolCall] = field(default_factory=list)
-    observations: list[Observation] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-    expected_state: dict[str, Any] | None = None
-
-    def call(self, name: str, args: dict[str, Any]) -> Observation:
-        """Execute one gold call; an error observation means the draw is unusable."""
-        obs = self.env.call(name, args)
-        if is_error(obs):
-            raise Redraw(f"{name}({args}) -> {obs['error']}")
-        self.calls.append(ToolCall(id=f"gold_{len(self.calls) + 1}", name=name,
-                                   arguments=dict(args)))
-        self.observations.append(obs)
-        return obs
-
-
-Builder = Callable[[Draft, random.Random], None]
-
-
-def build_task(
-    *,
-    domain: str,
-    index: int,
-    intent: str,
-    difficulty: Difficulty,
-    seed: int,
-    tools: list[str],
-    make_env: Callable[[int], Environment],
-    builder: Builder,
-    render: Callable[[Task, list[Observation]], str],
-    facts: Callable[[Task, list[Observation]], list[Fact]],
-    attempts: int = 50,
-) -> Task:
-    """Draw, execute and render one task; redraw (deterministically) when a draw fails."""
-    base = sub_seed(seed, domain, index)
-    last: Exception | None = None
-    for attempt in range(attempts):
-        rng = random.Random(f"{base}:{attempt}")
-        env_seed = rng.getrandbits(31)
-        draft = Draft(env=make_env(env_seed))
-        try:
-            builder(draft, rng)
-        except Redraw as e:
-            last = e
-            continue
-        task = Task(
-            id=f"{domain}_{index:04d}", domain=domain, split="test", difficulty=difficulty,
-            intent=intent, query=draft.query, tools=tools, env_seed=env_seed,
-            gold_plan=draft.calls, reference_answer="", expected_state=draft.expected_state,
-            meta=draft.meta,
-        )
-        task.reference_answer = render(task, draft.observations)
-        task.expected_facts = facts(task, draft.observations)
-        return task
-    raise RuntimeError(f"could not draw a {domain}/{intent} task after {attempts} tries: {last}")
 
 
 def failure_sentence(tool: str | None, obs: Observation, noun: str = "lookup") -> str:

@@ -29,18 +29,21 @@ from typing import Any
 from agentprop.core import REFERENCE_DATE, Fact, Task
 from agentprop.domains import Observation, is_error
 from agentprop.domains.weather import MONTH_NAMES, UNIT_SYMBOL, WeatherDomain, city_names
-from agentprop.suite._generator import GENERATORS, TaskGenerator
-from agentprop.suite._phrasing import (
+from agentprop.suite._draw import (
     Builder,
     Draft,
-    Redraw,
-    build_task,
+    GoldError,
+    draw_tasks,
+    fresh_attempts,
+    schedule,
+)
+from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._phrasing import (
     date_phrase,
     failure_sentence,
     iso,
     num,
     number_fact,
-    schedule,
     tool_at,
 )
 
@@ -273,7 +276,7 @@ def _historical_vs_climate(d: Draft, rng: random.Random) -> None:
         s = e[:8] + "01"
         ds, de = date.fromisoformat(s), date.fromisoformat(e)
         if (de - ds).days < 2:
-            raise Redraw("range too short after clipping to one month")
+            raise GoldError("range too short after clipping to one month")
         when = f"from {s} to {e}"
         d.meta |= {"date_phrase": when, "relative_date": False}
     month = date.fromisoformat(e).month
@@ -703,17 +706,14 @@ class WeatherTaskGenerator(TaskGenerator):
     domain = "weather"
 
     def generate(self, n: int, seed: int) -> list[Task]:
-        rng = random.Random(f"weather-schedule:{seed}")
         dom = WeatherDomain()
-        tools = [t.name for t in dom.tools]
-        return [
-            build_task(
-                domain="weather", index=i, intent=intent, difficulty=diff, seed=seed,
-                tools=tools, make_env=dom.make_env, builder=BUILDERS[intent],
-                render=self.render_answer, facts=self.expected_facts,
-            )
-            for i, (intent, diff) in enumerate(schedule(n, WEIGHTS, rng), start=1)
-        ]
+        plan = schedule(n, WEIGHTS, random.Random(f"weather-schedule:{seed}"))
+        return draw_tasks(
+            domain="weather", plan=plan,
+            builders=BUILDERS, tools=[t.name for t in dom.tools], make_env=dom.make_env,
+            render=self.render_answer, facts=self.expected_facts,
+            attempts=fresh_attempts(seed, "weather"), id_prefix="gold",
+        )
 
     def render_answer(self, task: Task, observations: list[Observation]) -> str:
         observations = consistent_prefix(task, observations)
