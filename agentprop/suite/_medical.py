@@ -35,17 +35,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentprop.core import REFERENCE_DATE, Fact, Task, ToolCall
-from agentprop.domains import Environment, Observation, get_domain, is_error
+from agentprop.core import REFERENCE_DATE, Difficulty, Fact, Task
+from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains._medical_data import SLOT_TIMES, SPECIALIST_NOUN, WEEKDAYS
 from agentprop.domains.medical import MedicalDomain
+from agentprop.suite._draw import Builder, Draft, draw_tasks, schedule, shared_attempts
 from agentprop.suite._generator import GENERATORS, TaskGenerator
 
 TODAY = dt.date.fromisoformat(REFERENCE_DATE)
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December"]
 
-INTENTS: list[tuple[str, str, float]] = [
+INTENTS: list[tuple[str, Difficulty, float]] = [
     ("patient_medications", "easy", 0.12),
     ("patient_allergies", "easy", 0.08),
     ("drug_interaction", "easy", 0.10),
@@ -56,18 +57,6 @@ INTENTS: list[tuple[str, str, float]] = [
     ("interaction_branch", "hard", 0.13),
     ("new_prescription_check", "hard", 0.12),
 ]
-_DIFFICULTY = {name: diff for name, diff, _ in INTENTS}
-
-
-def allocate(n: int, weights: list[float], rng: random.Random) -> list[int]:
-    """Exactly `n` intent indices in proportion to `weights` (largest remainder), shuffled."""
-    raw = [w * n / sum(weights) for w in weights]
-    counts = [int(r) for r in raw]
-    for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[: n - sum(counts)]:
-        counts[i] += 1
-    out = [i for i, c in enumerate(counts) for _ in range(c)]
-    rng.shuffle(out)
-    return out
 
 
 def date_phrase(day: dt.date, rng: random.Random) -> str:
@@ -106,29 +95,8 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
-class GoldError(RuntimeError):
-    """A drawn gold call failed: the draw is discarded and redrawn."""
-
-
 @dataclass
-class _Run:
-    """Executes a gold plan step by step, so later arguments come from real observations."""
-
-    env: Environment
-    calls: list[ToolCall] = field(default_factory=list)
-    observations: list[Observation] = field(default_factory=list)
-
-    def __call__(self, name: str, **args: Any) -> Observation:
-        obs = self.env.call(name, args)
-        if is_error(obs):
-            raise GoldError(f"{name}({args}): {obs['error']}")
-        self.calls.append(ToolCall(id=f"call_{len(self.calls) + 1}", name=name, arguments=args))
-        self.observations.append(obs)
-        return obs
-
-
-@dataclass
-class _Draft:
+class _Drawn:
     query: str
     entities: dict[str, Any]
     extra_meta: dict[str, Any] = field(default_factory=dict)
@@ -155,8 +123,8 @@ class MedicalGenerator(TaskGenerator):
     def generate(self, n: int, seed: int) -> list[Task]:
         rng = random.Random(seed)
         dom = self.world
-        plan = allocate(n, [w for _, _, w in INTENTS], rng)
-        drawers: dict[str, Callable[[MedicalDomain, random.Random, _Run], _Draft]] = {
+        plan = schedule(n, INTENTS, rng)
+        drawers: dict[str, Callable[[MedicalDomain, random.Random, Draft], _Drawn]] = {
             "patient_medications": self._patient_medications,
             "patient_allergies": self._patient_allergies,
             "drug_interaction": self._drug_interaction,
@@ -167,41 +135,29 @@ class MedicalGenerator(TaskGenerator):
             "interaction_branch": self._interaction_branch,
             "new_prescription_check": self._new_prescription_check,
         }
-        tools = [t.name for t in dom.tools]
-        tasks: list[Task] = []
-        for k, idx in enumerate(plan, start=1):
-            intent = INTENTS[idx][0]
-            for _attempt in range(100):
-                env_seed = rng.randrange(2**31)
-                run = _Run(dom.make_env(env_seed))
-                try:
-                    draft = drawers[intent](dom, rng, run)
-                except GoldError:
-                    continue
-                break
-            else:  # pragma: no cover - the world always admits a draw
-                raise RuntimeError(f"could not draw a {intent} task")
-            mutating = any(c.name == "schedule_appointment" for c in run.calls) or (
-                intent == "interaction_branch"
-            )
-            task = Task(
-                id=f"medical_{k:04d}",
-                domain=self.domain,
-                split="test",
-                difficulty=_DIFFICULTY[intent],
-                intent=intent,
-                query=draft.query,
-                tools=tools,
-                env_seed=env_seed,
-                gold_plan=run.calls,
-                reference_answer="",
-                expected_state=run.env.snapshot() if mutating else None,
-                meta={"query_entities": draft.entities, **draft.extra_meta},
-            )
-            task.reference_answer = self.render_answer(task, run.observations)
-            task.expected_facts = self.expected_facts(task, run.observations)
-            tasks.append(task)
-        return tasks
+        return draw_tasks(
+            domain=self.domain, plan=plan,
+            builders={k: self._builder(dom, k, f) for k, f in drawers.items()},
+            tools=[t.name for t in dom.tools], make_env=dom.make_env,
+            render=self.render_answer, facts=self.expected_facts,
+            attempts=shared_attempts(rng, 100),
+        )
+
+    @staticmethod
+    def _builder(dom: MedicalDomain, intent: str,
+                 drawer: Callable[[MedicalDomain, random.Random, Draft], _Drawn]) -> Builder:
+        """The draft's query, meta and (booking intents) expected state from a drawer."""
+
+        def build(draft: Draft, rng: random.Random) -> None:
+            drawn = drawer(dom, rng, draft)
+            draft.query = drawn.query
+            draft.meta = {"query_entities": drawn.entities, **drawn.extra_meta}
+            if intent == "interaction_branch" or any(
+                c.name == "schedule_appointment" for c in draft.calls
+            ):
+                draft.expected_state = draft.env.snapshot()
+
+        return build
 
     @staticmethod
     def _two_med_patient(dom: MedicalDomain, rng: random.Random, high: bool | None = None
@@ -214,7 +170,7 @@ class MedicalGenerator(TaskGenerator):
             ]
         return rng.choice(pool).patient_id
 
-    def _patient_medications(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+    def _patient_medications(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         name = dom.patients[pid].name
         query = rng.choice([
@@ -224,9 +180,9 @@ class MedicalGenerator(TaskGenerator):
             f"Can you pull up {pid}'s record and tell me their current medications?",
         ])
         run("get_patient_record", patient_id=pid)
-        return _Draft(query, {"patient_id": pid})
+        return _Drawn(query, {"patient_id": pid})
 
-    def _patient_allergies(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+    def _patient_allergies(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         name = dom.patients[pid].name
         query = rng.choice([
@@ -235,9 +191,9 @@ class MedicalGenerator(TaskGenerator):
             f"Before I prescribe anything: check the allergy list of patient {pid}.",
         ])
         run("get_patient_record", patient_id=pid)
-        return _Draft(query, {"patient_id": pid})
+        return _Drawn(query, {"patient_id": pid})
 
-    def _drug_interaction(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+    def _drug_interaction(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         if rng.random() < 0.65:
             pair = sorted(rng.choice(sorted(dom.interactions, key=sorted)))
         else:
@@ -251,7 +207,7 @@ class MedicalGenerator(TaskGenerator):
             f"How serious is it to combine {a} with {b}?",
         ])
         run("check_drug_interaction", drug_a=a, drug_b=b)
-        return _Draft(query, {"drug_a": a, "drug_b": b})
+        return _Drawn(query, {"drug_a": a, "drug_b": b})
 
     @staticmethod
     def _working_day(dom: MedicalDomain, rng: random.Random, specialty: str,
@@ -264,7 +220,7 @@ class MedicalGenerator(TaskGenerator):
                 days.append(day)
         return rng.choice(days)
 
-    def _list_specialists(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+    def _list_specialists(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         specialty = rng.choice(sorted({d.specialty for d in dom.doctors.values()}))
         day = self._working_day(dom, rng, specialty)
         when = date_phrase(day, rng)
@@ -275,9 +231,9 @@ class MedicalGenerator(TaskGenerator):
             f"List the doctors in {specialty} who work {when}.",
         ])
         run("list_doctors", specialty=specialty, date=day.isoformat())
-        return _Draft(query, {"specialty": specialty, "date": day.isoformat()})
+        return _Drawn(query, {"specialty": specialty, "date": day.isoformat()})
 
-    def _schedule_direct(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+    def _schedule_direct(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         doc = rng.choice(list(dom.doctors.values()))
         day = self._working_day(dom, rng, doc.specialty, doc.doctor_id)
@@ -291,10 +247,10 @@ class MedicalGenerator(TaskGenerator):
         ])
         run("schedule_appointment", patient_id=pid, doctor_id=doc.doctor_id,
             date=day.isoformat(), time=time)
-        return _Draft(query, {"patient_id": pid, "doctor_id": doc.doctor_id,
+        return _Drawn(query, {"patient_id": pid, "doctor_id": doc.doctor_id,
                               "date": day.isoformat(), "time": time})
 
-    def _record_interaction(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+    def _record_interaction(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = self._two_med_patient(dom, rng)
         name = dom.patients[pid].name
         query = rng.choice([
@@ -305,9 +261,9 @@ class MedicalGenerator(TaskGenerator):
         rec = run("get_patient_record", patient_id=pid)
         a, b = rec["medications"][:2]
         run("check_drug_interaction", drug_a=a, drug_b=b)
-        return _Draft(query, {"patient_id": pid})
+        return _Drawn(query, {"patient_id": pid})
 
-    def _schedule_specialty(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+    def _schedule_specialty(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         specialty = rng.choice(sorted({d.specialty for d in dom.doctors.values()}))
         day = self._working_day(dom, rng, specialty)
@@ -324,10 +280,10 @@ class MedicalGenerator(TaskGenerator):
         first = listed["doctors"][0]["doctor_id"]
         run("schedule_appointment", patient_id=pid, doctor_id=first, date=day.isoformat(),
             time=time)
-        return _Draft(query, {"patient_id": pid, "specialty": specialty,
+        return _Drawn(query, {"patient_id": pid, "specialty": specialty,
                               "date": day.isoformat(), "time": time})
 
-    def _interaction_branch(self, dom: MedicalDomain, rng: random.Random, run: _Run) -> _Draft:
+    def _interaction_branch(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = self._two_med_patient(dom, rng, high=rng.random() < 0.5)
         specialty = rng.choice(["cardiology", "general practice", "general practice"])
         day = self._working_day(dom, rng, specialty)
@@ -350,14 +306,14 @@ class MedicalGenerator(TaskGenerator):
         if taken:
             run("schedule_appointment", patient_id=pid, specialty=specialty,
                 date=day.isoformat(), time=time)
-        return _Draft(
+        return _Drawn(
             query,
             {"patient_id": pid, "specialty": specialty, "date": day.isoformat(), "time": time},
             {"branch": {"condition": "severity == high", "taken": taken}},
         )
 
-    def _new_prescription_check(self, dom: MedicalDomain, rng: random.Random, run: _Run
-                                ) -> _Draft:
+    def _new_prescription_check(self, dom: MedicalDomain, rng: random.Random, run: Draft
+                                ) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         meds = dom.patients[pid].medications
         partners = sorted({
@@ -377,7 +333,7 @@ class MedicalGenerator(TaskGenerator):
         rec = run("get_patient_record", patient_id=pid)
         for med in rec["medications"]:
             run("check_drug_interaction", drug_a=med, drug_b=new)
-        return _Draft(query, {"patient_id": pid, "drug_b": new})
+        return _Drawn(query, {"patient_id": pid, "drug_b": new})
 
     # -- rendering --------------------------------------------------------------------------
     def render_answer(self, task: Task, observations: list[Observation]) -> str:
