@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from agentprop.core import Fact, Task, ToolCall
-from agentprop.domains import Environment, Observation, get_domain, is_error
+from agentprop.core import Difficulty, Fact, Task
+from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains.retail import Product, RetailDomain
+from agentprop.suite._draw import Builder, Draft, GoldError, draw_tasks, schedule, shared_attempts
 from agentprop.suite._generator import GENERATORS, TaskGenerator
 
-INTENTS: list[tuple[str, str, float]] = [
+INTENTS: list[tuple[str, Difficulty, float]] = [
     ("product_details", "easy", 0.14),
     ("cheapest_search", "easy", 0.13),
     ("order_total", "easy", 0.13),
@@ -43,20 +43,8 @@ INTENTS: list[tuple[str, str, float]] = [
     ("compare_and_order", "hard", 0.13),
     ("filtered_search_order", "hard", 0.12),
 ]
-_DIFFICULTY = {name: diff for name, diff, _ in INTENTS}
 _SORT_WORD = {"price_asc": "cheapest", "price_desc": "most expensive",
               "rating": "highest-rated", "relevance": "best-matching"}
-
-
-def allocate(n: int, weights: list[float], rng: random.Random) -> list[int]:
-    """Exactly `n` intent indices in proportion to `weights` (largest remainder), shuffled."""
-    raw = [w * n / sum(weights) for w in weights]
-    counts = [int(r) for r in raw]
-    for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[: n - sum(counts)]:
-        counts[i] += 1
-    out = [i for i, c in enumerate(counts) for _ in range(c)]
-    rng.shuffle(out)
-    return out
 
 
 def units(qty: int) -> str:
@@ -65,25 +53,6 @@ def units(qty: int) -> str:
 
 def usd(value: Any) -> str:
     return f"${float(value):.2f}"
-
-
-class GoldError(RuntimeError):
-    """A drawn gold call failed or the draw does not fit the query: redraw."""
-
-
-@dataclass
-class _Run:
-    env: Environment
-    calls: list[ToolCall] = field(default_factory=list)
-    observations: list[Observation] = field(default_factory=list)
-
-    def __call__(self, name: str, **args: Any) -> Observation:
-        obs = self.env.call(name, args)
-        if is_error(obs):
-            raise GoldError(f"{name}({args}): {obs['error']}")
-        self.calls.append(ToolCall(id=f"call_{len(self.calls) + 1}", name=name, arguments=args))
-        self.observations.append(obs)
-        return obs
 
 
 @GENERATORS.register("retail")
@@ -101,7 +70,7 @@ class RetailGenerator(TaskGenerator):
     def generate(self, n: int, seed: int) -> list[Task]:
         rng = random.Random(seed)
         dom = self.world
-        drawers: dict[str, Callable[[RetailDomain, random.Random, _Run], dict[str, Any]]] = {
+        drawers: dict[str, Callable[[RetailDomain, random.Random, Draft], dict[str, Any]]] = {
             "product_details": self._product_details,
             "cheapest_search": self._cheapest_search,
             "order_total": self._order_total,
@@ -111,39 +80,28 @@ class RetailGenerator(TaskGenerator):
             "compare_and_order": self._compare_and_order,
             "filtered_search_order": self._filtered_search_order,
         }
-        tools = [t.name for t in dom.tools]
-        tasks: list[Task] = []
-        for k, idx in enumerate(allocate(n, [w for *_, w in INTENTS], rng), start=1):
-            intent = INTENTS[idx][0]
-            for _attempt in range(200):
-                env_seed = rng.randrange(2**31)
-                run = _Run(dom.make_env(env_seed))
-                try:
-                    entities = drawers[intent](dom, rng, run)
-                except GoldError:
-                    continue
-                break
-            else:  # pragma: no cover - the catalogue always admits a draw
-                raise RuntimeError(f"could not draw a {intent} task")
-            mutating = any(c.name == "place_order" for c in run.calls)
-            task = Task(
-                id=f"retail_{k:04d}",
-                domain=self.domain,
-                split="test",
-                difficulty=_DIFFICULTY[intent],
-                intent=intent,
-                query=entities.pop("__query__"),
-                tools=tools,
-                env_seed=env_seed,
-                gold_plan=run.calls,
-                reference_answer="",
-                expected_state=run.env.snapshot() if mutating else None,
-                meta={"query_entities": entities},
-            )
-            task.reference_answer = self.render_answer(task, run.observations)
-            task.expected_facts = self.expected_facts(task, run.observations)
-            tasks.append(task)
-        return tasks
+        return draw_tasks(
+            domain=self.domain, plan=schedule(n, INTENTS, rng),
+            builders={k: self._builder(dom, f) for k, f in drawers.items()},
+            tools=[t.name for t in dom.tools], make_env=dom.make_env,
+            render=self.render_answer, facts=self.expected_facts,
+            attempts=shared_attempts(rng, 200),
+        )
+
+    @staticmethod
+    def _builder(dom: RetailDomain,
+                 drawer: Callable[[RetailDomain, random.Random, Draft], dict[str, Any]]
+                 ) -> Builder:
+        """The draft's query, meta and (ordering intents) expected state from a drawer."""
+
+        def build(draft: Draft, rng: random.Random) -> None:
+            entities = drawer(dom, rng, draft)
+            draft.query = entities.pop("__query__")
+            draft.meta = {"query_entities": entities}
+            if any(c.name == "place_order" for c in draft.calls):
+                draft.expected_state = draft.env.snapshot()
+
+        return build
 
     # -- draws ------------------------------------------------------------------------------
     @staticmethod
@@ -168,7 +126,7 @@ class RetailGenerator(TaskGenerator):
             raise GoldError("equal prices")
         return a, b
 
-    def _product_details(self, dom: RetailDomain, rng: random.Random, run: _Run
+    def _product_details(self, dom: RetailDomain, rng: random.Random, run: Draft
                          ) -> dict[str, Any]:
         p = self._product(dom, rng)
         query = rng.choice([
@@ -179,7 +137,7 @@ class RetailGenerator(TaskGenerator):
         run("get_product", product_id=p.product_id)
         return {"__query__": query, "product_id": p.product_id}
 
-    def _cheapest_search(self, dom: RetailDomain, rng: random.Random, run: _Run
+    def _cheapest_search(self, dom: RetailDomain, rng: random.Random, run: Draft
                          ) -> dict[str, Any]:
         ptype = rng.choice(dom.vocabulary)
         args: dict[str, Any] = {"query": ptype, "sort_by": "price_asc", "limit": 5}
@@ -203,7 +161,7 @@ class RetailGenerator(TaskGenerator):
         return {"__query__": query, **{k: v for k, v in args.items()
                                        if k in ("query", "min_rating")}}
 
-    def _order_total(self, dom: RetailDomain, rng: random.Random, run: _Run) -> dict[str, Any]:
+    def _order_total(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
         p = self._product(dom, rng)
         qty = self._orderable(dom, rng, p)
         query = rng.choice([
@@ -215,7 +173,7 @@ class RetailGenerator(TaskGenerator):
         run("place_order", product_id=p.product_id, quantity=qty)
         return {"__query__": query, "product_id": p.product_id, "quantity": qty}
 
-    def _search_then_order(self, dom: RetailDomain, rng: random.Random, run: _Run
+    def _search_then_order(self, dom: RetailDomain, rng: random.Random, run: Draft
                            ) -> dict[str, Any]:
         ptype = rng.choice(dom.vocabulary)
         obs = run("search_products", query=ptype, sort_by="rating", limit=5)
@@ -229,7 +187,7 @@ class RetailGenerator(TaskGenerator):
         run("place_order", product_id=top.product_id, quantity=qty)
         return {"__query__": query, "query": ptype, "quantity": qty}
 
-    def _search_then_details(self, dom: RetailDomain, rng: random.Random, run: _Run
+    def _search_then_details(self, dom: RetailDomain, rng: random.Random, run: Draft
                              ) -> dict[str, Any]:
         ptype = rng.choice(dom.vocabulary)
         query = rng.choice([
@@ -241,7 +199,7 @@ class RetailGenerator(TaskGenerator):
         run("get_product", product_id=obs["results"][0]["product_id"])
         return {"__query__": query, "query": ptype}
 
-    def _compare_products(self, dom: RetailDomain, rng: random.Random, run: _Run
+    def _compare_products(self, dom: RetailDomain, rng: random.Random, run: Draft
                           ) -> dict[str, Any]:
         a, b = self._pair(dom, rng)
         query = rng.choice([
@@ -255,7 +213,7 @@ class RetailGenerator(TaskGenerator):
         run("get_product", product_id=b.product_id)
         return {"__query__": query, "product_id": [a.product_id, b.product_id]}
 
-    def _compare_and_order(self, dom: RetailDomain, rng: random.Random, run: _Run
+    def _compare_and_order(self, dom: RetailDomain, rng: random.Random, run: Draft
                            ) -> dict[str, Any]:
         a, b = self._pair(dom, rng)
         cheaper = a if a.price < b.price else b
@@ -274,7 +232,7 @@ class RetailGenerator(TaskGenerator):
         return {"__query__": query, "product_id": [a.product_id, b.product_id],
                 "quantity": qty}
 
-    def _filtered_search_order(self, dom: RetailDomain, rng: random.Random, run: _Run
+    def _filtered_search_order(self, dom: RetailDomain, rng: random.Random, run: Draft
                                ) -> dict[str, Any]:
         ptype = rng.choice(dom.vocabulary)
         prices = sorted(p.price for p in dom.products.values() if p.product_type == ptype)
