@@ -22,18 +22,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agentprop.core import Fact, Task, ToolCall
+from agentprop.core import Difficulty, Fact, Task
 from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains._knowledge_data import Article
 from agentprop.domains.knowledge import KnowledgeDomain
+from agentprop.suite._draw import Builder, Draft, draw_task, schedule, shared_attempts
 from agentprop.suite._generator import GENERATORS, TaskGenerator
 
-INTENTS: list[tuple[str, str, float]] = [
+INTENTS: list[tuple[str, Difficulty, float]] = [
     ("snippet_fact", "easy", 0.20),
     ("article_fact", "medium", 0.50),
     ("two_hop", "hard", 0.30),
 ]
-_DIFFICULTY = {name: diff for name, diff, _ in INTENTS}
 
 # article type -> fields answerable from the first sentence
 SNIPPET_FIELDS = {
@@ -137,17 +137,6 @@ BRIDGE_PHRASES = {
 }
 
 
-def allocate(n: int, weights: list[float], rng: random.Random) -> list[int]:
-    """Exactly `n` intent indices in proportion to `weights` (largest remainder), shuffled."""
-    raw = [w * n / sum(weights) for w in weights]
-    counts = [int(r) for r in raw]
-    for i in sorted(range(len(raw)), key=lambda i: counts[i] - raw[i])[: n - sum(counts)]:
-        counts[i] += 1
-    out = [i for i, c in enumerate(counts) for _ in range(c)]
-    rng.shuffle(out)
-    return out
-
-
 def _named(article: Article) -> str:
     return f"the {article.title}" if article.type == "organisation" else article.title
 
@@ -156,6 +145,27 @@ def _fact(field: str, value: Any) -> Fact:
     if field in UNITS and isinstance(value, int):
         return Fact(kind="number", key=field, value=value, unit=UNITS[field], tolerance=0)
     return Fact(kind="entity", key=field, value=str(value))
+
+
+def _lookups(intent: str, target: Article, answer: str, bridge: str | None, query: str
+             ) -> Builder:
+    """The gold plan: search the target, read its article, follow the bridge link."""
+
+    def build(draft: Draft, rng: random.Random) -> None:
+        draft.query = query
+        found = draft("search_knowledge", query=target.title)
+        hit = next(r for r in found["results"] if r["title"] == target.title)
+        if intent != "snippet_fact":
+            article = draft("get_article", article_id=hit["article_id"])
+        if bridge is not None:
+            linked = str(article["infobox"][bridge])
+            link = next(x for x in article["links"] if x["title"] == linked)
+            draft("get_article", article_id=link["article_id"])
+        draft.meta = {"query_entities": {"query": target.title}, "answer_field": answer}
+        if bridge is not None:
+            draft.meta["bridge_field"] = bridge
+
+    return build
 
 
 @GENERATORS.register("knowledge")
@@ -176,8 +186,7 @@ class KnowledgeGenerator(TaskGenerator):
         tools = [t.name for t in dom.tools]
         tasks: list[Task] = []
         used: set[tuple[str, str, str]] = set()
-        for k, idx in enumerate(allocate(n, [w for *_, w in INTENTS], rng), start=1):
-            intent = INTENTS[idx][0]
+        for k, (intent, diff) in enumerate(schedule(n, INTENTS, rng), start=1):
             while True:
                 target, answer, bridge = self._draw(dom, intent, rng)
                 key = (target.article_id, answer, bridge or "")
@@ -188,43 +197,14 @@ class KnowledgeGenerator(TaskGenerator):
                 query = rng.choice(QUESTIONS[answer]).format(t=_named(target))
             else:
                 query = rng.choice(HOP_QUESTIONS[(bridge, answer)]).format(t=_named(target))
-            query = query[0].upper() + query[1:]
-            env_seed = rng.randrange(2**31)
-            env = dom.make_env(env_seed)
-            calls = [ToolCall(id="call_1", name="search_knowledge",
-                              arguments={"query": target.title})]
-            observations = [env.call("search_knowledge", calls[0].arguments)]
-            hit = next(r for r in observations[0]["results"] if r["title"] == target.title)
-            if intent != "snippet_fact":
-                calls.append(ToolCall(id="call_2", name="get_article",
-                                      arguments={"article_id": hit["article_id"]}))
-                observations.append(env.call("get_article", calls[1].arguments))
-            if bridge is not None:
-                linked = str(observations[1]["infobox"][bridge])
-                link = next(x for x in observations[1]["links"] if x["title"] == linked)
-                calls.append(ToolCall(id="call_3", name="get_article",
-                                      arguments={"article_id": link["article_id"]}))
-                observations.append(env.call("get_article", calls[2].arguments))
-            meta: dict[str, Any] = {"query_entities": {"query": target.title},
-                                    "answer_field": answer}
-            if bridge is not None:
-                meta["bridge_field"] = bridge
-            task = Task(
-                id=f"knowledge_{k:04d}",
-                domain=self.domain,
-                split="test",
-                difficulty=_DIFFICULTY[intent],
-                intent=intent,
-                query=query,
-                tools=tools,
-                env_seed=env_seed,
-                gold_plan=calls,
-                reference_answer="",
-                meta=meta,
-            )
-            task.reference_answer = self.render_answer(task, observations)
-            task.expected_facts = self.expected_facts(task, observations)
-            tasks.append(task)
+            # the query is drawn first, so a failed gold plan is not redrawn (one attempt)
+            tasks.append(draw_task(
+                domain=self.domain, index=k, intent=intent, difficulty=diff, tools=tools,
+                make_env=dom.make_env,
+                builder=_lookups(intent, target, answer, bridge, query[0].upper() + query[1:]),
+                render=self.render_answer, facts=self.expected_facts,
+                attempts=shared_attempts(rng, 1),
+            ))
         return tasks
 
     @staticmethod
