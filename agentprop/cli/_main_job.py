@@ -61,6 +61,9 @@ def _print_plan(plan: Any) -> None:
         style="bold",
     )
     console.print(table)
+    for s in plan.steps:
+        if s.note and "no price" in s.note:
+            console.print(f"[yellow]{escape(s.name)}: {escape(s.note)}[/]")
     console.print(
         "cost from the editable price table (agentprop/models/_prices.py, "
         "override with AGENTPROP_PRICES); simulated models cost nothing."
@@ -96,7 +99,7 @@ def _summary_table(workspace: Path) -> None:
             cell(f"propagation.r_23[{m}]"),
             cell(f"propagation.inj_to_err[{m}]"),
         )
-    console.print(table, width=max(console.width, 120))
+    console.print(table)
     with Workspace(workspace, create=False) as ws:
         rows = ws.get_meta("simulation_check") or []
     if rows:

@@ -105,8 +105,11 @@ class ExperimentConfig(_Strict):
         model is called or anything is written."""
         from agentprop.core import UnknownNameError
         from agentprop.judges import canonical_name
+        from agentprop.models import check_model_id
 
         try:
+            for entry in self.models:
+                check_model_id(entry.id)
             judges = [canonical_name(j) for j in self.judges]
             primary = canonical_name(self.primary_judge)
         except UnknownNameError as e:

@@ -61,6 +61,7 @@ def _estimate_agent(step: StepPlan, suite: Suite, prices: object) -> None:
     from agentprop.models._prices import price_table
 
     table = price_table(prices)
+    unpriced: set[str] = set()
     for u in step.units:
         task = suite.get(u.task_id)
         steps = (len(task.gold_plan) if task else 2) + 1
@@ -71,6 +72,13 @@ def _estimate_agent(step: StepPlan, suite: Suite, prices: object) -> None:
         step.output_tokens += tout
         if not u.model.startswith("sim/"):
             step.cost_usd += table.cost(u.model, Usage(input_tokens=tin, output_tokens=tout))
+            if table.lookup(u.model) is None:
+                unpriced.add(u.model)
+    if unpriced:
+        step.note = "; ".join(
+            x for x in (step.note, f"no price for {', '.join(sorted(unpriced))}: counted as $0")
+            if x
+        )
 
 
 def _judge_models(judge: str) -> list[str]:

@@ -3,7 +3,13 @@
 from agentprop.models._base import GenerateConfig, Model, ModelError
 from agentprop.models._cache import CacheStore, ResponseCache, request_key
 from agentprop.models._prices import DEFAULT_PRICES, PriceError, PriceTable
-from agentprop.models._registry import PROVIDERS, get_model, register_provider, split_model_id
+from agentprop.models._registry import (
+    PROVIDERS,
+    check_model_id,
+    get_model,
+    register_provider,
+    split_model_id,
+)
 from agentprop.models._retry import RetryableError, RetryPolicy
 
 __all__ = [
@@ -18,6 +24,7 @@ __all__ = [
     "ResponseCache",
     "RetryPolicy",
     "RetryableError",
+    "check_model_id",
     "get_model",
     "register_provider",
     "request_key",

@@ -41,6 +41,15 @@ def split_model_id(model_id: str) -> tuple[str, str]:
     return prefix, name
 
 
+def check_model_id(model_id: str) -> None:
+    """Raise UnknownNameError unless `model_id` names a known provider (no SDK is imported,
+    nothing is contacted): for validating a study before anything runs."""
+    prefix, _ = split_model_id(model_id)
+    if prefix not in PROVIDERS and prefix not in _BUILTIN:
+        known = ", ".join(sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
+        raise UnknownNameError(f"unknown model provider {prefix!r} (known: {known})")
+
+
 def get_model(model_id: str, **options: Any) -> Model:
     """Instantiate `model_id`. Options are provider-specific (base_url, cache, suite...)."""
     prefix, name = split_model_id(model_id)

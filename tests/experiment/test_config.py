@@ -165,3 +165,23 @@ def test_cli_unknown_provider_fails_before_the_workspace(
     assert res.exit_code != 0
     assert len(res.stderr.strip().splitlines()) == 1 and "unknown model provider" in res.stderr
     assert not (tmp_path / "ws").exists()
+
+
+def test_unknown_provider_rejected_even_in_a_dry_run(tmp_path: Path) -> None:
+    from agentprop.experiment import ConfigError, load_config
+
+    p = tmp_path / "x.yaml"
+    p.write_text("name: x\nmodels:\n  - id: foo/bar\nruns:\n  - name: a\n    models: [foo/bar]\n")
+    with pytest.raises(ConfigError, match="unknown model provider 'foo'"):
+        load_config(p)
+
+
+def test_unpriced_model_is_flagged_in_the_plan(tmp_path: Path) -> None:
+    from agentprop.experiment import build_plan, load_config
+    from agentprop.suite import load_suite
+
+    p = tmp_path / "x.yaml"
+    p.write_text("name: x\nmodels:\n  - id: openai/my-finetune\nruns:\n  - name: a\n"
+                 "    models: [openai/my-finetune]\n    n: 3\n")
+    plan = build_plan(load_config(p), load_suite())
+    assert "no price for openai/my-finetune" in plan.steps[0].note
