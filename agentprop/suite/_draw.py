@@ -16,6 +16,7 @@ from typing import Any
 
 from agentprop.core import Difficulty, Fact, Task, ToolCall
 from agentprop.domains import Environment, Observation, is_error
+from agentprop.suite._generator import TaskGenerator
 
 
 class GoldError(RuntimeError):
@@ -154,3 +155,19 @@ def draw_tasks(
                   attempts=attempts, id_prefix=id_prefix)
         for i, (intent, diff) in enumerate(plan, start=1)
     ]
+
+
+class DescribingGenerator(TaskGenerator):
+    """A generator that states its answer and its facts in one pass over the observations
+    (`_describe`), so the reference and the facts cannot disagree."""
+
+    def render_answer(self, task: Task, observations: list[Observation]) -> str:
+        return " ".join(self._describe(task, observations)[0])
+
+    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+        return self._describe(task, observations)[1]
+
+    def _describe(self, task: Task, observations: list[Observation]
+                  ) -> tuple[list[str], list[Fact]]:
+        """Sentences stating what each observation says, and the facts they state."""
+        raise NotImplementedError

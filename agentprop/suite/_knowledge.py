@@ -26,8 +26,15 @@ from agentprop.core import Difficulty, Fact, Task
 from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains._knowledge_data import Article
 from agentprop.domains.knowledge import KnowledgeDomain
-from agentprop.suite._draw import Builder, Draft, draw_task, schedule, shared_attempts
-from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._draw import (
+    Builder,
+    DescribingGenerator,
+    Draft,
+    draw_task,
+    schedule,
+    shared_attempts,
+)
+from agentprop.suite._generator import GENERATORS
 
 INTENTS: list[tuple[str, Difficulty, float]] = [
     ("snippet_fact", "easy", 0.20),
@@ -169,7 +176,7 @@ def _lookups(intent: str, target: Article, answer: str, bridge: str | None, quer
 
 
 @GENERATORS.register("knowledge")
-class KnowledgeGenerator(TaskGenerator):
+class KnowledgeGenerator(DescribingGenerator):
     """See the module docstring for intents, facts and meta."""
 
     domain = "knowledge"
@@ -225,12 +232,6 @@ class KnowledgeGenerator(TaskGenerator):
                 return target, answer, bridge
 
     # -- rendering --------------------------------------------------------------------------
-    def render_answer(self, task: Task, observations: list[Observation]) -> str:
-        return " ".join(self._describe(task, observations)[0])
-
-    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
-        return self._describe(task, observations)[1]
-
     def _describe(self, task: Task, observations: list[Observation]
                   ) -> tuple[list[str], list[Fact]]:
         out: list[str] = []

@@ -39,8 +39,15 @@ from agentprop.core import REFERENCE_DATE, Difficulty, Fact, Task
 from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains._medical_data import SLOT_TIMES, SPECIALIST_NOUN, WEEKDAYS
 from agentprop.domains.medical import MedicalDomain
-from agentprop.suite._draw import Builder, Draft, draw_tasks, schedule, shared_attempts
-from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._draw import (
+    Builder,
+    DescribingGenerator,
+    Draft,
+    draw_tasks,
+    schedule,
+    shared_attempts,
+)
+from agentprop.suite._generator import GENERATORS
 
 TODAY = dt.date.fromisoformat(REFERENCE_DATE)
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
@@ -108,7 +115,7 @@ def _doctor_aliases(name: str, doctor_id: str) -> list[str]:
 
 
 @GENERATORS.register("medical")
-class MedicalGenerator(TaskGenerator):
+class MedicalGenerator(DescribingGenerator):
     """See the module docstring for intents, facts, state and meta."""
 
     domain = "medical"
@@ -336,14 +343,6 @@ class MedicalGenerator(TaskGenerator):
         return _Drawn(query, {"patient_id": pid, "drug_b": new})
 
     # -- rendering --------------------------------------------------------------------------
-    def render_answer(self, task: Task, observations: list[Observation]) -> str:
-        sentences, _ = self._describe(task, observations)
-        return " ".join(sentences)
-
-    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
-        _, facts = self._describe(task, observations)
-        return facts
-
     def _describe(self, task: Task, observations: list[Observation]
                   ) -> tuple[list[str], list[Fact]]:
         """Sentences stating what each observation says, and the facts they state."""

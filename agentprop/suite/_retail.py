@@ -30,8 +30,16 @@ from typing import Any
 from agentprop.core import Difficulty, Fact, Task
 from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains.retail import Product, RetailDomain
-from agentprop.suite._draw import Builder, Draft, GoldError, draw_tasks, schedule, shared_attempts
-from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._draw import (
+    Builder,
+    DescribingGenerator,
+    Draft,
+    GoldError,
+    draw_tasks,
+    schedule,
+    shared_attempts,
+)
+from agentprop.suite._generator import GENERATORS
 
 INTENTS: list[tuple[str, Difficulty, float]] = [
     ("product_details", "easy", 0.14),
@@ -56,7 +64,7 @@ def usd(value: Any) -> str:
 
 
 @GENERATORS.register("retail")
-class RetailGenerator(TaskGenerator):
+class RetailGenerator(DescribingGenerator):
     """See the module docstring for intents, facts, state and meta."""
 
     domain = "retail"
@@ -259,12 +267,6 @@ class RetailGenerator(TaskGenerator):
                 "min_rating": min_rating, "quantity": qty}
 
     # -- rendering --------------------------------------------------------------------------
-    def render_answer(self, task: Task, observations: list[Observation]) -> str:
-        return " ".join(self._describe(task, observations)[0])
-
-    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
-        return self._describe(task, observations)[1]
-
     def _describe(self, task: Task, observations: list[Observation]
                   ) -> tuple[list[str], list[Fact]]:
         out: list[str] = []
