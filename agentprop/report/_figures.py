@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,6 +26,17 @@ def _sel(df: pd.DataFrame | None, metric: str, per_key: bool = True) -> pd.DataF
     return sub[sub["key"] != ""] if per_key else sub
 
 
+def _wrap(name: str, width: int = 28) -> str:
+    """Long judge/ensemble names broken over lines (at commas first) so no label is cut."""
+    text = str(name).replace(",", ", ")
+    lines = textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+    return "\n".join(lines) or str(name)
+
+
+STAGE_NAMES = {"p_S1": "S1 injection applied", "p_S2": "S2 visible effect",
+               "p_S3": "S3 wrong answer"}
+
+
 def _err(sub: pd.DataFrame) -> np.ndarray:
     v, lo, hi = (sub[c].to_numpy(dtype=float) for c in ("value", "ci_lo", "ci_hi"))
     lo = np.where(np.isnan(lo), v, lo)
@@ -44,12 +56,13 @@ def stage_reach(res: AnalysisResult, label: Callable[[str], str]) -> Figure | No
     for i, (m, sub) in enumerate(subs.items()):
         sub = sub.set_index("key").reindex(keys).reset_index()
         ax.bar(x + (i - 1) * width, np.nan_to_num(sub["value"].to_numpy(dtype=float)), width,
-               yerr=_err(sub), capsize=2, label=m.replace("p_", ""))
+               yerr=_err(sub), capsize=2, label=STAGE_NAMES[m])
     ax.set_xticks(x, [label(k) for k in keys], rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("share of injected traces")
     ax.set_ylim(0, 1.05)
-    ax.set_title("Stage reach per model (95% bootstrap CI)")
-    ax.legend()
+    ax.set_title("Stage reach per model (95% bootstrap CI)", pad=24)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8,
+              frameon=False)
     fig.tight_layout()
     return fig
 
@@ -65,11 +78,17 @@ def rejection_vs_recovery(res: AnalysisResult, label: Callable[[str], str]) -> F
     if w.empty:
         return None
     fig, ax = plt.subplots(figsize=(6, 4.5))
-    sizes = 30 + 8 * w.get("n_S2", pd.Series(1, index=w.index)).fillna(0).to_numpy()
+    n_s2 = w.get("n_S2", pd.Series(1.0, index=w.index)).fillna(0).to_numpy(dtype=float)
+    sizes = 20 + 220 * n_s2 / max(1.0, float(n_s2.max()))
     ax.scatter(w["rejection"], w["recovery"], s=sizes, alpha=0.6)
+    placed: list[tuple[float, float]] = []
     for k, r in w.iterrows():
-        ax.annotate(label(str(k)), (r["rejection"], r["recovery"]), fontsize=7,
-                    xytext=(3, 3), textcoords="offset points")
+        x0, y0 = float(r["rejection"]), float(r["recovery"])
+        # labels of points close together are stacked instead of drawn on top of each other
+        near = sum(abs(x0 - a) < 0.08 and abs(y0 - b) < 0.04 for a, b in placed)
+        placed.append((x0, y0))
+        ax.annotate(label(str(k)), (x0, y0), fontsize=7, xytext=(5, 3 - 9 * near),
+                    textcoords="offset points")
     rho = rr[(rr["key"] == "") & (rr["metric"] == "spearman_rho")]["value"]
     p = rr[(rr["key"] == "") & (rr["metric"] == "spearman_p")]["value"]
     title = "Rejection (1 − p_S1) vs recovery (1 − r_23); size ∝ n_S2"
@@ -114,15 +133,16 @@ def judge_kappa(res: AnalysisResult, label: Callable[[str], str]) -> Figure | No
     refs = sub["reference"].unique()
     ref = "human" if "human" in refs else refs[0]
     sub = sub[sub["reference"] == ref]
-    fig, ax = plt.subplots(figsize=(6, max(2.5, 0.45 * len(sub) + 1)))
+    fig, ax = plt.subplots(figsize=(7, max(2.5, 0.5 * len(sub) + 1.5)))
     y = np.arange(len(sub))
     ax.errorbar(np.nan_to_num(sub["value"].to_numpy(dtype=float)), y, xerr=_err(sub),
                 fmt="o", capsize=3)
-    ax.set_yticks(y, [f"{k} (n={n})" for k, n in zip(sub["judge"], sub["n"], strict=True)],
-                  fontsize=8)
+    ax.set_yticks(y, [f"{_wrap(k)} (n={n})" for k, n in zip(sub["judge"], sub["n"],
+                                                             strict=True)], fontsize=8)
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlim(-1, 1)
-    ax.set_xlabel(f"Cohen's κ vs {ref} (95% bootstrap CI)")
+    ax.set_xlabel(f"Cohen's κ (95% bootstrap CI) vs reference:\n{_wrap(ref, 60)}",
+                  fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -134,8 +154,10 @@ def confusion(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None
     primary = str(res.info.get("primary_judge", ""))
     cm = j[j["metric"].isin(["tp", "fp", "fn", "tn"])]
     pairs = list(dict.fromkeys(zip(cm["judge"], cm["reference"], strict=True)))
-    # the primary judge against humans; else the first judge against the stated reference
+    # the primary judge against humans, else any judge against humans, else the primary
+    # judge against the LLM majority, else any judge against the stated reference
     order = [(primary, "human")] + [p for p in pairs if p[1] == "human"] + \
+        [p for p in pairs if p[0] == primary] + \
         [p for p in pairs if p[1] == str(res.info.get("agreement_reference") or "")]
     pick = next((p for p in order if p in pairs), None)
     if pick is None:
@@ -144,13 +166,18 @@ def confusion(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None
     cells = cm[(cm["judge"] == judge) & (cm["reference"] == ref)]
     v = cells.set_index("metric")["value"]
     m = np.array([[v["tp"], v["fp"]], [v["fn"], v["tn"]]])
-    fig, ax = plt.subplots(figsize=(4, 3.5))
-    ax.imshow(m, cmap="Blues")
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    ax.imshow(m, cmap="Blues", vmin=0)
+    dark = float(m.max()) * 0.6
     for (r, c), val in np.ndenumerate(m):
-        ax.text(c, r, f"{int(val)}", ha="center", va="center")
-    ax.set_xticks([0, 1], [f"{ref} correct", f"{ref} wrong"])
-    ax.set_yticks([0, 1], [f"{judge} correct", f"{judge} wrong"])
-    ax.set_title(f"{judge} vs {ref} (n={int(m.sum())})", fontsize=9)
+        ax.text(c, r, f"{int(val)}", ha="center", va="center",
+                color="white" if val > dark else "black")
+    jn, rn = _wrap(judge, 30), _wrap(ref, 30)
+    ax.set_xticks([0, 1], ["says correct", "says wrong"], fontsize=8)
+    ax.set_yticks([0, 1], ["says correct", "says wrong"], fontsize=8)
+    ax.set_xlabel(f"reference: {rn}", fontsize=8)
+    ax.set_ylabel(f"judge: {jn}", fontsize=8)
+    ax.set_title(f"Judge vs reference (n={int(m.sum())})", fontsize=9)
     fig.tight_layout()
     return fig
 
