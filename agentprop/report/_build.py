@@ -26,12 +26,16 @@ N_EXAMPLES = 30
 
 
 def model_labels(result: AnalysisResult, keys: Sequence[str]) -> dict[str, str]:
-    """Model keys marked "(simulated)" where the model is a simulation."""
+    """Model keys marked "(simulated)" where the model is a simulation.
+
+    The mark goes right after the model name ("sim/x (simulated)|error_type"), so a reader
+    of a per-type row sees it next to the model and not after the error type.
+    """
     sims = set(result.info.get("simulated_models") or [])
     out = {}
     for k in keys:
-        first = str(k).split("|", 1)[0]
-        out[k] = f"{k} (simulated)" if first in sims else str(k)
+        first, sep, rest = str(k).partition("|")
+        out[k] = f"{first} (simulated){sep}{rest}" if first in sims else str(k)
     return out
 
 
@@ -42,6 +46,14 @@ def pick_examples(stages: pd.DataFrame, n: int = N_EXAMPLES) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     per = max(1, n // max(1, stages["model"].nunique()))
     return stages.groupby("model", sort=True).head(per)[cols].head(n)
+
+
+def interceptor_conditions(stages: pd.DataFrame) -> list[str]:
+    """The conditions that have interceptor arms (the A/B table pools over them)."""
+    if stages.empty or "arm" not in stages or "condition" not in stages:
+        return []
+    arms = stages[stages["arm"].fillna("").isin(["control", "treatment"])]
+    return sorted(set(arms["condition"].astype(str)))
 
 
 def build_report(
@@ -99,10 +111,10 @@ def build_report(
             }
         (tmp / "numbers.json").write_text(json.dumps(manifest, indent=2, allow_nan=False),
                                           encoding="utf-8")
-        html = render_html(result, shown, pngs, runs=runs,
-                           examples=pick_examples(stages if stages is not None
-                                                  else pd.DataFrame()),
-                           figure_sections=FIGURE_SECTIONS)
+        st = stages if stages is not None else pd.DataFrame()
+        html = render_html(result, shown, pngs, runs=runs, examples=pick_examples(st),
+                           figure_sections=FIGURE_SECTIONS,
+                           interceptor_conditions=interceptor_conditions(st))
         (tmp / "index.html").write_text(html, encoding="utf-8")
         old = None
         if out.exists():

@@ -1,9 +1,17 @@
-"""The one-page, self-contained HTML report. Every piece of text is HTML-escaped."""
+"""The one-page, self-contained HTML report. Every piece of text is HTML-escaped.
+
+Reader tables come in as key × metric strings ("value [lo, hi] (n=…)"); this module only
+lays them out: wide tables are split into column groups, row keys with several parts (model
+and error type, judge and reference) get one column each, all-undefined columns and
+pooled-only rows are moved out of the grid, and each estimate is shown as the value with its
+CI on one line and n under it.
+"""
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
@@ -24,48 +32,277 @@ TITLES = {
     "replication": "Cross-domain replication (held-out retail vs core domains)",
 }
 
+# reading order: the headline propagation numbers, then how far to trust the judge, then
+# the interceptor, replication; the simulation check and raw material come last
+ORDER = ("propagation", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
+         "judges", "calibration", "interceptor", "interceptor_sweep", "replication")
+
 EXPLAIN = {
     "propagation": "p_S1 = P(injection applied | opportunity), p_S2 = P(visible effect), "
                    "r_23 = P(wrong answer | S2), inj_to_err = P(wrong | S1). Calibrated rates "
                    "are named by method: the paper's (P(human correct | judge correct/wrong)) "
                    "and Rogan–Gladen (sensitivity/specificity).",
+    "propagation_by_type": "The same rates split by the injected error type.",
     "rejection_recovery": "Paper-compatible: rejection = 1 − p_S1, recovery = 1 − r_23. Ours "
                           "keeps no-tool traces apart (never counted as rejection).",
     "baseline_vs_p2": "Paper's definition: all baseline traces vs P2 traces with S1. Ours: "
                       "the same tasks in both (matched), Δ with a paired bootstrap by task.",
+    "judges": "Cohen's κ of each judge against a reference: human labels when there are "
+              "any, the LLM majority, and the stated reference judge. kappa_loo: a panel "
+              "member against the majority of the other members. bias = judge share correct "
+              "− reference share correct. tp/fp/fn/tn count (judge, reference) = (correct, "
+              "correct) / (correct, wrong) / (wrong, correct) / (wrong, wrong).",
+    "calibration": "How often a human agrees with the primary judge, used to calibrate the "
+                   "propagation rates.",
     "interceptor": "Hallucination = wrong and not abstained. Saved: control hallucinated, "
-                   "treatment did not; broken: the reverse.",
+                   "treatment did not; broken: the reverse. Pairs are the same model, task, "
+                   "condition and seed in both arms; Δ = treatment − control with a paired "
+                   "bootstrap by task.",
+    "interceptor_sweep": "Offline replay of interceptor thresholds over stored "
+                         "un-intercepted traces (no model is called). Positive = the answer "
+                         "is wrong under the primary judge; a configuration predicts positive "
+                         "when the interceptor fires. abstention = share of traces where it "
+                         "fires; n = traces replayed.",
+    "replication": "Per model on the core domains and on held-out retail; the pooled row "
+                   "gives the rank correlations between the two (bootstrap over models).",
+}
+
+# the row key of each section, split into columns (names, separator in the key)
+KEY_COLUMNS: dict[str, tuple[tuple[str, ...], str]] = {
+    "propagation_by_type": (("model", "error type"), "|"),
+    "judges": (("judge", "reference"), "~"),
+    "interceptor_sweep": (("configuration",), ""),
+    "calibration": (("judge",), ""),
+}
+# shown first when the key has several parts (rows are grouped by it)
+KEY_FIRST = {"judges": 1}
+
+# column groups of wide tables, one table each (anything not listed goes in a last group)
+GROUPS: dict[str, list[list[str]]] = {
+    "propagation": [["n", "p_S1", "p_S2", "p_S3", "r_12", "r_23", "inj_to_err"]],
+    "interceptor": [["n_pairs", "hallucination_control", "hallucination_treatment",
+                     "delta_hallucination", "saved", "broken"],
+                    ["correct_control", "correct_treatment", "abstention_treatment",
+                     "coverage_treatment", "selective_accuracy_treatment"]],
+    "judges": [["kappa", "kappa_loo", "kappa_asymptotic", "agreement"]],
+}
+MAX_COLS = 7
+
+FIGURE_CAPTIONS = {
+    "stage_reach": "Share of injected traces reaching each stage, per model.",
+    "rejection_vs_recovery": "Rejection vs recovery per model (bubble area ∝ n_S2).",
+    "interceptor_effect": "Hallucination rate per arm, per model.",
+    "judge_kappa": "Cohen's κ of each judge against the reference.",
+    "confusion_matrix": "Judge vs reference verdict counts.",
 }
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;
-color:#222}
-table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}
+color:#222;line-height:1.4}
+h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+nav.toc{background:#f7f7f7;border:1px solid #e3e3e3;padding:.4em 1em;display:inline-block}
+nav.toc ol{margin:.3em 0;padding-left:1.4em;columns:2;column-gap:2.5em}nav.toc li{margin:.1em 0}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0 1em}
 td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+th{background:#f3f3f3;font-weight:600}
+td.k,th.k{text-align:left;max-width:260px}
+td.num{white-space:nowrap}
+.ci{color:#555}.n{display:block;color:#888;font-size:10px}
+.undef{color:#999;font-style:italic}
+tr.pooled td{border-top:2px solid #999;font-weight:600}
+tr.best td{background:#eaf6e6}
 .note{background:#fff6d5;border-left:4px solid #e0b000;padding:.5em 1em}
+.muted{color:#666;font-size:13px}
 .sim{color:#a33;font-weight:600}code,pre{background:#f5f5f5;padding:2px 4px}
-pre{white-space:pre-wrap;font-size:11px}img{max-width:100%}
-.answer{text-align:left;max-width:520px;white-space:pre-wrap}
+pre{white-space:pre-wrap;font-size:11px}
+figure{margin:.5em 0 1em}figure img{max-width:100%;border:1px solid #eee}
+figcaption{color:#555;font-size:13px}
+table.answers td,table.answers th{text-align:left}td.answer{max-width:620px;white-space:pre-wrap}
+td.bad{color:#a33;font-weight:600}
+details summary{cursor:pointer}
 """
 
+_EST = re.compile(r"^(?P<v>-?[0-9][^ ]*) \[(?P<lo>[^\]]+)\] \(n=(?P<n>\d+)\)$")
+_N_ONLY = re.compile(r"^(?P<v>.+?) \(n=(?P<n>\d+)\)$")
 
-def _table_html(t: pd.DataFrame) -> str:
+
+def _anchor(section: str) -> str:
+    return "sec-" + re.sub(r"[^a-z0-9_-]", "-", section.lower())
+
+
+def _header(name: str) -> str:
+    """A metric name that may wrap after its underscores."""
+    return escape(name).replace("_", "_<wbr>")
+
+
+def _breakable(text: str) -> str:
+    """Long names (ensembles of judges) may wrap after commas."""
+    return escape(text).replace(",", ",<wbr>")
+
+
+def _cell(text: str, show_n: bool = True) -> str:
+    """One estimate: value and CI on one line, n under them (unless stated once)."""
+    m = _EST.match(text) or _N_ONLY.match(text)
+    if m:
+        v = escape(m["v"])
+        if m["v"] == "undefined":
+            v = f'<span class="undef">{v}</span>'
+        ci = f' <span class="ci">[{escape(m["lo"])}]</span>' if "lo" in m.groupdict() else ""
+        n = f'<span class="n">n={m["n"]}</span>' if show_n else ""
+        return f'<td class="num">{v}{ci}{n}</td>'
+    return f'<td class="num">{escape(text)}</td>'
+
+
+def _unavailable(t: pd.DataFrame) -> list[str]:
+    """Columns that are undefined with n = 0 (or empty) in every row: no data at all."""
+    out = []
+    for c in t.columns:
+        vals = [str(v) for v in t[c]]
+        if all(v in ("", "—", "undefined (n=0)") for v in vals):
+            out.append(str(c))
+    return out
+
+
+def _split_rows(t: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(grid rows, summary rows): summary rows (e.g. "pooled" with only a correlation)
+    share no filled column with the first row, so they would leave a mostly empty grid."""
+    if len(t) < 2:
+        return t, t.iloc[0:0]
+
+    def filled(r: pd.Series) -> set[str]:
+        return {str(c) for c, v in r.items() if str(v) not in ("", "—")}
+
+    first = filled(t.iloc[0])
+    summary = [i for i in range(len(t)) if not (filled(t.iloc[i]) & first)]
+    if not summary:
+        return t, t.iloc[0:0]
+    rest = [i for i in range(len(t)) if i not in summary]
+    main, extra = t.iloc[rest], t.iloc[summary]
+    extra_cols = set().union(*(filled(extra.iloc[i]) for i in range(len(extra))))
+    main = main[[c for c in main.columns if str(c) not in extra_cols]]
+    return main, extra[[c for c in extra.columns if str(c) in extra_cols]]
+
+
+def _groups(section: str, cols: Sequence[str]) -> list[list[str]]:
+    """Column groups for one section: the stated ones, then the rest in chunks."""
+    left = list(cols)
+    out: list[list[str]] = []
+    for g in GROUPS.get(section, []):
+        got = [c for c in g if c in left]
+        if got:
+            out.append(got)
+            left = [c for c in left if c not in got]
+    while left:
+        out.append(left[:MAX_COLS])
+        left = left[MAX_COLS:]
+    return out
+
+
+def _key_parts(section: str, label: str) -> list[str]:
+    names, sep = KEY_COLUMNS.get(section, (("model",), ""))
+    if len(names) == 1:
+        return [label]
+    parts = label.split(sep, len(names) - 1) if sep in label else [label]
+    parts += [""] * (len(names) - len(parts))
+    first = KEY_FIRST.get(section, 0)
+    return [parts[first], *parts[:first], *parts[first + 1:]]
+
+
+def _key_names(section: str) -> list[str]:
+    names = list(KEY_COLUMNS.get(section, (("model",), ""))[0])
+    first = KEY_FIRST.get(section, 0)
+    return [names[first], *names[:first], *names[first + 1:]]
+
+
+def _shared_n(t: pd.DataFrame) -> str:
+    """The n of every estimate in the table when it is one and the same, else ""."""
+    ns = set()
+    for v in t.to_numpy().ravel():
+        m = _EST.match(str(v)) or _N_ONLY.match(str(v))
+        if m:
+            ns.add(m["n"])
+    return ns.pop() if len(ns) == 1 and t.size > 4 else ""
+
+
+def _grid(section: str, t: pd.DataFrame, cols: Sequence[str], best: str = "",
+          show_n: bool = True) -> str:
+    names = _key_names(section)
+    head = "".join(f'<th class="k">{escape(n)}</th>' for n in names)
+    head += "".join(f"<th>{_header(str(c))}</th>" for c in cols)
+    keys = [_key_parts(section, str(i)) for i in t.index]
+    # the first key column spans its consecutive equal rows when the key has several parts
+    spans: list[int] = []
+    for i, k in enumerate(keys):
+        if len(names) > 1 and i and k[0] == keys[i - 1][0] and k[0]:
+            spans.append(0)
+            j = i - 1
+            while spans[j] == 0:
+                j -= 1
+            spans[j] += 1
+        else:
+            spans.append(1)
+    body = []
+    for i, (label, r) in enumerate(t[list(cols)].iterrows()):
+        k = keys[i]
+        cells = ""
+        for p, part in enumerate(k):
+            if p == 0 and spans[i] == 0:
+                continue
+            span = f' rowspan="{spans[i]}"' if p == 0 and spans[i] > 1 else ""
+            cells += f'<td class="k"{span}>{_breakable(part)}</td>'
+        cells += "".join(_cell(str(v), show_n) for v in r.tolist())
+        cls = ' class="pooled"' if str(label) == "pooled" else \
+            (' class="best"' if best and str(label) == best else "")
+        body.append(f"<tr{cls}>{cells}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def _summary(extra: pd.DataFrame) -> str:
+    rows = []
+    for label, r in extra.iterrows():
+        for c, v in r.items():
+            if str(v) in ("", "—"):
+                continue
+            name = "pooled (all models)" if str(label) == "pooled" else str(label)
+            rows.append(f'<tr><td class="k">{escape(name)}</td><td class="k">'
+                        f"{escape(str(c))}</td>{_cell(str(v))}</tr>")
+    return ('<table><tr><th class="k">over</th><th class="k">metric</th><th>estimate</th>'
+            "</tr>" + "".join(rows) + "</table>")
+
+
+def _table_html(t: pd.DataFrame, section: str = "", best: str = "") -> str:
+    """A reader table: split into column groups and summary rows, undefined columns named."""
     if t.empty:
         return "<p><em>No data for this analysis in this workspace.</em></p>"
-    head = "".join(f"<th>{escape(str(c))}</th>" for c in [t.index.name or "", *t.columns])
-    body = []
-    for idx, r in t.iterrows():
-        cells = "".join(f"<td>{escape(str(v))}</td>" for v in r.tolist())
-        body.append(f"<tr><td>{escape(str(idx))}</td>{cells}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+    parts = []
+    gone = _unavailable(t)
+    main = t[[c for c in t.columns if str(c) not in gone]]
+    if section == "interceptor_sweep":  # the best config is stated above the table
+        main = main[[str(i) != "pooled" for i in main.index]]
+        main = main[[c for c in main.columns if str(c) != "best_f1"]]
+        extra = main.iloc[0:0]
+    else:
+        main, extra = _split_rows(main)
+    shared = _shared_n(main) if len(main.columns) else ""
+    if len(main.columns):
+        for g in _groups(section, [str(c) for c in main.columns]):
+            parts.append(_grid(section, main, g, best, show_n=not shared))
+    if shared:
+        parts.append(f'<p class="muted">n = {escape(shared)} for every estimate above.</p>')
+    if len(extra):
+        parts.append(_summary(extra))
+    if gone:
+        parts.append('<p class="muted">No data here (n = 0 in every row): '
+                     + escape(", ".join(gone)) + ".</p>")
+    return "".join(parts)
 
 
 def _img(name: str, png: bytes) -> str:
     data = base64.b64encode(png).decode()
-    return (f'<figure><img alt="{escape(name)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{escape(name)} (also figures/{escape(name)}.png/.svg)"
-            "</figcaption></figure>")
+    caption = FIGURE_CAPTIONS.get(name, name)
+    return (f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{escape(caption)} <span class=\"muted\">(figures/{escape(name)}"
+            ".png, .svg)</span></figcaption></figure>")
 
 
 def _notes(df: pd.DataFrame | None) -> str:
@@ -73,6 +310,16 @@ def _notes(df: pd.DataFrame | None) -> str:
         return ""
     notes = sorted({n for n in df["note"].astype(str) if n.startswith("warning")})
     return "".join(f'<p class="note">{escape(n)}</p>' for n in notes)
+
+
+def _best_config(df: pd.DataFrame | None) -> tuple[str, str]:
+    """(config, "F1 = …") of the sweep's best configuration, or ("", "")."""
+    if df is None or df.empty:
+        return "", ""
+    b = df[df["metric"] == "best_f1"]
+    if b.empty:
+        return "", ""
+    return str(b["note"].iloc[0]), f"F1 = {float(b['value'].iloc[0]):.3f}"
 
 
 def simulation_check_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -99,19 +346,47 @@ def simulation_check_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     return out.set_index("model") if not out.empty else out
 
 
+def _simulation_check_table(t: pd.DataFrame) -> str:
+    head = '<th class="k">model</th><th class="k">metric</th>' + "".join(
+        f"<th>{escape(str(c))}</th>" for c in t.columns[1:])
+    body = []
+    models = list(t.index)
+    for i, (model, r) in enumerate(t.iterrows()):
+        cells = ""
+        if i == 0 or models[i - 1] != model:
+            # consecutive rows of one model share its cell
+            span = 1
+            while i + span < len(models) and models[i + span] == model:
+                span += 1
+            cells += f'<td class="k" rowspan="{span}">{escape(str(model))}</td>'
+        vals = r.tolist()
+        cells += f'<td class="k">{escape(str(vals[0]))}</td>'
+        for c, v in zip(t.columns[1:], vals[1:], strict=True):
+            bad = ' class="bad"' if c == "covered" and v == "NO" else ""
+            cells += f"<td{bad}>{escape(str(v))}</td>"
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
 def _simulation_check_html(rows: Sequence[Mapping[str, Any]]) -> str:
     if not rows:
         return ""
     covered = sum(bool(r["covered"]) for r in rows)
     judge = rows[0].get("judge", "")
     return (
-        "<h2>Simulation check (known truth)</h2>"
+        f'<h2 id="{_anchor("simulation_check")}">Simulation check (known truth)</h2>'
         "<p>Simulated agents have stated parameters, so the pipeline must recover them: "
         f"{covered} of {len(rows)} true values lie inside their 95% bootstrap CI (S3 by the "
         f"<b>{escape(str(judge))}</b> judge; p2:semantic_wrong traces). A true value outside "
         "its CI is a measurement problem to investigate, not a finding.</p>"
-        + _table_html(simulation_check_frame(rows))
+        + _simulation_check_table(simulation_check_frame(rows))
     )
+
+
+def _s3_text(v: Any) -> str:
+    if v is None or v is pd.NA or (isinstance(v, float) and v != v):
+        return "unjudged"
+    return "wrong" if bool(v) else "correct"
 
 
 def render_html(
@@ -122,9 +397,11 @@ def render_html(
     runs: Sequence[Mapping[str, Any]],
     examples: pd.DataFrame,
     figure_sections: Mapping[str, Sequence[str]],
+    interceptor_conditions: Sequence[str] = (),
 ) -> str:
     info = result.info
-    parts = ["<!doctype html><html><head><meta charset='utf-8'>",
+    parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+             "<meta name='viewport' content='width=device-width, initial-scale=1'>",
              "<title>agentprop report</title>", f"<style>{CSS}</style></head><body>",
              "<h1>agentprop report</h1>"]
     facts = [f"Primary judge (S3): <b>{escape(str(info.get('primary_judge')))}</b>",
@@ -142,6 +419,11 @@ def render_html(
     if sims:
         facts.append('<span class="sim">simulated models (not real LLMs): '
                      + escape(", ".join(sims)) + "</span>")
+    simcheck = info.get("simulation_check") or []
+    if simcheck:
+        covered = sum(bool(r["covered"]) for r in simcheck)
+        facts.append(f'simulation check: {covered} of {len(simcheck)} true values inside '
+                     f'their 95% CI (<a href="#{_anchor("simulation_check")}">details</a>)')
     parts.append("<ul>" + "".join(f"<li>{f}</li>" for f in facts) + "</ul>")
     if not info.get("has_labels"):
         ref = info.get("agreement_reference")
@@ -153,30 +435,58 @@ def render_html(
             "validated against humans and no rate is human-calibrated. " + ref_txt +
             " To collect labels: <code>agentprop label sample --workspace W</code>, then "
             "<code>agentprop label serve --workspace W</code>.</p>")
-    parts.append(_simulation_check_html(info.get("simulation_check") or []))
-    for section, t in tables.items():
-        parts.append(f"<h2>{escape(TITLES.get(section, section))}</h2>")
+
+    order = [s for s in ORDER if s in tables] + [s for s in tables if s not in ORDER]
+    toc = [(s, TITLES.get(s, s)) for s in order]
+    if simcheck:
+        toc.append(("simulation_check", "Simulation check (known truth)"))
+    toc += [("examples", "Sample answers"), ("manifest", "Run manifest")]
+    parts.append('<nav class="toc"><b>Contents</b><ol>' + "".join(
+        f'<li><a href="#{_anchor(s)}">{escape(title)}</a></li>' for s, title in toc)
+        + "</ol></nav>")
+
+    for section in order:
+        t = tables[section]
+        parts.append(f'<h2 id="{_anchor(section)}">{escape(TITLES.get(section, section))}'
+                     "</h2>")
         if section in EXPLAIN:
             parts.append(f"<p>{escape(EXPLAIN[section])}</p>")
+        if section == "interceptor" and interceptor_conditions:
+            parts.append('<p class="muted">Conditions run with both arms: '
+                         + escape(", ".join(interceptor_conditions)) + ".</p>")
+        best, best_txt = ("", "")
+        if section == "interceptor_sweep":
+            best, best_txt = _best_config(result.tables.get(section))
+            if best:
+                parts.append(f"<p>Best configuration by F1 (highlighted): <b>{escape(best)}"
+                             f"</b> ({escape(best_txt)}).</p>")
         parts.append(_notes(result.tables.get(section)))
-        parts.append(_table_html(t))
+        parts.append(_table_html(t, section, best))
         for name in figure_sections.get(section, []):
             if name in pngs:
                 parts.append(_img(name, pngs[name]))
-        parts.append(f"<p>Tables: tables/{escape(section)}.md | .tex | .csv</p>")
-    parts.append("<h2>Sample answers</h2>")
+        parts.append(f'<p class="muted">Tables: tables/{escape(section)}.md | .tex | .csv</p>')
+    parts.append(_simulation_check_html(simcheck))
+    parts.append(f'<h2 id="{_anchor("examples")}">Sample answers</h2>')
     if examples.empty:
         parts.append("<p><em>No answers.</em></p>")
     else:
         rows = []
         for r in examples.itertuples(index=False):
-            rows.append("<tr>" + "".join(
-                f"<td>{escape(str(v))}</td>" for v in (r.trace_id, r.model, r.condition, r.S3)
-            ) + f'<td class="answer">{escape(str(r.answer))}</td></tr>')
-        parts.append("<table><tr><th>trace</th><th>model</th><th>condition</th>"
-                     "<th>S3 (wrong)</th><th>answer</th></tr>" + "".join(rows) + "</table>")
-    parts.append("<h2>Run manifest</h2>")
-    parts.append("<pre>" + escape(json.dumps(list(runs), indent=2, default=str)) + "</pre>")
+            s3 = _s3_text(r.S3)
+            bad = ' class="bad"' if s3 == "wrong" else ""
+            rows.append(
+                f"<tr><td><code>{escape(str(r.trace_id))}</code></td>"
+                f"<td>{escape(str(r.model))}</td><td>{escape(str(r.condition))}</td>"
+                f"<td{bad}>{escape(s3)}</td>"
+                f'<td class="answer">{escape(str(r.answer))}</td></tr>')
+        parts.append('<table class="answers"><tr><th>trace</th><th>model</th>'
+                     "<th>condition</th><th>S3 (primary judge)</th><th>answer</th></tr>"
+                     + "".join(rows) + "</table>")
+    parts.append(f'<h2 id="{_anchor("manifest")}">Run manifest</h2>')
+    parts.append(f"<details><summary>{len(runs)} run(s): configuration as recorded "
+                 "(click to show)</summary><pre>"
+                 + escape(json.dumps(list(runs), indent=2, default=str)) + "</pre></details>")
     parts.append("<p>All numbers: numbers.json (names documented in docs/numbers.md).</p>")
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from agentprop.analysis import AnalysisResult
 from agentprop.cli import app
 from agentprop.core import (
     FinalEvent,
@@ -20,6 +23,8 @@ from agentprop.core import (
     Verdict,
     WorkUnit,
 )
+from agentprop.report import build_report
+from agentprop.report._html import _table_html
 from agentprop.store import Workspace
 
 RELEASE = Path(__file__).parents[1] / "fixtures" / "agenthallu-release"
@@ -131,3 +136,58 @@ def test_analyze_on_empty_workspace_is_one_line_error(tmp_path: Path) -> None:
     assert res.exit_code != 0 and "no traces" in res.output
     res = runner.invoke(app, ["report", "--workspace", str(tmp_path / "missing")])
     assert res.exit_code != 0 and "Traceback" not in res.output
+
+
+def test_report_reads_in_order_with_contents(sim_workspace: Path) -> None:
+    res = runner.invoke(app, ["report", "--workspace", str(sim_workspace),
+                              "--resamples", "50"])
+    assert res.exit_code == 0, res.output
+    html = (sim_workspace / "report" / "index.html").read_text(encoding="utf-8")
+    assert '<nav class="toc">' in html and 'href="#sec-propagation"' in html
+    # headline propagation first, then judges, the interceptor, the raw material last
+    at = [html.index(f'<h2 id="sec-{s}"') for s in
+          ("propagation", "judges", "interceptor", "examples", "manifest")]
+    assert at == sorted(at)
+    # an estimate is laid out as value, CI, and n under it; n is never dropped silently
+    assert '<span class="ci">[' in html and '<span class="n">n=' in html
+    # the answer's S3 is said in words, not as a Python bool
+    assert ">wrong</td>" in html and ">True</td>" not in html
+
+
+def _tidy(rows: list[tuple[str, str, str, float, int]]) -> pd.DataFrame:
+    return pd.DataFrame([{"judge": j, "reference": r, "key": f"{j}~{r}", "metric": m,
+                          "value": v, "n": n, "ci_lo": v - 0.1, "ci_hi": v + 0.1, "note": ""}
+                         for j, r, m, v, n in rows])
+
+
+def test_long_judge_names_fit_in_figures_and_table(tmp_path: Path) -> None:
+    ens = "ensemble:sim-judge/strict,sim-judge/lenient,sim-judge/noisy"
+    rows = [(j, ens, m, v, 100) for j in ("facts", "heuristic<b>")
+            for m, v in (("kappa", 0.8), ("agreement", 0.9))]
+    rows += [(ens, "facts", "kappa", 0.7, 100)]
+    rows += [(j, r, c, float(k), 100) for j, r in (("facts", ens), (ens, "facts"))
+             for c, k in (("tp", 40), ("fp", 10), ("fn", 5), ("tn", 45))]
+    result = AnalysisResult(tables={"judges": _tidy(rows)},
+                            info={"primary_judge": "facts", "agreement_reference": "facts"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Tight layout not applied" must not come back
+        index = build_report(result, tmp_path / "report")
+    html = index.read_text(encoding="utf-8")
+    assert "heuristic&lt;b&gt;" in html and "heuristic<b>" not in html
+    # the reference gets its own column, grouped, and may wrap after its commas
+    assert '<th class="k">reference</th><th class="k">judge</th>' in html
+    assert 'rowspan="2">ensemble:<wbr>' not in html  # escape happens before <wbr>
+    assert "sim-judge/strict,<wbr>sim-judge/lenient" in html
+    assert (tmp_path / "report" / "figures" / "confusion_matrix.png").exists()
+
+
+def test_undefined_columns_and_pooled_only_rows_leave_the_grid() -> None:
+    t = pd.DataFrame({"rejection": ["0.500 [0.400, 0.600] (n=10)", ""],
+                      "correction_rate": ["undefined (n=0)", ""],
+                      "spearman_rho": ["", "0.100 [-0.500, 0.700] (n=9)"]},
+                     index=pd.Index(["m<1>", "pooled"], name="key"))
+    html = _table_html(t, "rejection_recovery")
+    assert "No data here (n = 0 in every row): correction_rate." in html
+    assert "m&lt;1&gt;" in html and "pooled (all models)" in html
+    grid = html.split("</table>")[0]
+    assert "spearman_rho" not in grid and "correction_rate" not in grid
