@@ -38,16 +38,47 @@ def _url(path: str, **params: str) -> str:
 
 
 _STYLE = """
-body{font-family:system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;
-color:#222}
-pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.6rem;
-border-radius:4px;margin:.2rem 0 1rem}
-h2{font-size:1rem;margin:.8rem 0 .2rem;color:#555}
-.bar{display:flex;gap:.5rem;align-items:center;margin:.8rem 0}
-button{font-size:1rem;padding:.4rem .9rem;cursor:pointer}
-button.current{outline:3px solid #2a6;font-weight:bold}
-.muted{color:#777}.progress{font-weight:bold}
-textarea{width:100%;min-height:3rem}
+body{font-family:system-ui,sans-serif;max-width:60rem;margin:0 auto 2rem;padding:0 1rem;
+color:#222;line-height:1.45}
+header{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;align-items:center;padding:.7rem 0;
+border-bottom:1px solid #ddd;margin-bottom:1rem}
+header .title{font-weight:600}header .grow{flex:1}
+progress{width:10rem;height:.7rem;vertical-align:middle}
+.progress{font-weight:bold;display:inline}
+h1{font-size:1.6rem;margin:1.2rem 0 .6rem}
+h2{font-size:.8rem;margin:0 0 .25rem;color:#555;text-transform:uppercase;
+letter-spacing:.04em}
+.box{border:1px solid #ddd;border-left-width:5px;border-radius:4px;padding:.6rem .8rem;
+margin:0 0 1rem}
+.box pre{white-space:pre-wrap;word-break:break-word;margin:0;font:inherit}
+.q{border-left-color:#888;background:#fafafa}.q pre{font-size:1.15rem;font-weight:500}
+.ref{border-left-color:#2a8a3e;background:#f1f9f2}
+.ans{border-left-color:#2b62c4;background:#f0f5fd}
+details{margin:0 0 1rem;border:1px solid #e3e3e3;border-radius:4px;padding:.4rem .8rem}
+details summary{cursor:pointer;color:#444}
+details h3{font-size:.9rem;margin:.6rem 0 .2rem;font-family:monospace;word-break:break-all}
+details pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5rem;
+border-radius:4px;margin:0 0 .6rem;font-size:.85rem}
+.decide{border:1px solid #ccc;border-radius:6px;padding:.7rem .8rem;margin:0 0 1rem;
+background:#fcfcfc}
+.bar{display:flex;flex-wrap:wrap;gap:.6rem;align-items:center;margin:.2rem 0 .6rem}
+button{font-size:1.05rem;padding:.5rem 1.1rem;cursor:pointer;border-radius:5px;
+border:1px solid #999;background:#fff}
+#btn-correct{border-color:#2a8a3e;color:#1d6b2f}
+#btn-incorrect{border-color:#b3261e;color:#8f1d17}
+#btn-unsure{border-color:#777;color:#444}
+button:hover{background:#f2f2f2}
+button.current{outline:3px solid #2a6;outline-offset:1px;font-weight:bold}
+kbd{font-family:monospace;font-size:.8em;border:1px solid #bbb;border-bottom-width:2px;
+border-radius:3px;padding:0 .3em;background:#f7f7f7;color:#333}
+.nav{display:flex;gap:1.5rem;align-items:center;margin:.4rem 0}
+.muted{color:#666}h2 .muted{text-transform:none;letter-spacing:0;font-size:.9rem}
+label.note{display:block;font-size:.85rem;color:#555;margin-top:.3rem}
+textarea{width:100%;box-sizing:border-box;min-height:2.6rem;font:inherit;margin-top:.2rem}
+input#annotator{font-size:1.05rem;padding:.45rem .6rem;width:16rem}
+.card{border:1px solid #ddd;border-radius:6px;padding:1rem 1.2rem;margin:1rem 0}
+.card>p:first-child{margin-top:0}
+.counts{display:flex;gap:1.5rem;margin:.6rem 0}.counts b{font-size:1.4rem;display:block}
 """
 
 _SCRIPT = """
@@ -74,6 +105,7 @@ def _page(title: str, body: str, nonce: str, *, script: bool = False) -> str:
     js = f'<script nonce="{nonce}">{_SCRIPT}</script>' if script else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title><style nonce=\"{nonce}\">{_STYLE}</style></head>"
         f"<body>{body}{js}</body></html>"
     )
@@ -99,7 +131,7 @@ def _observations_html(trace: Trace) -> str:
             if proposed is not None and proposed.arguments != ev.arguments:
                 head += "  [proposed: " + json.dumps(proposed.arguments, ensure_ascii=False) + "]"
             obs = json.dumps(ev.observation, indent=2, ensure_ascii=False)
-            parts.append(f"<h2>{esc(head)}</h2><pre>{esc(obs)}</pre>")
+            parts.append(f"<h3>{esc(head)}</h3><pre>{esc(obs)}</pre>")
     if not parts:
         return '<p class="muted">No tool calls.</p>'
     return "".join(parts)
@@ -202,11 +234,17 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
                 n = len(ws.label_sample())
             body = (
                 "<h1>agentprop · label answers</h1>"
-                f"<p>The sample has {n} item(s). Enter your name to start or resume.</p>"
+                '<div class="card">'
+                "<p>For each item you see the question, the reference answer and the agent's "
+                "final answer. Mark the agent's answer <b>correct</b>, <b>incorrect</b> or "
+                "<b>unsure</b> (when you cannot tell). Keyboard: <kbd>c</kbd> <kbd>i</kbd> "
+                "<kbd>u</kbd> to label, <kbd>n</kbd>/<kbd>b</kbd> to move.</p>"
+                f"<p>The sample has <b>{n}</b> item(s). Enter your name to start; with the "
+                "same name you resume where you stopped.</p>"
                 '<form method="get" action="/label">'
                 f'<input id="annotator" name="annotator" maxlength="{MAX_NAME}" required '
                 'autofocus placeholder="your name"> <button id="start" type="submit">Start'
-                "</button></form>"
+                "</button></form></div>"
             )
             if n == 0:
                 body += ('<p class="muted">No label sample yet: run '
@@ -250,35 +288,47 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             buttons = "".join(
                 f'<button type="submit" name="label" value="{v}" id="btn-{v}"'
                 f'{cur if current and current.label == v else ""}>'
-                f"{v.capitalize()} ({v[0]})</button>"
+                f"{v.capitalize()} <kbd>{v[0]}</kbd></button>"
                 for v in LABELS
             )
             n_obs = sum(1 for ev in trace.events if isinstance(ev, ToolResultEvent))
+            n_done = sum(1 for t in st.queue if t in st.mine)
+            # the decision comes right after the answer, so opening the observations never
+            # pushes the buttons off the screen
             body = (
-                f'<p class="muted">annotator <b id="who">{esc(annotator)}</b> · '
-                f'<a href="/">switch</a></p>'
-                f'<p class="progress" id="progress">{i + 1} / {n}</p>'
-                f'<p class="muted">labelled {sum(1 for t in st.queue if t in st.mine)} of {n}'
-                + (f' · current label: <b id="current">{esc(current.label)}</b>'
-                   if current else "") + "</p>"
-                f'<h2>Question</h2><pre id="question">{esc(question)}</pre>'
-                f'<h2>Reference answer</h2><pre id="reference">{esc(reference)}</pre>'
-                f'<h2>Agent\'s final answer</h2><pre id="answer">{esc(_answer_text(trace))}</pre>'
-                f'<details id="obs"><summary>Tool observations ({n_obs}) — press t</summary>'
-                f"{_observations_html(trace)}</details>"
-                '<form method="post" action="/label" id="form">'
+                '<header><span class="title">agentprop · labels</span>'
+                f'<span>item <span class="progress" id="progress">{i + 1} / {n}</span></span>'
+                f'<span class="muted"><progress max="{n}" value="{n_done}"></progress> '
+                f"labelled {n_done} of {n}</span>"
+                '<span class="grow"></span>'
+                f'<span class="muted">annotator <b id="who">{esc(annotator)}</b> · '
+                '<a href="/">switch</a></span></header>'
+                f'<div class="box q"><h2>Question</h2><pre id="question">{esc(question)}</pre>'
+                "</div>"
+                '<div class="box ref"><h2>Reference answer</h2>'
+                f'<pre id="reference">{esc(reference)}</pre></div>'
+                '<div class="box ans"><h2>Agent\'s final answer</h2>'
+                f'<pre id="answer">{esc(_answer_text(trace))}</pre></div>'
+                '<form method="post" action="/label" id="form" class="decide">'
                 f'<input type="hidden" name="annotator" value="{esc(annotator)}">'
                 f'<input type="hidden" name="trace" value="{esc(trace.id)}">'
-                '<h2>Note (optional)</h2>'
+                '<h2>Is the agent\'s answer correct?'
+                + (f' <span class="muted">(your label: <b id="current">{esc(current.label)}'
+                   "</b>)</span>" if current else "") + "</h2>"
+                f'<div class="bar">{buttons}</div>'
+                '<label class="note" for="note">Note (optional, saved with the label)</label>'
                 f'<textarea name="note" id="note" maxlength="{MAX_NOTE}">'
-                f"{esc(current.note if current else '')}</textarea>"
-                f'<div class="bar">{buttons}</div></form>'
-                '<div class="bar">'
-                + (f'<a id="back" href="{esc(back)}">← back (b)</a>' if back
+                f"{esc(current.note if current else '')}</textarea></form>"
+                '<div class="nav">'
+                + (f'<a id="back" href="{esc(back)}">← back <kbd>b</kbd></a>' if back
                    else '<span class="muted">← back</span>')
-                + f' <a id="next" href="{esc(nxt)}">next (n) →</a></div>'
-                '<p class="muted">Keys: c correct · i incorrect · u unsure · n/→ next · '
-                "b/← back · t observations</p>"
+                + f'<a id="next" href="{esc(nxt)}">next <kbd>n</kbd> →</a>'
+                '<span class="muted">skip without labelling</span></div>'
+                f'<details id="obs"><summary>Tool observations ({n_obs}) <kbd>t</kbd>'
+                f"</summary>{_observations_html(trace)}</details>"
+                '<p class="muted">Keys: <kbd>c</kbd> correct · <kbd>i</kbd> incorrect · '
+                "<kbd>u</kbd> unsure · <kbd>n</kbd>/<kbd>→</kbd> next · <kbd>b</kbd>/"
+                "<kbd>←</kbd> back · <kbd>t</kbd> observations</p>"
             )
             self._send(HTTPStatus.OK, _page(f"item {i + 1}", body, nonce, script=True), nonce)
 
@@ -294,13 +344,31 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             nonce = secrets.token_urlsafe(12)
             left = len(st.queue) - len(done)
             first = _url("/label", annotator=annotator, trace=st.queue[0]) if st.queue else "/"
+            if not st.queue:
+                body = (
+                    '<h1 id="done">Nothing to label</h1><div class="card">'
+                    f"<p>There is no item for <b>{esc(annotator)}</b>: the sample is empty, "
+                    "or its items are assigned to or already labelled by other annotators."
+                    "</p><p>To add items: <code>agentprop label sample --workspace W</code>"
+                    ' (see its options for overlap and annotators). <a href="/">back</a>'
+                    "</p></div>"
+                )
+                self._send(HTTPStatus.OK, _page("done", body, nonce), nonce)
+                return
             body = (
                 f'<h1 id="done">{"Done" if left == 0 else "Not finished"}</h1>'
-                f"<p>{esc(annotator)}: labelled {len(done)} of {len(st.queue)} item(s)"
-                + (f", {left} left" if left else "") + ". "
-                + ", ".join(f"{esc(k)} {v}" for k, v in counts.items()) + ".</p>"
-                f'<p><a href="{esc(first)}">review from the start</a> · '
-                f'<a href="{esc(_url("/label", annotator=annotator))}">resume</a></p>'
+                '<div class="card">'
+                f"<p><b>{esc(annotator)}</b>: labelled {len(done)} of {len(st.queue)} item(s)"
+                + (f", <b>{left} left</b>" if left else "") + ".</p>"
+                f'<p><progress max="{max(1, len(st.queue))}" value="{len(done)}"></progress>'
+                "</p>"
+                '<div class="counts">' + "".join(
+                    f"<span><b>{v}</b>{esc(k)}</span>" for k, v in counts.items()) + "</div>"
+                + ("<p>Thank you. The labels are saved in the workspace; "
+                   "<code>agentprop report</code> uses them.</p>" if left == 0 else "")
+                + f'<p><a href="{esc(first)}">review from the start</a> · '
+                f'<a href="{esc(_url("/label", annotator=annotator))}">'
+                + ("resume" if left else "check for new items") + "</a></p></div>"
             )
             self._send(HTTPStatus.OK, _page("done", body, nonce), nonce)
 

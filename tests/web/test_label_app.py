@@ -135,3 +135,48 @@ def test_label_three_resume_and_escape(served: tuple[str, Path]) -> None:
     assert labels == {"tr-a": ("correct", ""), "tr-b": ("incorrect", "bleeding risk stated"),
                       "tr-c": ("unsure", ""), "tr-d": ("incorrect", ""),
                       "tr-e": ("correct", "")}
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return str(r.read().decode())
+
+
+def test_item_layout_question_reference_answer_then_decision(served: tuple[str, Path]) -> None:
+    url, _ = served
+    page = _get(url + "/label?annotator=x&trace=tr-a")
+    # three visually distinct boxes, in reading order, then the buttons, then observations
+    at = [page.index(s) for s in ('class="box q"', 'class="box ref"', 'class="box ans"',
+                                  'id="btn-correct"', 'id="obs"')]
+    assert at == sorted(at)
+    assert "<kbd>c</kbd>" in page and "<kbd>t</kbd>" in page  # shortcut hints on the page
+    assert '<progress max="5" value="0">' in page
+
+
+def test_empty_queue_says_nothing_to_label(served: tuple[str, Path]) -> None:
+    url, wsp = served
+    ws = Workspace(wsp)
+    ws.put_label_sample([{"trace_id": "tr-a", "position": 0, "stratum": "s",
+                          "annotators": "someone-else"}])
+    ws.close()
+    page = _get(url + "/done?annotator=x")
+    assert "Nothing to label" in page and ">Done<" not in page
+
+
+@pytest.mark.browser
+def test_buttons_stay_on_screen_with_observations_open(served: tuple[str, Path]) -> None:
+    _browser_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    url, _ = served
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"],
+                                    headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1000, "height": 480})
+            page.goto(url + "/label?annotator=x&trace=tr-a")
+            page.keyboard.press("t")
+            expect(page.locator("#obs pre")).to_be_visible()
+            expect(page.locator("#btn-correct")).to_be_in_viewport()
+        finally:
+            browser.close()
