@@ -43,9 +43,55 @@ def _outcomes(d: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _ab_rows(g: pd.DataFrame, keys: dict[str, Any], m: str, rng: np.random.Generator,
+             n_resamples: int) -> list[dict[str, Any]]:
+    """The A/B rows of one group of traces (a model, or a model under one condition)."""
+    rows: list[dict[str, Any]] = []
+    c = _outcomes(g[g["arm"] == "control"]).dropna()
+    t = _outcomes(g[g["arm"] == "treatment"]).dropna()
+    c = c.drop_duplicates(PAIR_ON)
+    t = t.drop_duplicates(PAIR_ON)
+    p = c.merge(t, on=PAIR_ON, suffixes=("_c", "_t"))
+    n = len(p)
+    rows.append(row(keys, m, "n_pairs", n, n))
+    rs = Resampler(np.arange(n), clusters=p["task_id"].astype(str).to_numpy() if n
+                   else None, n_resamples=n_resamples, rng=rng)
+    for arm, suf in (("control", "_c"), ("treatment", "_t")):
+        h, cor, ab = (p["hallucination" + suf].to_numpy(), p["correct" + suf].to_numpy(),
+                      p["abstained" + suf].to_numpy())
+        rows.append(row(keys, m, f"hallucination_{arm}", rs.ratio(h)))
+        rows.append(row(keys, m, f"correct_{arm}", rs.ratio(cor)))
+        rows.append(row(keys, m, f"abstention_{arm}", rs.ratio(ab)))
+        rows.append(row(keys, m, f"coverage_{arm}", rs.ratio(1 - ab)))
+        rows.append(row(keys, m, f"selective_accuracy_{arm}", rs.ratio(cor, 1 - ab)))
+    hc, ht = p["hallucination_c"].to_numpy(), p["hallucination_t"].to_numpy()
+    rows.append(row(keys, m, "delta_hallucination", rs.ratio(ht - hc)))
+    rows.append(row(keys, m, "delta_correct",
+                    rs.ratio(p["correct_t"].to_numpy() - p["correct_c"].to_numpy())))
+    saved = int(((hc == 1) & (ht == 0)).sum())
+    broken = int(((hc == 0) & (ht == 1)).sum())
+    rows.append(row(keys, m, "saved", saved, n))
+    rows.append(row(keys, m, "broken", broken, n))
+    mc = mcnemar_test(saved, broken)
+    rows.append(row(keys, m, "mcnemar_p", mc.p_exact, saved + broken))
+    rows.append(row(keys, m, "mcnemar_midp", mc.p_midp, saved + broken))
+    x_c, x_t = int(hc.sum()), int(ht.sum())
+    _, zp = two_proportion_z(x_c, n, x_t, n)
+    rows.append(row(keys, m, "ztest_p", zp, n,
+                    note="unpaired two-proportion z test (paper-compatible)"))
+    eff = cohens_h(x_c / n, x_t / n) if n else math.nan
+    rows.append(row(keys, m, "cohens_h", eff, n))
+    rows.append(row(keys, m, "power", achieved_power(eff, n, n), n))
+    return rows
+
+
 def interceptor_ab(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
                    seed: int = SEED) -> pd.DataFrame:
     """Per model: rates per arm, Δ with paired CI, saved/broken, McNemar, z test, h, power.
+
+    Key = model (all conditions pooled); a model evaluated under several conditions also
+    gets rows keyed ``model|condition``, since an interceptor can help against one error
+    type and not another.
 
     Metrics (key = model): `hallucination_control`, `hallucination_treatment`,
     `correct_*`, `abstention_*`, `coverage_*` (1 − abstention), `selective_accuracy_*`
@@ -62,43 +108,12 @@ def interceptor_ab(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
     if "error" in d:
         d = d[~d["error"].fillna(False).astype(bool)]
     for model, g in d.groupby("model", sort=True):
-        c = _outcomes(g[g["arm"] == "control"]).dropna()
-        t = _outcomes(g[g["arm"] == "treatment"]).dropna()
-        c = c.drop_duplicates(PAIR_ON)
-        t = t.drop_duplicates(PAIR_ON)
-        p = c.merge(t, on=PAIR_ON, suffixes=("_c", "_t"))
-        keys = {"model": model}
-        m = str(model)
-        n = len(p)
-        rows.append(row(keys, m, "n_pairs", n, n))
-        rs = Resampler(np.arange(n), clusters=p["task_id"].astype(str).to_numpy() if n
-                       else None, n_resamples=n_resamples, rng=rng)
-        for arm, suf in (("control", "_c"), ("treatment", "_t")):
-            h, cor, ab = (p["hallucination" + suf].to_numpy(), p["correct" + suf].to_numpy(),
-                          p["abstained" + suf].to_numpy())
-            rows.append(row(keys, m, f"hallucination_{arm}", rs.ratio(h)))
-            rows.append(row(keys, m, f"correct_{arm}", rs.ratio(cor)))
-            rows.append(row(keys, m, f"abstention_{arm}", rs.ratio(ab)))
-            rows.append(row(keys, m, f"coverage_{arm}", rs.ratio(1 - ab)))
-            rows.append(row(keys, m, f"selective_accuracy_{arm}", rs.ratio(cor, 1 - ab)))
-        hc, ht = p["hallucination_c"].to_numpy(), p["hallucination_t"].to_numpy()
-        rows.append(row(keys, m, "delta_hallucination", rs.ratio(ht - hc)))
-        rows.append(row(keys, m, "delta_correct",
-                        rs.ratio(p["correct_t"].to_numpy() - p["correct_c"].to_numpy())))
-        saved = int(((hc == 1) & (ht == 0)).sum())
-        broken = int(((hc == 0) & (ht == 1)).sum())
-        rows.append(row(keys, m, "saved", saved, n))
-        rows.append(row(keys, m, "broken", broken, n))
-        mc = mcnemar_test(saved, broken)
-        rows.append(row(keys, m, "mcnemar_p", mc.p_exact, saved + broken))
-        rows.append(row(keys, m, "mcnemar_midp", mc.p_midp, saved + broken))
-        x_c, x_t = int(hc.sum()), int(ht.sum())
-        _, zp = two_proportion_z(x_c, n, x_t, n)
-        rows.append(row(keys, m, "ztest_p", zp, n,
-                        note="unpaired two-proportion z test (paper-compatible)"))
-        eff = cohens_h(x_c / n, x_t / n) if n else math.nan
-        rows.append(row(keys, m, "cohens_h", eff, n))
-        rows.append(row(keys, m, "power", achieved_power(eff, n, n), n))
+        rows += _ab_rows(g, {"model": model}, str(model), rng, n_resamples)
+        conditions = sorted(g["condition"].dropna().unique())
+        if len(conditions) > 1:  # pooled above; each condition on its own too
+            for cond in conditions:
+                rows += _ab_rows(g[g["condition"] == cond], {"model": model},
+                                 f"{model}|{cond}", rng, n_resamples)
     return frame(rows, cols)
 
 
@@ -116,7 +131,8 @@ def sweep_table(sweep: pd.DataFrame | None) -> pd.DataFrame:
     cols = ["config"]
     if sweep is None or sweep.empty:
         return frame(rows, cols)
-    best: tuple[float, str] = (-math.inf, "")
+    best: tuple[float, float, str] = (-math.inf, -math.inf, "")
+    chosen = ""
     for _, r in sweep.iterrows():
         l3 = r.get("l3", "")
         l3s = ("on" if l3 else "off") if isinstance(l3, bool | np.bool_) else str(l3)
@@ -130,8 +146,14 @@ def sweep_table(sweep: pd.DataFrame | None) -> pd.DataFrame:
                 v = float(r[metric]) if pd.notna(r[metric]) else math.nan
                 rows.append(row({"config": cfg}, cfg, metric, Estimate(v, n)))
         f1 = float(r["f1"]) if "f1" in r and pd.notna(r["f1"]) else -math.inf
-        if f1 > best[0]:
-            best = (f1, cfg)
-    if best[1]:
-        rows.append(row({"config": ""}, "", "best_f1", best[0], 0, note=best[1]))
+        ab = float(r["abstention"]) if "abstention" in r and pd.notna(r["abstention"]) \
+            else math.inf
+        if (f1, -ab) > best[:2]:  # the interceptor's rule: best F1, ties → fewer abstentions
+            best = (f1, -ab, cfg)
+        if "best" in r and pd.notna(r["best"]) and bool(r["best"]):  # the sweep's own pick
+            chosen = cfg
+    if chosen or best[2]:
+        pick = chosen or best[2]
+        f1_of = {x["key"]: x["value"] for x in rows if x["metric"] == "f1"}
+        rows.append(row({"config": ""}, "", "best_f1", f1_of.get(pick, best[0]), 0, note=pick))
     return frame(rows, cols)

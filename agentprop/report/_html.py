@@ -70,6 +70,7 @@ EXPLAIN = {
 # the row key of each section, split into columns (names, separator in the key)
 KEY_COLUMNS: dict[str, tuple[tuple[str, ...], str]] = {
     "propagation_by_type": (("model", "error type"), "|"),
+    "interceptor": (("model", "condition"), "|"),
     "judges": (("judge", "reference"), "~"),
     "interceptor_sweep": (("configuration",), ""),
     "calibration": (("judge",), ""),

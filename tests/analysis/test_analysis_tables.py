@@ -144,6 +144,23 @@ def test_interceptor_saved_broken_and_rates() -> None:
     assert 0 < lookup(t, "mcnemar_p", "m") <= 1
 
 
+def test_interceptor_split_by_condition_when_several() -> None:
+    rows = []
+    for i in range(4):  # under "a" the interceptor saves every pair, under "b" none
+        rows.append(row("m", f"t{i}", cond="a", arm="control", s3=True))
+        rows.append(row("m", f"t{i}", cond="a", arm="treatment", s3=True, abstained=True))
+        rows.append(row("m", f"t{i}", cond="b", arm="control", s3=True))
+        rows.append(row("m", f"t{i}", cond="b", arm="treatment", s3=True))
+    t = interceptor_ab(frame(rows), n_resamples=R)
+    assert lookup(t, "n_pairs", "m") == 8
+    assert lookup(t, "saved", "m") == 4
+    assert lookup(t, "saved", "m|a") == 4 and lookup(t, "n_pairs", "m|a") == 4
+    assert lookup(t, "saved", "m|b") == 0
+    assert lookup(t, "hallucination_treatment", "m|b") == pytest.approx(1.0)
+    one = interceptor_ab(frame([r for r in rows if r["condition"] == "a"]), n_resamples=R)
+    assert set(one["key"]) == {"m"}  # a single condition: no split rows
+
+
 def _verdicts(rows: list[tuple[str, str, bool | None]]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=["trace_id", "judge", "correct"])
     df["correct"] = df["correct"].astype("boolean")
@@ -222,6 +239,17 @@ def test_cross_domain_rank_correlation() -> None:
     assert lookup(t, "correct_retail", "a") == pytest.approx(0.6)
     assert lookup(t, "spearman_correct") == pytest.approx(1.0)
     assert lookup(t, "kendall_correct") == pytest.approx(1.0)
+
+
+def test_sweep_best_breaks_f1_ties_towards_fewer_abstentions() -> None:
+    base = {"tau_l1": 1, "tau_l2": 2, "l3": True, "n": 40, "precision": 0.8, "recall": 0.9}
+    sw = pd.DataFrame([{**base, "config": "many", "f1": 0.8, "abstention_rate": 0.5},
+                       {**base, "config": "few", "f1": 0.8, "abstention_rate": 0.2},
+                       {**base, "config": "worse", "f1": 0.7, "abstention_rate": 0.1}])
+    best = sweep_table(sw)
+    assert best[best["metric"] == "best_f1"]["note"].iloc[0] == "few"
+    chosen = sweep_table(sw.assign(best=[True, False, False]))  # the sweep's own pick wins
+    assert chosen[chosen["metric"] == "best_f1"]["note"].iloc[0] == "many"
 
 
 def test_sweep_table_and_manifest_nan_is_null() -> None:
