@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -54,6 +54,11 @@ def user_errors(fn: F) -> F:
             fail(f"file not found: {e.filename or e}")
         except PermissionError as e:
             fail(f"permission denied: {e.filename or e}")
+        except IsADirectoryError as e:
+            fail(f"{e.filename or e} is a folder, expected a file")
+        except OSError as e:  # any other file or socket problem is the user's environment
+            where = f" ({e.filename})" if e.filename else ""
+            fail(f"{e.strerror or e}{where}")
 
     return wrapper  # type: ignore[return-value]
 
@@ -62,3 +67,34 @@ def open_workspace(path: Path, *, create: bool = False) -> Any:
     from agentprop.store import Workspace
 
     return Workspace(path, create=create)
+
+
+def probe_base_url(base_url: str, timeout_s: float = 5.0) -> None:
+    """Fail fast on a base URL nothing listens on, instead of after minutes of retries.
+    Skipped behind a proxy (the direct connection would not be the one httpx makes)."""
+    import os
+    import socket
+    from urllib.parse import urlsplit
+
+    if any(k.lower().endswith("_proxy") and v for k, v in os.environ.items()):
+        return
+    try:
+        parts = urlsplit(base_url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        raise UserError(f"invalid base URL {base_url!r}") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise UserError(f"invalid base URL {base_url!r}: expected http(s)://host[:port]/...")
+    port = port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as e:
+        reason = e.strerror or type(e).__name__
+        raise UserError(f"cannot connect to {base_url}: {reason}") from None
+
+
+def probe_models(models: Iterable[Any]) -> None:
+    """Probe every distinct server the models will call (their `base_url`, when set)."""
+    urls = {u for m in models if isinstance(u := getattr(m, "base_url", None), str) and u}
+    for url in sorted(urls):
+        probe_base_url(url)

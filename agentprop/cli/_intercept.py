@@ -19,6 +19,7 @@ from agentprop.cli._common import (
     fail,
     open_workspace,
     print_json,
+    probe_models,
     user_errors,
 )
 
@@ -118,7 +119,7 @@ def evaluate_cmd(
                                help="best (the sweep's choice) or tau_l1=1,tau_l2=2,l3=on."),
     mode: str = typer.Option(None, "--mode", envvar="AGENTPROP_INTERCEPT_MODE",
                              help="abstain (default) or warn."),
-    seed: int = typer.Option(0, "--seed", envvar="AGENTPROP_SEED",
+    seed: int = typer.Option(0, "--seed", min=0, envvar="AGENTPROP_SEED",
                              help="Episode seed and task sample seed (same for both arms)."),
     concurrency: int = typer.Option(32, "--concurrency", envvar="AGENTPROP_CONCURRENCY"),
     judge: str = JudgeOpt,
@@ -150,7 +151,8 @@ def evaluate_cmd(
         raise UserError(f"invalid mode {mode!r}: use abstain or warn")
     suite = _suite(suite_file)
     models = list(dict.fromkeys(model))
-    make_models(models, workspace=None, suite=suite, use_cache=False)  # fail early
+    # fail early: an unknown model or an unreachable server, before any workspace is created
+    probe_models(make_models(models, workspace=None, suite=suite, use_cache=False).values())
     best = config.strip().lower() == "best"
     try:
         # Everything that can be checked without the workspace is checked before it is

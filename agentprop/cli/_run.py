@@ -19,6 +19,8 @@ from agentprop.cli._common import (
     fail,
     open_workspace,
     print_json,
+    probe_base_url,
+    probe_models,
     user_errors,
 )
 
@@ -64,30 +66,6 @@ def _select_tasks(suite: Any, domains: list[str], split: str, limit: int | None)
             suite, domains=chosen, split=None if split == "all" else split, n=limit, seed=0
         )
     )
-
-
-def _probe(base_url: str, timeout_s: float = 5.0) -> None:
-    """Fail fast on a base URL nothing listens on, instead of after minutes of retries.
-    Skipped behind a proxy (the direct connection would not be the one httpx makes)."""
-    import os
-    import socket
-    from urllib.parse import urlsplit
-
-    if any(k.lower().endswith("_proxy") and v for k, v in os.environ.items()):
-        return
-    try:
-        parts = urlsplit(base_url)
-        host, port = parts.hostname, parts.port
-    except ValueError:
-        raise UserError(f"invalid base URL {base_url!r}") from None
-    if parts.scheme not in ("http", "https") or not host:
-        raise UserError(f"invalid base URL {base_url!r}: expected http(s)://host[:port]/...")
-    port = port or (443 if parts.scheme == "https" else 80)
-    try:
-        socket.create_connection((host, port), timeout=timeout_s).close()
-    except OSError as e:
-        reason = e.strerror or type(e).__name__
-        raise UserError(f"cannot connect to {base_url}: {reason}") from None
 
 
 def _stored(workspace: Path, run_id: str) -> int:
@@ -211,7 +189,7 @@ def register(app: typer.Typer) -> None:
             help="At most N tasks, balanced over domain × difficulty.",
         ),
         seed: list[int] = typer.Option(
-            [0], "--seed", envvar="AGENTPROP_SEED", help="Episode seed (repeatable)."
+            [0], "--seed", min=0, envvar="AGENTPROP_SEED", help="Episode seed (repeatable)."
         ),
         condition: list[str] = typer.Option(
             ["baseline"],
@@ -269,7 +247,7 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"invalid max steps {max_steps}: must be at least 1")
         options = _parse_options(option)
         if base_url:
-            _probe(base_url)
+            probe_base_url(base_url)
             options["base_url"] = base_url
         suite = get_suite(suite_file)
         tasks = _select_tasks(suite, domain, split, limit)
@@ -287,11 +265,13 @@ def register(app: typer.Typer) -> None:
                 raise UserError(str(e)) from None
         models = list(dict.fromkeys(model))
         try:  # an unknown provider, profile or option fails before anything is written
-            make_models(
+            built = make_models(
                 models, workspace=None, suite=suite, model_options=options, use_cache=False
             )
         except RunError as e:
             raise UserError(str(e)) from None
+        if not base_url:  # e.g. OPENAI_BASE_URL: an unreachable server fails before the workspace
+            probe_models(built.values())
         rid = run_id or default_run_id(
             redact_secrets(
                 {
@@ -369,10 +349,14 @@ def register(app: typer.Typer) -> None:
         run_id: str = typer.Option(None, "--run-id", help="Only this run."),
         condition: str = typer.Option(None, "--condition", "-c", help="Only this condition."),
         status: str = typer.Option(None, "--status", help="ok, error or step_limit."),
-        limit: int = typer.Option(50, "--limit", "-n", help="Show at most N (newest last)."),
+        limit: int = typer.Option(
+            50, "--limit", "-n", min=0, help="Show at most N (newest last)."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print JSON rows."),
     ) -> None:
         """List stored traces (id, model, task, condition, status, final answer)."""
+        if status is not None and status not in ("ok", "error", "step_limit"):
+            raise UserError(f"invalid status {status!r}: use ok, error or step_limit")
         with open_workspace(workspace) as ws:
             filters = {"model": model, "run_id": run_id, "condition": condition, "status": status}
             total = ws.count_traces(**filters)
