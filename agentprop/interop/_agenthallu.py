@@ -113,6 +113,8 @@ def _read(path: Path) -> tuple[list[str], list[_Row], str | None]:
             for i, rec in enumerate(reader, start=2):
                 if None in rec and problem is None:
                     problem = f"{path.name} line {i}: more fields than the header"
+                if problem is None and any(v is None for k, v in rec.items() if k is not None):
+                    problem = f"{path.name} line {i}: fewer fields than the header (truncated?)"
                 rows.append(_Row(path.name, i, {k: (v or "") for k, v in rec.items()}))
     except UnicodeDecodeError:
         raise ReleaseFormatError(f"{path.name}: not a UTF-8 CSV file") from None
