@@ -106,7 +106,7 @@ def sample_cmd(
     n: int = typer.Option(100, "--n", help="Sample size."),
     by: str = typer.Option("model,domain", "--by", help="Strata columns, comma-separated."),
     overlap: int = typer.Option(0, "--overlap", help="Items every annotator labels."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", min=0),
     condition: str = typer.Option(None, "--condition", help="Only traces of this condition."),
     annotators: str = typer.Option("", "--annotators", help="Assign the non-shared items "
                                    "round-robin to these names (default: first come)."),
@@ -174,6 +174,8 @@ def import_cmd(
     """Import labels from CSV, all or nothing."""
     from agentprop.labels import LabelImportError, import_labels
 
+    if file.is_dir():
+        raise UserError(f"{file} is a folder, expected a CSV file")
     ws = open_workspace(workspace)
     if not file.exists():
         raise UserError(f"file not found: {file}")

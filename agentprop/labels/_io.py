@@ -10,6 +10,7 @@ message lists the offending line numbers, and nothing is written.
 from __future__ import annotations
 
 import csv
+import errno
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -138,13 +139,20 @@ def export_labels(workspace: Any, out: str | Path) -> int:
     out = Path(out)
     rows = {r["id"]: r for r in workspace.trace_rows()}
     labels = workspace.labels()
+    if out.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(out))
     tmp = out.with_name(out.name + ".tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(EXPORT_COLUMNS)
-        for lab in labels:
-            r = rows.get(lab.trace_id, {})
-            w.writerow([lab.trace_id, lab.annotator, lab.label, lab.time.isoformat(), lab.note,
-                        r.get("task_id", ""), r.get("model", ""), r.get("domain", "")])
-    os.replace(tmp, out)
+    try:
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(EXPORT_COLUMNS)
+            for lab in labels:
+                r = rows.get(lab.trace_id, {})
+                w.writerow([lab.trace_id, lab.annotator, lab.label, lab.time.isoformat(),
+                            lab.note, r.get("task_id", ""), r.get("model", ""),
+                            r.get("domain", "")])
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # never leave a half-written file behind
+        raise
     return len(labels)
