@@ -109,7 +109,7 @@ def serve_sim(
                                     help="Suite JSONL file (default: built-in)."),
 ) -> None:
     """Serve the sim profiles as an OpenAI-compatible /v1/chat/completions endpoint."""
-    from agentprop.sim._server import ServerConfig, serve
+    from agentprop.sim._server import ServerConfig, SimServer
     from agentprop.suite import SuiteError, load_suite
 
     if not 0 <= port <= 65535:
@@ -118,6 +118,8 @@ def serve_sim(
         raise UserError(f"invalid --fail-rate {fail_rate:g}: must be between 0 and 1")
     if latency_ms < 0:
         raise UserError("--latency-ms must be >= 0")
+    if retry_after < 0 or hold_s < 0:
+        raise UserError("--retry-after and --hold-s must be >= 0")
     try:
         config = ServerConfig(host=host, port=port, latency_ms=latency_ms, fail_rate=fail_rate,
                               faults=_parse_faults(faults), retry_after_s=retry_after,
@@ -128,12 +130,22 @@ def serve_sim(
         suite = load_suite(suite_file)
     except SuiteError as e:
         raise UserError(str(e)) from None
-    err_console.print(f"serve-sim: http://{host}:{port}/v1 (models: sim profiles;"
-                      f" latency {latency_ms:g} ms, fail rate {fail_rate:g})", highlight=False)
-    try:
-        asyncio.run(serve(config, suite=suite))
-    except OSError as e:
-        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+
+    async def _serve() -> None:
+        server = SimServer(config, suite=suite)
+        try:
+            await server.start()
+        except OSError as e:  # a bad host or a port in use: before any banner is printed
+            raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+        err_console.print(f"serve-sim: http://{host}:{port}/v1 (models: sim profiles;"
+                          f" latency {latency_ms:g} ms, fail rate {fail_rate:g})",
+                          highlight=False, soft_wrap=True)
+        try:
+            await server.serve_forever()
+        finally:
+            await server.close()
+
+    asyncio.run(_serve())
 
 
 def register(app: typer.Typer) -> None:
