@@ -76,7 +76,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="print the numbers manifest"),
         resamples: int = typer.Option(1000, "--resamples", min=10,
                                       envvar="AGENTPROP_RESAMPLES"),
-        seed: int = typer.Option(42, "--seed", envvar="AGENTPROP_SEED"),
+        seed: int = typer.Option(42, "--seed", min=0, envvar="AGENTPROP_SEED"),
     ) -> None:
         """Print every analysis table (or, with --json, the flat numbers manifest)."""
         from agentprop.analysis import numbers_manifest
@@ -94,7 +94,7 @@ def register(app: typer.Typer) -> None:
                                        envvar="AGENTPROP_WORKSPACE"),
         resamples: int = typer.Option(1000, "--resamples", min=10,
                                       envvar="AGENTPROP_RESAMPLES"),
-        seed: int = typer.Option(42, "--seed", envvar="AGENTPROP_SEED"),
+        seed: int = typer.Option(42, "--seed", min=0, envvar="AGENTPROP_SEED"),
     ) -> None:
         """Write WORKSPACE/report/ (index.html, figures, tables, numbers.json)."""
         from agentprop.report import build_report

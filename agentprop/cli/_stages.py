@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
         n_boot: int = typer.Option(1000, "--n-boot", min=100, help="Bootstrap resamples."),
-        seed: int = typer.Option(42, "--seed", help="Bootstrap seed."),
+        seed: int = typer.Option(42, "--seed", min=0, help="Bootstrap seed."),
     ) -> None:
         """Stage counts and propagation rates (p_S1, p_S2, r_12, r_23, correction, no-tool
         share) per model and condition, with 95 % bootstrap CIs clustered by task."""
