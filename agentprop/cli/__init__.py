@@ -12,6 +12,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    # Every option is also read from AGENTPROP_<COMMAND>_<OPTION> (e.g.
+    # AGENTPROP_TRACES_LIST_LIMIT) unless it names its own variable (AGENTPROP_WORKSPACE...).
+    context_settings={"auto_envvar_prefix": "AGENTPROP"},
 )
 
 for _module in (_suite, _models, _run, _stages, _judge, _analyze, _intercept, _main_job):
