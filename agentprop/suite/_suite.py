@@ -129,11 +129,14 @@ class Suite:
         tmp = path.with_name(path.name + ".tmp")
         header = {"suite_version": self.version, "seed": self.seed, "checksum": self.checksum}
         opener: Any = gzip.open if path.suffix == ".gz" else open
-        with opener(tmp, "wt", encoding="utf-8") as f:
-            f.write(json.dumps(header) + "\n")
-            for t in self.tasks:
-                f.write(_canonical(t) + "\n")
-        os.replace(tmp, path)
+        try:
+            with opener(tmp, "wt", encoding="utf-8") as f:
+                f.write(json.dumps(header) + "\n")
+                for t in self.tasks:
+                    f.write(_canonical(t) + "\n")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)  # nothing half-written is left behind
 
     @classmethod
     def from_jsonl(cls, path: Path) -> Suite:

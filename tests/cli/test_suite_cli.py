@@ -44,3 +44,11 @@ def test_show_renders_gold_plan_and_reference(tmp_path: Path) -> None:
     res = runner.invoke(app, ["suite", "show", "medical_0001"])
     assert res.exit_code == 0, res.output
     assert "gold plan" in res.stdout and "reference" in res.stdout
+
+
+def test_export_to_a_folder_fails_cleanly(tmp_path: Path) -> None:
+    out = tmp_path / "folder"
+    out.mkdir()
+    res = runner.invoke(app, ["suite", "export", "--out", str(out)])
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]  # no .tmp left behind
