@@ -311,6 +311,13 @@ def _row_pearson(x: FloatArray, y: FloatArray) -> FloatArray:
     return np.asarray(_safe_div((xc * yc).sum(axis=1), den), dtype=float)
 
 
+def _finite_pairs(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """The (x, y) pairs where both are finite."""
+    fx, fy = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(fx) & np.isfinite(fy)
+    return fx[keep], fy[keep]
+
+
 def spearman(
     x: npt.ArrayLike,
     y: npt.ArrayLike,
@@ -322,11 +329,9 @@ def spearman(
     """Spearman ρ and p (scipy) with a bootstrap CI over pairs; NaN pairs dropped."""
     from scipy.stats import spearmanr
 
-    fx, fy = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    keep = np.isfinite(fx) & np.isfinite(fy)
-    fx, fy = fx[keep], fy[keep]
+    fx, fy = _finite_pairs(x, y)
     n = int(fx.size)
-    if n < 3 or np.ptp(fx) == 0 or np.ptp(fy) == 0:
+    if n < 3 or np.ptp(fx) == 0 or np.ptp(fy) == 0:  # a rank correlation is undefined
         return CorrResult(math.nan, math.nan, n, math.nan, math.nan)
     res = spearmanr(fx, fy)
     idx = make_rng(rng).integers(0, n, size=(n_resamples, n))
@@ -346,11 +351,9 @@ def kendall(
     """Kendall τ-b and p (scipy) with a bootstrap CI over pairs (few items: a loop is fine)."""
     from scipy.stats import kendalltau
 
-    fx, fy = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    keep = np.isfinite(fx) & np.isfinite(fy)
-    fx, fy = fx[keep], fy[keep]
+    fx, fy = _finite_pairs(x, y)
     n = int(fx.size)
-    if n < 3 or np.ptp(fx) == 0 or np.ptp(fy) == 0:
+    if n < 3 or np.ptp(fx) == 0 or np.ptp(fy) == 0:  # a rank correlation is undefined
         return CorrResult(math.nan, math.nan, n, math.nan, math.nan)
     res = kendalltau(fx, fy)
     idx = make_rng(rng).integers(0, n, size=(n_resamples, n))
