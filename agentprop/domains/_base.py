@@ -7,6 +7,7 @@ import copy
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any, ClassVar
 
 from jsonschema import Draft202012Validator
@@ -52,6 +53,17 @@ def _param_of(err: ValidationError, args: dict[str, Any]) -> str | None:
 
 
 ToolFn = Callable[[Any, dict[str, Any]], Observation]
+
+
+def nearby_date(value: Any, rng: random.Random, fallback: date) -> str:
+    """An ISO date one to five days before or after `value` (or `fallback` if `value` is
+    not a date): the `semantic_wrong` alternative for a date parameter."""
+    try:
+        d = date.fromisoformat(str(value))
+    except ValueError:
+        d = fallback
+    shift = rng.choice([-5, -4, -3, -2, -1, 1, 2, 3, 4, 5])
+    return (d + timedelta(days=shift)).isoformat()
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,15 @@ from datetime import date, timedelta
 from typing import Any
 
 from agentprop.core import REFERENCE_DATE, ToolSpec
-from agentprop.domains._base import DOMAINS, Domain, DomainError, Environment, Observation, Tool
+from agentprop.domains._base import (
+    DOMAINS,
+    Domain,
+    DomainError,
+    Environment,
+    Observation,
+    Tool,
+    nearby_date,
+)
 
 TODAY = date.fromisoformat(REFERENCE_DATE)
 FIRST_DAY = TODAY - timedelta(days=7)
@@ -414,12 +422,7 @@ class CalendarDomain(Domain):
         """Another nearby date, another existing event id, another valid time, title or
         duration: always schema-valid and different from `value`."""
         if kind == "date":
-            try:
-                d = date.fromisoformat(str(value))
-            except ValueError:
-                d = TODAY
-            shift = rng.choice([-5, -4, -3, -2, -1, 1, 2, 3, 4, 5])
-            return (d + timedelta(days=shift)).isoformat()
+            return nearby_date(value, rng, TODAY)
         if kind == "event_id":
             ids = sorted(k for k in env.state["events"] if k != value)
             if not ids:

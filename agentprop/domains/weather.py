@@ -20,7 +20,15 @@ from datetime import date, timedelta
 from typing import Any
 
 from agentprop.core import REFERENCE_DATE, ToolSpec
-from agentprop.domains._base import DOMAINS, Domain, DomainError, Environment, Observation, Tool
+from agentprop.domains._base import (
+    DOMAINS,
+    Domain,
+    DomainError,
+    Environment,
+    Observation,
+    Tool,
+    nearby_date,
+)
 from agentprop.domains._weather_data import CITIES, City
 
 TODAY = date.fromisoformat(REFERENCE_DATE)
@@ -394,12 +402,7 @@ class WeatherDomain(Domain):
             current = find_city(str(value))
             return rng.choice([c.name for c in CITIES if c is not current])
         if kind == "date":
-            try:
-                d = date.fromisoformat(str(value))
-            except ValueError:
-                d = TODAY
-            shift = rng.choice([-5, -4, -3, -2, -1, 1, 2, 3, 4, 5])
-            return (d + timedelta(days=shift)).isoformat()
+            return nearby_date(value, rng, TODAY)
         if kind == "unit":
             return "fahrenheit" if value == "celsius" else "celsius"
         if kind == "days":
