@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentprop.experiment._config import ExperimentConfig
-from agentprop.experiment._plan import build_plan, evaluation_plan
+from agentprop.experiment._plan import build_plan
 from agentprop.experiment._simcheck import simulation_check
 from agentprop.store import Workspace
 
@@ -143,6 +143,11 @@ def run_experiment(
         ws.set_meta(META_EXPERIMENT, cfg.model_dump(mode="json"))
         models = _models(cfg, ws, suite, use_cache)
 
+        def judge_all() -> None:
+            """Every configured judge over every trace lacking its verdict (resumable)."""
+            judge_workspace(ws, cfg.judges, suite=suite, primary=cfg.primary_judge,
+                            progress=progress, use_cache=use_cache)
+
         t0 = time.perf_counter()
         agent_units = [u for s in plan.steps if s.kind == "run" for u in s.units]
         say(f"[1/6] agent runs: {len(agent_units)} units")
@@ -165,14 +170,7 @@ def run_experiment(
 
         t0 = time.perf_counter()
         say(f"[2/6] judges: {', '.join(cfg.judges)} (primary {cfg.primary_judge})")
-        judge_workspace(
-            ws,
-            cfg.judges,
-            suite=suite,
-            primary=cfg.primary_judge,
-            progress=progress,
-            use_cache=use_cache,
-        )
+        judge_all()
         timed("judges", t0)
 
         if cfg.sweep:
@@ -185,7 +183,7 @@ def run_experiment(
             t0 = time.perf_counter()
             ev = cfg.evaluate
             icfg = resolve_config(ws, ev.config, ev.mode)
-            n_units = len(evaluation_plan(cfg, suite).units)
+            n_units = sum(s.n_units for s in plan.steps if s.kind == "evaluate")
             say(f"[4/6] interceptor evaluation ({icfg.label}): {n_units} paired units")
             run_evaluation(
                 ws,
@@ -205,14 +203,7 @@ def run_experiment(
                 runtime_models={m: models[m] for m in ev.models},
             )
             # the other judges score the evaluation's traces too (resumable, cached)
-            judge_workspace(
-                ws,
-                cfg.judges,
-                suite=suite,
-                primary=cfg.primary_judge,
-                progress=progress,
-                use_cache=use_cache,
-            )
+            judge_all()
             timed("evaluate", t0)
 
         t0 = time.perf_counter()
