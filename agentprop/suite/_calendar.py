@@ -139,6 +139,8 @@ def _list_events(d: Draft, rng: random.Random) -> None:
         f"Do I have any events {when}?" if not past else f"Did I have any events {when}?",
         f"List my appointments {when}.",
         f"What does my schedule look like {when}?",
+        f"Which events {'did' if past else 'do'} I have {when}?",
+        f"Show me my calendar {when}.",
     ])
     _entities(d, date=iso(off))
     d.call("get_events", {"date": iso(off)})
@@ -160,10 +162,15 @@ def _event_time_lookup(d: Draft, rng: random.Random) -> None:
 
 def _count_events(d: Draft, rng: random.Random) -> None:
     r = rng.random()
+    # several phrasings per week, so the many week counts need not share one query
     if r < 0.3:
-        s, e, phrase = 0, 6, "this week"
+        s, e = 0, 6
+        phrase = rng.choice(["this week", "this week (Monday to Sunday)", "in the current week",
+                             "this calendar week"])
     elif r < 0.55:
-        s, e, phrase = 7, 13, "next week"
+        s, e = 7, 13
+        phrase = rng.choice(["next week", "next week (Monday to Sunday)", "during next week",
+                             "next calendar week"])
     elif r < 0.75:
         n = rng.choice([3, 5, 7, 10])
         s, e, phrase = 0, n - 1, f"over the next {n} days (today included)"
@@ -176,6 +183,8 @@ def _count_events(d: Draft, rng: random.Random) -> None:
         f"How many events do I have {phrase}?",
         f"Count my calendar entries {phrase}.",
         f"How busy am I {phrase}? Give me the number of events and list them.",
+        f"What's the total number of events on my calendar {phrase}?",
+        f"Tell me how many appointments I have {phrase}.",
     ])
     _entities(d, date=iso(s), end_date=iso(e))
     d.call("get_events", {"date": iso(s), "end_date": iso(e)})

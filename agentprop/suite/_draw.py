@@ -4,7 +4,8 @@ environment and retries (deterministically) when a draw does not make a good tas
 
 Generators differ only in where a draw's randomness comes from: weather and calendar give
 every task its own seeded stream (`fresh_attempts`), the others draw from one stream shared
-by the whole domain (`shared_attempts`). Both are kept exactly, so the suite is unchanged."""
+by the whole domain (`shared_attempts`). A draw whose query another task of the domain
+already has is redrawn too: `Suite.find_by_query` must name exactly one task."""
 
 from __future__ import annotations
 
@@ -101,6 +102,11 @@ def shared_attempts(rng: random.Random, tries: int) -> Attempts:
     return attempts
 
 
+def norm_query(text: str) -> str:
+    """A query as `Suite.find_by_query` compares it: lower-case, whitespace collapsed."""
+    return " ".join(text.lower().split())
+
+
 def draw_task(
     *,
     domain: str,
@@ -114,16 +120,24 @@ def draw_task(
     facts: Callable[[Task, list[Observation]], list[Fact]],
     attempts: Attempts,
     id_prefix: str = "call",
+    used: set[str] | None = None,
 ) -> Task:
-    """Draw, execute and render task `index`; redraw when the builder raises GoldError."""
+    """Draw, execute and render task `index`; redraw when the builder raises GoldError or
+    when its query (normalised) is already in `used`, which the accepted query then joins:
+    a query names exactly one task, so a served agent can find its task by the query."""
     last: Exception | None = None
     for rng, env_seed in attempts(index):
         draft = Draft(env=make_env(env_seed), id_prefix=id_prefix)
         try:
             builder(draft, rng)
+            key = norm_query(draft.query)
+            if used is not None and key in used:
+                raise GoldError(f"query already used: {draft.query!r}")
         except GoldError as e:
             last = e
             continue
+        if used is not None:
+            used.add(key)
         task = Task(
             id=f"{domain}_{index:04d}", domain=domain, split="test", difficulty=difficulty,
             intent=intent, query=draft.query, tools=tools, env_seed=env_seed,
@@ -148,11 +162,13 @@ def draw_tasks(
     attempts: Attempts,
     id_prefix: str = "call",
 ) -> list[Task]:
-    """One task per scheduled (intent, difficulty) slot, with ids numbered from 1."""
+    """One task per scheduled (intent, difficulty) slot, with ids numbered from 1 and no
+    two queries alike."""
+    used: set[str] = set()
     return [
         draw_task(domain=domain, index=i, intent=intent, difficulty=diff, tools=tools,
                   make_env=make_env, builder=builders[intent], render=render, facts=facts,
-                  attempts=attempts, id_prefix=id_prefix)
+                  attempts=attempts, id_prefix=id_prefix, used=used)
         for i, (intent, diff) in enumerate(plan, start=1)
     ]
 

@@ -264,6 +264,11 @@ class MedicalGenerator(DescribingGenerator):
             f"Do the two medications patient {pid} takes interact with each other?",
             f"Check whether {name}'s ({pid}) current medications interact, and how severely.",
             f"Patient {pid} is on two drugs. Is there an interaction between them?",
+            f"Pull up {name}'s record ({pid}): do their two current medications interact?",
+            f"How severe is the interaction between the two drugs patient {pid} is "
+            "currently taking?",
+            f"Is it safe for {name} (patient {pid}) to keep taking both current "
+            "medications together? Check the interaction.",
         ])
         rec = run("get_patient_record", patient_id=pid)
         a, b = rec["medications"][:2]

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from agentprop.core import Task
 from agentprop.suite._generator import GENERATORS, TaskGenerator
 
-SUITE_VERSION = "1.0"
+SUITE_VERSION = "1.1"  # 1.1: every query names exactly one task
 DEFAULT_SEED = 20260416
 DOMAIN_COUNTS: dict[str, int] = {
     "calendar": 667,
@@ -192,7 +192,17 @@ def build_suite(seed: int = DEFAULT_SEED) -> Suite:
         for t in made:
             t.split = "val" if _split_for(t.id, seed) == "val" else "test"
         tasks.extend(made)
+    _check_unique_queries(tasks)
     return Suite(tasks, seed=seed)
+
+
+def _check_unique_queries(tasks: list[Task]) -> None:
+    """`Suite.find_by_query` must name one task: a shared query is a generator bug."""
+    seen: dict[str, str] = {}
+    for t in tasks:
+        other = seen.setdefault(_norm(t.query), t.id)
+        if other != t.id:
+            raise SuiteError(f"tasks {other} and {t.id} share the query {t.query!r}")
 
 
 @functools.cache
