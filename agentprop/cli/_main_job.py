@@ -104,7 +104,10 @@ def _summary_table(workspace: Path) -> None:
         rows = ws.get_meta("simulation_check") or []
     if rows:
         covered = sum(bool(r["covered"]) for r in rows)
-        console.print(f"simulation check: {covered}/{len(rows)} true values inside their 95 % CI")
+        console.print(
+            f"simulation check: {covered}/{len(rows)} true values inside their simultaneous"
+            " 95 % CIs"
+        )
 
 
 def _run(config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool) -> None:

@@ -23,8 +23,13 @@ def simulation_check(
     condition: str = "p2:semantic_wrong",
     seed: int = 42,
     n_boot: int = 1000,
+    family_level: float = 0.95,
 ) -> pd.DataFrame:
-    """One row per (simulated model, metric): true value, estimate, 95 % CI, covered.
+    """One row per (simulated model, metric): true value, estimate, CI, covered.
+
+    The CIs are simultaneous: with k checks each is a (1 − (1 − family_level)/k) interval
+    (Bonferroni), so a correct pipeline covers *all* true values with probability at least
+    `family_level`. Sixteen separate 95 % intervals would miss one more often than not.
 
     `true_rates` maps a model id (``sim/<profile>``) to its profile's `true_rates()`.
     Rates come from the `condition` traces. r_23 is estimated on easy (one-call) tasks
@@ -37,11 +42,13 @@ def simulation_check(
     cols = ["model", "metric", "true", "estimate", "ci_lo", "ci_hi", "n", "covered", "note"]
     df = stages[(stages["condition"] == condition) & stages["model"].isin(list(true_rates))]
     if df.empty:
-        return pd.DataFrame(columns=cols)
-    all_rates = propagation_rates(df, by="model", rng_seed=seed, n_boot=n_boot)
+        return pd.DataFrame(columns=[*cols, "level"])
+    k = len(CHECKS) * int(df["model"].nunique())
+    level = 1 - (1 - family_level) / k
+    all_rates = propagation_rates(df, by="model", rng_seed=seed, n_boot=n_boot, level=level)
     easy = df[df["difficulty"] == "easy"]
     easy_rates = (
-        propagation_rates(easy, by="model", rng_seed=seed, n_boot=n_boot)
+        propagation_rates(easy, by="model", rng_seed=seed, n_boot=n_boot, level=level)
         if not easy.empty
         else all_rates.iloc[0:0]
     )
@@ -58,5 +65,5 @@ def simulation_check(
             true = float(truth[true_key])
             covered = bool(lo - 1e-9 <= true <= hi + 1e-9) if pd.notna(est) else False
             note = "easy tasks only" if metric == "r_23" else ""
-            rows.append([model, metric, true, est, lo, hi, n, covered, note])
-    return pd.DataFrame(rows, columns=cols)
+            rows.append([model, metric, true, est, lo, hi, n, covered, note, level])
+    return pd.DataFrame(rows, columns=[*cols, "level"])

@@ -336,7 +336,7 @@ def simulation_check_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
                 "metric": r["metric"],
                 "true": f(r["true"]),
                 "estimate": f(r["estimate"]),
-                "95% CI": f"[{f(r['ci_lo'])}, {f(r['ci_hi'])}]",
+                "CI": f"[{f(r['ci_lo'])}, {f(r['ci_hi'])}]",
                 "n": r["n"],
                 "covered": "yes" if r["covered"] else "NO",
                 "note": r.get("note") or "",
@@ -374,12 +374,16 @@ def _simulation_check_html(rows: Sequence[Mapping[str, Any]]) -> str:
         return ""
     covered = sum(bool(r["covered"]) for r in rows)
     judge = rows[0].get("judge", "")
+    level = rows[0].get("level")
+    each = f" (each a {100 * float(level):.2f}% interval, Bonferroni over {len(rows)})" \
+        if level else ""
     return (
         f'<h2 id="{_anchor("simulation_check")}">Simulation check (known truth)</h2>'
         "<p>Simulated agents have stated parameters, so the pipeline must recover them: "
-        f"{covered} of {len(rows)} true values lie inside their 95% bootstrap CI (S3 by the "
-        f"<b>{escape(str(judge))}</b> judge; p2:semantic_wrong traces). A true value outside "
-        "its CI is a measurement problem to investigate, not a finding.</p>"
+        f"{covered} of {len(rows)} true values lie inside their simultaneous 95% bootstrap "
+        f"CIs{escape(each)}; S3 by the <b>{escape(str(judge))}</b> judge; p2:semantic_wrong "
+        "traces. A true value outside its CI is a measurement problem to investigate, not a "
+        "finding.</p>"
         + _simulation_check_table(simulation_check_frame(rows))
     )
 
@@ -424,7 +428,8 @@ def render_html(
     if simcheck:
         covered = sum(bool(r["covered"]) for r in simcheck)
         facts.append(f'simulation check: {covered} of {len(simcheck)} true values inside '
-                     f'their 95% CI (<a href="#{_anchor("simulation_check")}">details</a>)')
+                     'their simultaneous 95% CIs '
+                     f'(<a href="#{_anchor("simulation_check")}">details</a>)')
     parts.append("<ul>" + "".join(f"<li>{f}</li>" for f in facts) + "</ul>")
     if not info.get("has_labels"):
         ref = info.get("agreement_reference")

@@ -153,7 +153,7 @@ def test_numbers_json_has_propagation_and_simulation_check(demo: DemoRun) -> Non
             assert entry["n"] > 0
             if not entry["covered"]:
                 uncovered.append((metric, m, entry))
-    # fixed seeds throughout: every true value is inside its 95 % CI
+    # fixed seeds throughout: every true value is inside its simultaneous 95 % CI
     assert uncovered == []
     assert demo.resumed["simulation_check_covered"] == demo.resumed["simulation_check_total"]
     assert demo.resumed["simulation_check_total"] == len(SIM_MODELS) * len(METRICS)

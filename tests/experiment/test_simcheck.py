@@ -100,3 +100,16 @@ def test_undefined_estimate_is_not_covered() -> None:
     assert math.isnan(out["estimate"].astype(float)["r_23"]) and out.loc["r_23", "n"] == 0
     assert not out.loc["r_23", "covered"] and not out.loc["correction_rate", "covered"]
     assert out.loc["no_tool_share", "covered"]
+
+
+def test_intervals_are_simultaneous_over_all_checks() -> None:
+    one = _frame(_rows("sim/a", 200, no_tool=20, s2=120, corrected=30, s3=60))
+    two = _frame(_rows("sim/a", 200, no_tool=20, s2=120, corrected=30, s3=60)
+                 + _rows("sim/b", 200, no_tool=20, s2=120, corrected=30, s3=60, prefix="b"))
+    a = simulation_check(one, {"sim/a": TRUE}, n_boot=300)
+    b = simulation_check(two, {"sim/a": TRUE, "sim/b": TRUE}, n_boot=300)
+    assert a["level"].iloc[0] == pytest.approx(1 - 0.05 / 4)
+    assert b["level"].iloc[0] == pytest.approx(1 - 0.05 / 8)
+    wa = (a["ci_hi"] - a["ci_lo"]).to_numpy()
+    wb = (b[b["model"] == "sim/a"]["ci_hi"] - b[b["model"] == "sim/a"]["ci_lo"]).to_numpy()
+    assert (wb >= wa - 1e-12).all() and (wb > wa).any()  # more checks, wider intervals
