@@ -137,7 +137,7 @@ def serve_sim(
             await server.start()
         except OSError as e:  # a bad host or a port in use: before any banner is printed
             raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
-        err_console.print(f"serve-sim: http://{host}:{port}/v1 (models: sim profiles;"
+        err_console.print(f"serve-sim: http://{host}:{server.port}/v1 (models: sim profiles;"
                           f" latency {latency_ms:g} ms, fail rate {fail_rate:g})",
                           highlight=False, soft_wrap=True)
         try:

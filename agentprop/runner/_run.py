@@ -111,7 +111,12 @@ def make_models(
             model = get_model(mid, **opts)
             if use_cache and workspace is not None and not model.simulated:
                 model = get_model(mid, **opts, cache=workspace)
-        except (TypeError, ValueError) as e:  # an option the provider does not take
+        except TypeError as e:  # an option the provider does not take
+            bad = str(e).split("argument", 1)[-1].strip(" '\"") if "argument" in str(e) else ""
+            what = f"option {bad!r}" if bad else "an option"
+            raise RunError(f"model {mid} does not take {what} (see `agentprop models list`)"
+                           ) from None
+        except ValueError as e:
             raise RunError(f"model {mid}: {e}") from None
         models[mid] = model
     return models

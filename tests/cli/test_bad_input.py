@@ -118,6 +118,8 @@ OPTION_CASES = [
                  {"OPENAI_API_KEY": "x", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
                  id="run | OPENAI_BASE_URL nothing listens"),
     pytest.param([*RUN, "-m", "sim/balanced", "-c", "nope"], {}, id="run | unknown condition"),
+    pytest.param([*RUN, "-m", "sim/balanced", "-o", "bogus=1"], {},
+                 id="run | unknown model option"),
     pytest.param(["run", "-w", "newws", "-m", "sim/balanced", "-n", "0"], {}, id="run | -n 0"),
     pytest.param(["run", "-w", "newws", "-m", "sim/balanced", "-n", "abc"], {},
                  id="run | -n abc"),
@@ -224,6 +226,11 @@ def test_bad_workspace(args: list[str], in_sandbox: Path) -> None:
 @pytest.mark.parametrize(("args", "env"), OPTION_CASES)
 def test_bad_option(args: list[str], env: dict[str, str], in_sandbox: Path) -> None:
     _check(args, env, in_sandbox)
+
+
+def test_unknown_model_option_is_named(in_sandbox: Path) -> None:
+    res = runner.invoke(app, [*RUN, "-m", "sim/balanced", "-o", "bogus=1"])
+    assert "does not take option 'bogus'" in res.stderr
 
 
 def test_every_option_reads_an_env_var(in_sandbox: Path) -> None:
