@@ -14,6 +14,9 @@ from agentprop.core import Label, RunSpec, Trace, Verdict
 SCHEMA_VERSION = 1
 DB_NAME = "agentprop.sqlite"
 
+VerdictRow = tuple[str, str, bool | None, dict[str, bool | None]]
+"""A verdict without its payload: (trace_id, judge, correct, ensemble members' votes)."""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, created_at TEXT, manifest TEXT NOT NULL);
@@ -213,6 +216,19 @@ class Workspace:
         else:
             cur = self.conn.execute("SELECT data FROM verdicts WHERE judge=?", (judge,))
         return [Verdict.model_validate_json(r[0]) for r in cur]
+
+    def verdict_rows(self, judge: str | None = None) -> list[VerdictRow]:
+        """(trace_id, judge, correct, members) per verdict, in `verdicts()` order, without
+        parsing the rest of the payload (a facts verdict's `raw` holds every check): what
+        the analysis needs, at a fraction of the memory of Verdict objects."""
+        sql = "SELECT trace_id, judge, correct, json_extract(data, '$.members') FROM verdicts"
+        cur = (self.conn.execute(sql + " ORDER BY rowid") if judge is None
+               else self.conn.execute(sql + " WHERE judge=? ORDER BY rowid", (judge,)))
+        return [
+            (tid, name, None if correct is None else bool(correct),
+             json.loads(members) if members and members != "{}" else {})
+            for tid, name, correct, members in cur
+        ]
 
     def judged_ids(self, judge: str) -> set[str]:
         cur = self.conn.execute("SELECT trace_id FROM verdicts WHERE judge=?", (judge,))
