@@ -6,6 +6,10 @@ real agent could (an observation echoes an argument that differs from what the q
 asked, or is an error), never by reading injection or counterfactual data. Every random
 decision comes from a hash of (profile, seed, task id, step, purpose), so the same request
 always gets the same response, in-process or over HTTP.
+
+A user message starting with the interceptor's warning prefix (warn mode) is read like a
+real agent would read it: with probability `p_heed_warning` the agent re-checks its
+observations and re-queries what does not match the query, otherwise it repeats its answer.
 """
 
 from __future__ import annotations
@@ -128,6 +132,7 @@ class _History:
     called: int = 0  # tool calls seen
     max_step: int = -1
     tools_used: list[str] = field(default_factory=list)
+    since_warning: set[int] = field(default_factory=set)  # steps observed after a warning
 
 
 def _parse_obs(content: str | None) -> Observation:
@@ -138,10 +143,27 @@ def _parse_obs(content: str | None) -> Observation:
     return value if isinstance(value, dict) else {"value": value}
 
 
-def _read_history(messages: list[Message], task: Task) -> _History:
+def _warning_prefix() -> str:
+    # Imported lazily: agentprop.intercept imports the agent loop, which sits above sim.
+    from agentprop.intercept._signals import WARNING_PREFIX
+
+    return WARNING_PREFIX
+
+
+def warning_index(messages: list[Message]) -> int | None:
+    """Position of the interceptor warning the agent is answering: the latest user message,
+    if it starts with the interceptor's prefix (None otherwise)."""
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if m.role == "user":
+            return i if (m.content or "").startswith(_warning_prefix()) else None
+    return None
+
+
+def _read_history(messages: list[Message], task: Task, warned_at: int | None = None) -> _History:
     h = _History()
     where: dict[str, tuple[int, int]] = {}
-    for m in messages:
+    for i, m in enumerate(messages):
         if m.role == "assistant":
             for c in m.tool_calls:
                 h.called += 1
@@ -166,6 +188,8 @@ def _read_history(messages: list[Message], task: Task) -> _History:
             h.obs[step] = obs
             if attempt > 0:
                 h.requeried.add(step)
+            if warned_at is not None and i > warned_at:
+                h.since_warning.add(step)
             h.last = (step, attempt, obs)
     return h
 
@@ -211,10 +235,14 @@ def _decide(
         return ModelOutput(text=UNKNOWN_ANSWER)
     offered = {t.name for t in tools}
     plan = task.gold_plan
-    h = _read_history(messages, task)
+    warned_at = warning_index(messages)
+    h = _read_history(messages, task, warned_at)
 
     def can_call(step: int) -> bool:
         return step < len(plan) and plan[step].name in offered
+
+    if warned_at is not None:
+        return _after_warning(messages[:warned_at], task, h, p, seed, render, can_call)
 
     if h.called == 0:
         if not can_call(0) or draw(p, seed, task.id, 0, "no_tool") < p.p_no_tool:
@@ -247,14 +275,55 @@ def _decide(
     return ModelOutput(text=_final(task, h, p, seed, render))
 
 
-def _final(task: Task, h: _History, p: SimProfile, seed: int, render: RenderFn) -> str:
+RECHECK_ATTEMPT = 2  # call id attempt of a re-query made after an interceptor warning
+
+
+def _after_warning(
+    before: list[Message],
+    task: Task,
+    h: _History,
+    p: SimProfile,
+    seed: int,
+    render: RenderFn,
+    can_call: Callable[[int], bool],
+) -> ModelOutput:
+    """The turn(s) after an interceptor warning. Heeding (one draw per episode), the agent
+    re-issues, once each and one per turn, the gold calls whose observation does not match
+    the query (the `notice` test), finishes the plan if it had not (an agent that answered
+    without tools looks things up now) and answers anew from what it then holds. Not
+    heeding, it repeats the answer the warning held back. Its re-check text names no cause,
+    so the interceptor's L2 after a warning reads doubt, not the re-check itself."""
+    if draw(p, seed, task.id, 0, "heed_warning") >= p.p_heed_warning:
+        previous = next((m.content for m in reversed(before)
+                         if m.role == "assistant" and not m.tool_calls and m.content), None)
+        return ModelOutput(text=previous or _final(task, h, p, seed, render))
+    plan = task.gold_plan
+    pending = [s for s in sorted(h.obs) if s < len(plan) and s not in h.since_warning
+               and can_call(s) and mismatch(h.obs[s], task, s)]
+    if pending:
+        step = pending[0]
+        text = None if p.verbosity == "terse" else (
+            f"Re-checking: the result of {plan[step].name} does not match the question, so"
+            " I'll call it again with the arguments the question asks for.")
+        return ModelOutput(text=text, tool_calls=[_call(task, step, RECHECK_ATTEMPT)])
+    nxt = h.max_step + 1
+    if can_call(nxt):
+        text = None if p.verbosity == "terse" else f"Let me look this up with {plan[nxt].name}."
+        return ModelOutput(text=text, tool_calls=[_call(task, nxt, 0)])
+    return ModelOutput(text=_final(task, h, p, seed, render, tag="recheck"))
+
+
+def _final(task: Task, h: _History, p: SimProfile, seed: int, render: RenderFn,
+           tag: str = "") -> str:
+    """The answer from the observations held. `tag` names a fresh answer attempt (after a
+    warning), which draws its own `correct_anyway` and `base_error` outcomes."""
     steps = sorted(s for s in h.obs if s < len(task.gold_plan))
     observations = [h.obs[s] for s in steps]
     corrupted = any(mismatch(h.obs[s], task, s) for s in steps)
-    if corrupted and draw(p, seed, task.id, 0, "correct_anyway") >= p.p_correct_anyway:
+    if corrupted and draw(p, seed, task.id, 0, "correct_anyway" + tag) >= p.p_correct_anyway:
         answer = render(task, observations)  # the bad observation propagates
     else:
         answer = task.reference_answer if corrupted else render(task, observations)
-        if draw(p, seed, task.id, 0, "base_error") < p.base_error:
+        if draw(p, seed, task.id, 0, "base_error" + tag) < p.base_error:
             answer = perturb(answer)
     return _styled(answer, p, h.tools_used)

@@ -29,6 +29,10 @@ class SimProfile(BaseModel):
     - `verbosity`: how much text surrounds the answer.
     - `p_uncertain_words`: chance that reasoning text next to a tool call says the result
       looks wrong / invalid (doubled, capped at 1, after a mismatching or error observation).
+    - `p_heed_warning`: when the latest user message is an interceptor warning (warn mode),
+      re-check: re-query the calls whose observation does not match the query (the same
+      test as `p_notice`) and answer anew; otherwise repeat the answer. Never drawn on an
+      episode without a warning, so it changes none of the rates below.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -42,6 +46,7 @@ class SimProfile(BaseModel):
     base_error: float = Prob
     verbosity: Verbosity = "normal"
     p_uncertain_words: float = Prob
+    p_heed_warning: float = Field(default=0.0, ge=0.0, le=1.0)
 
     def true_rates(self) -> dict[str, float]:
         """The rates an analysis of this profile's traces should recover (in expectation).
@@ -84,36 +89,39 @@ PROFILES: dict[str, SimProfile] = {
             name="tool-averse",
             description="Mostly answers without calling a tool (like Gemini-2.0-Flash in the"
             " paper, 95 % of whose P2 traces had no tool call); rarely notices a bad"
-            " observation.",
+            " observation or heeds an interceptor warning.",
             p_no_tool=0.90, p_notice=0.15, p_correct_anyway=0.05, base_error=0.08,
-            verbosity="terse", p_uncertain_words=0.05,
+            verbosity="terse", p_uncertain_words=0.05, p_heed_warning=0.10,
         ),
         SimProfile(
             name="propagator",
             description="Nearly always uses tools and nearly always propagates a bad"
-            " observation into its answer (like GPT-4o-mini in the paper).",
+            " observation into its answer (like GPT-4o-mini in the paper); rarely heeds an"
+            " interceptor warning, so warn mode mostly ends in an abstention.",
             p_no_tool=0.02, p_notice=0.03, p_correct_anyway=0.02, base_error=0.05,
-            verbosity="normal", p_uncertain_words=0.02,
+            verbosity="normal", p_uncertain_words=0.02, p_heed_warning=0.10,
         ),
         SimProfile(
             name="self-correcting",
             description="Often notices an observation that does not match the request and"
-            " re-queries with the right arguments; voices doubt in its reasoning.",
+            " re-queries with the right arguments; voices doubt in its reasoning; usually heeds"
+            " an interceptor warning and re-checks.",
             p_no_tool=0.03, p_notice=0.70, p_correct_anyway=0.10, base_error=0.04,
-            verbosity="verbose", p_uncertain_words=0.30,
+            verbosity="verbose", p_uncertain_words=0.30, p_heed_warning=0.85,
         ),
         SimProfile(
             name="balanced",
-            description="Middle of the road on every parameter.",
+            description="Middle of the road on every parameter (heeds half of the"
+            " interceptor warnings).",
             p_no_tool=0.10, p_notice=0.35, p_correct_anyway=0.10, base_error=0.08,
-            verbosity="normal", p_uncertain_words=0.15,
+            verbosity="normal", p_uncertain_words=0.15, p_heed_warning=0.50,
         ),
         SimProfile(
             name="oracle",
-            description="Always uses tools, always notices and corrects, never errs: an"
-            " upper bound and a deterministic fixture for tests.",
+            description="Always uses tools, always notices and corrects, always heeds a"
+            " warning, never errs: an upper bound and a deterministic fixture for tests.",
             p_no_tool=0.0, p_notice=1.0, p_correct_anyway=1.0, base_error=0.0,
-            verbosity="terse", p_uncertain_words=0.0,
+            verbosity="terse", p_uncertain_words=0.0, p_heed_warning=1.0,
         ),
     )
 }
