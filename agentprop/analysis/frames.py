@@ -1,7 +1,9 @@
 """Build the analysis input DataFrames from core objects (traces, verdicts, labels).
 
 The analysis never reads the store: callers (CLI, report, notebooks) load lists of core
-models from a Workspace and pass them here.
+models from a Workspace and pass them here. Verdicts may also come as light rows
+(`VerdictRow`, what `Workspace.verdict_rows()` returns): a workspace's verdicts carry raw
+judge payloads the analysis never reads.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ import pandas as pd
 from agentprop.core import Label, Trace, Verdict
 
 DEFAULT_PRIMARY = "facts"
+
+VerdictRow = tuple[str, str, bool | None, Mapping[str, bool | None]]
+"""(trace_id, judge, correct, ensemble members' votes)."""
+VerdictLike = Verdict | VerdictRow
+
 STAGE_COLUMNS = [
     "trace_id", "run_id", "model", "task_id", "domain", "split", "difficulty", "condition",
     "error_type", "seed", "arm", "status", "simulated", "opportunity", "no_tool_call", "S1",
@@ -22,17 +29,22 @@ STAGE_COLUMNS = [
 ]
 
 
-def verdict_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
+def _row(v: VerdictLike) -> VerdictRow:
+    return (v.trace_id, v.judge, v.correct, v.members) if isinstance(v, Verdict) else v
+
+
+def verdict_frame(verdicts: Iterable[VerdictLike]) -> pd.DataFrame:
     """Long verdicts: trace_id, judge, correct (nullable boolean; <NA> = unscored)."""
-    rows = [(v.trace_id, v.judge, v.correct) for v in verdicts]
+    rows = [_row(v)[:3] for v in verdicts]
     df = pd.DataFrame(rows, columns=["trace_id", "judge", "correct"])
     df["correct"] = df["correct"].astype("boolean")
     return df
 
 
-def members_frame(verdicts: Iterable[Verdict]) -> pd.DataFrame:
+def members_frame(verdicts: Iterable[VerdictLike]) -> pd.DataFrame:
     """Ensemble members' votes: trace_id, ensemble (judge name), member, correct."""
-    rows = [(v.trace_id, v.judge, m, c) for v in verdicts for m, c in v.members.items()]
+    rows = [(tid, judge, m, c) for tid, judge, _, members in map(_row, verdicts)
+            for m, c in members.items()]
     df = pd.DataFrame(rows, columns=["trace_id", "ensemble", "member", "correct"])
     df["correct"] = df["correct"].astype("boolean")
     return df
@@ -44,8 +56,8 @@ def label_frame(labels: Iterable[Label]) -> pd.DataFrame:
                         columns=["trace_id", "annotator", "label"])
 
 
-def primary_verdicts(verdicts: Iterable[Verdict], judge: str) -> dict[str, bool | None]:
-    return {v.trace_id: v.correct for v in verdicts if v.judge == judge}
+def primary_verdicts(verdicts: Iterable[VerdictLike], judge: str) -> dict[str, bool | None]:
+    return {tid: correct for tid, name, correct, _ in map(_row, verdicts) if name == judge}
 
 
 def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None]) -> pd.DataFrame:
@@ -85,14 +97,15 @@ class AnalysisInput:
 
 def build_input(
     traces: Iterable[Trace],
-    verdicts: Sequence[Verdict],
+    verdicts: Sequence[VerdictLike],
     labels: Sequence[Label] = (),
     *,
     primary_judge: str = DEFAULT_PRIMARY,
     sweep: pd.DataFrame | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> AnalysisInput:
-    """Frames for the analyses; S3 comes from the verdicts of `primary_judge`."""
+    """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
+    `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
     return AnalysisInput(
         stages=stage_frame(traces, primary_verdicts(verdicts, primary_judge)),
         verdicts=verdict_frame(verdicts),
