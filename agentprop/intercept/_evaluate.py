@@ -22,7 +22,7 @@ from statsmodels.stats.proportion import proportion_effectsize, proportions_ztes
 
 from agentprop.core import InterceptEvent, Task, Trace
 from agentprop.intercept._config import InterceptConfig
-from agentprop.intercept._replay import trace_signals
+from agentprop.intercept._replay import signals_for
 from agentprop.intercept._signals import decide
 
 PAIR_KEYS = ["run_id", "model", "task_id", "condition", "seed"]
@@ -45,33 +45,60 @@ def outcome_of(status: str, abstained: bool, correct: bool | None) -> str:
     return "correct" if correct else "hallucination"
 
 
+def outcome_row(t: Trace, correct: bool | None) -> dict[str, Any]:
+    """One trace's `outcome_frame` row (`correct`: the primary judge's, None = unscored)."""
+    fin = t.final
+    abstained = bool(fin and fin.abstained)
+    layers = [e for e in t.events if isinstance(e, InterceptEvent)]
+    usage = t.usage
+    return {
+        "trace_id": t.id, "run_id": t.run_id, "model": t.model, "task_id": t.task_id,
+        "domain": t.domain, "split": t.split, "condition": t.condition, "seed": t.seed,
+        "arm": t.arm, "status": t.status, "simulated": t.simulated,
+        "abstained": abstained,
+        "correct": pd.NA if correct is None else bool(correct),
+        "outcome": outcome_of(t.status, abstained, correct),
+        "intercept_layer": next(
+            (e.layer for e in layers if e.decision == "abstain"), None
+        ),
+        "warned": any(e.decision == "warn" for e in layers),
+        "cost": t.cost, "tokens": usage.input_tokens + usage.output_tokens,
+    }
+
+
+def outcomes_of_rows(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """`outcome_frame` from rows of `outcome_row` (built while streaming traces)."""
+    df = pd.DataFrame(rows, columns=OUTCOME_COLUMNS)
+    df["correct"] = df["correct"].astype("boolean")
+    return df
+
+
 def outcome_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None]) -> pd.DataFrame:
     """One row per trace (columns `OUTCOME_COLUMNS`). `verdicts`: trace id → the primary
     judge's `correct` (missing = unscored). An abstention is an abstention whatever the
     judge said of its text."""
-    rows = []
-    for t in traces:
-        fin = t.final
-        abstained = bool(fin and fin.abstained)
-        correct = verdicts.get(t.id)
-        layers = [e for e in t.events if isinstance(e, InterceptEvent)]
-        usage = t.usage
-        rows.append({
-            "trace_id": t.id, "run_id": t.run_id, "model": t.model, "task_id": t.task_id,
-            "domain": t.domain, "split": t.split, "condition": t.condition, "seed": t.seed,
-            "arm": t.arm, "status": t.status, "simulated": t.simulated,
-            "abstained": abstained,
-            "correct": pd.NA if correct is None else bool(correct),
-            "outcome": outcome_of(t.status, abstained, correct),
-            "intercept_layer": next(
-                (e.layer for e in layers if e.decision == "abstain"), None
-            ),
-            "warned": any(e.decision == "warn" for e in layers),
-            "cost": t.cost, "tokens": usage.input_tokens + usage.output_tokens,
-        })
-    df = pd.DataFrame(rows, columns=OUTCOME_COLUMNS)
-    df["correct"] = df["correct"].astype("boolean")
-    return df
+    return outcomes_of_rows([outcome_row(t, verdicts.get(t.id)) for t in traces])
+
+
+FIRES_COLUMNS = ["trace_id", "config", "fires"]
+FireRow = tuple[str, str, bool]
+
+
+def replay_rows(
+    t: Trace, configs: Sequence[InterceptConfig], task: Task | None = None
+) -> list[FireRow]:
+    """(trace_id, config label, fires) per configuration: the episode replayed once, signals
+    computed once per keyword list."""
+    kws = list(dict.fromkeys(c.keywords for c in configs))
+    by_kw = dict(zip(kws, signals_for(
+        t, [next(c for c in configs if c.keywords == kw).model_copy(update={"l3": True})
+            for kw in kws], task), strict=True))
+    return [(t.id, cfg.label, bool(decide(by_kw[cfg.keywords], cfg))) for cfg in configs]
+
+
+def fires_of_rows(rows: Sequence[FireRow]) -> pd.DataFrame:
+    """`replay_frame` from rows of `replay_rows`."""
+    return pd.DataFrame(rows, columns=FIRES_COLUMNS)
 
 
 def replay_frame(
@@ -81,18 +108,10 @@ def replay_frame(
 ) -> pd.DataFrame:
     """Whether each configuration fires on each trace (columns trace_id, config, fires):
     the interceptor replayed offline, signals computed once per trace and keyword list."""
-    rows = []
+    rows: list[FireRow] = []
     for t in traces:
-        task = tasks.get(t.task_id) if tasks else None
-        cache: dict[tuple[str, ...], Any] = {}
-        for cfg in configs:
-            if cfg.keywords not in cache:
-                cache[cfg.keywords] = trace_signals(
-                    t, cfg.model_copy(update={"l3": True}), task
-                )
-            rows.append({"trace_id": t.id, "config": cfg.label,
-                         "fires": bool(decide(cache[cfg.keywords], cfg))})
-    return pd.DataFrame(rows, columns=["trace_id", "config", "fires"])
+        rows.extend(replay_rows(t, configs, tasks.get(t.task_id) if tasks else None))
+    return fires_of_rows(rows)
 
 
 # -- pairing ----------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, Field
 
 from agentprop.core import FinalEvent, ModelCallEvent, Task, ToolResultEvent, Trace
@@ -58,6 +60,17 @@ def episode_state(trace: Trace, task: Task | None = None) -> tuple[EpisodeState,
 def trace_signals(trace: Trace, config: InterceptConfig, task: Task | None = None) -> Signals:
     state, answer = episode_state(trace, task)
     return state.signals(answer, config)
+
+
+def signals_for(
+    trace: Trace, configs: Sequence[InterceptConfig], task: Task | None = None
+) -> list[Signals]:
+    """`trace_signals` under each of `configs`, replaying the episode once (`signals` only
+    reads the state, so the results are the same as separate calls)."""
+    if not configs:
+        return []
+    state, answer = episode_state(trace, task)
+    return [state.signals(answer, c) for c in configs]
 
 
 def result_of(firings: list[Firing], config: InterceptConfig) -> ReplayResult:

@@ -24,6 +24,17 @@ SWEEP_COLUMNS = [
 ]
 
 
+def signal_config(keywords: Sequence[str] | None = None) -> InterceptConfig:
+    """The configuration signals are measured under for a keyword list (L3 always on;
+    thresholds do not affect signals). An empty list means the default keywords."""
+    return InterceptConfig(l3=True, **({"keywords": tuple(keywords)} if keywords else {}))
+
+
+def keyword_sets(configs: Sequence[InterceptConfig]) -> list[tuple[str, ...]]:
+    """The distinct keyword lists of `configs`, in order: signals are computed once each."""
+    return list(dict.fromkeys(c.keywords for c in configs))
+
+
 def sweep_inputs(
     traces: Iterable[Trace],
     verdicts: Mapping[str, bool | None],
@@ -31,7 +42,7 @@ def sweep_inputs(
     tasks: Mapping[str, Task] | None = None,
 ) -> list[tuple[Signals, bool]]:
     """(signals, answer is wrong) per usable trace: status ok and a scored verdict."""
-    cfg = InterceptConfig(l3=True, **({"keywords": tuple(keywords)} if keywords else {}))
+    cfg = signal_config(keywords)
     rows: list[tuple[Signals, bool]] = []
     for t in traces:
         correct = verdicts.get(t.id)
@@ -57,12 +68,19 @@ def sweep(
     """
     configs = list(configs) if configs is not None else default_configs()
     traces = list(traces)
-    by_keywords: dict[tuple[str, ...], list[tuple[Signals, bool]]] = {}
+    inputs = {kw: sweep_inputs(traces, verdicts, kw, tasks) for kw in keyword_sets(configs)}
+    return sweep_table(inputs, configs)
+
+
+def sweep_table(
+    inputs: Mapping[tuple[str, ...], Sequence[tuple[Signals, bool]]],
+    configs: Sequence[InterceptConfig],
+) -> pd.DataFrame:
+    """The `sweep` table from precomputed (signals, answer is wrong) pairs per keyword list
+    (see `sweep_inputs`), so a caller can stream traces and keep only their signals."""
     out = []
     for cfg in configs:
-        if cfg.keywords not in by_keywords:
-            by_keywords[cfg.keywords] = sweep_inputs(traces, verdicts, cfg.keywords, tasks)
-        data = by_keywords[cfg.keywords]
+        data = inputs[cfg.keywords]
         tp = fp = fn = tn = 0
         for signals, wrong in data:
             fires = bool(decide(signals, cfg))

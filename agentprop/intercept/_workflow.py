@@ -17,18 +17,23 @@ from typing import Any
 
 import pandas as pd
 
-from agentprop.core import Task, Trace, WorkUnit, stable_hash, utcnow
+from agentprop.core import Task, WorkUnit, stable_hash, utcnow
 from agentprop.intercept._config import InterceptConfig, default_configs, parse_config
 from agentprop.intercept._evaluate import (
+    FireRow,
     ab_table,
     false_alarm_table,
-    outcome_frame,
-    replay_frame,
+    fires_of_rows,
+    outcome_row,
+    outcomes_of_rows,
+    replay_rows,
     replay_table,
     risk_coverage,
 )
 from agentprop.intercept._interceptor import Interceptor
-from agentprop.intercept._sweep import best_config, sweep
+from agentprop.intercept._replay import signals_for
+from agentprop.intercept._signals import Signals
+from agentprop.intercept._sweep import best_config, keyword_sets, signal_config, sweep_table
 
 META_CONFIG = "interceptor_config"
 META_SWEEP = "interceptor_sweep"
@@ -52,18 +57,12 @@ def primary_judge(ws: Any, judge: str | None = None) -> str:
 
 
 def verdict_map(ws: Any, judge: str) -> dict[str, bool | None]:
-    return {v.trace_id: v.correct for v in ws.verdicts(judge)}
+    """trace id → `correct` of `judge`, read without parsing the verdicts' payloads."""
+    return {tid: correct for tid, _, correct, _ in ws.verdict_rows(judge)}
 
 
-def _task_map(suite: Any, traces: Sequence[Trace]) -> dict[str, Task]:
-    if suite is None:
-        return {}
-    out: dict[str, Task] = {}
-    for t in traces:
-        task = suite.get(t.task_id)
-        if task is not None:
-            out[t.task_id] = task
-    return out
+def _task(suite: Any, task_id: str) -> Task | None:
+    return suite.get(task_id) if suite is not None else None
 
 
 # -- sweep ------------------------------------------------------------------------------
@@ -89,22 +88,37 @@ def run_sweep(
     pick the best; with `save`, store it (meta `interceptor_config`) and the table (meta
     `interceptor_sweep`). Raises InterceptError when there is nothing to sweep over."""
     name = primary_judge(ws, judge)
-    traces = list(ws.iter_traces(split=split, arm=UNINTERCEPTED_ARMS))
-    if not traces:
+    configs = list(configs) if configs is not None else default_configs()
+    verdicts = verdict_map(ws, name)
+    # one pass over the traces, keeping only each usable trace's signals
+    kws = keyword_sets(configs)
+    signal_cfgs = [signal_config(kw) for kw in kws]
+    inputs: dict[tuple[str, ...], list[tuple[Signals, bool]]] = {kw: [] for kw in kws}
+    n_traces = n_scored = missing = 0
+    for t in ws.iter_traces(split=split, arm=UNINTERCEPTED_ARMS):
+        n_traces += 1
+        correct = verdicts.get(t.id)
+        missing += t.id not in verdicts
+        if correct is None:
+            continue
+        n_scored += 1
+        if t.status != "ok":
+            continue
+        for kw, sig in zip(kws, signals_for(t, signal_cfgs, _task(suite, t.task_id)),
+                           strict=True):
+            inputs[kw].append((sig, not correct))
+    if not n_traces:
         raise InterceptError(
             f"no un-intercepted traces of split {split!r} in the workspace; run "
             f"`agentprop run --split {split}` first"
         )
-    verdicts = verdict_map(ws, name)
-    scored = [t for t in traces if verdicts.get(t.id) is not None]
-    if not scored:
-        missing = sum(t.id not in verdicts for t in traces)
+    if not n_scored:
         raise InterceptError(
-            f"none of the {len(traces)} {split} traces has a verdict of judge {name!r} "
+            f"none of the {n_traces} {split} traces has a verdict of judge {name!r} "
             f"({missing} not judged yet); run `agentprop judge --workspace {ws.path} "
             f"--judge {name}` first"
         )
-    table = sweep(traces, verdicts, configs, tasks=_task_map(suite, traces))
+    table = sweep_table(inputs, configs)
     best = best_config(table)
     if save:
         ws.set_meta(META_CONFIG, best.model_dump(mode="json"))
@@ -214,28 +228,47 @@ def summarize_evaluation(
     n_boot: int = 1000,
 ) -> dict[str, Any]:
     """All evaluation tables for the traces of `run_id` (JSON-safe rows)."""
-    traces = list(ws.iter_traces(run_id=run_id))
-    if not traces:
-        raise InterceptError(f"run {run_id!r} has no traces")
-    tasks = _task_map(suite, traces)
     verdicts = verdict_map(ws, judge)
-    outcomes = outcome_frame(traces, verdicts)
-    ab = ab_table(outcomes, seed=seed, n_boot=n_boot)
-    control = [t for t in traces if t.arm == "control"]
     sweep_cfgs = default_configs()
     all_cfgs = [config.model_copy(update={"mode": "abstain"}),
                 *(c for c in sweep_cfgs if c.label != config.label)]
-    fires = replay_frame(control, all_cfgs, tasks)
+    # one pass over the run's traces: an outcome row per trace, replay rows per control
+    rows: list[dict[str, Any]] = []
+    fire_rows: list[FireRow] = []
+    seen_models: set[str] = set()
+    seen_tasks: set[str] = set()
+    seen_conditions: set[str] = set()
+    simulated = False
+    split: str | None = None
+    for t in ws.iter_traces(run_id=run_id):
+        split = t.split if split is None else split
+        rows.append(outcome_row(t, verdicts.get(t.id)))
+        if t.arm == "control":
+            fire_rows.extend(replay_rows(t, all_cfgs, _task(suite, t.task_id)))
+        seen_models.add(t.model)
+        seen_tasks.add(t.task_id)
+        seen_conditions.add(t.condition)
+        simulated = simulated or t.simulated
+    if not rows:
+        raise InterceptError(f"run {run_id!r} has no traces")
+    outcomes = outcomes_of_rows(rows)
+    del rows
+    fires = fires_of_rows(fire_rows)
+    del fire_rows
+    ab = ab_table(outcomes, seed=seed, n_boot=n_boot)
     replay = replay_table(outcomes, fires, config=config.label, seed=seed, n_boot=n_boot)
     rc = risk_coverage(outcomes[outcomes["arm"] == "control"],
                        fires[fires["config"].isin([c.label for c in sweep_cfgs])])
     # clean baseline traces stored in the workspace (any run), replayed
-    model_ids = list(models) if models else sorted({t.model for t in traces})
-    split = traces[0].split
-    base = [t for t in ws.iter_traces(condition="baseline", arm=UNINTERCEPTED_ARMS,
-                                      model=model_ids, split=split)]
-    base_fires = replay_frame(base, [config], _task_map(suite, base))
-    fa_base = false_alarm_table(outcome_frame(base, verdicts), base_fires, config=config.label)
+    model_ids = list(models) if models else sorted(seen_models)
+    base_rows: list[dict[str, Any]] = []
+    base_fire_rows: list[FireRow] = []
+    for t in ws.iter_traces(condition="baseline", arm=UNINTERCEPTED_ARMS, model=model_ids,
+                            split=split):
+        base_rows.append(outcome_row(t, verdicts.get(t.id)))
+        base_fire_rows.extend(replay_rows(t, [config], _task(suite, t.task_id)))
+    fa_base = false_alarm_table(outcomes_of_rows(base_rows), fires_of_rows(base_fire_rows),
+                                config=config.label)
     return {
         "run_id": run_id,
         "judge": judge,
@@ -244,10 +277,10 @@ def summarize_evaluation(
         "config_label": config.label,
         "mode": config.mode,
         "models": model_ids,
-        "conditions": sorted({t.condition for t in traces}),
-        "simulated": any(t.simulated for t in traces),
-        "n_traces": len(traces),
-        "n_tasks": len({t.task_id for t in traces}),
+        "conditions": sorted(seen_conditions),
+        "simulated": simulated,
+        "n_traces": len(outcomes),
+        "n_tasks": len(seen_tasks),
         "unscored": int((outcomes["outcome"] == "unscored").sum()),
         "errors": int((outcomes["outcome"] == "error").sum()),
         "ab": records(ab),
