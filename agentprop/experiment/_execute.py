@@ -63,7 +63,8 @@ def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42) ->
 
 def load_analysis_input(ws: Workspace) -> Any:
     """The analysis input from a workspace: traces, verdicts, labels, primary judge, sweep,
-    and the simulation check when the study ran simulated agents."""
+    and the simulation check when the study ran simulated agents. Traces are streamed and
+    verdicts read as light rows, so memory does not grow with their payloads."""
     import pandas as pd
 
     from agentprop.analysis import build_input
@@ -77,7 +78,7 @@ def load_analysis_input(ws: Workspace) -> Any:
     sweep_rows = ws.get_meta("interceptor_sweep")
     return build_input(
         ws.iter_traces(),
-        ws.verdicts(),
+        ws.verdict_rows(),
         ws.labels(),
         primary_judge=ws.get_meta("primary_judge") or "facts",
         sweep=pd.DataFrame(sweep_rows) if sweep_rows else None,
@@ -91,17 +92,18 @@ def compute_simulation_check(ws: Workspace, *, seed: int = 42) -> list[dict[str,
     from agentprop.sim import PROFILES
 
     primary = ws.get_meta("primary_judge") or "facts"
-    verdicts = {v.trace_id: v.correct for v in ws.verdicts(primary)}
-    traces = [t for t in ws.iter_traces(arm="") if t.model.startswith("sim/")]
     truth = {
         f"sim/{name}": p.true_rates()
         for name, p in PROFILES.items()
-        if any(t.model == f"sim/{name}" for t in traces)
+        if ws.count_traces(arm="", model=f"sim/{name}")
     }
     if not truth:
         ws.set_meta(META_SIMCHECK, [])
         return []
-    table = simulation_check(stage_table(traces, verdicts), truth, seed=seed)
+    verdicts = {tid: correct for tid, _, correct, _ in ws.verdict_rows(primary)}
+    # streamed, and only the profiles' own traces: the check reads no others
+    table = simulation_check(stage_table(ws.iter_traces(arm="", model=list(truth)), verdicts),
+                             truth, seed=seed)
     rows: list[dict[str, Any]] = [
         {str(k): (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
         for r in table.to_dict("records")
