@@ -74,12 +74,13 @@ def list_models(as_json: bool = typer.Option(False, "--json", help="Print JSON."
     console.print(t)
     s = Table(title="simulated agents (sim/<profile>)")
     for col in ("model", "no tool", "notice", "correct anyway", "base error", "verbosity",
-                "uncertain words", "r_23"):
+                "uncertain words", "heed warning", "r_23"):
         s.add_column(col)
     for p in profiles:
         s.add_row(p["id"], f"{p['p_no_tool']:.2f}", f"{p['p_notice']:.2f}",
                   f"{p['p_correct_anyway']:.2f}", f"{p['base_error']:.2f}", p["verbosity"],
-                  f"{p['p_uncertain_words']:.2f}", f"{p['true_rates']['r_23']:.3f}")
+                  f"{p['p_uncertain_words']:.2f}", f"{p['p_heed_warning']:.2f}",
+                  f"{p['true_rates']['r_23']:.3f}")
     console.print(s)
 
 
