@@ -224,8 +224,11 @@ class Workspace:
         sql = "SELECT trace_id, judge, correct, json_extract(data, '$.members') FROM verdicts"
         cur = (self.conn.execute(sql + " ORDER BY rowid") if judge is None
                else self.conn.execute(sql + " WHERE judge=? ORDER BY rowid", (judge,)))
+        # one str object per distinct id and judge (a trace has a row per judge)
+        strings: dict[str, str] = {}
         return [
-            (tid, name, None if correct is None else bool(correct),
+            (strings.setdefault(tid, tid), strings.setdefault(name, name),
+             None if correct is None else bool(correct),
              json.loads(members) if members and members != "{}" else {})
             for tid, name, correct, members in cur
         ]
