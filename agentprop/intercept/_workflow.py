@@ -88,6 +88,10 @@ def run_sweep(
     pick the best; with `save`, store it (meta `interceptor_config`) and the table (meta
     `interceptor_sweep`). Raises InterceptError when there is nothing to sweep over."""
     name = primary_judge(ws, judge)
+    if judge and name not in ws.judges():
+        known = ", ".join(ws.judges()) or "none yet"
+        raise InterceptError(f"judge {name!r} has no verdicts in this workspace (judges with "
+                             f"verdicts: {known}); run `agentprop judge --judge {name}` first")
     configs = list(configs) if configs is not None else default_configs()
     verdicts = verdict_map(ws, name)
     # one pass over the traces, keeping only each usable trace's signals

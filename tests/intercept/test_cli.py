@@ -53,6 +53,16 @@ def test_sweep_of_a_split_with_no_traces(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "no un-intercepted traces" in res.output
 
 
+def test_sweep_with_a_judge_that_has_no_verdicts(tmp_path: Path) -> None:
+    _workspace(tmp_path / "w", judged=True)
+    res = RUNNER.invoke(app, ["intercept", "sweep", "-w", str(tmp_path / "w"),
+                              "--judge", "nope"])
+    assert res.exit_code == 2 and "judge 'nope' has no verdicts" in res.output
+    assert "facts" in res.output  # the judges that do have verdicts are listed
+    with Workspace(tmp_path / "w") as ws:
+        assert ws.get_meta("interceptor_config") is None
+
+
 def test_evaluate_bad_input_leaves_nothing_behind(tmp_path: Path) -> None:
     ws = tmp_path / "new"
     for args in (["--config", "tau_l1=0"], ["--config", "l3=maybe"], ["--mode", "loud"],
