@@ -1,7 +1,13 @@
 """The SQLite workspace and its exports."""
 
 from agentprop.store._export import CSV_COLUMNS, FORMATS, ExportError, export_traces, flat_row
-from agentprop.store._workspace import DB_NAME, SCHEMA_VERSION, Workspace, WorkspaceError
+from agentprop.store._workspace import (
+    DB_NAME,
+    SCHEMA_VERSION,
+    VerdictRow,
+    Workspace,
+    WorkspaceError,
+)
 from agentprop.store._writer import TraceWriter
 
 __all__ = [
@@ -11,6 +17,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "ExportError",
     "TraceWriter",
+    "VerdictRow",
     "Workspace",
     "WorkspaceError",
     "export_traces",
