@@ -1,7 +1,13 @@
 """`anthropic/<name>` through the official SDK (optional extra, imported lazily).
 
 Messages API mapping: system messages → `system`; assistant tool calls → `tool_use`
-blocks; consecutive tool results → one user message of `tool_result` blocks.
+blocks; consecutive tool results → one user message of `tool_result` blocks. Both
+directions live here (`to_anthropic` for the provider, `from_anthropic` for serve-sim's
+``/v1/messages`` route), so a change to the mapping is made once.
+
+``base_url`` (or ANTHROPIC_BASE_URL) points the SDK elsewhere, e.g. at serve-sim: a
+loopback base URL needs no key, and then the episode seed travels in the
+``x-agentprop-seed`` header (the Messages API has no seed parameter).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from agentprop.models._base import GenerateConfig, ModelError
 from agentprop.models._openai import is_loopback, sdk_error
 from agentprop.models._provider import RemoteModel
 from agentprop.models._registry import register_provider
+from agentprop.models._retry import RetryableError
 
 
 def to_anthropic(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
@@ -45,6 +52,68 @@ def to_anthropic(messages: list[Message]) -> tuple[str | None, list[dict[str, An
     return ("\n\n".join(system) if system else None), out
 
 
+def _block_text(content: Any) -> str:
+    """Text of a string or a list of text blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content
+                       if isinstance(b, dict) and b.get("type", "text") == "text")
+    return "" if content is None else str(content)
+
+
+def from_anthropic(system: Any, messages: list[dict[str, Any]]) -> list[Message]:
+    """The inverse of `to_anthropic`: a Messages API request's system and messages as
+    our Messages (tool results split back into one "tool" message each)."""
+    out: list[Message] = []
+    text = _block_text(system)
+    if text:
+        out.append(Message(role="system", content=text))
+    names: dict[str, str] = {}
+    for m in messages:
+        role, content = m.get("role"), m.get("content")
+        if role not in ("user", "assistant"):
+            raise ValueError(f"unsupported message role {role!r}")
+        if not isinstance(content, list):
+            out.append(Message(role=role, content=_block_text(content)))
+            continue
+        if role == "assistant":
+            texts: list[str] = []
+            calls: list[ToolCall] = []
+            for b in content:
+                if b.get("type") == "text":
+                    texts.append(b.get("text", ""))
+                elif b.get("type") == "tool_use":
+                    args = b.get("input")
+                    calls.append(ToolCall(id=b.get("id") or "", name=b.get("name") or "",
+                                          arguments=args if isinstance(args, dict) else {}))
+                    names[calls[-1].id] = calls[-1].name
+            out.append(Message(role="assistant", content="".join(texts) or None,
+                               tool_calls=calls))
+            continue
+        pending: list[str] = []  # user text blocks, flushed in order around tool results
+        for b in content:
+            if b.get("type") == "tool_result":
+                if pending:
+                    out.append(Message(role="user", content="".join(pending)))
+                    pending = []
+                tid = b.get("tool_use_id") or ""
+                out.append(Message(role="tool", tool_call_id=tid, name=names.get(tid),
+                                   content=_block_text(b.get("content"))))
+            elif b.get("type") == "text":
+                pending.append(b.get("text", ""))
+        if pending:
+            out.append(Message(role="user", content="".join(pending)))
+    return out
+
+
+def from_anthropic_tools(tools: list[dict[str, Any]] | None) -> list[ToolSpec]:
+    """The inverse of `to_anthropic_tools` (server tools without a schema are skipped)."""
+    return [ToolSpec(name=t["name"], description=t.get("description") or "",
+                     parameters=t.get("input_schema") or {"type": "object"})
+            for t in tools or [] if t.get("name") and "input_schema" in t]
+
+
 def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     return [{"name": t.name, "description": t.description, "input_schema": t.parameters}
             for t in tools]
@@ -61,7 +130,10 @@ def parse_anthropic(resp: Any) -> ModelOutput:
         elif kind == "thinking":
             thinking.append(getattr(block, "thinking", "") or "")
         elif kind == "tool_use":
-            args = block.input if isinstance(block.input, dict) else {}
+            if not isinstance(block.input, dict):
+                raise RetryableError("bad_response", f"tool_use {block.name!r} input is not"
+                                     " a JSON object")
+            args = block.input
             calls.append(ToolCall(id=block.id, name=block.name, arguments=args))
     usage = Usage(input_tokens=getattr(resp.usage, "input_tokens", 0) or 0,
                   output_tokens=getattr(resp.usage, "output_tokens", 0) or 0)
@@ -107,6 +179,8 @@ class AnthropicModel(RemoteModel):
             params["temperature"] = config.temperature
         if config.extra:
             params["extra_body"] = dict(config.extra)
+        if config.seed is not None and is_loopback(self.base_url):
+            params["extra_headers"] = {"x-agentprop-seed": str(config.seed)}
         return params
 
     async def _attempt(self, client: Any, messages: list[Message], tools: list[ToolSpec],
@@ -130,4 +204,6 @@ def anthropic_provider(name: str, **options: Any) -> AnthropicModel:
     except ImportError:
         raise ModelError("missing_sdk", "the anthropic SDK is not installed: pip install"
                          " 'agentprop[anthropic]'") from None
+    if options.get("base_url") is None:
+        options["base_url"] = os.environ.get("ANTHROPIC_BASE_URL") or None
     return AnthropicModel(name, **options)

@@ -3,7 +3,11 @@
 Gemini mapping: system messages → `system_instruction`; assistant tool calls →
 `function_call` parts of a "model" turn; tool results → `function_response` parts of a
 "user" turn (the observation JSON as the response object). Automatic function calling is
-off: the agent loop runs the tools.
+off: the agent loop runs the tools. Both directions live here (`to_gemini` for the
+provider, `from_gemini` for serve-sim's ``generateContent`` route).
+
+``base_url`` (or GOOGLE_GEMINI_BASE_URL, which the SDK also honours) points the SDK
+elsewhere, e.g. at serve-sim; a loopback base URL needs no key. SDK retries are off.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 
 from agentprop.core import Message, ModelOutput, ToolCall, ToolSpec, Usage
 from agentprop.models._base import GenerateConfig, ModelError
-from agentprop.models._openai import redact
+from agentprop.models._openai import is_loopback, redact
 from agentprop.models._provider import RemoteModel
 from agentprop.models._registry import register_provider
 from agentprop.models._retry import RetryableError, parse_retry_after, status_kind
@@ -61,6 +65,76 @@ def to_gemini(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]
     return ("\n\n".join(system) if system else None), out
 
 
+def _get(d: Any, snake: str) -> Any:
+    """A field of a Gemini JSON object under its snake_case or camelCase name (the SDK
+    sends camelCase; our own dicts use snake_case)."""
+    if not isinstance(d, dict):
+        return None
+    if snake in d:
+        return d[snake]
+    head, *rest = snake.split("_")
+    return d.get(head + "".join(w.title() for w in rest))
+
+
+def _content_from_response(resp: Any) -> str:
+    """The inverse of `_response_obj`: the tool message content a response object came
+    from."""
+    if isinstance(resp, dict) and set(resp) == {"output"}:
+        value = resp["output"]
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return json.dumps(resp, ensure_ascii=False)
+
+
+def from_gemini(system_instruction: Any, contents: list[dict[str, Any]]) -> list[Message]:
+    """The inverse of `to_gemini`: a generateContent request's system instruction and
+    contents as our Messages."""
+    out: list[Message] = []
+    if isinstance(system_instruction, str):
+        system = system_instruction
+    else:
+        parts = _get(system_instruction, "parts") or []
+        system = "".join(_get(p, "text") or "" for p in parts)
+    if system:
+        out.append(Message(role="system", content=system))
+    for c in contents:
+        role = _get(c, "role") or "user"
+        if role not in ("user", "model"):
+            raise ValueError(f"unsupported content role {role!r}")
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        for i, p in enumerate(_get(c, "parts") or []):
+            fc, fr = _get(p, "function_call"), _get(p, "function_response")
+            if fc is not None:
+                args = _get(fc, "args")
+                calls.append(ToolCall(id=_get(fc, "id") or f"call_{i}",
+                                      name=_get(fc, "name") or "",
+                                      arguments=args if isinstance(args, dict) else {}))
+            elif fr is not None:
+                out.append(Message(role="tool", tool_call_id=_get(fr, "id"),
+                                   name=_get(fr, "name"),
+                                   content=_content_from_response(_get(fr, "response"))))
+            elif _get(p, "text") is not None and not _get(p, "thought"):
+                texts.append(_get(p, "text"))
+        if role == "model":
+            out.append(Message(role="assistant", content="".join(texts) or None,
+                               tool_calls=calls))
+        elif texts:
+            out.append(Message(role="user", content="".join(texts)))
+    return out
+
+
+def from_gemini_tools(tools: list[dict[str, Any]] | None) -> list[ToolSpec]:
+    """The inverse of `to_gemini_tools` (either schema field; other tool kinds skipped)."""
+    out: list[ToolSpec] = []
+    for t in tools or []:
+        for d in _get(t, "function_declarations") or []:
+            schema = _get(d, "parameters_json_schema") or _get(d, "parameters")
+            if _get(d, "name"):
+                out.append(ToolSpec(name=d["name"], description=_get(d, "description") or "",
+                                    parameters=schema or {"type": "object"}))
+    return out
+
+
 def to_gemini_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     if not tools:
         return []
@@ -91,7 +165,8 @@ def parse_gemini(resp: Any) -> ModelOutput:
     )
     return ModelOutput(text="".join(texts) or None, tool_calls=calls,
                        reasoning="\n".join(thoughts) or None, usage=usage,
-                       raw=resp.model_dump(mode="json", exclude_none=True))
+                       raw=resp.model_dump(mode="json", exclude_none=True,
+                                           exclude={"sdk_http_response"}))
 
 
 class GoogleModel(RemoteModel):
@@ -102,8 +177,10 @@ class GoogleModel(RemoteModel):
         super().__init__(name, **options)
         key = api_key or os.environ.get(api_key_env) or os.environ.get("GEMINI_API_KEY")
         if not key:
-            raise ModelError("auth", f"{api_key_env} (or GEMINI_API_KEY) is not set: export it"
-                             f" or add it to .env to use google/{name}")
+            if not is_loopback(self.base_url):
+                raise ModelError("auth", f"{api_key_env} (or GEMINI_API_KEY) is not set:"
+                                 f" export it or add it to .env to use google/{name}")
+            key = "local-key"  # loopback servers need none
         self.__key = key
 
     def _make_client(self, connections: int) -> Any:
@@ -134,6 +211,7 @@ class GoogleModel(RemoteModel):
 
     async def _attempt(self, client: Any, messages: list[Message], tools: list[ToolSpec],
                        config: GenerateConfig) -> ModelOutput:
+        import pydantic
         from google.genai import errors
 
         contents, cfg = self.request_config(messages, tools, config)
@@ -147,6 +225,8 @@ class GoogleModel(RemoteModel):
             if retry:
                 raise RetryableError(kind, msg, parse_retry_after(headers)) from None
             raise ModelError(kind, msg) from None
+        except pydantic.ValidationError:  # e.g. functionCall.args that is not an object
+            raise RetryableError("bad_response", f"invalid response from {self.id}") from None
         except Exception as e:  # transport errors of whichever httpx the SDK uses
             name = type(e).__name__.lower()
             if "timeout" in name:
@@ -165,4 +245,6 @@ def google_provider(name: str, **options: Any) -> GoogleModel:
     except ImportError:
         raise ModelError("missing_sdk", "the google-genai SDK is not installed: pip install"
                          " 'agentprop[google]'") from None
+    if options.get("base_url") is None:
+        options["base_url"] = os.environ.get("GOOGLE_GEMINI_BASE_URL") or None
     return GoogleModel(name, **options)

@@ -1,15 +1,18 @@
-"""`agentprop serve-sim`: an OpenAI-compatible chat-completions endpoint over the sim
-policies, with injectable latency and faults, for tests and benchmarks of the real HTTP
-client path.
+"""`agentprop serve-sim`: the sim policies behind the OpenAI chat-completions, Anthropic
+Messages and Gemini generateContent APIs, with injectable latency and faults, for tests
+and benchmarks of the real SDK client paths.
 
 A compact asyncio HTTP/1.1 keep-alive server (no framework dependency): one coroutine per
 connection, responses computed by the same `SimAgent` as the in-process `sim/` models, so
-both paths answer identically. Faults are drawn deterministically per request from a hash
-of (fault seed, request body, how many times that body was seen), so a retry of the same
-request gets a fresh draw and a whole run is reproducible.
+every path answers identically. Each wire format (`_wire_*`) only converts to and from our
+Message/ToolSpec/ModelOutput form, so faults, latency and stats are the same on every
+route. Faults are drawn deterministically per request from a hash of (fault seed,
+request body, how many times that body was seen), so a retry of the same request gets a
+fresh draw and a whole run is reproducible.
 
-Routes: ``POST /v1/chat/completions``, ``GET /v1/models``, ``GET /stats`` (request
-counters), ``POST /stats/reset``, ``GET /health``.
+Routes (matched by suffix, so any base URL prefix works): ``POST .../chat/completions``,
+``POST .../messages``, ``POST .../models/{model}:generateContent``, ``GET /v1/models``,
+``GET /stats`` (request counters, per route too), ``POST /stats/reset``, ``GET /health``.
 """
 
 from __future__ import annotations
@@ -18,21 +21,28 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import re
 import threading
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentprop.core import ModelOutput
-from agentprop.models._openai_format import from_openai_messages, from_openai_tools
 from agentprop.sim._model import SimAgent
 from agentprop.sim._profiles import PROFILES, SimProfile
+from agentprop.sim._wire_anthropic import AnthropicWire
+from agentprop.sim._wire_base import WireFormat
+from agentprop.sim._wire_gemini import GeminiWire
+from agentprop.sim._wire_openai import OpenAIWire, completion_json
+
+__all__ = ["FAULT_TYPES", "ServerConfig", "ServerThread", "SimServer", "completion_json",
+           "serve"]
 
 FAULT_TYPES = ("429", "500", "timeout", "malformed")
 _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
             413: "Payload Too Large", 429: "Too Many Requests", 500: "Internal Server Error"}
 MAX_BODY = 32 * 1024 * 1024
+_OPENAI, _ANTHROPIC, _GEMINI = OpenAIWire(), AnthropicWire(), GeminiWire()
+_GEMINI_PATH = re.compile(r"/models/(.+):generateContent$")
 
 
 @dataclass
@@ -59,16 +69,34 @@ class ServerConfig:
 
 
 @dataclass
-class _Stats:
+class _RouteStats:
     requests: int = 0
-    chat_completions: int = 0
     ok: int = 0
     faults: Counter[str] = field(default_factory=Counter)
-    by_model: Counter[str] = field(default_factory=Counter)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"requests": self.requests, "chat_completions": self.chat_completions,
-                "ok": self.ok, "faults": dict(self.faults), "by_model": dict(self.by_model)}
+        return {"requests": self.requests, "ok": self.ok, "faults": dict(self.faults)}
+
+
+@dataclass
+class _Stats:
+    """Counters; `chat_completions`, `messages`, `generate_content` count each route's
+    requests, and `ok`/`faults` sum over routes (`by_route` splits them)."""
+
+    requests: int = 0
+    by_model: Counter[str] = field(default_factory=Counter)
+    by_route: dict[str, _RouteStats] = field(default_factory=lambda: {
+        w.route: _RouteStats() for w in (_OPENAI, _ANTHROPIC, _GEMINI)})
+
+    def as_dict(self) -> dict[str, Any]:
+        faults: Counter[str] = Counter()
+        for r in self.by_route.values():
+            faults.update(r.faults)
+        return {"requests": self.requests,
+                **{name: r.requests for name, r in self.by_route.items()},
+                "ok": sum(r.ok for r in self.by_route.values()), "faults": dict(faults),
+                "by_model": dict(self.by_model),
+                "by_route": {name: r.as_dict() for name, r in self.by_route.items()}}
 
 
 def _unit(*parts: object) -> float:
@@ -76,31 +104,8 @@ def _unit(*parts: object) -> float:
     return int.from_bytes(h[:8], "big") / 2**64
 
 
-def _error(status: int, message: str, type_: str, code: str | None = None) -> tuple[int, Any]:
-    return status, {"error": {"message": message, "type": type_, "code": code}}
-
-
-def completion_json(out: ModelOutput, model: str, ident: str) -> dict[str, Any]:
-    """A ChatCompletion body for a sim output."""
-    msg: dict[str, Any] = {"role": "assistant", "content": out.text}
-    if out.tool_calls:
-        msg["tool_calls"] = [
-            {"id": c.id, "type": "function",
-             "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
-            for c in out.tool_calls
-        ]
-    return {
-        "id": f"chatcmpl-sim-{ident}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "system_fingerprint": "agentprop-sim",
-        "choices": [{"index": 0, "message": msg, "logprobs": None,
-                     "finish_reason": "tool_calls" if out.tool_calls else "stop"}],
-        "usage": {"prompt_tokens": out.usage.input_tokens,
-                  "completion_tokens": out.usage.output_tokens,
-                  "total_tokens": out.usage.input_tokens + out.usage.output_tokens},
-    }
+def _error(status: int, message: str, wire: WireFormat = _OPENAI) -> tuple[int, Any]:
+    return status, wire.error(status, message)
 
 
 class SimServer:
@@ -173,9 +178,10 @@ class SimServer:
                 keep = (version == "HTTP/1.1" and headers.get("connection", "").lower()
                         != "close")
                 try:
-                    result = await self._dispatch(method, target.split("?", 1)[0], body)
+                    result = await self._dispatch(method, target.split("?", 1)[0], headers,
+                                                  body)
                 except Exception as e:  # a policy bug answers 500, it never kills the server
-                    result = (*_error(500, f"{type(e).__name__}: {e}", "server_error"), {})
+                    result = (*_error(500, f"{type(e).__name__}: {e}"), {})
                 if result is None:  # the "timeout" fault: hold, then hang up
                     await asyncio.sleep(self.config.hold_s)
                     return
@@ -217,14 +223,22 @@ class SimServer:
                 ConnectionError):
             return None
 
-    async def _dispatch(self, method: str, path: str,
+    async def _dispatch(self, method: str, path: str, headers: dict[str, str],
                         body: bytes) -> tuple[int, Any, dict[str, str]] | None:
         self.stats.requests += 1
         path = path.rstrip("/")
-        if path in ("/v1/chat/completions", "/chat/completions"):
+        wire: WireFormat | None = None
+        path_model = None
+        if path.endswith("/chat/completions"):
+            wire = _OPENAI
+        elif path.endswith("/messages"):
+            wire = _ANTHROPIC
+        elif (hit := _GEMINI_PATH.search(path)) is not None:
+            wire, path_model = _GEMINI, hit.group(1)
+        if wire is not None:
             if method != "POST":
-                return (*_error(405, "use POST", "invalid_request_error"), {})
-            return await self._chat(body)
+                return (*_error(405, "use POST", wire), {})
+            return await self._generate(wire, body, headers, path_model)
         if method == "GET" and path in ("/v1/models", "/models"):
             data = [{"id": n, "object": "model", "created": 0, "owned_by": "agentprop-sim"}
                     for n in sorted(self.profiles)]
@@ -236,24 +250,22 @@ class SimServer:
             return 200, {"ok": True}, {}
         if method == "GET" and path == "/health":
             return 200, {"ok": True}, {}
-        return (*_error(404, f"no route {method} {path}", "invalid_request_error"), {})
+        return (*_error(404, f"no route {method} {path}"), {})
 
-    async def _chat(self, body: bytes) -> tuple[int, Any, dict[str, str]] | None:
-        self.stats.chat_completions += 1
+    async def _generate(self, wire: WireFormat, body: bytes, headers: dict[str, str],
+                        path_model: str | None) -> tuple[int, Any, dict[str, str]] | None:
+        """One model call in any wire format: the same policy, faults and latency."""
+        route = self.stats.by_route[wire.route]
+        route.requests += 1
         try:
-            req = json.loads(body)
-            messages = from_openai_messages(req["messages"])
-            tools = from_openai_tools(req.get("tools"))
-            model = str(req["model"])
-            seed = int(req.get("seed") or 0)
-        except (ValueError, KeyError, TypeError) as e:
-            return (*_error(400, f"invalid request: {e}", "invalid_request_error"), {})
-        name = model.removeprefix("sim/")
+            req = wire.parse(body, headers, path_model)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            return (*_error(400, f"invalid request: {e}", wire), {})
+        name = req.model.removeprefix("models/").removeprefix("sim/")
         profile = self.profiles.get(name)
         if profile is None:
             known = ", ".join(sorted(self.profiles))
-            return (*_error(404, f"unknown model {model!r} (known: {known})",
-                            "invalid_request_error", "model_not_found"), {})
+            return (*_error(404, f"unknown model {req.model!r} (known: {known})", wire), {})
         self.stats.by_model[name] += 1
         cfg = self.config
         key = hashlib.sha256(body).hexdigest()
@@ -262,28 +274,22 @@ class SimServer:
         fault = None
         if cfg.fail_rate > 0 and _unit(cfg.fault_seed, key, nth, "fail") < cfg.fail_rate:
             fault = cfg.faults[int(_unit(cfg.fault_seed, key, nth, "kind") * len(cfg.faults))]
-            self.stats.faults[fault] += 1
+            route.faults[fault] += 1
         if fault == "429":
-            return (*_error(429, "rate limit exceeded (simulated)", "rate_limit_error"),
+            return (*_error(429, "rate limit exceeded (simulated)", wire),
                     {"Retry-After": f"{cfg.retry_after_s:g}"})
         if fault == "500":
-            return (*_error(500, "internal error (simulated)", "server_error"), {})
+            return (*_error(500, "internal error (simulated)", wire), {})
         if fault == "timeout":
             return None
         if cfg.latency_ms > 0:
             await asyncio.sleep(cfg.latency_ms / 1000.0)
-        out = self.agent.respond(messages, tools, profile, seed)
-        payload = completion_json(out, model, key[:16])
+        out = self.agent.respond(req.messages, req.tools, profile, req.seed)
+        payload = wire.response(out, req.model, key[:16])
         if fault == "malformed":
-            msg = payload["choices"][0]["message"]
-            calls = msg.get("tool_calls") or [{
-                "id": "call_sim_bad", "type": "function",
-                "function": {"name": tools[0].name if tools else "unknown", "arguments": ""}}]
-            for c in calls:
-                c["function"]["arguments"] = '{"' + c["function"]["arguments"][2:12]
-            msg["tool_calls"] = calls
+            wire.malform(payload, req.tools)
         else:
-            self.stats.ok += 1
+            route.ok += 1
         return 200, payload, {}
 
 
