@@ -187,9 +187,17 @@ class AnthropicModel(RemoteModel):
                        config: GenerateConfig) -> ModelOutput:
         import anthropic
 
+        params = self.request_params(messages, tools, config)
+        options: dict[str, Any] = {"timeout": config.timeout_s}
+        if "extra_headers" in params:
+            options["headers"] = params.pop("extra_headers")
+        body = {**params, **(params.pop("extra_body", None) or {})}
         try:
-            resp = await client.messages.create(**self.request_params(messages, tools, config),
-                                                timeout=config.timeout_s)
+            # The SDK's request path (auth, version header, errors, pooling) with our
+            # wire-format body as is: `messages.create`'s signature follows the newest
+            # models (this SDK version has no `temperature`) and re-walks every schema.
+            resp = await client.post("/v1/messages", cast_to=anthropic.types.Message,
+                                     body=body, options=options)
         except anthropic.AnthropicError as e:
             raise sdk_error(anthropic, e, model_id=self.id,
                             where=self.base_url or "the Anthropic API", secret=self.__key,

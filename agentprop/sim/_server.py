@@ -129,7 +129,14 @@ class SimServer:
 
     @property
     def base_url(self) -> str:
+        """The OpenAI-style base URL (``.../v1``)."""
         return f"http://{self.config.host}:{self.port}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """The base URL for the anthropic and google SDKs, which append ``/v1/messages``
+        and ``/v1beta/models/...`` themselves."""
+        return f"http://{self.config.host}:{self.port}"
 
     async def start(self) -> None:
         _ = self.agent.suite  # load before the first request, not inside it
@@ -349,6 +356,10 @@ class ServerThread:
     @property
     def base_url(self) -> str:
         return self.server.base_url
+
+    @property
+    def root_url(self) -> str:
+        return self.server.root_url
 
     @property
     def stats(self) -> dict[str, Any]:
