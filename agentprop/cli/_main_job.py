@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
@@ -81,23 +82,33 @@ def _summary_table(workspace: Path) -> None:
     models = sorted(
         {k.split("[", 1)[1].rstrip("]") for k in numbers if k.startswith("propagation.r_23[")}
     )
-    table = Table("model", "p_S1", "p_S2", "r_23", "P(S3|S1)", title="propagation (primary judge)")
+    table = Table(title="headline (primary judge; every table is in the report)",
+                  box=box.SIMPLE_HEAD,
+                  caption="n injected traces · no tool: answered without a tool call · corr.: "
+                          "re-queried after a visible corruption · r_23 = P(wrong | visible "
+                          "corruption) · Δ halluc.: interceptor arm − control, paired")
+    table.add_column("model", no_wrap=True)
+    for name in ("n", "no tool", "corr.", "r_23 [95% CI]", "Δ halluc."):
+        table.add_column(name, no_wrap=True, justify="right")
 
-    def cell(name: str) -> str:
+    def value(name: str, ci: bool = False) -> str:
         v = numbers.get(name)
         if not v or v.get("value") is None:
             return "—"
-        ci = v.get("ci")
-        ci_s = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci and None not in ci else ""
-        return f"{v['value']:.2f}{ci_s} (n={v.get('n')})"
+        bounds = v.get("ci")
+        if ci and bounds and None not in bounds:
+            return f"{v['value']:.2f} [{bounds[0]:.2f}, {bounds[1]:.2f}]"
+        return f"{v['value']:+.2f}" if name.startswith("interceptor.delta") else f"{v['value']:.2f}"
 
     for m in models:
+        n = numbers.get(f"propagation.n[{m}]", {}).get("value")
         table.add_row(
             escape(m),
-            cell(f"propagation.p_S1[{m}]"),
-            cell(f"propagation.p_S2[{m}]"),
-            cell(f"propagation.r_23[{m}]"),
-            cell(f"propagation.inj_to_err[{m}]"),
+            "—" if n is None else f"{int(n)}",
+            value(f"propagation.no_tool_share[{m}]"),
+            value(f"propagation.correction_rate[{m}]"),
+            value(f"propagation.r_23[{m}]", ci=True),
+            value(f"interceptor.delta_hallucination[{m}]"),
         )
     console.print(table)
     with Workspace(workspace, create=False) as ws:
