@@ -14,11 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from agentprop.core import Label, Trace, Verdict
+from agentprop.core import Label, Trace, Verdict, VerdictRow
 
 DEFAULT_PRIMARY = "facts"
 
-VerdictRow = tuple[str, str, bool | None, Mapping[str, bool | None]]
 """(trace_id, judge, correct, ensemble members' votes)."""
 VerdictLike = Verdict | VerdictRow
 

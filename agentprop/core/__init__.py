@@ -1,6 +1,6 @@
 """Pydantic models of everything agentprop persists, and the shared registry type."""
 
-from agentprop.core._records import Label, LabelValue, RunSpec, Verdict
+from agentprop.core._records import Label, LabelValue, RunSpec, Verdict, VerdictRow
 from agentprop.core._registry import Registry, UnknownNameError
 from agentprop.core._task import Difficulty, Fact, FactKind, Split, Task, ToolCall, ToolSpec
 from agentprop.core._trace import (
@@ -55,6 +55,7 @@ __all__ = [
     "UnknownNameError",
     "Usage",
     "Verdict",
+    "VerdictRow",
     "WorkUnit",
     "stable_hash",
     "utcnow",

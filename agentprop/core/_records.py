@@ -22,6 +22,9 @@ class Verdict(BaseModel):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+VerdictRow = tuple[str, str, bool | None, dict[str, bool | None]]
+"""A verdict without its raw payload: (trace_id, judge, correct, ensemble members)."""
+
 LabelValue = Literal["correct", "incorrect", "unsure"]
 
 

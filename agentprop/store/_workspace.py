@@ -9,12 +9,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agentprop.core import Label, RunSpec, Trace, Verdict
+from agentprop.core import Label, RunSpec, Trace, Verdict, VerdictRow
 
 SCHEMA_VERSION = 1
 DB_NAME = "agentprop.sqlite"
 
-VerdictRow = tuple[str, str, bool | None, dict[str, bool | None]]
 """A verdict without its payload: (trace_id, judge, correct, ensemble members' votes)."""
 
 _SCHEMA = """
