@@ -6,13 +6,28 @@ from __future__ import annotations
 import time
 
 import pytest
-from wirecases import (FAST_RETRIES, PROFILE, check_matches, dump_workspace, error_traces,
-                       forget_traces, in_process, pick_tasks, run, server, stats)
+from wirecases import (
+    FAST_RETRIES,
+    PROFILE,
+    check_matches,
+    dump_workspace,
+    error_traces,
+    forget_traces,
+    in_process,
+    pick_tasks,
+    run,
+    server,
+    stats,
+)
 
 from agentprop.core import Message, ToolSpec
 from agentprop.models import GenerateConfig, ModelError, get_model
-from agentprop.models._anthropic import (from_anthropic, from_anthropic_tools, to_anthropic,
-                                         to_anthropic_tools)
+from agentprop.models._anthropic import (
+    from_anthropic,
+    from_anthropic_tools,
+    to_anthropic,
+    to_anthropic_tools,
+)
 from agentprop.store import Workspace
 
 pytest.importorskip("anthropic")
@@ -104,7 +119,7 @@ async def test_retry_after_and_timeout(suite):
         with pytest.raises(ModelError) as ei:
             await m.generate(msgs, [], GenerateConfig())
         assert ei.value.kind == "rate_limit" and time.perf_counter() - t0 >= 0.4
-    with server(suite, fail_rate=1.0, faults=("timeout",), hold_s=5) as s:
+    with server(suite, fail_rate=1.0, faults=("timeout",), hold_s=1) as s:
         m = get_model(MODEL, base_url=s.root_url, max_attempts=2, **FAST_RETRIES)
         with pytest.raises(ModelError) as ei:
             await m.generate(msgs, [], GenerateConfig(timeout_s=0.3))
