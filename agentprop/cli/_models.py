@@ -20,9 +20,10 @@ _PROVIDER_INFO: dict[str, tuple[str, str | None, str | None]] = {
     "openai": ("OpenAI-compatible chat completions (OPENAI_BASE_URL / --base-url)",
                "OPENAI_API_KEY", "openai"),
     "openrouter": ("OpenRouter (OpenAI-compatible)", "OPENROUTER_API_KEY", "openai"),
-    "anthropic": ("Anthropic Messages API (extra: agentprop[anthropic])", "ANTHROPIC_API_KEY",
-                  "anthropic"),
-    "google": ("Google Gemini API (extra: agentprop[google])", "GOOGLE_API_KEY", "google.genai"),
+    "anthropic": ("Anthropic Messages API (extra: agentprop[anthropic];"
+                  " ANTHROPIC_BASE_URL / --base-url)", "ANTHROPIC_API_KEY", "anthropic"),
+    "google": ("Google Gemini API (extra: agentprop[google]; GOOGLE_GEMINI_BASE_URL /"
+               " --base-url)", "GOOGLE_API_KEY", "google.genai"),
     "sim": ("simulated agents, offline and deterministic", None, None),
     "sim-judge": ("simulated judges, offline", None, None),
 }
@@ -109,7 +110,8 @@ def serve_sim(
     suite_file: Path = typer.Option(None, "--suite", envvar="AGENTPROP_SUITE",
                                     help="Suite JSONL file (default: built-in)."),
 ) -> None:
-    """Serve the sim profiles as an OpenAI-compatible /v1/chat/completions endpoint."""
+    """Serve the sim profiles over the OpenAI (/v1/chat/completions), Anthropic
+    (/v1/messages) and Gemini (/v1beta/models/<profile>:generateContent) APIs."""
     from agentprop.sim._server import ServerConfig, SimServer
     from agentprop.suite import SuiteError, load_suite
 
