@@ -169,7 +169,8 @@ def register(app: typer.Typer) -> None:
             None,
             "--base-url",
             envvar="AGENTPROP_BASE_URL",
-            help="OpenAI-compatible server URL (vLLM, Ollama, serve-sim...).",
+            help="Server URL for the models: OpenAI-compatible (vLLM, Ollama, serve-sim...),"
+            " or an Anthropic or Gemini API endpoint.",
         ),
         split: str = typer.Option(
             "test", "--split", envvar="AGENTPROP_SPLIT", help="val, test or all."
