@@ -384,7 +384,9 @@ def mcnemar_test(b: int, c: int) -> McNemarResult:
     if b + c == 0:
         return McNemarResult(b, c, math.nan, math.nan)
     p = float(mcnemar(np.array([[0, b], [c, 0]]), exact=True).pvalue)
-    midp = min(1.0, p - float(binom.pmf(min(b, c), b + c, 0.5)))
+    # mid-p = 2·(P(X ≤ k) − ½·P(X = k)), from the uncapped tail (exact p is capped at 1)
+    k = min(b, c)
+    midp = min(1.0, 2 * (float(binom.cdf(k, b + c, 0.5)) - 0.5 * float(binom.pmf(k, b + c, 0.5))))
     return McNemarResult(b, c, p, midp)
 
 

@@ -150,7 +150,9 @@ def mcnemar_pvalues(saved: int, broken: int) -> tuple[float, float]:
     if n == 0:
         return 1.0, 1.0
     exact = float(mcnemar([[0, saved], [broken, 0]], exact=True).pvalue)
-    mid = exact - float(sps.binom.pmf(min(saved, broken), n, 0.5))
+    # mid-p = 2·(P(X ≤ k) − ½·P(X = k)), from the uncapped tail (exact p is capped at 1)
+    k = min(saved, broken)
+    mid = 2 * (float(sps.binom.cdf(k, n, 0.5)) - 0.5 * float(sps.binom.pmf(k, n, 0.5)))
     return exact, min(1.0, max(0.0, mid))
 
 

@@ -111,3 +111,11 @@ def test_krippendorff_alpha() -> None:
     e = krippendorff_alpha([[1, 0, 1, np.nan], [1, 0, 1, 1]])
     assert e.value == pytest.approx(1.0) and e.n == 3
     assert math.isnan(krippendorff_alpha([[1, 1], [1, 1]]).value)
+
+
+def test_mcnemar_midp_is_one_when_discordant_counts_tie() -> None:
+    # mid-p = 2·(P(X ≤ k) − ½·P(X = k)); with b = c it is exactly 1 by symmetry, while
+    # "exact − pmf" undercuts it because the exact p was capped at 1 first.
+    assert mcnemar_test(1, 1).p_midp == pytest.approx(1.0)
+    assert mcnemar_test(5, 5).p_midp == pytest.approx(1.0)
+    assert mcnemar_test(3, 7).p_midp == pytest.approx(0.34375 - 0.1171875)

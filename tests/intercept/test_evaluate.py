@@ -82,7 +82,7 @@ def test_ab_table_is_seeded_and_groups_by_model() -> None:
 def test_statistical_helpers_edge_cases() -> None:
     assert mcnemar_pvalues(0, 0) == (1.0, 1.0)
     exact, mid = mcnemar_pvalues(3, 3)
-    assert exact == 1.0 and mid < exact
+    assert exact == 1.0 and mid == pytest.approx(1.0)  # b = c: no evidence either way
     assert two_proportion_p(0, 0, 10) == 1.0 and two_proportion_p(10, 10, 10) == 1.0
     assert two_proportion_p(9, 1, 10) < 0.01
 
@@ -128,3 +128,10 @@ def test_failed_episodes_are_their_own_outcome(status: str) -> None:
     t = episode("x", [OBS], tid="f")
     t.status = status  # type: ignore[assignment]
     assert outcome_frame([t], {"f": False})["outcome"].tolist() == ["error"]
+
+
+def test_mcnemar_midp_is_one_when_saved_equals_broken() -> None:
+    from agentprop.intercept._evaluate import mcnemar_pvalues
+
+    assert mcnemar_pvalues(5, 5) == (1.0, pytest.approx(1.0))
+    assert mcnemar_pvalues(2, 2)[1] == pytest.approx(1.0)
