@@ -228,11 +228,14 @@ class GoogleModel(RemoteModel):
         except pydantic.ValidationError:  # e.g. functionCall.args that is not an object
             raise RetryableError("bad_response", f"invalid response from {self.id}") from None
         except Exception as e:  # transport errors of whichever httpx the SDK uses
-            name = type(e).__name__.lower()
+            # by class name along the MRO: the SDK may use httpx, httpx2 or aiohttp, whose
+            # read/write/protocol errors (connection reset) are TransportError subclasses
+            name = " ".join(c.__name__.lower() for c in type(e).__mro__)
             if "timeout" in name:
                 raise RetryableError("timeout", f"request timed out after {config.timeout_s:g} s"
                                      ) from None
-            if "connect" in name or "network" in name or isinstance(e, OSError):
+            if (any(w in name for w in ("connect", "network", "transport", "disconnect"))
+                    or isinstance(e, OSError)):
                 raise RetryableError("connection", "cannot connect to the Gemini API") from None
             raise ModelError("bad_request", redact(str(e), self.__key)[:300]) from None
         return parse_gemini(resp)
