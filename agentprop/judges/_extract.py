@@ -56,6 +56,7 @@ _UNIT_ALIASES: dict[str, str] = {
     "°": "deg", "degrees": "deg", "degree": "deg", "deg": "deg",
     "$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "us$": "USD",
     "%": "%", "percent": "%", "per cent": "%", "pct": "%", "percentage": "%",
+    "kph": "km/h", "kmh": "km/h", "km/hr": "km/h", "kmph": "km/h", "km²": "km2",
 }
 
 
@@ -70,11 +71,11 @@ def canonical_unit(unit: str | None) -> str | None:
 
 _NUM_RE = re.compile(
     r"(?<![\w.,])(?P<sign>[-−–]|minus\s+)?(?P<cur>\$|us\$|usd\s*)?\s*"
-    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?(?![\d])"
+    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?(?![\d])(?!(?:st|nd|rd|th)(?![a-z]))"
     r"(?P<unit>\s*(?:°\s*[cf](?![a-z])|degrees?\s+(?:celsius|fahrenheit|c|f)(?![a-z])"
     r"|[cf](?![a-z'])|°|degrees?(?![a-z])|celsius|fahrenheit|%|percent|per\s+cent|usd(?![a-z])"
-    r"|dollars?(?![a-z])|[a-z]{1,4}/[a-z]{1,2}(?![a-z])|mm(?![a-z])|cm(?![a-z])"
-    r"|mg(?![a-z])|kg(?![a-z])|km(?![a-z])|mph(?![a-z])|kph(?![a-z])))?",
+    r"|dollars?(?![a-z])|[a-z]{1,4}/[a-z]{1,2}(?![a-z])|mm(?![a-z])|cm(?![a-z])|km[²2](?![a-z\d])"
+    r"|mg(?![a-z])|kg(?![a-z])|km(?![a-z])|mph(?![a-z])|kph(?![a-z])|kmh(?![a-z])))?",
     re.IGNORECASE,
 )
 

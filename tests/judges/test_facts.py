@@ -171,3 +171,21 @@ def test_answer_about_another_query_entity_is_wrong() -> None:
     assert check_answer(ask, "Patient P0031 is allergic to codeine.")[0] is True  # no vocab
     assert check_answer(w, "Tomorrow in Paris: 14 °C, light rain.", vocabulary=vocab)[0] is False
     assert check_answer(w, "Tomorrow: 14 °C, light rain.", vocabulary=vocab)[0] is True
+
+
+@pytest.mark.parametrize(("fact", "answer", "expected"), [
+    # realistic spellings of the suite's own units
+    (Fact(key="wind_kph", kind="number", value=12, unit="km/h", tolerance=2.0),
+     "Wind around 12 kph.", True),
+    (Fact(key="wind_kph", kind="number", value=12, unit="km/h", tolerance=2.0),
+     "Wind around 12 km/hr.", True),
+    (Fact(key="wind_kph", kind="number", value=12, unit="km/h", tolerance=2.0),
+     "Wind around 12 mph.", False),
+    (Fact(key="area_km2", kind="number", value=31980, unit="km2", tolerance=0.0),
+     "Maenmer covers 31,980 km².", True),
+    # an ordinal day is not a quantity: "the 17th" must not satisfy a 17 °C fact
+    (Fact(key="temperature", kind="number", value=17, unit="°C", tolerance=0.5),
+     "On the 17th it will be 20 °C.", False),
+])
+def test_number_units_and_ordinals(fact: Fact, answer: str, expected: bool) -> None:
+    assert fact_stated(fact, answer) is expected
