@@ -3,7 +3,8 @@
 Safety: binds 127.0.0.1 unless told otherwise; every piece of task and model text goes
 through `html.escape` (no text is ever inserted by script); a Content-Security-Policy with
 a per-response nonce allows only our own inline script and style; writes are POST only and
-a POST whose Origin is another site is refused. Judge verdicts are never shown.
+a POST whose Origin is another site or opaque ("null"), or whose Sec-Fetch-Site is not
+same-origin, is refused. Judge verdicts are never shown.
 Routes: GET / (name), GET /label?annotator=&trace= (one item; without trace: resume at the
 first unlabelled item), POST /label (save, go to the next unlabelled), GET /done.
 """
@@ -185,7 +186,10 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             self.send_header("Content-Length", str(len(data)))
             self.send_header("Cache-Control", "no-store")
             self.send_header("X-Content-Type-Options", "nosniff")
-            self.send_header("Referrer-Policy", "no-referrer")
+            # "same-origin", not "no-referrer": under no-referrer a browser sends
+            # `Origin: null` on our own form posts, and null cannot tell them from a
+            # cross-site post out of a sandboxed frame
+            self.send_header("Referrer-Policy", "same-origin")
             self.send_header(
                 "Content-Security-Policy",
                 f"default-src 'none'; style-src 'nonce-{nonce}'; script-src 'nonce-{nonce}'; "
@@ -382,7 +386,9 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
         def _post(self) -> None:
             origin = self.headers.get("Origin")
             host = self.headers.get("Host", "")
-            if origin and origin not in (f"http://{host}", "null"):
+            fetch_site = self.headers.get("Sec-Fetch-Site")
+            if (origin and origin != f"http://{host}") or (
+                    fetch_site and fetch_site not in ("same-origin", "none")):
                 self._error(HTTPStatus.FORBIDDEN, "cross-site request refused")
                 return
             if urlsplit(self.path).path != "/label":

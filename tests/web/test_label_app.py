@@ -75,6 +75,23 @@ def test_server_binds_loopback_and_refuses_cross_site(served: tuple[str, Path]) 
         assert "script-src 'nonce-" in r.headers["Content-Security-Policy"]
 
 
+@pytest.mark.parametrize("headers", [
+    {"Origin": "null"},  # a sandboxed iframe or data: page anywhere sends Origin: null
+    {"Sec-Fetch-Site": "cross-site"},  # a cross-site form post from a browser
+    {"Origin": "null", "Sec-Fetch-Site": "cross-site"},
+])
+def test_post_from_an_opaque_or_cross_site_origin_is_refused(
+    served: tuple[str, Path], headers: dict[str, str]
+) -> None:
+    url, wsp = served
+    req = urllib.request.Request(url + "/label", data=b"annotator=x&trace=tr-a&label=correct",
+                                 headers=headers, method="POST")
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=10)
+    assert e.value.code == 403
+    assert Workspace(wsp).labels() == []
+
+
 @pytest.mark.browser
 def test_label_three_resume_and_escape(served: tuple[str, Path]) -> None:
     _browser_or_skip()
