@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,6 +43,19 @@ CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+def _set_wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
+    """Switch to WAL. SQLite does not call the busy handler for this pragma, so processes
+    opening a new workspace at the same moment get "database is locked": wait and retry."""
+    for attempt in range(attempts):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05)
+
+
 class WorkspaceError(Exception):
     """A workspace that cannot be opened or used; the message is one line for the user."""
 
@@ -67,7 +81,7 @@ class Workspace:
                 raise WorkspaceError(f"cannot create workspace {self.path}: {e.strerror}") from None
         try:
             self.conn = sqlite3.connect(self.db_path, timeout=30.0, check_same_thread=False)
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            _set_wal(self.conn)
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self._init_schema()
         except sqlite3.DatabaseError as e:
@@ -75,13 +89,16 @@ class Workspace:
 
     def _init_schema(self) -> None:
         cur = self.conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'")
-        if cur.fetchone() is None:
+        # Another process may be creating this workspace right now: CREATE IF NOT EXISTS and
+        # INSERT OR IGNORE make creating it twice harmless, and a meta table without a
+        # version row is one whose creation has not finished yet.
+        if cur.fetchone() is None or self.get_meta("schema_version") is None:
+            self.conn.executescript(_SCHEMA)
             with self.conn:
-                self.conn.executescript(_SCHEMA)
                 self.conn.execute(
-                    "INSERT INTO meta VALUES ('schema_version', ?)", (json.dumps(SCHEMA_VERSION),)
+                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                    (json.dumps(SCHEMA_VERSION),),
                 )
-            return
         version = self.get_meta("schema_version")
         if version != SCHEMA_VERSION:
             raise WorkspaceError(
