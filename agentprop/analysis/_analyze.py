@@ -100,11 +100,11 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
 
 def _num(x: Any) -> float | None:
     v = float(x)
-    return None if math.isnan(v) else v
+    return v if math.isfinite(v) else None  # numbers.json is strict JSON: no NaN, no ±inf
 
 
 def numbers_manifest(result: AnalysisResult) -> dict[str, dict[str, Any]]:
-    """Flat names `section.metric[key]` → {"value", "n", "ci"}; NaN becomes null."""
+    """Flat names `section.metric[key]` → {"value", "n", "ci"}; NaN and ±inf become null."""
     out: dict[str, dict[str, Any]] = {}
     for section in SECTIONS:
         df = result.tables.get(section)

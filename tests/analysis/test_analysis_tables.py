@@ -270,3 +270,19 @@ def test_sweep_table_and_manifest_nan_is_null() -> None:
     import json
 
     json.dumps(m, allow_nan=False)  # strict JSON: no NaN anywhere
+
+
+def test_numbers_manifest_has_no_infinities() -> None:
+    # numbers.json is written with allow_nan=False: ±inf must become null like NaN
+    import json
+
+    from agentprop.analysis import AnalysisResult, numbers_manifest
+    from agentprop.analysis._tidy import frame as tidy_frame
+    from agentprop.analysis._tidy import row as tidy_row
+
+    t = tidy_frame([tidy_row({"config": ""}, "", "best_f1", -math.inf, 0),
+                    tidy_row({"config": "a"}, "a", "f1", 0.5, 10)], ["config"])
+    out = numbers_manifest(AnalysisResult(tables={"interceptor_sweep": t}))
+    assert out["interceptor_sweep.best_f1"]["value"] is None
+    assert out["interceptor_sweep.f1[a]"]["value"] == 0.5
+    json.dumps(out, allow_nan=False)
