@@ -258,15 +258,18 @@ def baseline_vs_p2(
         b_ok = 1 - as_float(b["S3"])
         p_ok = 1 - as_float(p["S3"])
         p_s1 = as_float(p["S1"]) == 1
-        est = Resampler(b_ok, n_resamples=n_resamples, rng=rng).ratio(b_ok) if len(b) else \
-            Estimate(math.nan, 0)
+        # clustered by task when a task has several traces (seeds), as everywhere (§8)
+        est = Resampler(b_ok, clusters=_clusters(b), n_resamples=n_resamples,
+                        rng=rng).ratio(b_ok) if len(b) else Estimate(math.nan, 0)
         rows.append(row(keys, m, "baseline_correct", est))
         rows.append(row(keys, m, "p2_all_correct",
-                        Resampler(p_ok, n_resamples=n_resamples, rng=rng).ratio(p_ok)
+                        Resampler(p_ok, clusters=_clusters(p), n_resamples=n_resamples,
+                                  rng=rng).ratio(p_ok)
                         if len(p) else Estimate(math.nan, 0)))
         inj = p_ok[p_s1]
         rows.append(row(keys, m, "p2_injected_correct",
-                        Resampler(inj, n_resamples=n_resamples, rng=rng).ratio(inj)
+                        Resampler(inj, clusters=_clusters(p[p_s1]), n_resamples=n_resamples,
+                                  rng=rng).ratio(inj)
                         if inj.size else Estimate(math.nan, 0)))
         # ours: task-matched, paired by task (task means when a task has several traces)
         bt = pd.DataFrame({"task": b["task_id"].to_numpy(), "ok": b_ok}).dropna()

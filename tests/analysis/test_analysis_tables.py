@@ -286,3 +286,20 @@ def test_numbers_manifest_has_no_infinities() -> None:
     assert out["interceptor_sweep.best_f1"]["value"] is None
     assert out["interceptor_sweep.f1[a]"]["value"] == 0.5
     json.dumps(out, allow_nan=False)
+
+
+def test_baseline_vs_p2_clusters_by_task_when_tasks_repeat() -> None:
+    # two tasks × 10 seeds: one task always right, one always wrong. Resampling the 20
+    # traces as if independent gives a narrow CI around 0.5; there are only two tasks, so
+    # the task-clustered bootstrap can draw both from one task: CI [0, 1].
+    rows = []
+    for seed in range(10):
+        rows.append(row("m", "t1", cond="baseline", s3=False, seed=seed))
+        rows.append(row("m", "t2", cond="baseline", s3=True, seed=seed))
+        rows.append(row("m", "t1", s1=True, s3=False, seed=seed))
+        rows.append(row("m", "t2", s1=True, s3=True, seed=seed))
+    t = baseline_vs_p2(frame(rows), n_resamples=R)
+    for metric in ("baseline_correct", "p2_injected_correct", "p2_all_correct"):
+        r = t[(t["metric"] == metric) & (t["key"] == "m")].iloc[0]
+        assert r["value"] == pytest.approx(0.5)
+        assert (r["ci_lo"], r["ci_hi"]) == (0.0, 1.0), metric
