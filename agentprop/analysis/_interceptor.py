@@ -1,7 +1,7 @@
 """Interceptor A/B (control vs treatment arms, paired by task) and the threshold sweep.
 
 Outcomes per trace are three: correct, hallucination (wrong and not abstained), abstained.
-Pairs are (model, task, condition, seed) present in both arms with both outcomes judged;
+Pairs are (run, model, task, condition, seed) present in both arms with both outcomes judged;
 unjudged traces (S3 missing) drop their pair. Δ is treatment − control with a paired
 bootstrap clustered by task.
 """
@@ -28,7 +28,7 @@ from agentprop.analysis._stats import (
 )
 from agentprop.analysis._tidy import frame, row
 
-PAIR_ON = ["model", "task_id", "condition", "seed"]
+PAIR_ON = ["run_id", "model", "task_id", "condition", "seed"]  # arms pair within a run
 ARMS = ("control", "treatment")
 
 

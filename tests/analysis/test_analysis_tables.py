@@ -144,6 +144,22 @@ def test_interceptor_saved_broken_and_rates() -> None:
     assert 0 < lookup(t, "mcnemar_p", "m") <= 1
 
 
+def test_interceptor_arms_pair_within_their_run() -> None:
+    rows = []
+    for run, (tw, ta) in (("r1", (True, False)), ("r2", (True, True))):
+        for i in range(3):  # run r1: treatment still wrong; run r2: treatment abstains
+            c = row("m", f"t{i}", cond="baseline", arm="control", s3=True)
+            t = row("m", f"t{i}", cond="baseline", arm="treatment", s3=tw, abstained=ta)
+            for r in (c, t):
+                r["run_id"] = run
+                r["trace_id"] += run
+            rows += [c, t]
+    t = interceptor_ab(frame(rows), n_resamples=R)
+    assert lookup(t, "n_pairs", "m") == 6  # both runs' pairs, none dropped or crossed
+    assert lookup(t, "saved", "m") == 3 and lookup(t, "broken", "m") == 0
+    assert lookup(t, "hallucination_treatment", "m") == pytest.approx(0.5)
+
+
 def test_interceptor_split_by_condition_when_several() -> None:
     rows = []
     for i in range(4):  # under "a" the interceptor saves every pair, under "b" none
