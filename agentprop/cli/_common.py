@@ -89,8 +89,10 @@ def probe_base_url(base_url: str, timeout_s: float = 5.0) -> None:
     try:
         socket.create_connection((host, port), timeout=timeout_s).close()
     except OSError as e:
+        from agentprop.runner import redact
+
         reason = e.strerror or type(e).__name__
-        raise UserError(f"cannot connect to {base_url}: {reason}") from None
+        raise UserError(f"cannot connect to {redact(base_url)}: {reason}") from None
 
 
 def probe_models(models: Iterable[Any]) -> None:

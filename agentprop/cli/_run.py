@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -210,6 +211,14 @@ def register(app: typer.Typer) -> None:
             envvar="AGENTPROP_TEXT_MODE",
             help="ReAct text protocol for models without function calling.",
         ),
+        executed_only: bool = typer.Option(
+            False,
+            "--executed-only",
+            envvar="AGENTPROP_EXECUTED_ONLY",
+            help="P2: corrupt only the executed call and keep the agent's own arguments in "
+            "its history (default: the corrupted arguments replace them, an error at the "
+            "parameter-generation stage).",
+        ),
         run_id: str = typer.Option(
             None,
             "--run-id",
@@ -277,15 +286,22 @@ def register(app: typer.Typer) -> None:
             redact_secrets(
                 {
                     "models": sorted(models),
-                    "conditions": conditions,
-                    "seeds": seed,
+                    "conditions": sorted(conditions),
+                    "seeds": sorted(seed),
                     "split": split,
                     "domains": sorted(domain),
                     "limit": limit,
                     "suite": suite.checksum,
                     "max_steps": max_steps,
                     "text_mode": text_mode,
+                    "executed_only": executed_only,
                     "base_url": base_url,
+                    "base_url_env": {
+                        k: v
+                        for k in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL")
+                        if (v := os.environ.get(k))
+                    },
+                    "model_options": options,
                 }
             )
         )
@@ -306,6 +322,7 @@ def register(app: typer.Typer) -> None:
                 use_cache=not no_cache,
                 max_steps=max_steps,
                 text_mode=text_mode,
+                in_history=not executed_only,
                 manifest={
                     "split": split,
                     "domains": domain,

@@ -49,7 +49,8 @@ class RunAborted(RunError):
 
 
 class RunSummary(BaseModel):
-    """What one invocation did. `completed` counts traces written by this invocation."""
+    """What one invocation did. `completed` counts traces written by this invocation;
+    tokens and cost are what it spent (cache hits are counted in `cached_calls`, not billed)."""
 
     units: int = 0
     completed: int = 0
@@ -75,7 +76,9 @@ class RunSummary(BaseModel):
             if isinstance(ev, ModelCallEvent):
                 out = ev.output
                 self.model_calls += 1
-                self.cached_calls += out.cached
+                if out.cached:  # a cache hit costs nothing now: count it, don't bill it
+                    self.cached_calls += 1
+                    continue
                 self.input_tokens += out.usage.input_tokens
                 self.output_tokens += out.usage.output_tokens
                 self.cost += out.cost

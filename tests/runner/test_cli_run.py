@@ -151,3 +151,27 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     con.commit()
     con.close()
     assert "schema version" in _one_line_error([*base, "-m", "fake/a"])
+
+
+def test_executed_only_keeps_the_agents_own_arguments_in_history(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from agentprop.cli import app
+    from agentprop.core import InjectionEvent
+    from agentprop.store import Workspace
+
+    ws = tmp_path / "w"
+    args = ["run", "-m", "sim/propagator", "-w", str(ws), "-c", "p2:semantic_wrong",
+            "--domain", "weather", "-n", "3", "--json"]
+    res = CliRunner().invoke(app, [*args, "--executed-only"])
+    assert res.exit_code == 0, res.output
+    with Workspace(ws) as w:
+        traces = list(w.iter_traces())
+    applied = [(t, e) for t in traces for e in t.events
+               if isinstance(e, InjectionEvent) and e.status == "applied"]
+    assert applied and all(not e.in_history for _, e in applied)
+    for t, e in applied:  # the agent's history shows the value it proposed, not the injected one
+        calls = [c for m in t.messages for c in m.tool_calls if c.id == e.call_id]
+        assert calls and calls[0].arguments[e.param] == e.original
+    again = CliRunner().invoke(app, args)  # the default is another run: nothing is skipped
+    assert again.exit_code == 0 and '"skipped": 0' in again.output

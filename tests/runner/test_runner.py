@@ -126,3 +126,20 @@ def test_fake_plugin_registered() -> None:
 
     assert get_model("fake/x").id == "fake/x"
     assert runner_fakes.TinyDomain.name == "tiny"
+
+
+def test_summary_bills_only_calls_that_were_not_cached() -> None:
+    from agentprop.core import ModelCallEvent, ModelOutput, Trace, Usage
+    from agentprop.runner import RunSummary
+
+    def call(cached: bool) -> ModelCallEvent:
+        out = ModelOutput(text="x", usage=Usage(input_tokens=100, output_tokens=10),
+                          cost=0.5, cached=cached)
+        return ModelCallEvent(step=0, request_hash="h", output=out)
+
+    t = Trace(id="t", run_id="r", model="openai/x", task_id="k", domain="weather",
+              split="test", difficulty="easy", events=[call(False), call(True)])
+    s = RunSummary()
+    s.count(t)
+    assert (s.model_calls, s.cached_calls) == (2, 1)
+    assert s.cost == 0.5 and s.tokens == 110
