@@ -177,6 +177,7 @@ async def run_episode(
     events: list[TraceEvent] = []
     ctx = EpisodeContext(unit=unit, task=task, env=env, messages=messages, events=events)
     hasher = _RequestHasher(model.id, model_tools, config)
+    used_ids: set[str] = set()
     status: TraceStatus = "step_limit"
 
     for step in range(max_steps):
@@ -199,6 +200,7 @@ async def run_episode(
         events.append(ModelCallEvent(step=step, request_hash=request_hash, output=output))
         extra = [m for h in hooks if (m := h.on_model_output(ctx, output)) is not None]
         turn = dialect.read(output, step)
+        turn.calls = _unique_ids(turn.calls, used_ids, step)
 
         if turn.calls or turn.notes:
             history = list(turn.calls)
@@ -257,6 +259,24 @@ async def run_episode(
         ended_at=utcnow(),
         meta={"text_mode": True} if text_mode else {},
     )
+
+
+def _unique_ids(calls: list[ToolCall], used: set[str], step: int) -> list[ToolCall]:
+    """Tool-call ids unique within the episode. Some APIs (Gemini, some local servers) send
+    none, and providers then number calls per turn, so every turn would reuse `call_0`:
+    a repeated id gets the step appended, consistently in the events and the history."""
+    out = []
+    for c in calls:
+        cid = c.id
+        if cid in used:
+            cid = f"{c.id}_s{step}"
+            n = 1
+            while cid in used:
+                cid, n = f"{c.id}_s{step}_{n}", n + 1
+            c = c.model_copy(update={"id": cid})
+        used.add(cid)
+        out.append(c)
+    return out
 
 
 def _execute(

@@ -306,3 +306,17 @@ async def test_text_mode_episode() -> None:
     assert "99 C" not in (sent[-2].content or "")
     third = model.requests[2][0][-1].content or ""
     assert third.startswith("Observation:") and '"format"' in third
+
+
+async def test_repeated_call_ids_are_made_unique_within_the_episode() -> None:
+    # an API without call ids: the provider numbers calls per turn, so both turns say call_0
+    model = Scripted([out(None, call("lookup", "call_0", city="Paris")),
+                      out(None, call("lookup", "call_0", city="Rome")),
+                      out("Paris 15, Rome 12.")])
+    trace, _ = await run(model)
+    ids = [e.call.id for e in trace.events if isinstance(e, ToolCallEvent)]
+    assert len(ids) == len(set(ids)) == 2 and ids[0] == "call_0"
+    results = [e for e in trace.events if isinstance(e, ToolResultEvent)]
+    assert [r.call_id for r in results] == ids  # observations keep pointing at their call
+    tool_msgs = [m.tool_call_id for m in trace.messages if m.role == "tool"]
+    assert tool_msgs == ids
