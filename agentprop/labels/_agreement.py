@@ -64,17 +64,25 @@ def _binary(label: str) -> bool | None:
 
 
 def human_consensus(labels: Iterable[Label]) -> dict[str, bool]:
-    """trace_id → the majority correct/incorrect label over annotators (ties dropped)."""
+    """trace_id → the majority correct/incorrect label over annotators ("unsure" dropped).
+
+    A tie is broken by the lead annotator (most labels, then alphabetical): the same rule
+    as `agentprop.analysis`, so `label agreement` and the report agree on n and κ."""
     votes: dict[str, list[bool]] = defaultdict(list)
+    by_annotator: dict[str, dict[str, bool]] = defaultdict(dict)
     for lab in labels:
         b = _binary(lab.label)
         if b is not None:
             votes[lab.trace_id].append(b)
+            by_annotator[lab.annotator][lab.trace_id] = b
+    lead = min(by_annotator, key=lambda a: (-len(by_annotator[a]), a), default=None)
     out: dict[str, bool] = {}
     for tid, vs in votes.items():
         yes = sum(vs)
         if yes * 2 != len(vs):
             out[tid] = yes * 2 > len(vs)
+        elif lead is not None and tid in by_annotator[lead]:
+            out[tid] = by_annotator[lead][tid]
     return out
 
 

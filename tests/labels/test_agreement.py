@@ -54,11 +54,12 @@ def test_consensus_judge_vs_human() -> None:
                       ("c", "x", "correct"), ("c", "y", "incorrect"), ("d", "x", "unsure"),
                       ("e", "x", "incorrect")])
     human = human_consensus(labels)
-    assert human == {"a": True, "b": False, "e": False}  # c tied, d unsure
+    # c is a tie, broken by the lead annotator x (most labels), as the analysis does; d unsure
+    assert human == {"a": True, "b": False, "c": True, "e": False}
     r = judge_vs_human({"a": True, "b": True, "e": None}, human)
     assert r["n"] == 2 and r["confusion"] == [[1, 1], [0, 0]]
     assert r["judge_correct_share"] == 1.0 and r["human_correct_share"] == 0.5
-    assert r["unscored_or_unlabelled"] == 1
+    assert r["unscored_or_unlabelled"] == 2  # c has no verdict, e is unscored
 
 
 def test_inter_annotator_and_alpha() -> None:
@@ -96,3 +97,17 @@ def test_summary_and_cli(tmp_path: Path) -> None:
     assert out["judges"]["facts"]["n"] == 4 and out["inter_annotator"][0]["n"] == 2
     r = CliRunner().invoke(app, ["label", "agreement", "-w", str(tmp_path / "w")])
     assert r.exit_code == 0 and "facts" in r.stdout
+
+
+def test_consensus_matches_the_analysis_rule() -> None:
+    import pandas as pd
+
+    from agentprop.analysis import human_consensus as analysis_consensus
+
+    labels = _labels([("a", "x", "correct"), ("a", "y", "incorrect"), ("b", "y", "correct"),
+                      ("b", "z", "incorrect"), ("c", "x", "unsure"), ("d", "x", "incorrect")])
+    frame = pd.DataFrame([(x.trace_id, x.annotator, x.label) for x in labels],
+                         columns=["trace_id", "annotator", "label"])
+    ours = human_consensus(labels)
+    theirs = {k: bool(v) for k, v in analysis_consensus(frame).items()}
+    assert ours == theirs
