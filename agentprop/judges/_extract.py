@@ -42,10 +42,25 @@ def norm_text(text: str) -> str:
     return " ".join(t.split())
 
 
+# A word right before a phrase that changes what it states: "partly cloudy" does not say
+# "cloudy", "no rain" does not say "rain", "not London" does not name London.
+_QUALIFIERS = frozenset({"partly", "mostly", "no", "not", "without", "never", "t"})
+
+
 def contains_phrase(haystack: str, needle: str) -> bool:
-    """Whole-word, case- and punctuation-insensitive containment."""
+    """Whole-word, case- and punctuation-insensitive containment, not counting an
+    occurrence that a qualifier or negation right before it changes (see _QUALIFIERS)."""
     n = norm_text(needle)
-    return bool(n) and f" {n} " in f" {norm_text(haystack)} "
+    if not n:
+        return False
+    hay = f" {norm_text(haystack)} "
+    start = hay.find(f" {n} ")
+    while start != -1:
+        before = hay[:start].split()
+        if not before or before[-1] not in _QUALIFIERS or n.split()[0] in _QUALIFIERS:
+            return True
+        start = hay.find(f" {n} ", start + 1)
+    return False
 
 
 _UNIT_ALIASES: dict[str, str] = {

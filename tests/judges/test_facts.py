@@ -189,3 +189,14 @@ def test_answer_about_another_query_entity_is_wrong() -> None:
 ])
 def test_number_units_and_ordinals(fact: Fact, answer: str, expected: bool) -> None:
     assert fact_stated(fact, answer) is expected
+
+
+def test_a_qualified_or_negated_phrase_does_not_state_the_fact() -> None:
+    from agentprop.judges._extract import contains_phrase
+
+    assert not contains_phrase("Partly cloudy, 14 °C.", "cloudy")
+    assert contains_phrase("Cloudy in the morning, partly cloudy later.", "cloudy")
+    assert not contains_phrase("No rain expected tomorrow.", "rain")
+    assert contains_phrase("Light rain tomorrow.", "rain")
+    assert not contains_phrase("Not London but Paris: 21 °C.", "London")
+    assert contains_phrase("P012 has no known allergies.", "no known allergies")
