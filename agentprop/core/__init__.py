@@ -2,7 +2,16 @@
 
 from agentprop.core._records import Label, LabelValue, RunSpec, Verdict, VerdictRow
 from agentprop.core._registry import Registry, UnknownNameError
-from agentprop.core._task import Difficulty, Fact, FactKind, Split, Task, ToolCall, ToolSpec
+from agentprop.core._task import (
+    Difficulty,
+    Fact,
+    FactKind,
+    FactRole,
+    Split,
+    Task,
+    ToolCall,
+    ToolSpec,
+)
 from agentprop.core._trace import (
     ErrorEvent,
     FinalEvent,
@@ -32,6 +41,7 @@ __all__ = [
     "ErrorEvent",
     "Fact",
     "FactKind",
+    "FactRole",
     "FinalEvent",
     "InjectionEvent",
     "InjectionStatus",

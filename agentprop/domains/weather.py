@@ -54,6 +54,12 @@ def city_names() -> list[str]:
     return [c.name for c in CITIES]
 
 
+def city_aliases(name: str) -> list[str]:
+    """Other names the domain accepts for a city ("NYC", "LA")."""
+    key = name.lower()
+    return [a.upper() if len(a) <= 3 else a.title() for a, c in _ALIASES.items() if c == key]
+
+
 def find_city(name: str) -> City | None:
     key = " ".join(str(name).lower().split())
     key = _ALIASES.get(key, key)

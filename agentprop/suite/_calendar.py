@@ -71,6 +71,9 @@ WEIGHTS: list[tuple[str, Any, float]] = [
     ("replace_event", "hard", 0.08),
     ("move_to_day", "hard", 0.08),
 ]
+# what the query phrasings ask for (fact key patterns)
+_LISTING = ["list.*.title"]
+_BOOKED_AT = ["created", "start_time"]
 NEW_TITLES = (
     "Plumber visit", "Call with the bank", "Coffee with Alex", "Physio appointment",
     "Study session", "Team offsite prep", "Flight check-in", "Birthday party planning",
@@ -134,16 +137,17 @@ def _list_events(d: Draft, rng: random.Random) -> None:
     off = rng.choice([*range(-3, 14), 0, 1, 1, 2])
     when = _when(d, rng, off)
     past = off < 0
-    d.query = rng.choice([
+    d.ask(rng, [(q, _LISTING) for q in (
         f"What {'was' if past else 'is'} on my calendar {when}?",
         f"Do I have any events {when}?" if not past else f"Did I have any events {when}?",
         f"List my appointments {when}.",
         f"What does my schedule look like {when}?",
         f"Which events {'did' if past else 'do'} I have {when}?",
         f"Show me my calendar {when}.",
-    ])
+    )])
     _entities(d, date=iso(off))
-    d.call("get_events", {"date": iso(off)})
+    if not d.call("get_events", {"date": iso(off)})["events"]:
+        d.asks = ["list.count"]  # an empty day: "no events" is the answer
 
 
 def _event_time_lookup(d: Draft, rng: random.Random) -> None:
@@ -151,10 +155,10 @@ def _event_time_lookup(d: Draft, rng: random.Random) -> None:
     when = _when(d, rng, off)
     t = ev["title"]
     d.meta["title"] = t
-    d.query = rng.choice([
-        f"What time is my {t} {when}?",
-        f"When does my {t} start {when}, and how long is it?",
-        f"I have '{t}' {when}. What time is it?",
+    d.ask(rng, [
+        (f"What time is my {t} {when}?", ["start_time"]),
+        (f"When does my {t} start {when}, and how long is it?", ["start_time", "duration"]),
+        (f"I have '{t}' {when}. What time is it?", ["start_time"]),
     ])
     _entities(d, date=iso(off), title=t)
     d.call("get_events", {"date": iso(off)})
@@ -179,12 +183,14 @@ def _count_events(d: Draft, rng: random.Random) -> None:
         e = s + rng.randint(2, 8)
         phrase = f"between {iso(s)} and {iso(e)}"
     d.meta |= {"date_phrase": phrase, "relative_date": not phrase.startswith("between")}
-    d.query = rng.choice([
-        f"How many events do I have {phrase}?",
-        f"Count my calendar entries {phrase}.",
-        f"How busy am I {phrase}? Give me the number of events and list them.",
-        f"What's the total number of events on my calendar {phrase}?",
-        f"Tell me how many appointments I have {phrase}.",
+    count = ["list.count"]
+    d.ask(rng, [
+        (f"How many events do I have {phrase}?", count),
+        (f"Count my calendar entries {phrase}.", count),
+        (f"How busy am I {phrase}? Give me the number of events and list them.",
+         [*count, "list.*.title"]),
+        (f"What's the total number of events on my calendar {phrase}?", count),
+        (f"Tell me how many appointments I have {phrase}.", count),
     ])
     _entities(d, date=iso(s), end_date=iso(e))
     d.call("get_events", {"date": iso(s), "end_date": iso(e)})
@@ -198,25 +204,25 @@ def _free_slot(d: Draft, rng: random.Random) -> None:
     window = rng.random()
     if window < 0.25:
         args |= {"earliest": "13:00"}
-        d.query = rng.choice([
+        d.ask(rng, [(q, ["start_time"]) for q in (
             f"Am I free for {dur} minutes in the afternoon {when}? When's the first slot "
             f"after 13:00?",
             f"Find me a {dur}-minute gap after 13:00 {when}.",
             f"What's my earliest free {dur}-minute slot {when} starting from 13:00?",
-        ])
+        )])
     elif window < 0.45:
         args |= {"earliest": "09:00", "latest": "17:00"}
-        d.query = rng.choice([
+        d.ask(rng, [(q, ["start_time"]) for q in (
             f"Is there a free {dur}-minute window {when} between 09:00 and 17:00?",
             f"Find the first {dur}-minute opening {when} between 9 am and 5 pm.",
             f"Between 09:00 and 17:00 {when}, when can I fit in {dur} minutes?",
-        ])
+        )])
     else:
-        d.query = rng.choice([
+        d.ask(rng, [(q, ["start_time"]) for q in (
             f"When am I free for {dur} minutes {when}?",
             f"Find me a {dur}-minute slot {when}.",
             f"What's the first free {dur}-minute slot in my working day {when}?",
-        ])
+        )])
     _entities(d, **args)
     obs = d.call("find_free_slot", args)
     if not obs["found"]:
@@ -233,12 +239,12 @@ def _create_event(d: Draft, rng: random.Random) -> None:
     title = rng.choice(NEW_TITLES)
     when = _when(d, rng, off)
     tp = _time_phrase(rng, start)
-    d.query = rng.choice([
+    d.ask(rng, [(q, ["created"]) for q in (
         f"Add '{title}' to my calendar {when} at {tp} for {dur} minutes.",
         f"Schedule {title} {when} from {to_hhmm(start)} to {to_hhmm(start + dur)}.",
         f"Book {dur} minutes for {title} at {tp} {when}.",
         f"Create an event called '{title}' {when}, starting {tp}, lasting {dur} minutes.",
-    ])
+    )])
     _entities(d, title=title, date=iso(off), start_time=to_hhmm(start), duration_minutes=dur)
     d.meta["title"] = title
     args = {"title": title, "date": iso(off), "start_time": to_hhmm(start),
@@ -257,19 +263,19 @@ def _find_and_book(d: Draft, rng: random.Random) -> None:
     if rng.random() < 0.3:
         earliest = rng.choice(["10:00", "12:00", "14:00"])
         args["earliest"] = earliest
-        d.query = rng.choice([
+        d.ask(rng, [(q, _BOOKED_AT) for q in (
             f"I need {dur} minutes for {title} {when} after {earliest}; book the earliest "
             f"free time.",
             f"Find the first free {dur}-minute slot after {earliest} {when} and put "
             f"'{title}' there.",
             f"Schedule {title} ({dur} min) {when} at the first opening from {earliest} on.",
-        ])
+        )])
     else:
-        d.query = rng.choice([
+        d.ask(rng, [(q, _BOOKED_AT) for q in (
             f"Find a free {dur}-minute slot {when} and book '{title}' in it.",
             f"Put {title} ({dur} min) in the first free spot {when}.",
             f"When am I first free for {dur} minutes {when}? Book {title} then.",
-        ])
+        )])
     _entities(d, **args, title=title)
     d.meta["title"] = title
     slot = d.call("find_free_slot", args)
@@ -301,11 +307,11 @@ def _delete_by_title(d: Draft, rng: random.Random) -> None:
     when = _when(d, rng, off)
     t = ev["title"]
     d.meta["title"] = t
-    d.query = rng.choice([
+    d.ask(rng, [(q, ["deleted"]) for q in (
         f"Cancel my {t} {when}.",
         f"Delete the {t} event {when} from my calendar.",
         f"Please remove '{t}' {when}; it's not happening anymore.",
-    ])
+    )])
     _entities(d, date=iso(off), title=t)
     listing = d.call("get_events", {"date": iso(off)})
     found = _need(listing, t)
@@ -325,11 +331,11 @@ def _move_event(d: Draft, rng: random.Random) -> None:
     t = ev["title"]
     tp = _time_phrase(rng, new)
     d.meta["title"] = t
-    d.query = rng.choice([
+    d.ask(rng, [(q, ["moved"]) for q in (
         f"Move my {t} {when} to {tp}.",
         f"Reschedule {t} {when} so it starts at {tp}.",
         f"Can you push my {t} {when} to {tp}?",
-    ])
+    )])
     _entities(d, date=iso(off), title=t, start_time=to_hhmm(new))
     listing = d.call("get_events", {"date": iso(off)})
     found = _need(listing, t)
@@ -358,14 +364,14 @@ def _book_or_next_free(d: Draft, rng: random.Random) -> None:
     title = rng.choice(NEW_TITLES)
     when = _when(d, rng, off)
     tp = _time_phrase(rng, t_req)
-    d.query = rng.choice([
+    d.ask(rng, [(q, _BOOKED_AT) for q in (
         f"Book '{title}' {when} at {tp} for {dur} minutes; if that time is taken, use the "
         f"first free slot after it.",
         f"I'd like {title} {when} at {tp} ({dur} min). If I'm busy then, put it at the next "
         f"free time that day.",
         f"Check my calendar {when}: if {tp} is free, schedule {title} for {dur} minutes "
         f"then; otherwise at the first opening after {tp}.",
-    ])
+    )])
     d.meta |= {"title": title, "requested_time": to_hhmm(t_req)}
     _entities(d, date=day, title=title, duration_minutes=dur, earliest=to_hhmm(t_req))
     listing = d.call("get_events", {"date": day})
@@ -402,11 +408,11 @@ def _replace_event(d: Draft, rng: random.Random) -> None:
     when = _when(d, rng, off)
     x = ev["title"]
     y = rng.choice(NEW_TITLES)
-    d.query = rng.choice([
+    d.ask(rng, [(q, ["deleted", "created"]) for q in (
         f"Cancel my {x} {when} and put '{y}' in its place.",
         f"Replace {x} {when} with {y} at the same time.",
         f"Swap {x} {when} for '{y}', same time slot and length.",
-    ])
+    )])
     d.meta |= {"title": x, "new_title": y}
     _entities(d, date=iso(off), title=[x, y])
     listing = d.call("get_events", {"date": iso(off)})
@@ -437,14 +443,14 @@ def _move_to_day(d: Draft, rng: random.Random) -> None:
     else:
         w2 = rng.choice(absolute_phrases(off2)).removeprefix("on ")
     d.meta["date_phrase_2"] = w2
-    d.query = rng.choice([
+    d.ask(rng, [(q, ["moved", "start_time"]) for q in (
         f"Move my {x} {w1} to {w2}, same time if possible, otherwise the next free time that "
         f"day.",
         f"Shift {x} ({w1}) to {w2}. Keep the time if I'm free, else take the first opening "
         f"after it.",
         f"Can you reschedule my {x} {w1} to {w2}? Same start time, or the earliest free slot "
         f"after that.",
-    ])
+    )])
     d.meta["title"] = x
     _entities(d, date=[iso(off), iso(off2)], title=x)
     listing = d.call("get_events", {"date": iso(off)})
@@ -622,63 +628,114 @@ def consistent_prefix(task: Task, observations: list[Observation]) -> list[Obser
     return observations
 
 
+def _event_about(e: dict[str, Any], dated: bool = False) -> dict[str, list[str]]:
+    about = {"event": [str(e["event_id"]), str(e["title"])]}
+    if dated:
+        about["date"] = [str(e["date"])]
+    return about
+
+
+def _event_facts(e: dict[str, Any], prefix: str, dated: bool = False) -> list[Fact]:
+    """What the calendar says of one event, about that event (and its day in a range)."""
+    ab = _event_about(e, dated)
+    out = [Fact(kind="entity", key=f"{prefix}title", value=e["title"], about=ab),
+           Fact(kind="date", key=f"{prefix}date", value=e["date"], about=ab),
+           Fact(kind="time", key=f"{prefix}start_time", value=e["start_time"], about=ab),
+           Fact(kind="time", key=f"{prefix}end_time", value=e["end_time"], about=ab),
+           Fact(kind="id", key=f"{prefix}event_id", value=e["event_id"], about=ab)]
+    if e.get("duration_minutes") is not None:
+        out.append(number_fact(f"{prefix}duration", e["duration_minutes"], "minutes", 0,
+                               about=ab))
+    return out
+
+
+def _listing_facts(o: dict[str, Any], prefix: str = "list.") -> list[Fact]:
+    """A listing: the count, the day (or range), and every event, keyed by its id; the
+    titles form the complete list of the day."""
+    ranged = "end_date" in o
+    out = [Fact(kind="date", key=f"{prefix}date", value=o["date"]),
+           number_fact(f"{prefix}count", len(o["events"]), "events", 0, exact=True)]
+    if ranged:
+        out.append(Fact(kind="date", key=f"{prefix}end_date", value=o["end_date"]))
+    for e in o["events"]:
+        for f in _event_facts(e, f"{prefix}{e['event_id']}.", dated=ranged):
+            out.append(f.model_copy(update={"group": "events"}) if f.key.endswith(".title")
+                       else f)
+    return out
+
+
+def _done(key: str, relation: str, e: dict[str, Any]) -> Fact:
+    """The requested action was carried out on this event."""
+    return Fact(kind="polar", key=key, value=True, relation=relation,
+                about={"event": [str(e["event_id"]), str(e["title"])]})
+
+
+def _slot_facts(o: dict[str, Any]) -> list[Fact]:
+    """The free-slot search's window and free intervals: times an answer may state."""
+    day = {"date": [str(o["date"])]}
+    out = [Fact(kind="time", key=f"window.{k}", value=str(o[k]), about=day)
+           for k in ("earliest", "latest") if o.get(k)]
+    for i, iv in enumerate(o.get("free_slots") or []):
+        out += [Fact(kind="time", key=f"free.{i}.{k}", value=str(iv[k]), about=day)
+                for k in ("start_time", "end_time")]
+    return out
+
+
+def _slot_free(task: Task, free: bool, time: str | None = None) -> Fact:
+    """Whether the time the query asks for was free (the branch the task turns on)."""
+    at = time or str(task.meta.get("requested_time", ""))
+    return Fact(kind="polar", key="requested_time_free", value=free, relation="free",
+                about={"time": [at]})
+
+
 def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
     if any(is_error(o) for o in obs) or not obs:
         return []
     it = task.intent
     kinds = [_kind(o) for o in obs]
     title = str(task.meta.get("title", ""))
-    if it == "list_events" and kinds == ["events"]:
-        o = obs[0]
-        out = [Fact(kind="date", key="date", value=o["date"]),
-               number_fact("count", len(o["events"]), "events", 0)]
-        for e in o["events"]:
-            out.append(Fact(kind="entity", key=f"{e['event_id']}.title", value=e["title"]))
-            out.append(Fact(kind="time", key=f"{e['event_id']}.start_time",
-                            value=e["start_time"]))
-        return out
+    out: list[Fact] = []
+    if kinds[0] == "events":
+        out += _listing_facts(obs[0])
+    for o, k in zip(obs, kinds, strict=True):
+        if k == "slot" and it != "free_slot":
+            out += _slot_facts(o)
     if it == "event_time_lookup" and kinds == ["events"]:
         e = _find_title(obs[0], title)
-        if e is None:
-            return []
-        return [Fact(kind="entity", key="title", value=e["title"]),
-                Fact(kind="time", key="start_time", value=e["start_time"]),
-                Fact(kind="time", key="end_time", value=e["end_time"]),
-                number_fact("duration", e["duration_minutes"], "minutes", 0)]
-    if it == "count_events" and kinds == ["events"]:
-        o = obs[0]
-        return [Fact(kind="date", key="start_date", value=o["date"]),
-                Fact(kind="date", key="end_date", value=o.get("end_date", o["date"])),
-                number_fact("count", len(o["events"]), "events", 0)]
+        return out + (_event_facts(e, "") if e is not None else [])
     if it == "free_slot" and kinds == ["slot"] and obs[0].get("found"):
         o = obs[0]
+        day = {"date": [str(o["date"])]}
         return [Fact(kind="date", key="date", value=o["date"]),
-                Fact(kind="time", key="start_time", value=o["start_time"]),
-                Fact(kind="time", key="end_time", value=o["end_time"])]
+                Fact(kind="time", key="start_time", value=o["start_time"], about=day),
+                Fact(kind="time", key="end_time", value=o["end_time"], about=day),
+                Fact(kind="polar", key="slot_found", value=True, relation="found",
+                     about=day), *_slot_facts(o)]
     if kinds[-1] == "created" and it in ("create_event", "find_and_book", "book_or_next_free",
                                           "replace_event"):
         c = obs[-1]
-        out = [Fact(kind="entity", key="title", value=c["title"]),
-               Fact(kind="date", key="date", value=c["date"]),
-               Fact(kind="time", key="start_time", value=c["start_time"]),
-               Fact(kind="time", key="end_time", value=c["end_time"])]
+        out += [_done("created", "created", c), *_event_facts(c, "")]
+        if it == "book_or_next_free":
+            out.append(_slot_free(task, task.meta.get("branch") == "free"))
         if it == "replace_event" and kinds[1:2] == ["deleted"]:
             dl = obs[1]
-            out += [Fact(kind="entity", key="deleted_title", value=dl["event"]["title"]),
-                    Fact(kind="id", key="deleted_event_id", value=dl["event_id"])]
+            out += [_done("deleted", "deleted", {**dl["event"], "event_id": dl["event_id"]}),
+                    *_event_facts({**dl["event"], "event_id": dl["event_id"]}, "deleted.")]
         return out
     if it == "delete_by_title" and kinds[-1] == "deleted":
         dl = obs[-1]
-        return [Fact(kind="entity", key="title", value=dl["event"]["title"]),
-                Fact(kind="date", key="date", value=dl["event"]["date"]),
-                Fact(kind="id", key="event_id", value=dl["event_id"])]
+        ev = {**dl["event"], "event_id": dl["event_id"]}
+        return [*out, _done("deleted", "deleted", ev), *_event_facts(ev, "")]
     if it in ("move_event", "move_to_day") and kinds[-1] == "updated":
         u = obs[-1]
-        return [Fact(kind="entity", key="title", value=u["title"]),
-                Fact(kind="date", key="date", value=u["date"]),
-                Fact(kind="time", key="start_time", value=u["start_time"]),
-                Fact(kind="time", key="end_time", value=u["end_time"])]
-    return []
+        out += [_done("moved", "moved", u), *_event_facts(u, "")]
+        if it == "move_to_day":
+            first = _find_title(obs[0], title)
+            if first is not None:
+                out.append(_slot_free(task, task.meta.get("branch") == "same_time",
+                                      str(first["start_time"])))
+        return out
+    return out if it in ("list_events", "count_events") else []
 
 
 @GENERATORS.register("calendar")
@@ -705,7 +762,7 @@ class CalendarTaskGenerator(TaskGenerator):
         tail = _conclusion(task, observations)
         return " ".join([*parts, tail] if tail else parts)
 
-    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+    def facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
         return _facts(task, consistent_prefix(task, observations))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,9 +33,10 @@ def number_spellings(value: float) -> set[str]:
 
 
 def fact_in_text(fact: Fact, text: str) -> bool:
-    """Whether `text` states `fact` literally (used to check references, not answers)."""
+    """Whether `text` states `fact` literally (used to check references, not answers; a
+    yes/no fact is stated in words, so it is not checked here)."""
     low = text.lower()
-    if fact.kind == "state":
+    if fact.kind in ("state", "polar"):
         return True
     if (
         fact.kind == "number"
@@ -78,8 +80,10 @@ def check_task(task: Task) -> list[CheckFailure]:
         if is_error(obs):
             bad(f"gold call {i + 1} ({call.name}) returned an error: {obs['error']}")
     for fact in task.expected_facts:
-        if not fact_in_text(fact, task.reference_answer):
-            bad(f"expected fact {fact.key}={fact.value!r} not in the reference")
+        if fact.role == "asked" and not fact_in_text(fact, task.reference_answer):
+            bad(f"asked fact {fact.key}={fact.value!r} not in the reference")
+    for problem in asked_problems(task, domain.injectable):
+        bad(problem)
     rendered = get_generator(task.domain).render_answer(task, observations)
     if rendered != task.reference_answer:
         bad("reference differs from the answer rendered from the gold plan's observations")
@@ -92,6 +96,41 @@ def check_task(task: Task) -> list[CheckFailure]:
         if not critical & set(first.arguments):
             bad(f"first gold call {first.name} has no critical parameter")
     return fails
+
+
+# the words that name each kind of choice, and the words that make it the question
+_CHOICE_WORDS = {
+    "warmer": r"warmer|beats", "warmest": r"warmest|hottest",
+    "cheaper": r"cheaper|less expensive|costs less",
+    "cheapest": r"cheapest|least expensive|lowest-priced|costs the least",
+    "best_rated": r"best-rated|highest-rated|top-rated", "driest": r"driest",
+}
+_ASKING = r"which|whichever|what's the|what is the|find(?: me)? the|pick|choose|where is it" \
+          r"|when will it|(?:order|buy) \w+(?: units)? of (?:the|your)|is \w+ (?:\w+ )?"
+
+
+def decision_question(task: Task, fact: Fact) -> bool:
+    """Whether the query asks for `fact`'s choice ("Which is cheaper, A or B?", "order 4
+    of whichever is cheaper") rather than taking it as given ("How many units of the
+    cheapest tent are in stock?")."""
+    words = _CHOICE_WORDS.get(str(fact.relation))
+    if words is None:
+        return False
+    rx = rf"\b(?:{_ASKING})\b[^.?!]*?\b(?:{words})\b"
+    return re.search(rx, task.query, re.IGNORECASE) is not None
+
+
+def asked_problems(task: Task, injectable: bool) -> list[str]:
+    """An injectable task must ask for something, and a question that asks for a choice
+    must have its decision asked (the decision is what the user wants)."""
+    out = []
+    if injectable and task.expected_facts and not any(
+            f.role == "asked" for f in task.expected_facts):
+        out.append("no asked fact")
+    for f in task.expected_facts:
+        if f.kind == "decision" and f.role != "asked" and decision_question(task, f):
+            out.append(f"decision {f.key} is asked by the query but not an asked fact")
+    return out
 
 
 def check_suite(suite: Suite) -> list[CheckFailure]:

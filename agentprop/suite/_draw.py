@@ -37,6 +37,12 @@ class Draft:
     observations: list[Observation] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     expected_state: dict[str, Any] | None = None
+    asks: list[str] | None = None
+
+    def ask(self, rng: random.Random, variants: Sequence[tuple[str, Sequence[str]]]) -> str:
+        """Pick the query phrasing (`pick`) and record it and what it asks for."""
+        self.query, self.asks = pick(rng, variants)
+        return self.query
 
     def call(self, name: str, args: dict[str, Any]) -> Observation:
         """Execute one gold call; an error observation means the draw is unusable."""
@@ -50,6 +56,15 @@ class Draft:
 
     def __call__(self, name: str, **args: Any) -> Observation:
         return self.call(name, args)
+
+
+def pick(rng: random.Random, variants: Sequence[tuple[str, Sequence[str]]]
+         ) -> tuple[str, list[str]]:
+    """A query phrasing and what it asks for: each variant is (text, fact key patterns the
+    text asks for). One `rng.choice`, as over the texts alone, so the drawn suite does not
+    change."""
+    text, asks = rng.choice(variants)
+    return text, list(asks)
 
 
 Builder = Callable[[Draft, random.Random], None]
@@ -142,7 +157,7 @@ def draw_task(
             id=f"{domain}_{index:04d}", domain=domain, split="test", difficulty=difficulty,
             intent=intent, query=draft.query, tools=tools, env_seed=env_seed,
             gold_plan=draft.calls, reference_answer="", expected_state=draft.expected_state,
-            meta=draft.meta,
+            meta=draft.meta, asks=draft.asks or [],
         )
         task.reference_answer = render(task, draft.observations)
         task.expected_facts = facts(task, draft.observations)
@@ -180,7 +195,7 @@ class DescribingGenerator(TaskGenerator):
     def render_answer(self, task: Task, observations: list[Observation]) -> str:
         return " ".join(self._describe(task, observations)[0])
 
-    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+    def facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
         return self._describe(task, observations)[1]
 
     def _describe(self, task: Task, observations: list[Observation]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+from collections.abc import Sequence
 from typing import ClassVar
 
 from agentprop.core import Fact, Registry, Task
@@ -31,7 +33,23 @@ class TaskGenerator:
         raise NotImplementedError
 
     def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+        """The facts the observations establish, each asked or context as `task.asks`
+        says (so they follow from the task and its observations alone)."""
+        return mark_asked(self.facts(task, observations), task.asks)
+
+    def facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+        """The facts the observations establish (roles not yet set)."""
         raise NotImplementedError
+
+
+def mark_asked(facts: list[Fact], asks: Sequence[str]) -> list[Fact]:
+    """Set each fact's role from what the query asks (key patterns, fnmatch-style): asked
+    when its key matches one, context otherwise. No patterns leave the roles as given."""
+    if not asks:
+        return facts
+    return [f.model_copy(update={"role": "asked" if any(fnmatch.fnmatchcase(f.key, p)
+                                                       for p in asks) else "context"})
+            for f in facts]
 
 
 GENERATORS: Registry[type[TaskGenerator]] = Registry("task generator")

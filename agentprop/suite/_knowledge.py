@@ -148,10 +148,20 @@ def _named(article: Article) -> str:
     return f"the {article.title}" if article.type == "organisation" else article.title
 
 
-def _fact(field: str, value: Any) -> Fact:
+def _fact(field: str, value: Any, subject: str, key: str | None = None) -> Fact:
+    """A fact of `subject`'s infobox; a year is needed exactly ("circa 2005" is not it)."""
+    about = {"subject": [subject]}
     if field in UNITS and isinstance(value, int):
-        return Fact(kind="number", key=field, value=value, unit=UNITS[field], tolerance=0)
-    return Fact(kind="entity", key=field, value=str(value))
+        return Fact(kind="number", key=key or field, value=value, unit=UNITS[field],
+                    tolerance=0, about=about, exact=UNITS[field] == "year")
+    return Fact(kind="entity", key=key or field, value=str(value), about=about)
+
+
+def _infobox_facts(title: str, infobox: dict[str, Any], skip: set[str]) -> list[Fact]:
+    """The rest of an article's infobox, as context: true, not asked."""
+    return [_fact(k, v, title, f"{title}.{k}").model_copy(update={"role": "context"})
+            for k, v in infobox.items()
+            if k not in skip and v is not None and isinstance(v, str | int)]
 
 
 def _lookups(intent: str, target: Article, answer: str, bridge: str | None, query: str
@@ -169,6 +179,7 @@ def _lookups(intent: str, target: Article, answer: str, bridge: str | None, quer
             link = next(x for x in article["links"] if x["title"] == linked)
             draft("get_article", article_id=link["article_id"])
         draft.meta = {"query_entities": {"query": target.title}, "answer_field": answer}
+        draft.asks = [answer]
         if bridge is not None:
             draft.meta["bridge_field"] = bridge
 
@@ -256,7 +267,8 @@ class KnowledgeGenerator(DescribingGenerator):
                     out.append(str(hit.get("snippet", "")))
                     art = self.world.by_id.get(str(hit.get("article_id")))
                     if art is not None and art.infobox.get(answer) is not None:
-                        facts.append(_fact(answer, art.infobox[answer]))
+                        facts.append(_fact(answer, art.infobox[answer], art.title))
+                        facts += _infobox_facts(art.title, art.infobox, {answer})
                 else:
                     out.append(f"The article on {hit.get('title')} is "
                                f"{hit.get('article_id')}.")
@@ -286,6 +298,7 @@ class KnowledgeGenerator(DescribingGenerator):
         phrases = BRIDGE_PHRASES if bridge else PHRASES
         out.append(phrases.get(field, "{t}: {v}.").format(t=named, v=value))
         if bridge:
-            facts.append(Fact(kind="entity", key=f"bridge_{field}", value=str(value)))
+            facts.append(_fact(field, value, title, f"bridge_{field}"))
         else:
-            facts.append(_fact(field, value))
+            facts.append(_fact(field, value, title))
+        facts += _infobox_facts(title, info, {field})

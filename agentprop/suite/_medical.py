@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,11 +103,31 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
+# what each intent's query asks for (fact key patterns); the rest of the facts are context
+ASKS: dict[str, list[str]] = {
+    "patient_medications": ["medication_*"],
+    "patient_allergies": ["allergy_*", "allergies"],
+    "drug_interaction": ["severity*"],  # a yes/no phrasing asks "interacts" (YES_NO)
+    "list_specialists": ["doctor_*"],
+    "schedule_direct": ["booked"],
+    "record_interaction": ["severity*"],  # a yes/no phrasing asks "interacts" (YES_NO)
+    "schedule_specialty": ["booked"],
+    "interaction_branch": ["severity*"],  # + "booked" when the branch books
+    "new_prescription_check": ["severity*"],
+}
+
+
+# a query asking only whether two drugs interact ("Is there an interaction between ...?")
+YES_NO = re.compile(r"^(?:Is there|Do |Does |Pull up .*: do |Patient \w+ is on two drugs\. Is "
+                    r"there)")
+
+
 @dataclass
 class _Drawn:
     query: str
     entities: dict[str, Any]
     extra_meta: dict[str, Any] = field(default_factory=dict)
+    asks: list[str] | None = None  # overrides the intent's ASKS
 
 
 def _doctor_aliases(name: str, doctor_id: str) -> list[str]:
@@ -159,6 +180,13 @@ class MedicalGenerator(DescribingGenerator):
             drawn = drawer(dom, rng, draft)
             draft.query = drawn.query
             draft.meta = {"query_entities": drawn.entities, **drawn.extra_meta}
+            draft.asks = list(drawn.asks or ASKS[intent])
+            if YES_NO.match(drawn.query) and "how sever" not in drawn.query.lower():
+                draft.asks = ["interacts" if a == "severity*" else a for a in draft.asks]
+            elif intent == "interaction_branch" and drawn.query.startswith("Review"):
+                draft.asks = ["high_severity"]  # asks only whether it is high severity
+            if drawn.extra_meta.get("branch", {}).get("taken"):
+                draft.asks += ["booked"]
             if intent == "interaction_branch" or any(
                 c.name == "schedule_appointment" for c in draft.calls
             ):
@@ -343,9 +371,14 @@ class MedicalGenerator(DescribingGenerator):
             "interaction.",
         ])
         rec = run("get_patient_record", patient_id=pid)
-        for med in rec["medications"]:
-            run("check_drug_interaction", drug_a=med, drug_b=new)
-        return _Drawn(query, {"patient_id": pid, "drug_b": new})
+        checks = [run("check_drug_interaction", drug_a=med, drug_b=new)
+                  for med in rec["medications"]]
+        asks = None
+        if "anything they already take" in query:  # asks which ones interact, if any
+            hits = [f"severity_{c['drug_a']}_{new}".replace(" ", "_") for c in checks
+                    if c["severity"] != "none"]
+            asks = hits or None
+        return _Drawn(query, {"patient_id": pid, "drug_b": new}, asks=asks)
 
     # -- rendering --------------------------------------------------------------------------
     def _describe(self, task: Task, observations: list[Observation]
@@ -376,6 +409,8 @@ class MedicalGenerator(DescribingGenerator):
             checks = [o for o in observations if "severity" in o]
             booked = any(o.get("status") == "booked" for o in observations)
             if checks and not booked:
+                facts.append(Fact(kind="polar", key="booked", value=False, relation="booked",
+                                  role="context"))
                 if checks[-1]["severity"] == "high":
                     out.append("The interaction is high severity, but no appointment "
                                "was booked.")
@@ -387,26 +422,25 @@ class MedicalGenerator(DescribingGenerator):
     @staticmethod
     def _record(task: Task, obs: Observation, out: list[str], facts: list[Fact]) -> None:
         who = f"Patient {obs.get('patient_id')} ({obs.get('name')})"
-        if task.intent == "patient_allergies":
-            allergies = list(obs.get("allergies") or [])
-            if allergies:
-                out.append(f"{who} has documented allergies to {_join(allergies)}.")
-                facts += [Fact(kind="entity", key=f"allergy_{k}", value=a)
-                          for k, a in enumerate(allergies, 1)]
-            else:
-                out.append(f"{who} has no known allergies.")
-                facts.append(Fact(kind="entity", key="allergies", value="no known allergies",
-                                  aliases=["no allergies", "no documented allergies",
-                                           "no recorded allergies", "NKDA"]))
-            return
+        about = {"patient": [str(obs.get("patient_id")), str(obs.get("name"))]}
+        allergies = list(obs.get("allergies") or [])
         meds = list(obs.get("medications") or [])
-        if meds:
-            out.append(f"{who} currently takes {_join(meds)}.")
+        if task.intent == "patient_allergies":
+            out.append(f"{who} has documented allergies to {_join(allergies)}." if allergies
+                       else f"{who} has no known allergies.")
         else:
-            out.append(f"{who} takes no medications.")
-        if task.intent == "patient_medications":
-            facts += [Fact(kind="entity", key=f"medication_{k}", value=m)
-                      for k, m in enumerate(meds, 1)]
+            out.append(f"{who} currently takes {_join(meds)}." if meds
+                       else f"{who} takes no medications.")
+        if allergies:
+            facts += [Fact(kind="entity", key=f"allergy_{k}", value=a, about=about,
+                           group="allergies") for k, a in enumerate(allergies, 1)]
+        else:
+            facts.append(Fact(kind="entity", key="allergies", value="no known allergies",
+                              aliases=["no allergies", "no documented allergies",
+                                       "no recorded allergies", "NKDA"], about=about,
+                              group="allergies"))
+        facts += [Fact(kind="entity", key=f"medication_{k}", value=m, about=about,
+                       group="medications") for k, m in enumerate(meds, 1)]
 
     @staticmethod
     def _interaction(task: Task, obs: Observation, out: list[str], facts: list[Fact],
@@ -419,10 +453,15 @@ class MedicalGenerator(DescribingGenerator):
                      "don't interact", "no significant interaction"],
         }.get(sev, [])
         key = f"severity_{a}_{b}".replace(" ", "_") if keyed else "severity"
-        facts.append(Fact(kind="entity", key=key, value=sev, aliases=aliases))
-        if task.intent in ("record_interaction", "interaction_branch"):
-            facts.append(Fact(kind="entity", key="drug_a", value=a))
-            facts.append(Fact(kind="entity", key="drug_b", value=b))
+        pair = {"drug": [a, b]}
+        facts.append(Fact(kind="entity", key=key, value=sev, aliases=aliases, about=pair,
+                          relation="severity"))
+        if not keyed:
+            facts.append(Fact(kind="polar", key="interacts", value=sev != "none", about=pair,
+                              relation="interacts"))
+        if task.intent == "interaction_branch":
+            facts.append(Fact(kind="polar", key="high_severity", value=sev == "high",
+                              about=pair, relation="high_severity"))
 
     @staticmethod
     def _doctors(task: Task, obs: Observation, out: list[str], facts: list[Fact]) -> None:
@@ -435,14 +474,14 @@ class MedicalGenerator(DescribingGenerator):
             return
         named = [f"{d['name']} ({d['doctor_id']})" for d in docs]
         out.append(f"{spec} doctors{when}: {_join(named)}.")
-        if task.intent == "list_specialists":
-            facts += [
-                Fact(kind="entity", key=f"doctor_{k}", value=d["name"],
-                     aliases=_doctor_aliases(d["name"], d["doctor_id"]))
-                for k, d in enumerate(docs, 1)
-            ]
-            if obs.get("date"):
-                facts.append(Fact(kind="date", key="date", value=str(obs["date"])))
+        facts += [
+            Fact(kind="entity", key=f"doctor_{k}", value=d["name"],
+                 aliases=_doctor_aliases(d["name"], d["doctor_id"]), group="doctors",
+                 about={"doctor": [d["name"], *_doctor_aliases(d["name"], d["doctor_id"])]})
+            for k, d in enumerate(docs, 1)
+        ]
+        if obs.get("date"):
+            facts.append(Fact(kind="date", key="date", value=str(obs["date"])))
 
     @staticmethod
     def _booking(obs: Observation, out: list[str], facts: list[Fact]) -> None:
@@ -452,10 +491,17 @@ class MedicalGenerator(DescribingGenerator):
             f"({obs.get('specialty')}) on {obs['date']} ({obs.get('weekday')}) at "
             f"{obs['time']}."
         )
+        doctor = str(obs.get("doctor_name"))
+        aliases = _doctor_aliases(doctor, str(obs["doctor_id"]))
+        about = {"patient": [str(obs["patient_id"]), str(obs.get("patient_name"))]}
+        with_doctor = {**about, "doctor": [doctor, *aliases]}
         facts += [
-            Fact(kind="id", key="appointment_id", value=str(obs["appointment_id"])),
-            Fact(kind="entity", key="doctor", value=str(obs.get("doctor_name")),
-                 aliases=_doctor_aliases(str(obs.get("doctor_name")), str(obs["doctor_id"]))),
-            Fact(kind="date", key="date", value=str(obs["date"])),
-            Fact(kind="time", key="time", value=str(obs["time"])),
+            Fact(kind="polar", key="booked", value=True, relation="booked", about=with_doctor),
+            Fact(kind="id", key="appointment_id", value=str(obs["appointment_id"]),
+                 about=about),
+            Fact(kind="entity", key="doctor", value=doctor, aliases=aliases, about=about),
+            Fact(kind="entity", key="specialty", value=str(obs.get("specialty")),
+                 about={"doctor": [doctor, *aliases]}),
+            Fact(kind="date", key="date", value=str(obs["date"]), about=about),
+            Fact(kind="time", key="time", value=str(obs["time"]), about=about),
         ]

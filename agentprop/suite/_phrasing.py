@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from datetime import date, timedelta
+from typing import Any
 
 from agentprop.core import REFERENCE_DATE, Fact, Task
 from agentprop.domains import Observation
@@ -71,8 +72,12 @@ def number_value(x: float) -> float | int:
     return int(v) if v.is_integer() else v
 
 
-def number_fact(key: str, x: float, unit: str | None, tol: float) -> Fact:
-    return Fact(kind="number", key=key, value=number_value(x), unit=unit, tolerance=tol)
+def number_fact(key: str, x: float, unit: str | None, tol: float, *,
+                accepts: list[float] | None = None, **fields: Any) -> Fact:
+    """A number fact at the canonical precision; `fields` are further Fact fields (role,
+    about, exact...)."""
+    return Fact(kind="number", key=key, value=number_value(x), unit=unit, tolerance=tol,
+                accepts=[number_value(a) for a in accepts or []], **fields)
 
 
 def failure_sentence(tool: str | None, obs: Observation, noun: str = "lookup") -> str:

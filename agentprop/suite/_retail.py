@@ -36,6 +36,7 @@ from agentprop.suite._draw import (
     Draft,
     GoldError,
     draw_tasks,
+    pick,
     schedule,
     shared_attempts,
 )
@@ -104,7 +105,7 @@ class RetailGenerator(DescribingGenerator):
 
         def build(draft: Draft, rng: random.Random) -> None:
             entities = drawer(dom, rng, draft)
-            draft.query = entities.pop("__query__")
+            draft.query, draft.asks = entities.pop("__query__")
             draft.meta = {"query_entities": entities}
             if any(c.name == "place_order" for c in draft.calls):
                 draft.expected_state = draft.env.snapshot()
@@ -137,11 +138,11 @@ class RetailGenerator(DescribingGenerator):
     def _product_details(self, dom: RetailDomain, rng: random.Random, run: Draft
                          ) -> dict[str, Any]:
         p = self._product(dom, rng)
-        query = rng.choice([
+        query = pick(rng, [(q, ["price", "stock"]) for q in (
             f"What does product {p.product_id} cost, and how many are in stock?",
             f"Look up the {p.name} ({p.product_id}): what is its price and stock level?",
             f"Give me the price and the number of units in stock for {p.product_id}.",
-        ])
+        )])
         run("get_product", product_id=p.product_id)
         return {"__query__": query, "product_id": p.product_id}
 
@@ -152,17 +153,17 @@ class RetailGenerator(DescribingGenerator):
         if rng.random() < 0.35:
             args["min_rating"] = rng.choice([3.5, 4.0, 4.5])
             rated = f" with a rating of at least {args['min_rating']}"
-            query = rng.choice([
+            query = pick(rng, [(q, ["cheapest"]) for q in (
                 f"What's the cheapest {ptype}{rated}?",
                 f"Find me the lowest-priced {ptype}{rated}.",
                 f"I need a {ptype}{rated}. Which one costs the least?",
-            ])
+            )])
         else:
-            query = rng.choice([
+            query = pick(rng, [(q, ["cheapest"]) for q in (
                 f"What's the cheapest {ptype} you sell?",
                 f"Find me the lowest-priced {ptype} in the shop.",
                 f"I need a {ptype}. Which one costs the least?",
-            ])
+            )])
         obs = run("search_products", **args)
         if obs["match"] != "all":
             raise GoldError("no product of that type passes the filters")
@@ -172,12 +173,12 @@ class RetailGenerator(DescribingGenerator):
     def _order_total(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
         p = self._product(dom, rng)
         qty = self._orderable(dom, rng, p)
-        query = rng.choice([
+        query = pick(rng, [(q, ["ordered", "total"]) for q in (
             f"Order {units(qty)} of {p.product_id} and tell me the total.",
             f"Please buy {qty} × {p.name} ({p.product_id}). What's the total?",
             f"I'd like {qty} of product {p.product_id}: place the order and confirm the "
             "total price.",
-        ])
+        )])
         run("place_order", product_id=p.product_id, quantity=qty)
         return {"__query__": query, "product_id": p.product_id, "quantity": qty}
 
@@ -187,10 +188,13 @@ class RetailGenerator(DescribingGenerator):
         obs = run("search_products", query=ptype, sort_by="rating", limit=5)
         top = dom.products[obs["results"][0]["product_id"]]
         qty = self._orderable(dom, rng, top)
-        query = rng.choice([
-            f"Order {qty} of the highest-rated {ptype} and tell me the total.",
-            f"Find the best-rated {ptype} in the shop and buy {qty}. What did it cost?",
-            f"I want {units(qty)} of your top-rated {ptype}. Please place the order.",
+        query = pick(rng, [
+            (f"Order {qty} of the highest-rated {ptype} and tell me the total.",
+             ["ordered", "total", "best_rated"]),
+            (f"Find the best-rated {ptype} in the shop and buy {qty}. What did it cost?",
+             ["ordered", "total", "best_rated"]),
+            (f"I want {units(qty)} of your top-rated {ptype}. Please place the order.",
+             ["ordered", "best_rated"]),
         ])
         run("place_order", product_id=top.product_id, quantity=qty)
         return {"__query__": query, "query": ptype, "quantity": qty}
@@ -198,10 +202,12 @@ class RetailGenerator(DescribingGenerator):
     def _search_then_details(self, dom: RetailDomain, rng: random.Random, run: Draft
                              ) -> dict[str, Any]:
         ptype = rng.choice(dom.vocabulary)
-        query = rng.choice([
-            f"How many units of the cheapest {ptype} are in stock?",
-            f"Find the least expensive {ptype} and check its stock level.",
-            f"What's the cheapest {ptype}, and is it in stock? How many units?",
+        query = pick(rng, [
+            (f"How many units of the cheapest {ptype} are in stock?", ["stock"]),
+            (f"Find the least expensive {ptype} and check its stock level.",
+             ["cheapest", "stock"]),
+            (f"What's the cheapest {ptype}, and is it in stock? How many units?",
+             ["cheapest", "stock"]),
         ])
         obs = run("search_products", query=ptype, sort_by="price_asc", limit=5)
         run("get_product", product_id=obs["results"][0]["product_id"])
@@ -210,13 +216,13 @@ class RetailGenerator(DescribingGenerator):
     def _compare_products(self, dom: RetailDomain, rng: random.Random, run: Draft
                           ) -> dict[str, Any]:
         a, b = self._pair(dom, rng)
-        query = rng.choice([
+        query = pick(rng, [(q, ["cheaper", "difference"]) for q in (
             f"Which is cheaper, {a.product_id} or {b.product_id}, and by how much?",
             f"Compare the prices of the {a.name} ({a.product_id}) and the {b.name} "
             f"({b.product_id}). Which one costs less, and what is the difference?",
             f"I'm choosing between products {a.product_id} and {b.product_id}. "
             "Which is less expensive, and by how many dollars?",
-        ])
+        )])
         run("get_product", product_id=a.product_id)
         run("get_product", product_id=b.product_id)
         return {"__query__": query, "product_id": [a.product_id, b.product_id]}
@@ -226,13 +232,13 @@ class RetailGenerator(DescribingGenerator):
         a, b = self._pair(dom, rng)
         cheaper = a if a.price < b.price else b
         qty = self._orderable(dom, rng, cheaper)
-        query = rng.choice([
-            f"Compare {a.product_id} and {b.product_id} and order {qty} of whichever is "
-            "cheaper. What's the total?",
-            f"Between the {a.name} ({a.product_id}) and the {b.name} ({b.product_id}), "
-            f"buy {units(qty)} of the less expensive one.",
-            f"Check the prices of {a.product_id} and {b.product_id}, then place an order "
-            f"for {qty} of the cheaper product.",
+        query = pick(rng, [
+            (f"Compare {a.product_id} and {b.product_id} and order {qty} of whichever is "
+             "cheaper. What's the total?", ["ordered", "total", "cheaper"]),
+            (f"Between the {a.name} ({a.product_id}) and the {b.name} ({b.product_id}), "
+             f"buy {units(qty)} of the less expensive one.", ["ordered", "cheaper"]),
+            (f"Check the prices of {a.product_id} and {b.product_id}, then place an order "
+             f"for {qty} of the cheaper product.", ["ordered", "cheaper"]),
         ])
         run("get_product", product_id=a.product_id)
         run("get_product", product_id=b.product_id)
@@ -253,13 +259,16 @@ class RetailGenerator(DescribingGenerator):
         top = dom.products[obs["results"][0]["product_id"]]
         qty = self._orderable(dom, rng, top)
         cap = f"${max_price:.0f}"
-        query = rng.choice([
-            f"Find the best-rated {ptype} under {cap} with a rating of at least "
-            f"{min_rating}, check its stock, and order {qty}.",
-            f"I need {qty} × {ptype}: at most {cap} each and rated {min_rating} or better. "
-            "Pick the highest-rated one, confirm it's in stock and place the order.",
-            f"Search for a {ptype} costing no more than {cap}, rating {min_rating}+, take "
-            f"the top-rated result, look up its stock, then order {qty}.",
+        query = pick(rng, [
+            (f"Find the best-rated {ptype} under {cap} with a rating of at least "
+             f"{min_rating}, check its stock, and order {qty}.",
+             ["ordered", "stock", "best_rated"]),
+            (f"I need {qty} × {ptype}: at most {cap} each and rated {min_rating} or better. "
+             "Pick the highest-rated one, confirm it's in stock and place the order.",
+             ["ordered", "best_rated"]),
+            (f"Search for a {ptype} costing no more than {cap}, rating {min_rating}+, take "
+             f"the top-rated result, look up its stock, then order {qty}.",
+             ["ordered", "stock", "best_rated"]),
         ])
         run("get_product", product_id=top.product_id)
         run("place_order", product_id=top.product_id, quantity=qty)
@@ -307,13 +316,15 @@ class RetailGenerator(DescribingGenerator):
             f"({top['product_id']}) at {usd(top['price'])}, rated {top['rating']}"
             f"{'' if top.get('in_stock', True) else ' (out of stock)'}."
         )
-        if intent == "cheapest_search":
-            facts += [
-                Fact(kind="entity", key="product", value=str(top["name"]),
-                     aliases=[str(top["product_id"])]),
-                Fact(kind="number", key="price", value=float(top["price"]), unit="USD",
-                     tolerance=0.005),
-            ]
+        relation = _RANKING.get(str(obs.get("sort_by")))
+        if relation is not None:
+            field_ = "price" if relation == "cheapest" else "rating"
+            ties = [str(r["name"]) for r in results[1:] if r[field_] == top[field_]]
+            facts.append(Fact(kind="decision", key=relation, value=str(top["name"]),
+                              options=[str(r["name"]) for r in results], relation=relation,
+                              aliases=ties))
+        for r in results:
+            facts += _product_facts(r, f"result.{r['product_id']}.")
 
     @staticmethod
     def _details(intent: str, obs: Observation, out: list[str], facts: list[Fact]) -> None:
@@ -322,15 +333,9 @@ class RetailGenerator(DescribingGenerator):
             f"is rated {obs.get('rating')} and has {obs.get('stock')} units in stock "
             f"(at most {obs.get('max_per_order')} per order)."
         )
-        if intent in ("product_details", "search_then_details"):
-            facts += [
-                Fact(kind="entity", key="product", value=str(obs.get("name")),
-                     aliases=[str(obs.get("product_id"))]),
-                Fact(kind="number", key="price", value=float(obs.get("price") or 0),
-                     unit="USD", tolerance=0.005),
-                Fact(kind="number", key="stock", value=int(obs.get("stock") or 0),
-                     unit="units", tolerance=0),
-            ]
+        facts += _product_facts(obs, "" if intent in ("product_details",
+                                                       "search_then_details")
+                                else f"{obs.get('product_id')}.")
 
     @staticmethod
     def _compare(intent: str, a: Observation, b: Observation, out: list[str],
@@ -345,11 +350,11 @@ class RetailGenerator(DescribingGenerator):
             f"The {cheap.get('name')} ({cheap.get('product_id')}) is cheaper than the "
             f"{dear.get('name')} ({dear.get('product_id')}) by {usd(diff)}."
         )
-        facts.append(Fact(kind="entity", key="cheaper", value=str(cheap.get("name")),
-                          aliases=[str(cheap.get("product_id"))]))
-        if intent == "compare_products":
-            facts.append(Fact(kind="number", key="difference", value=diff, unit="USD",
-                              tolerance=0.005))
+        facts.append(Fact(kind="decision", key="cheaper", value=str(cheap.get("name")),
+                          options=[str(a.get("name")), str(b.get("name"))],
+                          relation="cheaper"))
+        facts.append(Fact(kind="number", key="difference", value=diff, unit="USD",
+                          tolerance=0.005))
 
     @staticmethod
     def _order(obs: Observation, out: list[str], facts: list[Fact]) -> None:
@@ -357,12 +362,39 @@ class RetailGenerator(DescribingGenerator):
             f"Order {obs['order_id']} placed: {obs['quantity']} × {obs.get('name')} "
             f"({obs['product_id']}) at {usd(obs['unit_price'])} = {usd(obs['total'])}."
         )
+        about = {"product": [str(obs.get("name")), str(obs["product_id"])]}
         facts += [
-            Fact(kind="id", key="order_id", value=str(obs["order_id"])),
-            Fact(kind="entity", key="product", value=str(obs.get("name")),
-                 aliases=[str(obs["product_id"])]),
+            Fact(kind="polar", key="ordered", value=True, relation="ordered", about=about),
+            Fact(kind="id", key="order_id", value=str(obs["order_id"]), about=about),
             Fact(kind="number", key="quantity", value=int(obs["quantity"]), unit="units",
-                 tolerance=0),
+                 tolerance=0, about=about),
+            Fact(kind="number", key="unit_price", value=float(obs["unit_price"]), unit="USD",
+                 tolerance=0.005, about=about),
             Fact(kind="number", key="total", value=float(obs["total"]), unit="USD",
-                 tolerance=0.005),
+                 tolerance=0.005, about=about, exact=True),
         ]
+
+
+# the ranking a search's sort order decides (the decision key and its cue family)
+_RANKING = {"price_asc": "cheapest", "rating": "best_rated"}
+
+
+def _product_facts(p: Observation, prefix: str) -> list[Fact]:
+    """What a product observation (details or a search result) says, about that product."""
+    about = {"product": [str(p.get("name")), str(p.get("product_id"))]}
+    out = [
+        Fact(kind="entity", key=f"{prefix}product", value=str(p.get("name")),
+             aliases=[str(p.get("product_id"))], about=about),
+        Fact(kind="number", key=f"{prefix}price", value=float(p.get("price") or 0),
+             unit="USD", tolerance=0.005, about=about),
+        Fact(kind="number", key=f"{prefix}rating", value=float(p.get("rating") or 0),
+             tolerance=0.05, about=about),
+    ]
+    if p.get("stock") is not None:
+        out.append(Fact(kind="number", key=f"{prefix}stock", value=int(p["stock"]),
+                        unit="units", tolerance=0, about=about, exact=True))
+    if p.get("max_per_order") is not None:
+        out.append(Fact(kind="number", key=f"{prefix}max_per_order",
+                        value=int(p["max_per_order"]), unit="units", tolerance=0,
+                        about=about))
+    return out

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from agentprop.core import Task
 from agentprop.suite._generator import GENERATORS, TaskGenerator
 
-SUITE_VERSION = "1.1"  # 1.1: every query names exactly one task
+SUITE_VERSION = "1.2"  # 1.1: every query names exactly one task; 1.2: asked/context facts
 DEFAULT_SEED = 20260416
 DOMAIN_COUNTS: dict[str, int] = {
     "calendar": 667,
@@ -172,8 +172,21 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+# Fact fields added in suite 1.2, left out of the canonical form at their defaults so that a
+# 1.1 suite file still loads with its own checksum.
+_FACT_DEFAULTS: dict[str, Any] = {"role": "asked", "about": {}, "options": [], "relation": None,
+                  "yes_option": None, "exact": False, "accepts": [], "group": None}
+
+
 def _canonical(task: Task) -> str:
-    return json.dumps(task.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    data = task.model_dump(mode="json")
+    if not data.get("asks"):
+        data.pop("asks", None)
+    for fact in data["expected_facts"]:
+        for k, default in _FACT_DEFAULTS.items():
+            if fact.get(k) == default:
+                del fact[k]
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
 def build_suite(seed: int = DEFAULT_SEED) -> Suite:

@@ -28,7 +28,13 @@ from typing import Any
 
 from agentprop.core import REFERENCE_DATE, Fact, Task
 from agentprop.domains import Observation, is_error
-from agentprop.domains.weather import MONTH_NAMES, UNIT_SYMBOL, WeatherDomain, city_names
+from agentprop.domains.weather import (
+    MONTH_NAMES,
+    UNIT_SYMBOL,
+    WeatherDomain,
+    city_aliases,
+    city_names,
+)
 from agentprop.suite._draw import (
     Builder,
     Draft,
@@ -63,6 +69,11 @@ WEIGHTS: list[tuple[str, Any, float]] = [
     ("rain_contingency", "hard", 0.08),
     ("warmest_of_three", "hard", 0.08),
 ]
+# what the query phrasings ask for (fact key patterns)
+_WEATHER = ["temperature", "condition"]
+_WARMTH = ["temperature"]
+_FORECAST = ["*.temperature", "*.condition"]
+_BOTH = ["a.temperature", "b.temperature"]
 _COND_NOUN = {"sunny": "sunny skies", "partly cloudy": "partly cloudy skies",
               "cloudy": "cloudy skies"}
 
@@ -113,11 +124,12 @@ def _current_conditions(d: Draft, rng: random.Random) -> None:
     (city,) = _cities(rng, 1)
     uargs, u = _unit(rng, d)
     d.meta |= {"date_phrase": "today", "relative_date": True}
-    d.query = rng.choice([
-        f"What's the weather like in {city} today{u}?",
-        f"How warm is it in {city} right now{u}?",
-        f"Current conditions in {city}{u}, please.",
-        f"Is it raining in {city} today? Give me the temperature too{u}.",
+    d.ask(rng, [
+        (f"What's the weather like in {city} today{u}?", _WEATHER),
+        (f"How warm is it in {city} right now{u}?", _WARMTH),
+        (f"Current conditions in {city}{u}, please.", _WEATHER),
+        (f"Is it raining in {city} today? Give me the temperature too{u}.",
+         ["rain", "temperature"]),
     ])
     _entities(d, city=city, date=REFERENCE_DATE)
     d.call("get_weather", {"city": city, "date": REFERENCE_DATE, **uargs})
@@ -129,17 +141,18 @@ def _weather_on_date(d: Draft, rng: random.Random) -> None:
     uargs, u = _unit(rng, d)
     when = _when(d, rng, offset)
     if offset < 0:
-        d.query = rng.choice([
-            f"What was the weather in {city} {when}{u}?",
-            f"How warm was it in {city} {when}{u}?",
-            f"Tell me the weather in {city} {when}{u}.",
+        d.ask(rng, [
+            (f"What was the weather in {city} {when}{u}?", _WEATHER),
+            (f"How warm was it in {city} {when}{u}?", _WARMTH),
+            (f"Tell me the weather in {city} {when}{u}.", _WEATHER),
         ])
     else:
-        d.query = rng.choice([
-            f"What will the weather be in {city} {when}{u}?",
-            f"Weather for {city} {when}{u}, please.",
-            f"How warm will it be in {city} {when}{u}?",
-            f"Do I need an umbrella in {city} {when}? What's the forecast{u}?",
+        d.ask(rng, [
+            (f"What will the weather be in {city} {when}{u}?", _WEATHER),
+            (f"Weather for {city} {when}{u}, please.", _WEATHER),
+            (f"How warm will it be in {city} {when}{u}?", _WARMTH),
+            (f"Do I need an umbrella in {city} {when}? What's the forecast{u}?",
+             ["rain", *_WEATHER]),
         ])
     _entities(d, city=city, date=iso(offset))
     d.call("get_weather", {"city": city, "date": iso(offset), **uargs})
@@ -149,12 +162,12 @@ def _forecast(d: Draft, rng: random.Random) -> None:
     (city,) = _cities(rng, 1)
     n = rng.choice([3, 3, 5, 5, 7, 10, 14])
     uargs, u = _unit(rng, d)
-    d.query = rng.choice([
+    d.ask(rng, [(q, _FORECAST) for q in (
         f"Give me the {n}-day forecast for {city}{u}.",
         f"What's the weather going to be in {city} over the next {n} days{u}?",
         f"Forecast for {city}, the next {n} days starting today{u}.",
         f"I'm in {city} for the next {n} days. What weather should I expect{u}?",
-    ])
+    )])
     d.meta |= {"date_phrase": f"the next {n} days", "relative_date": True}
     _entities(d, city=city, days=n)
     d.call("get_forecast", {"city": city, "days": n, **uargs})
@@ -186,10 +199,12 @@ def _historical_summary(d: Draft, rng: random.Random) -> None:
     (city,) = _cities(rng, 1)
     s, e, when = _past_range(d, rng)
     uargs, u = _unit(rng, d)
-    d.query = rng.choice([
-        f"What was the average temperature in {city} {when}{u}?",
-        f"How much did it rain in {city} {when}, and how warm was it on average{u}?",
-        f"Summarise the weather in {city} {when}{u}.",
+    d.ask(rng, [
+        (f"What was the average temperature in {city} {when}{u}?", ["mean_temperature"]),
+        (f"How much did it rain in {city} {when}, and how warm was it on average{u}?",
+         ["total_precipitation_mm", "mean_temperature"]),
+        (f"Summarise the weather in {city} {when}{u}.",
+         ["mean_temperature", "total_precipitation_mm"]),
     ])
     _entities(d, city=city, start_date=s, end_date=e)
     d.call("get_historical", {"city": city, "start_date": s, "end_date": e, **uargs})
@@ -200,11 +215,11 @@ def _climate_normal(d: Draft, rng: random.Random) -> None:
     month = rng.randint(1, 12)
     m = MONTH_NAMES[month - 1]
     uargs, u = _unit(rng, d)
-    d.query = rng.choice([
+    d.ask(rng, [(q, ["mean_temperature"]) for q in (
         f"What's the typical weather in {city} in {m}{u}?",
         f"How warm is {city} usually in {m}{u}?",
         f"I'm planning a trip to {city} in {m}. What's the climate like then{u}?",
-    ])
+    )])
     d.meta |= {"date_phrase": m, "relative_date": False}
     _entities(d, city=city, month=month)
     d.call("get_climate", {"city": city, "month": month, **uargs})
@@ -215,13 +230,15 @@ def _compare_direct(d: Draft, rng: random.Random) -> None:
     offset = rng.choice([0, 1, 1, 2, 3, 5, 7])
     uargs, u = _unit(rng, d)
     when = _when(d, rng, offset)
-    d.query = rng.choice([
-        f"Compare the weather in {a} and {b} {when}{u}.",
-        f"{a} vs {b} {when}: which is warmer{u}?",
-        f"How does the weather in {a} compare with {b} {when}{u}?",
+    d.ask(rng, [
+        (f"Compare the weather in {a} and {b} {when}{u}.", _BOTH),
+        (f"{a} vs {b} {when}: which is warmer{u}?", ["warmer_city"]),
+        (f"How does the weather in {a} compare with {b} {when}{u}?", _BOTH),
     ])
     _entities(d, city_a=a, city_b=b, date=iso(offset))
-    d.call("compare_weather", {"city_a": a, "city_b": b, "date": iso(offset), **uargs})
+    c = d.call("compare_weather", {"city_a": a, "city_b": b, "date": iso(offset), **uargs})
+    if c["warmer"] == "neither":
+        d.asks = _BOTH  # a tie has no warmer city: the two temperatures answer it
 
 
 def _compare_cities(d: Draft, rng: random.Random) -> None:
@@ -229,14 +246,20 @@ def _compare_cities(d: Draft, rng: random.Random) -> None:
     offset = rng.choice([0, 1, 1, 2, 3, 4, 6, 7])
     uargs, u = _unit(rng, d)
     when = _when(d, rng, offset)
-    d.query = rng.choice([
-        f"Which will be warmer {when}, {a} or {b}{u}?",
-        f"Is {a} warmer than {b} {when}? Give me both temperatures{u}.",
-        f"Check the weather in {a} and in {b} {when} and tell me where it's warmer{u}.",
+    d.ask(rng, [
+        (f"Which will be warmer {when}, {a} or {b}{u}?", ["warmer_city"]),
+        (f"Is {a} warmer than {b} {when}? Give me both temperatures{u}.",
+         ["warmer_city", *_BOTH]),
+        (f"Check the weather in {a} and in {b} {when} and tell me where it's warmer{u}.",
+         ["warmer_city"]),
     ])
+    if d.query.startswith("Is "):
+        d.meta["yes_no"] = True
     _entities(d, city=[a, b], date=iso(offset))
-    d.call("get_weather", {"city": a, "date": iso(offset), **uargs})
-    d.call("get_weather", {"city": b, "date": iso(offset), **uargs})
+    ta = d.call("get_weather", {"city": a, "date": iso(offset), **uargs})["temperature"]
+    tb = d.call("get_weather", {"city": b, "date": iso(offset), **uargs})["temperature"]
+    if ta == tb:
+        d.asks = _BOTH
 
 
 def _warmest_day(forecast: list[dict[str, Any]]) -> dict[str, Any]:
@@ -253,13 +276,13 @@ def _forecast_then_detail(d: Draft, rng: random.Random) -> None:
     (city,) = _cities(rng, 1)
     n = rng.choice([3, 4, 5, 7])
     uargs, u = _unit(rng, d, sentence=True)
-    d.query = rng.choice([
-        f"Which of the next {n} days will be warmest in {city}, and what are the humidity "
-        f"and wind that day?{u}",
-        f"Find the warmest day in {city} over the next {n} days and give me the full "
-        f"conditions for it.{u}",
-        f"Over the next {n} days in {city}, when will it be hottest? Show me that day's "
-        f"details.{u}",
+    d.ask(rng, [
+        (f"Which of the next {n} days will be warmest in {city}, and what are the humidity "
+         f"and wind that day?{u}", ["warmest_date", "humidity", "wind_kph"]),
+        (f"Find the warmest day in {city} over the next {n} days and give me the full "
+         f"conditions for it.{u}", ["warmest_date", *_WEATHER]),
+        (f"Over the next {n} days in {city}, when will it be hottest? Show me that day's "
+         f"details.{u}", ["warmest_date", *_WEATHER]),
     ])
     d.meta |= {"date_phrase": f"the next {n} days", "relative_date": True}
     _entities(d, city=city, days=n)
@@ -282,14 +305,18 @@ def _historical_vs_climate(d: Draft, rng: random.Random) -> None:
     month = date.fromisoformat(e).month
     m = MONTH_NAMES[month - 1]
     uargs, u = _unit(rng, d, sentence=True)
-    d.query = rng.choice([
-        f"Was {city} warmer or cooler than normal {when}?{u}",
-        f"Compare the average temperature in {city} {when} with the usual {m} average.{u}",
-        f"How did the weather in {city} {when} compare to the climate normal for {m}?{u}",
+    d.ask(rng, [
+        (f"Was {city} warmer or cooler than normal {when}?{u}", ["trend"]),
+        (f"Compare the average temperature in {city} {when} with the usual {m} average.{u}",
+         ["mean_temperature", "normal_temperature"]),
+        (f"How did the weather in {city} {when} compare to the climate normal for {m}?{u}",
+         ["trend"]),
     ])
     _entities(d, city=city, start_date=s, end_date=e, month=month)
-    d.call("get_historical", {"city": city, "start_date": s, "end_date": e, **uargs})
-    d.call("get_climate", {"city": city, "month": month, **uargs})
+    h = d.call("get_historical", {"city": city, "start_date": s, "end_date": e, **uargs})
+    c = d.call("get_climate", {"city": city, "month": month, **uargs})
+    if h["summary"]["mean_temperature"] == c["mean_temperature"]:
+        d.asks = ["mean_temperature", "normal_temperature"]  # neither warmer nor cooler
 
 
 def _conditional_forecast(d: Draft, rng: random.Random) -> None:
@@ -298,14 +325,17 @@ def _conditional_forecast(d: Draft, rng: random.Random) -> None:
     n = rng.choice([3, 5, 7])
     uargs, u = _unit(rng, d, sentence=True)
     when = _when(d, rng, offset, p_relative=0.8)
-    d.query = rng.choice([
-        f"Is it going to be warmer in {a} than in {b} {when}? If so, give me the {n}-day "
-        f"forecast for {a}; otherwise the {n}-day forecast for {b}.{u}",
-        f"If {a} is warmer than {b} {when}, show me {a}'s forecast for the next {n} days, "
-        f"else {b}'s.{u}",
-        f"Check whether {a} beats {b} on temperature {when}, then get the next {n} days of "
-        f"forecast for whichever is warmer (on a tie, {b}).{u}",
+    asks = ["chosen_city", "forecast.*.temperature", "forecast.*.condition"]
+    d.ask(rng, [
+        (f"Is it going to be warmer in {a} than in {b} {when}? If so, give me the {n}-day "
+         f"forecast for {a}; otherwise the {n}-day forecast for {b}.{u}", asks),
+        (f"If {a} is warmer than {b} {when}, show me {a}'s forecast for the next {n} days, "
+         f"else {b}'s.{u}", asks),
+        (f"Check whether {a} beats {b} on temperature {when}, then get the next {n} days of "
+         f"forecast for whichever is warmer (on a tie, {b}).{u}", asks),
     ])
+    if d.query.startswith("Is "):
+        d.meta["yes_no"] = True
     _entities(d, city=[a, b], date=iso(offset), days=n)
     wa = d.call("get_weather", {"city": a, "date": iso(offset), **uargs})
     wb = d.call("get_weather", {"city": b, "date": iso(offset), **uargs})
@@ -324,14 +354,14 @@ def _rain_contingency(d: Draft, rng: random.Random) -> None:
             break
     uargs, u = _unit(rng, d, sentence=True)
     when = _when(d, rng, offset)
-    d.query = rng.choice([
+    d.ask(rng, [(q, ["rain", "driest_date"]) for q in (
         f"Will it rain in {city} {when}? If it does, which of the next 7 days will be the "
         f"driest?{u}",
         f"I want to go hiking near {city} {when}. If rain is expected, find me the driest day "
         f"in the next 7 days instead.{u}",
         f"Check whether there's precipitation in {city} {when}; if so, tell me the driest "
         f"day of the coming 7 days.{u}",
-    ])
+    )])
     _entities(d, city=city, date=iso(offset))
     w = d.call("get_weather", {"city": city, "date": iso(offset), **uargs})
     d.meta["branch"] = "rain" if w["precipitation_mm"] > 0 else "dry"
@@ -345,14 +375,15 @@ def _warmest_of_three(d: Draft, rng: random.Random) -> None:
     offset = rng.choice([0, 1, 1, 2, 3, 5])
     uargs, u = _unit(rng, d, sentence=True)
     when = _when(d, rng, offset)
-    d.query = rng.choice([
+    d.ask(rng, [(q, ["warmest_city", "forecast.*.temperature", "forecast.*.condition"])
+                for q in (
         f"Of {a}, {b} and {c}, which will be warmest {when}? Then give me the 3-day forecast "
         f"for that city.{u}",
         f"Check {a}, {b} and {c} {when}, pick the warmest, and show me its forecast for the "
         f"next 3 days.{u}",
         f"Where is it warmest {when}: {a}, {b} or {c}? I'd like the 3-day outlook for the "
         f"winner.{u}",
-    ])
+    )])
     _entities(d, city=cities, date=iso(offset), days=3)
     temps = [d.call("get_weather", {"city": x, "date": iso(offset), **uargs})["temperature"]
              for x in cities]
@@ -574,128 +605,194 @@ def consistent_prefix(task: Task, observations: list[Observation]) -> list[Obser
     return observations
 
 
-def _weather_facts(o: dict[str, Any], prefix: str, detail: bool, unit: str | None = None
-                   ) -> list[Fact]:
+def _tol(sym: str) -> float:
+    """A temperature's own tolerance: conversion noise only; the answer's rounding (14 °C
+    for 14.3) is allowed by the judge from the precision the answer shows."""
+    return 0.2 if sym == "°F" else 0.1
+
+
+def _city(name: Any) -> list[str]:
+    return [str(name), *city_aliases(str(name))]
+
+
+def _day_facts(o: dict[str, Any], prefix: str, unit: str | None = None,
+               about: dict[str, list[str]] | None = None) -> list[Fact]:
+    """Every value a day's weather observation states, about its city and date (`about`
+    overrides, e.g. a forecast day of the city the forecast is for). "How warm" is also
+    answered by the day's high (`accepts`)."""
     s = _sym(o, unit)
-    tol = 1.0 if s == "°F" else 0.5
+    tol = _tol(s)
+    ab = about or {"city": _city(o["city"]), "date": [str(o["date"])]}
     out = [
-        Fact(kind="entity", key=f"{prefix}city", value=o["city"]),
-        Fact(kind="date", key=f"{prefix}date", value=o["date"]),
-        number_fact(f"{prefix}temperature", o["temperature"], s, tol),
-        Fact(kind="text", key=f"{prefix}condition", value=o["condition"]),
+        Fact(kind="entity", key=f"{prefix}city", value=o["city"], about=ab),
+        Fact(kind="date", key=f"{prefix}date", value=o["date"], about=ab),
+        number_fact(f"{prefix}temperature", o["temperature"], s, tol, about=ab,
+                    accepts=[o["temp_high"]] if o.get("kind", "forecast") == "forecast" else []),
+        number_fact(f"{prefix}temp_high", o["temp_high"], s, tol, about=ab),
+        number_fact(f"{prefix}temp_low", o["temp_low"], s, tol, about=ab),
+        Fact(kind="text", key=f"{prefix}condition", value=o["condition"], about=ab,
+             relation="condition"),
+        number_fact(f"{prefix}precipitation_mm", o["precipitation_mm"], "mm", 0.05, about=ab),
     ]
-    if detail:
-        out.append(number_fact(f"{prefix}humidity", o["humidity"], "%", 2.0))
+    if o.get("precipitation_probability") is not None:
+        out.append(number_fact(f"{prefix}precipitation_probability",
+                               o["precipitation_probability"], "%", 0.5, about=ab))
+    for key, unit_, tol_ in (("humidity", "%", 0.5), ("wind_kph", "km/h", 0.5)):
+        if o.get(key) is not None:
+            out.append(number_fact(f"{prefix}{key}", o[key], unit_, tol_, about=ab))
     return out
 
 
 def _forecast_facts(o: dict[str, Any], prefix: str = "") -> list[Fact]:
-    s = _sym(o)
-    tol = 1.0 if s == "°F" else 0.5
-    out = [Fact(kind="entity", key=f"{prefix}city", value=o["city"])]
+    """Each forecast day's values, keyed ``<prefix><date>.<field>``."""
+    out = [Fact(kind="entity", key=f"{prefix}city", value=o["city"],
+                about={"city": _city(o["city"])})]
     for day in o["forecast"]:
-        out.append(number_fact(f"{prefix}{day['date']}.temperature", day["temperature"], s, tol))
-        out.append(Fact(kind="text", key=f"{prefix}{day['date']}.condition",
-                        value=day["condition"]))
+        ab = {"city": _city(o["city"]), "date": [str(day["date"])]}
+        out += [f for f in _day_facts({**day, "city": o["city"]}, f"{prefix}{day['date']}.",
+                                      o.get("unit"), ab)
+                if not f.key.endswith((".city", ".date"))]
     return out
+
+
+def _historical_facts(h: dict[str, Any]) -> list[Fact]:
+    s = _sym(h)
+    tol = _tol(s)
+    sm = h["summary"]
+    ab = {"city": _city(h["city"])}
+    out = [
+        Fact(kind="entity", key="city", value=h["city"], about=ab),
+        Fact(kind="date", key="start_date", value=h["start_date"], about=ab),
+        Fact(kind="date", key="end_date", value=h["end_date"], about=ab),
+        number_fact("mean_temperature", sm["mean_temperature"], s, tol, about=ab),
+        number_fact("max_temperature", sm["max_temperature"], s, tol, about=ab),
+        number_fact("min_temperature", sm["min_temperature"], s, tol, about=ab),
+        number_fact("total_precipitation_mm", sm["total_precipitation_mm"], "mm", 0.05,
+                    about=ab),
+        number_fact("rainy_days", sm["rainy_days"], "rainy days", 0, about=ab),
+    ]
+    for day in h.get("days") or []:
+        dab = {"city": _city(h["city"]), "date": [str(day["date"])]}
+        out += [f for f in _day_facts({**day, "city": h["city"]}, f"day.{day['date']}.",
+                                      h.get("unit"), dab)
+                if f.kind in ("number", "text")]
+    return out
+
+
+def _climate_facts(c: dict[str, Any], prefix: str = "") -> list[Fact]:
+    s = _sym(c)
+    tol = _tol(s)
+    ab = {"city": _city(c["city"])}
+    return [
+        Fact(kind="entity", key=f"{prefix}city", value=c["city"], about=ab),
+        number_fact(f"{prefix}mean_temperature", c["mean_temperature"], s, tol, about=ab,
+                    accepts=[c["mean_high"]]),
+        number_fact(f"{prefix}mean_high", c["mean_high"], s, tol, about=ab),
+        number_fact(f"{prefix}mean_low", c["mean_low"], s, tol, about=ab),
+        number_fact(f"{prefix}precipitation_mm", c["precipitation_mm"], "mm", 0.05, about=ab),
+        number_fact(f"{prefix}rainy_days", c["rainy_days"], "rainy days", 0.5, about=ab),
+    ]
+
+
+def _rain_fact(w: dict[str, Any]) -> Fact:
+    """Whether it rains that day (any precipitation)."""
+    return Fact(kind="polar", key="rain", value=w["precipitation_mm"] > 0, relation="rain",
+                about={"city": _city(w["city"]), "date": [str(w["date"])]})
+
+
+def _decision(key: str, winner: str, options: list[str], relation: str,
+              yes_option: str | None = None, ties: list[str] | None = None) -> Fact:
+    """Which option wins; `ties` are the others that win as much (equally right)."""
+    return Fact(kind="decision", key=key, value=winner, options=options, relation=relation,
+                yes_option=yes_option, aliases=[t for t in ties or [] if t != winner])
+
+
+def _warmer_fact(a: dict[str, Any], b: dict[str, Any], key: str, yes: bool,
+                 tie_to_b: bool = False) -> list[Fact]:
+    """Which of two cities is warmer (none on a tie, unless the task breaks ties to b)."""
+    if a["temperature"] == b["temperature"] and not tie_to_b:
+        return []
+    w = a if a["temperature"] > b["temperature"] else b
+    return [_decision(key, str(w["city"]), [str(a["city"]), str(b["city"])], "warmer",
+                      str(a["city"]) if yes else None)]
+
+
+def _difference(key: str, x: float, sym: str) -> Fact:
+    return number_fact(key, abs(x), sym, _tol(sym), role="context")
 
 
 def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
     it = task.intent
     if any(is_error(o) for o in obs):
         return []
+    yes = bool(task.meta.get("yes_no"))  # the query is "Is A warmer than B?"
     if it in ("current_conditions", "weather_on_date") and _ok(obs, ["weather"]):
-        return _weather_facts(obs[0], "", detail=True)
+        return [*_day_facts(obs[0], ""), _rain_fact(obs[0])]
     if it == "forecast" and _ok(obs, ["forecast"]):
         return _forecast_facts(obs[0])
     if it == "historical_summary" and _ok(obs, ["historical"]):
-        h = obs[0]
-        s = _sym(h)
-        sm = h["summary"]
-        return [
-            Fact(kind="entity", key="city", value=h["city"]),
-            Fact(kind="date", key="start_date", value=h["start_date"]),
-            Fact(kind="date", key="end_date", value=h["end_date"]),
-            number_fact("mean_temperature", sm["mean_temperature"], s,
-                        1.0 if s == "°F" else 0.5),
-            number_fact("total_precipitation_mm", sm["total_precipitation_mm"], "mm", 0.5),
-            number_fact("rainy_days", sm["rainy_days"], "days", 0),
-        ]
+        return _historical_facts(obs[0])
     if it == "climate_normal" and _ok(obs, ["climate"]):
-        c = obs[0]
-        s = _sym(c)
-        return [
-            Fact(kind="entity", key="city", value=c["city"]),
-            number_fact("mean_temperature", c["mean_temperature"], s, 1.0 if s == "°F" else 0.5),
-            number_fact("precipitation_mm", c["precipitation_mm"], "mm", 1.0),
-            number_fact("rainy_days", c["rainy_days"], "days", 0.5),
-        ]
+        return _climate_facts(obs[0])
     if it == "compare_direct" and _ok(obs, ["compare"]):
         c = obs[0]
         u = c.get("unit")
-        out = _weather_facts(c["a"], "a.", False, u) + _weather_facts(c["b"], "b.", False, u)
-        if c["warmer"] != "neither":
-            out.append(Fact(kind="entity", key="warmer_city", value=c["warmer"]))
+        out = [*_day_facts(c["a"], "a.", u), *_day_facts(c["b"], "b.", u)]
+        out += _warmer_fact(c["a"], c["b"], "warmer_city", yes)
+        out.append(_difference("difference", c["difference"], _sym(c)))
         return out
     if it == "compare_cities" and _ok(obs, ["weather", "weather"]):
         a, b = obs[0], obs[1]
-        out = _weather_facts(a, "a.", False) + _weather_facts(b, "b.", False)
-        if a["temperature"] != b["temperature"]:
-            w = a if a["temperature"] > b["temperature"] else b
-            out.append(Fact(kind="entity", key="warmer_city", value=w["city"]))
-        return out
+        return (_day_facts(a, "a.") + _day_facts(b, "b.") + _warmer_fact(a, b, "warmer_city", yes)
+                + [_difference("difference", a["temperature"] - b["temperature"], _sym(a))])
     if it == "forecast_then_detail" and _ok(obs, ["forecast", "weather"]):
-        w = obs[1]
-        return [
-            Fact(kind="entity", key="city", value=w["city"]),
-            Fact(kind="date", key="warmest_date", value=w["date"]),
-            number_fact("temperature", w["temperature"], _sym(w),
-                        1.0 if _sym(w) == "°F" else 0.5),
-            number_fact("humidity", w["humidity"], "%", 2.0),
-            number_fact("wind_kph", w["wind_kph"], "km/h", 2.0),
-        ]
+        fc, w = obs[0], obs[1]
+        days = [str(d["date"]) for d in fc["forecast"]]
+        best = _warmest_day(fc["forecast"])
+        ties = [str(d["date"]) for d in fc["forecast"]
+                if d["temperature"] == best["temperature"]]
+        return [_decision("warmest_date", str(best["date"]), days, "warmest", ties=ties),
+                *_day_facts(w, ""), *_forecast_facts(fc, "forecast.")]
     if it == "historical_vs_climate" and _ok(obs, ["historical", "climate"]):
         h, c = obs[0], obs[1]
         s = _sym(h)
-        tol = 1.0 if s == "°F" else 0.5
         diff = h["summary"]["mean_temperature"] - c["mean_temperature"]
-        out = [
-            Fact(kind="entity", key="city", value=h["city"]),
-            number_fact("mean_temperature", h["summary"]["mean_temperature"], s, tol),
-            number_fact("normal_temperature", c["mean_temperature"], s, tol),
-            number_fact("difference", abs(diff), s, tol),
-        ]
+        out = [*_historical_facts(h),
+               number_fact("normal_temperature", c["mean_temperature"], s, _tol(s),
+                           about={"city": _city(c["city"])}),
+               _difference("difference", diff, s),
+               *(f for f in _climate_facts(c, "normal.")
+                 if not f.key.endswith(("mean_temperature", ".city")))]
         if diff != 0:
-            out.append(Fact(kind="text", key="comparison",
-                            value="warmer" if diff > 0 else "cooler"))
+            out.append(Fact(kind="text", key="trend", value="warmer" if diff > 0 else "cooler",
+                            relation="trend", about={"city": _city(h["city"])}))
         return out
     if it == "conditional_forecast" and _ok(obs, ["weather", "weather", "forecast"]):
         a, b = obs[0], obs[1]
-        return (_weather_facts(a, "a.", False) + _weather_facts(b, "b.", False)
-                + [Fact(kind="entity", key="chosen_city", value=obs[2]["city"])]
-                + _forecast_facts(obs[2], "forecast.")[1:])
+        return (_day_facts(a, "a.") + _day_facts(b, "b.")
+                + _warmer_fact(a, b, "chosen_city", yes, tie_to_b=True)
+                + _forecast_facts(obs[2], "forecast."))
     if it == "rain_contingency" and _ok(obs, ["weather"]):
         w = obs[0]
-        out = [
-            Fact(kind="entity", key="city", value=w["city"]),
-            Fact(kind="date", key="date", value=w["date"]),
-        ]
-        if w["precipitation_mm"] > 0:
-            out.append(number_fact("precipitation_mm", w["precipitation_mm"], "mm", 0.5))
-        else:
-            out.append(Fact(kind="text", key="condition", value=w["condition"]))
+        out = [*_day_facts(w, ""), _rain_fact(w)]
         if _ok(obs, ["weather", "forecast"]):
-            dry = _driest_day(obs[1]["forecast"])
-            out.append(Fact(kind="date", key="driest_date", value=dry["date"]))
+            fc = obs[1]
+            dry = _driest_day(fc["forecast"])
+            ties = [str(d["date"]) for d in fc["forecast"]
+                    if (d["precipitation_mm"], d.get("precipitation_probability", 0))
+                    == (dry["precipitation_mm"], dry.get("precipitation_probability", 0))]
+            out.append(_decision("driest_date", str(dry["date"]),
+                                 [str(d["date"]) for d in fc["forecast"]], "driest", ties=ties))
+            out += _forecast_facts(fc, "forecast.")
         return out
     if it == "warmest_of_three" and _ok(obs, ["weather", "weather", "weather", "forecast"]):
         best = max(obs[:3], key=lambda o: o["temperature"])
-        s = _sym(best)
-        return [
-            Fact(kind="entity", key="warmest_city", value=best["city"]),
-            number_fact("warmest_temperature", best["temperature"], s, 1.0 if s == "°F" else 0.5),
-            *_forecast_facts(obs[3], "forecast.")[1:],
-        ]
+        cities = [str(o["city"]) for o in obs[:3]]
+        ties = [str(o["city"]) for o in obs[:3] if o["temperature"] == best["temperature"]]
+        out = [_decision("warmest_city", str(best["city"]), cities, "warmest", ties=ties)]
+        for k, o in enumerate(obs[:3], 1):
+            out += _day_facts(o, f"c{k}.")
+        return out + _forecast_facts(obs[3], "forecast.")
     return []
 
 
@@ -723,7 +820,7 @@ class WeatherTaskGenerator(TaskGenerator):
         tail = _conclusion(task, observations)
         return " ".join([*parts, tail] if tail else parts)
 
-    def expected_facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
+    def facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
         return _facts(task, consistent_prefix(task, observations))
 
 

@@ -77,8 +77,10 @@ def test_gold_plans_replay_and_references_are_grounded(gen: MedicalGenerator,
         assert gen.render_answer(t, obs) == t.reference_answer
         assert gen.expected_facts(t, obs) == t.expected_facts
         assert t.expected_facts, t.id
-        for f in t.expected_facts:
-            assert fact_in_text(f, t.reference_answer), (t.id, f)
+        assert any(f.role == "asked" for f in t.expected_facts), t.id
+        for f in t.expected_facts:  # what the query asks for, the reference states
+            if f.role == "asked":
+                assert fact_in_text(f, t.reference_answer), (t.id, f)
         if t.expected_state is not None:
             assert state == t.expected_state
         first = t.gold_plan[0]
@@ -140,7 +142,8 @@ def test_reference_states_the_facts(tasks: list[Task]) -> None:
     assert any(f.key == "severity" and f.value == "high" for f in inter.expected_facts)
     booked = next(t for t in tasks if t.intent == "schedule_direct")
     kinds = {f.kind for f in booked.expected_facts}
-    assert kinds == {"id", "entity", "date", "time"}
+    assert kinds == {"id", "entity", "date", "time", "polar"}
+    assert [f.key for f in booked.expected_facts if f.role == "asked"] == ["booked"]
 
 
 def test_render_answer_accepts_any_observations(gen: MedicalGenerator,
@@ -162,6 +165,6 @@ def test_render_answer_accepts_any_observations(gen: MedicalGenerator,
     assert other.patient_id in wrong and pid not in wrong
     m = next(t for t in tasks if t.intent == "patient_medications")
     facts = gen.expected_facts(m, [other.record()])
-    assert {f.value for f in facts} == set(other.medications)
+    assert {f.value for f in facts if f.group == "medications"} == set(other.medications)
     # Extra observations (a re-query) are described too, never crash.
     assert gen.render_answer(t, obs + obs)
