@@ -43,6 +43,7 @@ from agentprop.analysis._stats import (
     two_proportion_z,
 )
 from agentprop.analysis._tidy import lookup, wide
+from agentprop.analysis._validity import clustered_kappa, judge_validity
 from agentprop.analysis.frames import AnalysisInput, build_input
 from agentprop.analysis.stages import propagation_rates, stage_table
 
@@ -64,6 +65,7 @@ __all__ = [
     "calibrate_wrong",
     "calibration_pairs",
     "calibration_table",
+    "clustered_kappa",
     "cohen_kappa",
     "cohens_h",
     "conditional_ci",
@@ -72,6 +74,7 @@ __all__ = [
     "injected_traces",
     "interceptor_ab",
     "judge_agreement",
+    "judge_validity",
     "kappa_from_table",
     "kendall",
     "krippendorff_alpha",

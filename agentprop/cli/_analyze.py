@@ -97,10 +97,14 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(42, "--seed", min=0, envvar="AGENTPROP_SEED"),
     ) -> None:
         """Write WORKSPACE/report/ (index.html, figures, tables, numbers.json)."""
+        from agentprop.experiment._execute import example_rationales
         from agentprop.report import build_report
 
         result, inp, runs = _run_analysis(workspace, resamples, seed)
-        path = build_report(result, workspace / "report", stages=inp.stages, runs=runs)
+        with open_workspace(workspace) as ws:
+            rationales = example_rationales(ws, inp)
+        path = build_report(result, workspace / "report", stages=inp.stages, runs=runs,
+                            rationales=rationales)
         console.print(f"report written: {path}")
 
     import_app = typer.Typer(help="Import traces from other formats.", no_args_is_help=True)

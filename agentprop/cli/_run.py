@@ -81,6 +81,14 @@ def _json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, default=str)
 
 
+def _render_verdicts(verdicts: list[Any]) -> None:
+    """Each judge's verdict on the trace, with its rationale where it gives one."""
+    for v in verdicts:
+        mark = {True: "correct", False: "wrong", None: "unscored"}[v.correct]
+        why = (v.raw or {}).get("summary") or (v.raw or {}).get("reason") or ""
+        console.print(Text(f"[{v.judge}] {mark}" + (f" — {why}" if why else "")))
+
+
 def _render_trace(trace: Any, *, show_system: bool = False) -> None:
     """An episode, readable. All model and tool text goes through Text: never markup."""
     from agentprop.core import (
@@ -426,10 +434,12 @@ def register(app: typer.Typer) -> None:
                 trace = ws.get_trace(matches[0]) if matches else None
             if trace is None:
                 raise UserError(f"no trace {trace_id!r} in {workspace}")
+            verdicts = ws.verdicts_of(trace.id)
         if as_json:
             sys.stdout.write(trace.model_dump_json(indent=2) + "\n")
             return
         _render_trace(trace, show_system=system)
+        _render_verdicts(verdicts)
 
     @traces_app.command("export")
     @user_errors

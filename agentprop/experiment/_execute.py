@@ -58,7 +58,16 @@ def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42) ->
     inp = load_analysis_input(ws)
     runs = [r.model_dump(mode="json") for r in ws.runs()]
     result = analyze(inp, n_resamples=resamples, seed=seed)
-    return build_report(result, ws.report_dir, stages=inp.stages, runs=runs)
+    return build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
+                        rationales=example_rationales(ws, inp))
+
+
+def example_rationales(ws: Workspace, inp: Any) -> dict[str, str]:
+    """The primary judge's rationale for the answers the report shows as samples."""
+    from agentprop.report import pick_examples
+
+    ids = list(pick_examples(inp.stages)["trace_id"])
+    return ws.rationales(str(inp.primary_judge), ids)
 
 
 def load_analysis_input(ws: Workspace) -> Any:
@@ -76,6 +85,11 @@ def load_analysis_input(ws: Workspace) -> Any:
     if simcheck:
         meta["simulation_check"] = simcheck
     sweep_rows = ws.get_meta("interceptor_sweep")
+    from agentprop.judges._validity import load_validity
+
+    validity = load_validity()
+    if validity:
+        meta["judge_validity"] = validity  # measured on the labelled validation set
     return build_input(
         ws.iter_traces(),
         ws.verdict_rows(),

@@ -28,6 +28,7 @@ from agentprop.judges._run import (
     judge_workspace,
 )
 from agentprop.judges._simjudge import SIM_JUDGE_PROFILES, SimJudgeModel, SimJudgeProfile
+from agentprop.judges._validity import LabelledAnswer, ValidationSet, validation_verdicts
 
 __all__ = [
     "JUDGES",
@@ -44,8 +45,10 @@ __all__ = [
     "JudgeSummary",
     "JudgeUnavailableError",
     "LLMJudge",
+    "LabelledAnswer",
     "SimJudgeModel",
     "SimJudgeProfile",
+    "ValidationSet",
     "ajudge_workspace",
     "build_judge_messages",
     "canonical_name",
@@ -59,4 +62,5 @@ __all__ = [
     "parse_judge_prompt",
     "parse_yes_no",
     "query_vocabulary",
+    "validation_verdicts",
 ]

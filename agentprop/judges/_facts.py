@@ -1,115 +1,903 @@
-"""The programmatic judge: checks the final answer against the task's expected facts.
+"""The programmatic judge: grades the final answer against the task's facts as a careful
+human grader would (the rule, its tables and its measured validity: docs/judges.md).
 
-The rule (documented in docs/judges.md):
-- no final answer, an abstention or an empty answer → incorrect (not unscored);
-- a task with neither expected facts nor expected state → unscored;
-- otherwise correct ⇔ every *required* fact is stated by the answer, where
-  * number: some number in the answer equals the value within max(tolerance, the rounding
-    of the answer's own precision); units are respected: °C/°F are converted, "degrees"
-    or a bare number take the fact's unit, a different explicit unit never matches; USD
-    amounts need the cent unless a tolerance is given; a percentage fact ≤ 1 also
-    matches value × 100 %;
-  * entity / id / text: the value or an alias appears as whole words, case-, accent- and
-    punctuation-insensitive;
-  * date: some date in the answer (ISO, 06/17/2025, June 17, 17 June 2025,
-    "Tuesday, June 17", today / tomorrow) is the value;
-  * time: some clock time (14:00, 2 pm, 2:00 PM, noon) is the value;
-  * state: a successful tool observation in the trace holds the value under the key
-    (the last dotted segment); without tool observations the answer must state the value;
-- an entity, id, date or time fact that the query itself already states is *optional*
-  (the answer need not repeat the city the user asked about), except that a date or time
-  fact becomes required again when the answer names some date (time): it must then be the
-  right one; all other facts are required.
-- the answer must not be about another entity than the query's: for each entity the query
-  names (``task.meta["query_entities"]``, e.g. city, patient_id, title), if the answer does
-  not name it but names another value of the same key from the suite's vocabulary (every
-  task's query entities), the answer is incorrect ("In Paris: 14 °C" for London).
-  This check needs the suite (`get_judge("facts", suite=...)`); without it it is skipped.
-- expected_state (when the task has it and the trace is given): the episode's actual
-  final world state — a fresh environment from the task's seed with the trace's executed
-  tool calls replayed in order (the simulators are deterministic) — must match it: every
-  expected key/item present and equal, and an expected empty list means the actual one is
-  empty ("nothing booked"). One check per top-level key. Skipped for a domain that is not
-  simulated here.
+Correct ⇔
+1. every **asked** fact (the decision, the values requested, the outcome of the requested
+   action) is stated and committed to — attributed to its own entity (city, day, drug pair,
+   patient, product, event), not offered as one of several alternatives;
+2. no fact, asked or context, is contradicted: no value stated for one of the task's
+   entities that none of its true values matches, no scale word (severity, weather
+   condition, trend) or list item (medication, allergy, event, doctor) that is false of it,
+   no negation of a true fact, no id the task does not know, no decision for the wrong
+   option;
+3. the episode's actual final world state matches `expected_state` (replayed from the
+   trace's executed calls).
+No answer, an abstention or an empty answer is incorrect; a task with neither facts nor
+expected state is unscored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
-from agentprop.core import Fact, Task, ToolResultEvent, Trace, Verdict
+from agentprop.core import REFERENCE_DATE, Fact, Task, ToolResultEvent, Trace, Verdict
 from agentprop.judges._base import JUDGES, Judge
+from agentprop.judges._entities import (
+    MEMBER_CATEGORIES,
+    TaskEntities,
+    Vocabulary,
+    folded,
+    key_family,
+    query_vocabulary,
+    tokens,
+)
 from agentprop.judges._extract import (
+    Number,
     canonical_time,
     canonical_unit,
-    contains_phrase,
     find_dates,
     find_numbers,
     find_times,
-    norm_text,
+    fold,
 )
+from agentprop.judges._lexicon import (
+    CONDITION_NEIGHBOURS,
+    DECISION_CUES,
+    FREE_NOUNS,
+    GROUP_CUES,
+    POLAR_CUES,
+    SCALES,
+    SEVERITY_CONTEXT,
+    SEVERITY_VAGUE,
+    TOPIC_WORDS,
+)
+from agentprop.judges._reading import Mention, Reading, chains
 from agentprop.judges._state import replay_state, state_checks
 
-_CONTEXT_KINDS = {"entity", "id", "date", "time"}
+__all__ = ["FactsJudge", "check_answer", "fact_stated", "query_vocabulary"]
+
+# approximate figures ("about $30") are accepted within this much of the truth, by unit
+_APPROX = {"USD": (0.5, 0.025), "C": (0.6, 0.0), "F": (1.1, 0.0), "%": (5.0, 0.0),
+           "mm": (1.0, 0.1), "km/h": (2.0, 0.1), "people": (0.0, 0.01), "members": (0.0, 0.01),
+           "km2": (0.0, 0.01), "days": (1.0, 0.0), "rainy days": (1.0, 0.0),
+           "minutes": (5.0, 0.0), None: (0.1, 0.0)}
+_ID_RE = re.compile(r"(?<![a-z0-9])(?:evt[_\s-]?\d{3,}|apt\d{3,}|ord\d{3,}|prd\d{3,}"
+                    r"|p\d{2,4}|d\d{3}|kb\d{3,4})(?![a-z0-9])")
+_YES_NO = re.compile(r"^\W*(yes|yeah|yep|no|nope)\b", re.IGNORECASE)
+_POLAR_QUERY = re.compile(r"^\s*(is|are|will|was|were|do|does|did|can|should|has|have)\b",
+                          re.IGNORECASE)
 
 
-def _f_to_c(x: float) -> float:
-    return (x - 32.0) * 5.0 / 9.0
+# -- one answer in context --------------------------------------------------------------------
 
 
-def _c_to_f(x: float) -> float:
-    return x * 9.0 / 5.0 + 32.0
+@functools.lru_cache(maxsize=256)
+def _unit_class(unit: str | None) -> str | None:
+    u = canonical_unit(unit)
+    return {"deg": "C"}.get(u or "", u) if u else None
 
 
-def _number_ok(fact: Fact, text: str, skip: list[tuple[int, int]]) -> bool:
-    try:
-        target = float(fact.value)
-    except (TypeError, ValueError):
+@dataclass
+class _Ctx:
+    task: Task
+    r: Reading
+    ents: TaskEntities
+    vocab: Vocabulary | None
+    query_numbers: list[float]
+    query_times: set[str]
+    query_days: set[str]
+    _memo: dict[tuple[str, int], list[Mention]] = field(default_factory=dict)
+    cache: dict[Any, Any] = field(default_factory=dict)  # per-answer results reused by facts
+
+    def canon(self, cat: str, names: list[str]) -> set[str]:
+        """The entity ids a fact's `about` names under `cat` (its canonical name; under a
+        member category, its distinctive members)."""
+        if cat not in MEMBER_CATEGORIES:
+            return {names[0]}
+        own = set(names) - self.ents.shared.get(cat, frozenset())
+        return own or set(names)
+
+    def attributions(self, cat: str, pos: int) -> list[Mention]:
+        key = (cat, pos)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self.r.attribute(cat, pos, skip=self.ents.shared.get(cat, frozenset()))
+            self._memo[key] = hit
+        return hit
+
+    def bound(self, f: Fact, pos: int) -> bool:
+        """The value at `pos` is said of `f`'s entity under every category it names (or of
+        no entity of that category at all)."""
+        for cat, names in f.about.items():
+            if not names or cat == "time":
+                continue
+            atts = self.attributions(cat, pos)
+            if atts and not any(m.ent in self.canon(cat, names) for m in atts):
+                return False
+        return True
+
+    def bound_strict(self, f: Fact, pos: int) -> bool:
+        """Said of `f`'s entity for sure: attributed to it, or unattributed where the task
+        has only one entity of that category (used before calling a value false)."""
+        for cat, names in f.about.items():
+            if not names or cat == "time":
+                continue
+            atts = self.attributions(cat, pos)
+            if atts:
+                if not any(m.ent in self.canon(cat, names) for m in atts):
+                    return False
+            elif not set(self.ents.own.get(cat, {})) <= set(names):
+                return False  # several entities of this kind: cannot tell which
+        return True
+
+    def bound_to_own(self, cat: str, pos: int) -> str | None:
+        """The task's own entity of `cat` the value at `pos` is said of, if any (an
+        unattributed value belongs to the task's only entity of that category)."""
+        atts = self.attributions(cat, pos)
+        if atts:
+            own = [m.ent for m in atts if self.ents.owns(cat, m.ent)]
+            return own[0] if own else None
+        table = self.ents.own.get(cat, {})
+        return next(iter(table)) if len(table) == 1 else None
+
+
+def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
+    r = Reading.of(answer)
+    ents = vocab.task_entities(task) if vocab is not None else TaskEntities.of(task)
+    if ents.ids is None:
+        ents.ids = known_ids(task)
+    toks = tokens(r.low)
+    for cat, m in sorted(ents.matchers.items(), key=lambda kv: kv[0] != "option"):
+        if cat != "date":
+            r.add(cat, m.find(r.low, toks), keep=True)
+    if vocab:
+        for cat in vocab.entities:
+            if cat == "date":
+                continue
+            own = ents.own.get(cat, {})
+            r.add(cat, [(a, b, e) for a, b, e in vocab.matcher(cat).find(r.low, toks)
+                        if not any(x in own for x in e)])
+    r.add_dates()
+    _resolve_weekdays(r, ents)
+    if ents.query is None:
+        ents.query = ([n.value for n in find_numbers(task.query)],
+                      {t for _, t in find_times(task.query)},
+                      {d.isoformat() for _, ds in find_dates(task.query) for d in ds})
+    qn, qt, qd = ents.query
+    return _Ctx(task, r, ents, vocab, query_numbers=qn, query_times=qt, query_days=qd)
+
+
+_BARE_WEEKDAY = re.compile(r"^(?:(?:this|next|last|coming)\s+)?[a-z]{3,9}\.?$", re.I)
+
+
+def _resolve_weekdays(r: Reading, ents: TaskEntities) -> None:
+    """A weekday named alone ("Tuesday: 23 °C") means the task's date with that weekday,
+    when the task has exactly one."""
+    own = [d for d in ents.own.get("date", {}) if re.fullmatch(r"\d{4}-\d{2}-\d{2}", d)]
+    if not own:
+        return
+    from datetime import date as _date
+
+    ms = r.mentions.get("date", [])
+    for i, m in enumerate(ms):
+        if not _BARE_WEEKDAY.match(r.text[m.start:m.end].strip()):
+            continue
+        wd = _date.fromisoformat(m.ent).weekday()
+        same = [d for d in own if _date.fromisoformat(d).weekday() == wd]
+        if len(same) == 1 and same[0] != m.ent:
+            ms[i] = Mention("date", same[0], m.start, m.end)
+
+
+# -- numbers ----------------------------------------------------------------------------------
+
+
+def _unit_ok(f: Fact, n: Number, *, explicit: bool = False) -> bool:
+    fu, nu = _unit_class(f.unit), n.unit
+    if nu is None:
+        return not explicit
+    if fu in ("C", "F"):
+        return nu in ("C", "F", "deg")
+    if fu is None:
+        return nu == "stars"
+    if fu == "rainy days":
+        return nu == fu or (nu == "days" and not explicit)
+    return nu == fu
+
+
+def _targets(f: Fact) -> list[float]:
+    out = []
+    for v in [f.value, *f.accepts]:
+        try:
+            out.append(float(v))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def _value_ok(f: Fact, n: Number) -> bool:
+    fu = _unit_class(f.unit)
+    if n.approx and f.exact:
         return False
-    funit = canonical_unit(fact.unit)
-    tol = float(fact.tolerance or 0.0)
-    for num in find_numbers(text, skip=skip):
-        value, unit = num.value, num.unit
-        slack = 0.0 if funit == "USD" else 0.5 * 10.0 ** (-num.decimals)
-        candidates: list[tuple[float, float]] = []
-        if funit in ("C", "F"):
-            if unit in (None, "deg", funit):
-                candidates.append((value, slack))
-            elif unit == "F":
-                candidates.append((_f_to_c(value), slack * 5 / 9))
-            elif unit == "C":
-                candidates.append((_c_to_f(value), slack * 9 / 5))
-        elif funit == "%":
-            if unit in (None, "%"):
-                candidates.append((value, slack))
-                if unit == "%" and abs(target) <= 1.0:
-                    candidates.append((value / 100.0, slack / 100.0))
-        elif funit is None or unit is None or unit == funit:
-            candidates.append((value, slack))
-        for v, s in candidates:
-            if abs(v - target) <= max(tol, s) + 1e-9:
-                return True
+    slack = 0.5 * 10.0 ** (-n.decimals)
+    if fu == "USD" and not n.approx:
+        slack = 0.0
+    tol = max(float(f.tolerance or 0.0), slack)
+    value = n.value
+    if fu in ("C", "F") and n.unit in ("C", "F") and n.unit != fu:
+        value = (value - 32.0) * 5 / 9 if fu == "C" else value * 9 / 5 + 32.0
+        tol = max(float(f.tolerance or 0.0), slack * (5 / 9 if fu == "C" else 9 / 5))
+    for t in _targets(f):
+        extra = 0.0
+        if n.approx:
+            absolute, rel = _APPROX.get(fu, (0.0, 0.0))
+            extra = max(absolute, rel * abs(t))
+        if abs(value - t) <= max(tol, extra) + 1e-9:
+            return True
+        if fu == "%" and n.unit == "%" and abs(t) <= 1.0 and abs(value / 100 - t) <= tol / 100:
+            return True
     return False
 
 
-def _names(fact: Fact) -> list[str]:
-    return [str(fact.value), *fact.aliases]
+def _numbers_of(ctx: _Ctx, f: Fact) -> list[Number]:
+    key = ("numbers", _unit_class(f.unit))
+    hit = ctx.cache.get(key)
+    if hit is None:
+        hit = ctx.cache[key] = [n for n in ctx.r.numbers if _unit_ok(f, n)]
+    return hit
 
 
-def _date_ok(fact: Fact, text: str) -> bool:
-    want = find_dates(str(fact.value))
-    targets = set().union(*(d for _, d in want)) if want else set()
-    return any(days & targets for _, days in find_dates(text)) or any(
-        contains_phrase(text, a) for a in fact.aliases
-    )
+def _alternative_groups(ctx: _Ctx, items: list[tuple[int, int]]) -> list[tuple[list[int], bool]]:
+    key = ("groups", tuple(items))
+    hit = ctx.cache.get(key)
+    if hit is None:
+        hit = ctx.cache[key] = _groups(ctx, items)
+    return hit
 
 
-def _time_ok(fact: Fact, text: str) -> bool:
-    want = canonical_time(str(fact.value))
-    return (want is not None and any(t == want for _, t in find_times(text))) or any(
-        contains_phrase(text, a) for a in fact.aliases
-    )
+def _groups(ctx: _Ctx, items: list[tuple[int, int]]) -> list[tuple[list[int], bool]]:
+    out: list[tuple[list[int], bool]] = []
+    by_sentence: dict[tuple[int, int], list[int]] = {}
+    for i, (a, _) in enumerate(items):
+        by_sentence.setdefault(ctx.r.sentence(a), []).append(i)
+    for idx in by_sentence.values():
+        for run, rng in chains(ctx.r.text, [items[i] for i in idx]):
+            out.append(([idx[k] for k in run], rng))
+    return out
+
+
+def _number_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    nums = _numbers_of(ctx, f)
+    hits = [i for i, n in enumerate(nums) if _value_ok(f, n) and ctx.bound(f, n.span[0])]
+    if not hits:
+        if _unit_class(f.unit) == "minutes" and _duration_from_times(ctx, f):
+            return "stated", "start and end time"
+        if _targets(f) == [0.0] and _zero_stated(ctx, f):
+            return "stated", "none"
+        return "missing", None
+    groups = _alternative_groups(ctx, [n.span for n in nums])
+    for i in hits:
+        group = next((g for g, rng in groups if i in g and not rng), None)
+        if group is not None and not all(_value_ok(f, nums[j]) for j in group):
+            continue
+        a, b = nums[i].span
+        rivals = [n for n in nums if n is not nums[i] and ctx.r.sentence(n.span[0])
+                  == ctx.r.sentence(a) and ctx.bound(f, n.span[0]) and not _value_ok(f, n)
+                  and not _true_elsewhere(ctx, f, n)]
+        if rivals and _doubtful(ctx, a):
+            continue
+        return "stated", ctx.r.text[a:b]
+    return "uncommitted", None
+
+
+_DOUBT = re.compile(r"\bor\b|\beither\b|\bone of\b|\bmaybe\b|\bperhaps\b|\bprobably\b"
+                    r"|\blikely\b|\bpossibly\b|\bmight\b|\bcould\b|\bnot sure\b"
+                    r"|\bunclear\b|\bunsure\b|\bdepending\b|\bshould be\b", re.I)
+
+
+def _doubtful(ctx: _Ctx, pos: int) -> bool:
+    """The sentence offers alternatives or doubt ("10:30, or 11:45 if it was busy")."""
+    lo, hi = ctx.r.sentence(pos)
+    return bool(_DOUBT.search(ctx.r.low[lo:hi]))
+
+
+def _true_elsewhere(ctx: _Ctx, f: Fact, n: Number) -> bool:
+    """`n` is another true value of `f`'s entity in the same unit (a high beside a mean)."""
+    return any(g is not f and g.kind == "number" and g.about == f.about and _unit_ok(g, n)
+               and _value_ok(g, n) for g in ctx.task.expected_facts)
+
+
+_ZERO = {"mm": ("dry", "no rain", "no precipitation", "rain-free", "without rain",
+                "no rainfall", "zero rain", "didn't rain", "did not rain"),
+         "events": ("no events", "nothing scheduled", "nothing on", "completely clear",
+                    "completely free", "free all day", "clear all day", "no appointments",
+                    "no meetings", "nothing planned", "empty", "nothing booked",
+                    "no entries", "wide open"),
+         "days": ("no rainy days", "no rain", "dry")}
+
+
+def _zero_stated(ctx: _Ctx, f: Fact) -> bool:
+    """A zero amount said in words ("completely dry", "nothing scheduled")."""
+    phrases = _ZERO.get(_unit_class(f.unit) or "", ())
+    return any(ctx.bound(f, a) and not ctx.r.hedged(a) for a, _, _ in
+               _occurrences(ctx.r.low, phrases))
+
+
+def _duration_from_times(ctx: _Ctx, f: Fact) -> bool:
+    """A duration is stated by the right start and end times of its entity."""
+    sib = {key_family(g.key): g for g in ctx.task.expected_facts
+           if g.kind == "time" and g.about == f.about and g.key.rsplit(".", 1)[0]
+           == f.key.rsplit(".", 1)[0]}
+    start, end = sib.get("start_time"), sib.get("end_time")
+    return bool(start and end and _time_status(ctx, start)[0] == "stated"
+                and _time_status(ctx, end)[0] == "stated")
+
+
+# -- dates and times --------------------------------------------------------------------------
+
+
+def _date_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    want = str(f.value)
+    spans = [(a, b) for (a, b), _ in ctx.r.dates]
+    groups = _alternative_groups(ctx, spans)
+    for i, ((a, b), days) in enumerate(ctx.r.dates):
+        if want not in {d.isoformat() for d in days} and not _weekday_means(ctx, (a, b), want):
+            continue
+        if not ctx.bound(_without(f, "date"), a):
+            continue
+        group = next((g for g, rng in groups if i in g and not rng), None)
+        if group is None or all(_date_is(ctx, j, want) for j in group):
+            return "stated", ctx.r.text[a:b]
+    if any(fold(a) in ctx.r.low for a in f.aliases if len(a) > 2):
+        return "stated", None
+    return "missing", None
+
+
+def _weekday_means(ctx: _Ctx, span: tuple[int, int], iso: str) -> bool:
+    return any(m.start == span[0] and m.ent == iso for m in ctx.r.mentions.get("date", []))
+
+
+def _date_is(ctx: _Ctx, i: int, iso: str) -> bool:
+    (a, b), days = ctx.r.dates[i]
+    return iso in {d.isoformat() for d in days} or _weekday_means(ctx, (a, b), iso)
+
+
+def _without(f: Fact, cat: str) -> Fact:
+    if cat not in f.about:
+        return f
+    return f.model_copy(update={"about": {k: v for k, v in f.about.items() if k != cat}})
+
+
+def _time_roles(ctx: _Ctx) -> list[str]:
+    """Each time's role: ``start`` or ``end`` of a range ("14:00–15:30", "8-9 am",
+    "from 2 to 3 pm"), else ``single``."""
+    roles = ["single"] * len(ctx.r.times)
+    for i in range(len(ctx.r.times) - 1):
+        gap = ctx.r.low[ctx.r.times[i][0][1]:ctx.r.times[i + 1][0][0]]
+        if roles[i] == "single" and re.fullmatch(r"\s*(?:–|—|-|to|until|till|→|->)\s*", gap):
+            roles[i], roles[i + 1] = "start", "end"
+    return roles
+
+
+def _time_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    want = canonical_time(str(f.value))
+    spans = [s for s, _ in ctx.r.times]
+    groups = _alternative_groups(ctx, spans)
+    roles = _time_roles(ctx)
+    avoid = {"start_time": "end", "time": "end", "end_time": "start"}.get(key_family(f.key))
+    for i, ((a, b), t) in enumerate(ctx.r.times):
+        if t != want or roles[i] == avoid or not ctx.bound(f, a):
+            continue
+        group = next((g for g, rng in groups if i in g and not rng), None)
+        if group is not None and not all(ctx.r.times[j][1] == want for j in group):
+            continue
+        truth = {canonical_time(str(g.value)) for g in ctx.task.expected_facts
+                 if g.kind == "time" and g.about == f.about}
+        rivals = [t for (x, _), t in ctx.r.times if ctx.r.sentence(x) == ctx.r.sentence(a)
+                  and t not in truth and t not in ctx.query_times]
+        if rivals and _doubtful(ctx, a):
+            continue
+        return "stated", ctx.r.text[a:b]
+    return "missing", None
+
+
+# -- words: entities, scales, lists -----------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8192)
+def _phrase_rx(phrases: frozenset[str]) -> re.Pattern[str] | None:
+    parts = folded(p for p in phrases if p.strip())
+    if not parts:
+        return None
+    alts = "|".join(r"\s+".join(re.escape(w) for w in p.split())
+                    for p in sorted(parts, key=len, reverse=True))
+    return re.compile(rf"(?<![a-z0-9])(?:{alts})(?![a-z0-9])")
+
+
+def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]:
+    """Non-overlapping whole-word occurrences of `phrases` (folded), longest first."""
+    rx = _phrase_rx(phrases if isinstance(phrases, frozenset) else frozenset(phrases))
+    if rx is None:
+        return []
+    return [(m.start(), m.end(), " ".join(m.group(0).split())) for m in rx.finditer(low)]
+
+
+def _positive(ctx: _Ctx, start: int, phrase: str) -> bool:
+    """Not negated — a phrase that is itself negative ("no known allergies") counts as
+    stated, not as its own negation."""
+    if phrase.split()[0] in ("no", "not", "none", "do", "does", "don't", "doesn't"):
+        return True
+    return not ctx.r.negated(start)
+
+
+def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    forms = [str(f.value), *f.aliases]
+    for anchor, names in f.about.items():
+        if set(forms) & set(names):  # the value names its own anchor: bound by itself
+            forms += ctx.ents.own.get(anchor, {}).get(names[0], [])
+            f = _without(f, anchor)
+    cat = ctx.ents.category_of(str(f.value))
+    if cat is not None:
+        forms += ctx.ents.own[cat][str(f.value)]
+    occ = _occurrences(ctx.r.low, forms)
+    pos = [(a, b) for a, b, p in occ if _positive(ctx, a, p) and ctx.bound(f, a)]
+    if pos:
+        committed = [(a, b) for a, b in pos if not (_doubtful(ctx, a) and _rival_names(ctx, f, a))]
+        if not committed:
+            return "uncommitted", None
+        a, b = committed[0]
+        return "stated", ctx.r.text[a:b]
+    if any(ctx.bound_strict(f, a) for a, _, _ in occ):
+        return "contradicted", "negated"
+    return "missing", None
+
+
+def _rival_names(ctx: _Ctx, f: Fact, pos: int) -> bool:
+    """Another item of `f`'s list or key, not true, in the sentence at `pos` ("likely
+    losartan or lisinopril")."""
+    if not ctx.vocab:
+        return False
+    pool = ctx.vocab.groups.get(f.group, frozenset()) if f.group else \
+        ctx.vocab.keys.get(key_family(f.key), frozenset())
+    truth = folded(str(g.value) for g in ctx.task.expected_facts if isinstance(g.value, str))
+    lo, hi = ctx.r.sentence(pos)
+    return any(lo <= a < hi for a, _, _ in _occurrences(
+        ctx.r.low, [x for x in pool if " ".join(fold(x).split()) not in truth]))
+
+
+def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str], bool, bool]]:
+    """(start, end, term, values, negated, surely-of-f) of every term of `f`'s scale said
+    of `f`'s entity (or of no entity in particular)."""
+    terms = SCALES[str(f.relation)]
+    out = []
+    for a, b, term in _occurrences(ctx.r.low, terms):
+        if f.relation == "severity" and " " not in term and term not in SEVERITY_VAGUE:
+            lo, hi = ctx.r.sentence(a)
+            if not any(c in ctx.r.low[lo:hi] for c in SEVERITY_CONTEXT):
+                continue
+            if ctx.r.low[max(0, a - 4):a].strip() == "how":
+                continue  # "how severe it is depends on the dose"
+        if not terms[term] or ctx.r.hedged(a) or not ctx.bound(f, a):
+            continue
+        neg = not _positive(ctx, a, term)
+        out.append((a, b, term, terms[term], neg, ctx.bound_strict(f, a)))
+    return out
+
+
+_CONDITIONS = frozenset({"sunny", "partly cloudy", "cloudy", "light rain", "rain",
+                         "heavy rain", "thunderstorms", "light snow", "snow"})
+
+
+def _scale_truth(f: Fact) -> frozenset[str]:
+    """The scale values true of `f`: its value, or for a description ("often cloudy with
+    rain") every value its terms state."""
+    v = str(f.value).lower()
+    if f.relation != "condition" or v in _CONDITIONS:
+        return frozenset({v})
+    terms = SCALES["condition"]
+    return frozenset().union(*(terms[t] for _, _, t in _occurrences(fold(v), terms)))
+
+
+def _scale_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    truth = _scale_truth(f)
+    near = CONDITION_NEIGHBOURS.get(next(iter(truth)), frozenset()) \
+        if f.relation == "condition" and len(truth) == 1 else frozenset()
+    stated = None
+    hits = _scale_hits(ctx, f)
+    positive = [h for h in hits if not h[4]]
+    for run, rng in _alternative_groups(ctx, [(a, b) for a, b, *_ in positive]):
+        if not rng and len({positive[i][3] for i in run}) > 1 and any(
+                truth & positive[i][3] for i in run):
+            return "uncommitted", " / ".join(positive[i][2] for i in run)
+    for a, b, term, values, neg, sure in hits:
+        if neg:
+            if truth <= values and term not in SEVERITY_VAGUE and sure:
+                return "contradicted", ctx.r.text[a:b]
+            continue
+        if truth & values:
+            if term not in SEVERITY_VAGUE and stated is None:
+                stated = ctx.r.text[a:b]
+        elif not values & near and sure:
+            return "contradicted", ctx.r.text[a:b]
+    return ("stated", stated) if stated is not None else ("missing", None)
+
+
+# -- decisions and yes/no facts ---------------------------------------------------------------
+
+
+def _cue_hits(ctx: _Ctx, positive: Iterable[str], negative: Iterable[str]
+              ) -> list[tuple[int, bool]]:
+    """(position, asserts-the-positive) of each cue, negation applied."""
+    pos_set = folded(positive)
+    out = []
+    for a, _, term in _occurrences(ctx.r.low, [*positive, *negative]):
+        out.append((a, (term in pos_set) != ctx.r.negated(a)))
+    return out
+
+
+def _leading_yes(ctx: _Ctx, about: str | None = None) -> bool | None:
+    """A leading Yes/No answering the query's first question (only if that question is
+    about `about`: "Is it safe ...?" is not "Do they interact?")."""
+    if not _POLAR_QUERY.match(ctx.task.query):
+        return None
+    first = ctx.task.query.split("?")[0]
+    if about is not None and not re.search(about, first, re.I):
+        return None
+    m = _YES_NO.match(ctx.r.text)
+    return None if m is None else m.group(1).lower() in ("yes", "yeah", "yep")
+
+
+def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    winners = {str(f.value), *f.aliases}
+    options = set(f.options)
+    cat = ctx.ents.category_of(f.options[0]) if f.options else None
+    cat = cat or "date"
+    pos_cues, neg_cues = DECISION_CUES.get(str(f.relation), ((), ()))
+    votes: list[tuple[str, bool]] = []
+    for p, winner in _cue_hits(ctx, pos_cues, neg_cues):
+        lo, hi = ctx.r.clause(p)
+        if "?" in ctx.r.text[lo:hi]:
+            continue
+        subject = _decision_subject(ctx, cat, options, p)
+        if subject is not None:
+            votes.append((subject, winner))
+            named = {m.ent for m in ctx.r.mentions.get(cat, []) if m.ent in options
+                     and lo <= m.start < hi}
+            if len(named) > 1 and re.search(r"\bor\b|\beither\b", ctx.r.low[lo:hi]):
+                return "uncommitted", ctx.r.text[lo:hi].strip()
+    yes = _leading_yes(ctx)
+    if yes is not None and f.yes_option:
+        votes.append((f.yes_option, yes))
+    if not votes and len(_WORD_RE.findall(ctx.r.text)) <= _TERSE:
+        named = {m.ent for m in ctx.r.mentions.get(cat, []) if m.ent in options}
+        if len(named) == 1:
+            votes.append((named.pop(), True))
+    if not votes:
+        return ("stated", "values") if _implied_by_values(ctx, f, cat) else ("missing", None)
+    others = options - winners
+    bad = [o for o, w in votes if (w and o not in winners)
+           or (not w and o in winners and len(winners) == 1)]
+    if bad:
+        return "contradicted", bad[0]
+    good = any(w and o in winners for o, w in votes) or (
+        len(others) == 1 and any(not w and o in others for o, w in votes))
+    return ("stated", str(f.value)) if good else ("missing", None)
+
+
+_WORD_RE = re.compile(r"\w+")
+_TERSE = 25  # words: an answer this short may name its choice without a comparative
+
+
+def _decision_subject(ctx: _Ctx, cat: str, options: set[str], pos: int) -> str | None:
+    """The option a comparative at `pos` is said of: the nearest one in its clause (the
+    clause ends at "than"), else the sentence's first, its subject ("PRD1123, the Lumora
+    knife, is less expensive: ... — $18.05 cheaper")."""
+    ms = [m for m in ctx.r.mentions.get(cat, []) if m.ent in options]
+    lo, hi = ctx.r.clause(pos)
+    inside = [m for m in ms if lo <= m.start < hi]
+    if inside:
+        return ctx.r._nearest(inside, pos)[0].ent
+    lo, hi = ctx.r.sentence(pos)
+    inside = [m for m in ms if lo <= m.start < hi]
+    return inside[0].ent if inside else None
+
+
+_VALUE_KEY = {"warmer": "temperature", "warmest": "temperature", "cheaper": "price",
+              "cheapest": "price"}
+
+
+def _implied_by_values(ctx: _Ctx, f: Fact, cat: str) -> bool:
+    """The decision follows from the options' values, each stated right."""
+    key = _VALUE_KEY.get(str(f.relation))
+    if key is None:
+        return False
+    for opt in f.options:
+        g = next((g for g in ctx.task.expected_facts if g.kind == "number"
+                  and key_family(g.key) == key and opt in g.about.get(cat, [])
+                  and not g.key.startswith(("forecast.", "result.", "day."))), None)
+        if g is None or _number_status(ctx, g)[0] != "stated":
+            return False
+    return True
+
+
+def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    pos_cues, neg_cues = POLAR_CUES.get(str(f.relation), ((), ()))
+    votes: list[bool] = []
+    for p, says in _cue_hits(ctx, pos_cues, neg_cues):
+        before = _WORD_RE.findall(ctx.r.low[max(0, p - 24):p])[-2:]
+        if f.relation in ("interacts", "free") and set(before) & TOPIC_WORDS:
+            continue
+        if f.relation == "free":
+            after = _WORD_RE.findall(ctx.r.low[p:p + 40])[1:4]
+            if set(after) & FREE_NOUNS or not _at_time(ctx, f, p):
+                continue
+        elif f.relation == "rain":
+            if ctx.r.hedged(p):
+                continue
+        elif not ctx.r.asserted(p):
+            continue
+        if ctx.bound(f, p):
+            votes.append(says)
+    if f.relation == "rain":
+        for n in ctx.r.numbers:
+            if n.unit == "mm" and ctx.bound(f, n.span[0]) and not ctx.r.hedged(n.span[0]):
+                votes.append(n.value > 0)
+        yes = _leading_yes(ctx, r"rain|umbrella|precipitation")
+        if yes is not None:
+            votes.append(yes)
+    if f.relation in ("interacts", "high_severity"):
+        probe = f.model_copy(update={"relation": "severity", "value": "none"})
+        for _, _, term, values, neg, _ in _scale_hits(ctx, probe):
+            if f.relation == "interacts" and not neg and term not in SEVERITY_VAGUE:
+                votes.append("none" not in values)
+            elif f.relation == "high_severity" and term not in SEVERITY_VAGUE:
+                votes.append(values == {"high"} and not neg)
+        yes = _leading_yes(ctx, r"interact")
+        if yes is not None:
+            votes.append(yes)
+    if not votes:
+        return "missing", None
+    if any(v != bool(f.value) for v in votes):
+        return "contradicted", "says " + ("yes" if not f.value else "no")
+    return "stated", "yes" if f.value else "no"
+
+
+def _at_time(ctx: _Ctx, f: Fact, pos: int) -> bool:
+    """A cue about a slot speaks of the asked time only with that time in its clause."""
+    want = set(f.about.get("time", []))
+    lo, hi = ctx.r.clause(pos)
+    return any(lo <= a < hi and t in want for (a, _), t in ctx.r.times)
+
+
+# -- the facts --------------------------------------------------------------------------------
+
+
+def _status(ctx: _Ctx, f: Fact, observations: list[dict[str, Any]]) -> tuple[str, str | None]:
+    if f.kind == "number":
+        return _number_status(ctx, f)
+    if f.kind == "date":
+        return _date_status(ctx, f)
+    if f.kind == "time":
+        return _time_status(ctx, f)
+    if f.kind == "decision":
+        return _decision_status(ctx, f)
+    if f.kind == "polar":
+        return _polar_status(ctx, f)
+    if f.kind == "state":
+        if observations:
+            return ("stated", None) if _state_ok(f.key, f.value, observations) \
+                else ("missing", None)
+        return _entity_status(ctx, f)
+    if f.relation in SCALES:
+        return _scale_status(ctx, f)
+    if f.kind == "id":
+        return _id_status(ctx, f)
+    return _entity_status(ctx, f)
+
+
+def _id_norm(s: str) -> str:
+    return re.sub(r"[\s_-]", "", fold(s))
+
+
+def _id_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    want = _id_norm(str(f.value))
+    for m in _ID_RE.finditer(ctx.r.low):
+        if _id_norm(m.group(0)) == want:
+            return "stated", m.group(0)
+    return "missing", None
+
+
+# -- contradictions found by scanning the answer ----------------------------------------------
+
+
+def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    by_class: dict[str | None, list[Fact]] = {}
+    for g in ctx.task.expected_facts:
+        if g.kind == "number":
+            by_class.setdefault(_unit_class(g.unit), []).append(g)
+    out = []
+    for n in ctx.r.numbers:
+        if n.unit in (None, "minutes", "days"):
+            continue  # durations and day counts describe too many things to check
+        if any(abs(n.value - q) < 1e-9 for q in ctx.query_numbers):
+            continue
+        pool = by_class.get("C", []) + by_class.get("F", []) if n.unit in ("C", "F", "deg") \
+            else by_class.get(None if n.unit == "stars" else n.unit, [])
+        same = [g for g in pool if ctx.bound(g, n.span[0])]
+        if same and not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in same):
+            a, b = n.span
+            out.append({"key": same[0].key, "kind": "number", "found": ctx.r.text[a:b],
+                        "why": "no true value of this entity matches it"})
+    return out
+
+
+def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    """Times and dates said, in their own clause or sentence, of one of the task's events
+    or bookings that none of its true times and dates match (a time the query names may
+    fall inside the event: "13:30 is taken by the Vet appointment, 13:00–14:00")."""
+    out: list[dict[str, Any]] = []
+    cats = [c for c in ("event", "patient") if c in ctx.ents.own]
+    facts = [g for g in ctx.task.expected_facts if g.kind in ("time", "date")]
+    for kind, items in (("time", [(s, {t}) for s, t in ctx.r.times]),
+                        ("date", [(s, {d.isoformat() for d in ds}) for s, ds in ctx.r.dates])):
+        asked = ctx.query_times if kind == "time" else ctx.query_days
+        for (a, b), values in items:
+            for cat in cats:
+                own = {m.ent for m in ctx.r.attribute(cat, a, local=True)
+                       if ctx.ents.owns(cat, m.ent)}
+                if not own and cat == "patient" and len(ctx.ents.own[cat]) == 1:
+                    own = set(ctx.ents.own[cat])  # a booking answer speaks of its patient
+                mine = [g for g in facts if g.kind == kind and own & set(g.about.get(cat, []))]
+                truth = {canonical_time(str(g.value)) if kind == "time" else str(g.value)
+                         for g in mine}
+                if not truth or values & truth:
+                    continue
+                if values & asked and (kind == "date" or _within(values, mine)):
+                    continue
+                out.append({"key": f"{cat}:{'/'.join(sorted(own))}", "kind": kind,
+                            "found": ctx.r.text[a:b], "why": f"not a true {kind} of it"})
+    return out
+
+
+def _time_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    """A clock time no fact or query of the task has (a slot "08:00–08:15" when it is
+    08:00–08:30), in a task about times."""
+    known = {canonical_time(str(g.value)) for g in ctx.task.expected_facts if g.kind == "time"}
+    if not known:
+        return []
+    known |= ctx.query_times
+    return [{"key": "time", "kind": "time", "found": ctx.r.text[a:b],
+             "why": "a time this task does not have"}
+            for (a, b), t in ctx.r.times if t not in known]
+
+
+def _date_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    """A date no fact, anchor or query of the task has ("ten days from today is June 25"
+    when it is June 26): the answer speaks of a day the task is not about."""
+    known = set(ctx.query_days) | {REFERENCE_DATE}
+    for g in ctx.task.expected_facts:
+        known |= set(g.about.get("date", []))
+        if g.kind == "date":
+            known.add(str(g.value))
+        if g.kind == "decision":
+            known |= {o for o in g.options if _ISO.fullmatch(o)}
+    if len(known) <= 1 + len(ctx.query_days):
+        return []  # the task is not about dates
+    out = []
+    for (a, b), days in ctx.r.dates:
+        iso = {d.isoformat() for d in days}
+        resolved = {m.ent for m in ctx.r.mentions.get("date", []) if m.start == a}
+        if not (iso | resolved) & known:
+            out.append({"key": "date", "kind": "date", "found": ctx.r.text[a:b],
+                        "why": "a day this task is not about"})
+    return out
+
+
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _within(values: set[str], facts: list[Fact]) -> bool:
+    times = sorted(str(canonical_time(str(g.value))) for g in facts if g.kind == "time")
+    return bool(times) and any(times[0] <= v <= times[-1] for v in values)
+
+
+def _group_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    """A complete list (medications, allergies, events, doctors): an item said of its
+    entity that is not on it, or a true item negated."""
+    out: list[dict[str, Any]] = []
+    groups: dict[str, list[Fact]] = {}
+    for g in ctx.task.expected_facts:
+        if g.group:
+            groups.setdefault(g.group, []).append(g)
+    own_names = folded(n for table in ctx.ents.own.values() for forms in table.values()
+                       for n in forms)
+    for name, members in groups.items():
+        truth = folded(x for g in members for x in [str(g.value), *g.aliases])
+        others = (ctx.vocab.groups.get(name, frozenset()) if ctx.vocab else frozenset())
+        foreign = [x for x in others if " ".join(fold(x).split()) not in truth | own_names]
+        about = members[0].about if all(g.about == members[0].about for g in members) else {}
+        probe = Fact(kind="entity", key=name, value="", about=about)
+        cues = GROUP_CUES.get(name, ())
+        for a, b, phrase in _occurrences(ctx.r.low, foreign):
+            lo, hi = ctx.r.sentence(a)
+            if cues and not any(c in ctx.r.low[lo:hi] for c in cues):
+                continue
+            if _positive(ctx, a, phrase) and ctx.r.asserted(a) and ctx.bound_strict(probe, a):
+                out.append({"key": name, "kind": "list", "found": ctx.r.text[a:b],
+                            "why": f"not in the {name}"})
+        for g in members:
+            if _entity_status(ctx, g)[0] == "contradicted":
+                out.append({"key": g.key, "kind": "list", "found": str(g.value),
+                            "why": "a true item negated"})
+    return out
+
+
+def _key_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    """Another value of an entity fact's key ("sculptor" for a painter) said of it."""
+    if not ctx.vocab:
+        return []
+    out: list[dict[str, Any]] = []
+    own = folded(n for table in ctx.ents.own.values() for forms in table.values()
+                 for n in forms)
+    true_values = folded(str(g.value) for g in ctx.task.expected_facts
+                         if isinstance(g.value, str))
+    for f in ctx.task.expected_facts:
+        if f.kind != "entity" or f.group or f.relation or not isinstance(f.value, str):
+            continue
+        if any(f.value in names for names in f.about.values()):
+            continue  # the fact names its own anchor: binding handles another one
+        others = [v for v in ctx.vocab.keys.get(key_family(f.key), frozenset())
+                  if " ".join(fold(v).split()) not in true_values | own]
+        for a, b, phrase in _occurrences(ctx.r.low, others):
+            if _positive(ctx, a, phrase) and ctx.r.asserted(a) and ctx.bound_strict(f, a):
+                out.append({"key": f.key, "kind": "entity", "found": ctx.r.text[a:b],
+                            "why": "another value of this key"})
+    return out
+
+
+def known_ids(task: Task) -> frozenset[str]:
+    """Every id the task's query, facts and gold plan name."""
+    texts = [task.query, *(str(v) for c in task.gold_plan for v in c.arguments.values())]
+    for g in task.expected_facts:
+        texts += [str(g.value), *g.aliases, *(n for ns in g.about.values() for n in ns),
+                  *g.options]
+    return frozenset(_id_norm(m.group(0)) for x in texts for m in _ID_RE.finditer(fold(x)))
+
+
+def _id_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    known = ctx.ents.ids if ctx.ents.ids is not None else known_ids(ctx.task)
+    out = []
+    for m in _ID_RE.finditer(ctx.r.low):
+        if _id_norm(m.group(0)) not in known:
+            out.append({"key": "id", "kind": "id", "found": ctx.r.text[m.start():m.end()],
+                        "why": "an id this task does not have"})
+    return out
+
+
+def _scale_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    out = []
+    for g in ctx.task.expected_facts:
+        if g.role == "context" and g.relation in SCALES and g.kind in ("entity", "text"):
+            st, found = _scale_status(ctx, g)
+            if st == "contradicted":
+                out.append({"key": g.key, "kind": "scale", "found": found,
+                            "why": f"not {g.value}"})
+    return out
+
+
+# -- the verdict ------------------------------------------------------------------------------
+
+
+def _observations(trace: Trace | None) -> list[dict[str, Any]]:
+    if trace is None:
+        return []
+    return [
+        ev.observation for ev in trace.events
+        if isinstance(ev, ToolResultEvent) and not isinstance(ev.observation.get("error"), dict)
+    ]
 
 
 def _leaves(obj: Any, path: tuple[str, ...] = ()) -> Iterable[tuple[tuple[str, ...], Any]]:
@@ -128,106 +916,88 @@ def _same(a: Any, b: Any) -> bool:
         return a is b or str(a).lower() == str(b).lower()
     if isinstance(a, int | float) and isinstance(b, int | float):
         return abs(float(a) - float(b)) < 1e-9
-    return norm_text(str(a)) == norm_text(str(b))
-
-
-def _observations(trace: Trace | None) -> list[dict[str, Any]]:
-    if trace is None:
-        return []
-    return [
-        ev.observation for ev in trace.events
-        if isinstance(ev, ToolResultEvent) and not isinstance(ev.observation.get("error"), dict)
-    ]
+    return " ".join(fold(str(a)).split()) == " ".join(fold(str(b)).split())
 
 
 def _state_ok(key: str, value: Any, observations: list[dict[str, Any]]) -> bool:
     last = key.split(".")[-1]
-    return any(
-        path and path[-1] == last and _same(v, value)
-        for obs in observations for path, v in _leaves(obs)
-    )
-
-
-def fact_stated(fact: Fact, text: str, *, observations: list[dict[str, Any]] | None = None,
-                skip: list[tuple[int, int]] | None = None) -> bool:
-    """Whether `text` (or, for state facts, the observations) states `fact`."""
-    if fact.kind == "number":
-        if skip is None:
-            skip = [s for s, _ in find_dates(text)] + [s for s, _ in find_times(text)]
-        return _number_ok(fact, text, skip)
-    if fact.kind == "date":
-        return _date_ok(fact, text)
-    if fact.kind == "time":
-        return _time_ok(fact, text)
-    if fact.kind == "state" and observations:
-        return _state_ok(fact.key, fact.value, observations)
-    return any(contains_phrase(text, n) for n in _names(fact))
-
-
-_SKIP_VOCAB_KEYS = {"unit"}
-
-
-def query_vocabulary(tasks: Iterable[Task]) -> dict[str, frozenset[str]]:
-    """Key → every normalised value the suite's queries name under that key (dates and
-    numbers excluded: the date and number rules handle those)."""
-    vocab: dict[str, set[str]] = {}
-    for t in tasks:
-        for k, v in (t.meta.get("query_entities") or {}).items():
-            if k in _SKIP_VOCAB_KEYS or not isinstance(v, str) or find_dates(v):
-                continue
-            n = norm_text(v)
-            if len(n) >= 3:
-                vocab.setdefault(k, set()).add(n)
-    return {k: frozenset(v) for k, v in vocab.items()}
-
-
-def _wrong_entities(task: Task, answer: str,
-                    vocabulary: Mapping[str, frozenset[str]]) -> list[dict[str, Any]]:
-    text = f" {norm_text(answer)} "
-    out = []
-    for k, v in (task.meta.get("query_entities") or {}).items():
-        if k not in vocabulary or not isinstance(v, str):
-            continue
-        want = norm_text(v)
-        if f" {want} " in text:
-            continue
-        others = sorted(o for o in vocabulary[k]
-                        if o != want and f" {o} " in text and f" {o} " not in f" {want} ")
-        if others:
-            out.append({"key": f"query.{k}", "kind": "query_entity", "value": v, "ok": False,
-                        "optional": False, "found": others[0]})
-    return out
+    return any(path and path[-1] == last and _same(v, value)
+               for obs in observations for path, v in _leaves(obs))
 
 
 def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
-                 trace: Trace | None = None,
-                 vocabulary: Mapping[str, frozenset[str]] | None = None,
+                 trace: Trace | None = None, vocabulary: Vocabulary | None = None,
                  ) -> tuple[bool | None, dict[str, Any]]:
-    """The facts rule on one answer: (correct or None if unscorable, details)."""
+    """The facts rule on one answer: (correct, or None if unscorable; the rationale)."""
     if abstained or answer is None or not answer.strip():
         return False, {"reason": "abstained" if abstained else "no answer"}
     if not task.expected_facts and not task.expected_state:
         return None, {"reason": "task has no expected facts"}
+    ctx = _context(task, answer, vocabulary)
     observations = _observations(trace)
-    skip = [s for s, _ in find_dates(answer)] + [s for s, _ in find_times(answer)]
-    checks: list[dict[str, Any]] = []
-    for fact in task.expected_facts:
-        optional = fact.kind in _CONTEXT_KINDS and fact_stated(fact, task.query)
-        if optional and fact.kind == "date" and find_dates(answer):
-            optional = False  # the answer names a date: it must be the right one
-        if optional and fact.kind == "time" and find_times(answer):
-            optional = False
-        ok = fact_stated(fact, answer, observations=observations, skip=skip)
-        checks.append({"key": fact.key, "kind": fact.kind, "value": fact.value,
-                       "ok": ok, "optional": optional})
+    asked: list[dict[str, Any]] = []
+    contradicted: list[dict[str, Any]] = []
+    for f in task.expected_facts:
+        status, found = _status(ctx, f, observations)
+        row = {"key": f.key, "kind": f.kind, "value": f.value, "status": status}
+        if found is not None:
+            row["found"] = found
+        if f.role == "asked":
+            asked.append(row)
+        if status == "contradicted":
+            contradicted.append(row)
+    contradicted += (_number_contradictions(ctx) + _clock_contradictions(ctx)
+                     + _date_contradictions(ctx) + _time_contradictions(ctx)
+                     + _group_contradictions(ctx) + _key_contradictions(ctx)
+                     + _id_contradictions(ctx) + _scale_contradictions(ctx))
+    state: list[dict[str, Any]] = []
     if task.expected_state and trace is not None:
         actual = replay_state(task, trace)
         if actual is not None:
-            checks.extend(state_checks(task.expected_state, actual))
-    if vocabulary:
-        checks.extend(_wrong_entities(task, answer, vocabulary))
-    correct = all(c["ok"] or c["optional"] for c in checks)
-    return correct, {"checks": checks}
+            state = state_checks(task.expected_state, actual)
+    contradicted = _dedupe(contradicted)
+    correct = (all(a["status"] == "stated" for a in asked) and not contradicted
+               and all(s["ok"] for s in state))
+    raw: dict[str, Any] = {"asked": asked, "contradicted": contradicted, "state": state,
+                           "summary": _summary(asked, contradicted, state)}
+    return correct, raw
+
+
+def _dedupe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen, out = set(), []
+    for r in rows:
+        k = (r["key"], str(r.get("found")))
+        if k not in seen:
+            seen.add(k)
+            out.append(r)
+    return out
+
+
+def _summary(asked: list[dict[str, Any]], contradicted: list[dict[str, Any]],
+             state: list[dict[str, Any]]) -> str:
+    """One line a person reads first: what was found, missing, contradicted."""
+    found = [f"{a['key']}={a.get('found', a['value'])}" for a in asked if a["status"] == "stated"]
+    missing = [f"{a['key']} ({a['status']})" for a in asked if a["status"] != "stated"]
+    parts = [f"asked facts found: {', '.join(found) or 'none'}"]
+    if missing:
+        parts.append(f"missing: {', '.join(missing)}")
+    if contradicted:
+        parts.append("contradicted: " + ", ".join(
+            f"{c['key']} ({c.get('found', '')})" for c in contradicted))
+    bad_state = [s["key"] for s in state if not s["ok"]]
+    if bad_state:
+        parts.append(f"state not reached: {', '.join(bad_state)}")
+    return "; ".join(parts)
+
+
+def fact_stated(fact: Fact, text: str, *, observations: list[dict[str, Any]] | None = None,
+                **_: Any) -> bool:
+    """Whether `text` states `fact` (in a task of its own: no entities to bind to)."""
+    task = Task(id="_", domain="_", split="test", difficulty="easy", intent="_", query="",
+                tools=[], env_seed=0, gold_plan=[], reference_answer="",
+                expected_facts=[fact])
+    ctx = _context(task, text, None)
+    return _status(ctx, fact, observations or [])[0] == "stated"
 
 
 class FactsJudge(Judge):
@@ -236,11 +1006,12 @@ class FactsJudge(Judge):
     def __init__(self, suite: Any = None) -> None:
         self.name = "facts"
         self._suite = suite
-        self._vocab: dict[str, frozenset[str]] | None = None
+        self._vocab: Vocabulary | None = None
 
-    def vocabulary(self) -> dict[str, frozenset[str]]:
+    def vocabulary(self) -> Vocabulary:
         if self._vocab is None:
-            self._vocab = query_vocabulary(self._suite.tasks) if self._suite is not None else {}
+            self._vocab = query_vocabulary(self._suite.tasks) if self._suite is not None \
+                else Vocabulary()
         return self._vocab
 
     async def judge(self, trace: Trace, task: Task) -> Verdict:
@@ -258,3 +1029,4 @@ def _make(arg: str, **options: Any) -> Judge:
     if arg:
         raise UnknownNameError(f"judge 'facts' takes no argument (got 'facts:{arg}')")
     return FactsJudge(options.get("suite"))
+

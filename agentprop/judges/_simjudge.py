@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agentprop.core import Message, ModelOutput, ToolSpec, UnknownNameError, Usage, stable_hash
+from agentprop.judges._entities import Vocabulary
 from agentprop.judges._facts import check_answer, query_vocabulary
 from agentprop.judges._prompt import parse_judge_prompt
 from agentprop.models import GenerateConfig, ModelError, register_provider
@@ -64,7 +65,7 @@ class SimJudgeModel:
         self.profile = profile
         self._suite = suite
         self._cache = ResponseCache(cache) if cache is not None else None
-        self._vocab: dict[str, frozenset[str]] | None = None
+        self._vocab: Vocabulary | None = None
 
     @property
     def id(self) -> str:
@@ -81,7 +82,7 @@ class SimJudgeModel:
             self._suite = load_suite()
         return self._suite
 
-    def _vocabulary(self) -> dict[str, frozenset[str]]:
+    def _vocabulary(self) -> Vocabulary:
         if self._vocab is None:
             self._vocab = query_vocabulary(self._get_suite().tasks)
         return self._vocab

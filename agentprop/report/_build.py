@@ -62,6 +62,7 @@ def build_report(
     *,
     stages: pd.DataFrame | None = None,
     runs: Sequence[Mapping[str, Any]] = (),
+    rationales: Mapping[str, str] | None = None,
 ) -> Path:
     """Write out_dir/{index.html, numbers.json, figures/, tables/} and return index.html.
 
@@ -109,10 +110,17 @@ def build_report(
                 "true": r["true"],
                 "covered": bool(r["covered"]),
             }
+        for judge, v in ((result.info.get("judge_validity") or {}).get("judges") or {}).items():
+            if v.get("kappa") is not None:
+                manifest[f"judge_validity.kappa[{judge}]"] = {
+                    "value": v["kappa"], "n": v["n"], "ci": [v["kappa_lo"], v["kappa_hi"]]}
         (tmp / "numbers.json").write_text(json.dumps(manifest, indent=2, allow_nan=False),
                                           encoding="utf-8")
         st = stages if stages is not None else pd.DataFrame()
-        html = render_html(result, shown, pngs, runs=runs, examples=pick_examples(st),
+        examples = pick_examples(st)
+        examples = examples.assign(rationale=[(rationales or {}).get(t, "")
+                                              for t in examples["trace_id"]])
+        html = render_html(result, shown, pngs, runs=runs, examples=examples,
                            figure_sections=FIGURE_SECTIONS,
                            interceptor_conditions=interceptor_conditions(st))
         (tmp / "index.html").write_text(html, encoding="utf-8")

@@ -394,6 +394,21 @@ def _s3_text(v: Any) -> str:
     return "wrong" if bool(v) else "correct"
 
 
+def validity_note(info: dict[str, Any], judge: str) -> str:
+    """", measured against N hand-labelled answers: κ … [CI], …" for a judge whose validity
+    was measured on the validation set shipped with agentprop ('' otherwise)."""
+    v = ((info.get("judge_validity") or {}).get("judges") or {}).get(judge)
+    need = ("n", "kappa", "kappa_lo", "kappa_hi", "accuracy", "false_accept_rate",
+            "false_reject_rate")
+    if not v or any(v.get(k) is None for k in need):
+        return ""
+    return (f" (measured against {v['n']} hand-labelled answers to "
+            f"{escape(str(info['judge_validity'].get('tasks', '?')))} tasks: "
+            f"κ {v['kappa']:.2f} [{v['kappa_lo']:.2f}, {v['kappa_hi']:.2f}], accuracy "
+            f"{v['accuracy']:.2f}, false accepts {100 * v['false_accept_rate']:.1f} %, false "
+            f"rejects {100 * v['false_reject_rate']:.1f} %; docs/judges.md)")
+
+
 def render_html(
     result: AnalysisResult,
     tables: Mapping[str, pd.DataFrame],
@@ -409,7 +424,8 @@ def render_html(
              "<meta name='viewport' content='width=device-width, initial-scale=1'>",
              "<title>agentprop report</title>", f"<style>{CSS}</style></head><body>",
              "<h1>agentprop report</h1>"]
-    facts = [f"Primary judge (S3): <b>{escape(str(info.get('primary_judge')))}</b>",
+    facts = [f"Primary judge (S3): <b>{escape(str(info.get('primary_judge')))}</b>"
+             + validity_note(info, str(info.get("primary_judge"))),
              f"traces: {escape(str(info.get('n_traces')))}",
              f"bootstrap: {escape(str(info.get('n_resamples')))} resamples, seed "
              f"{escape(str(info.get('seed')))}, 95% percentile CIs",
@@ -434,8 +450,8 @@ def render_html(
     if not info.get("has_labels"):
         ref = info.get("agreement_reference")
         ref_txt = (f"Judge agreement below uses the <b>{escape(str(ref))}</b> judge as the "
-                   "stated reference." if ref else "Judge agreement is shown against the LLM "
-                   "majority only.")
+                   "stated reference" + validity_note(info, str(ref)) + "."
+                   if ref else "Judge agreement is shown against the LLM majority only.")
         parts.append(
             '<p class="note">There are no human labels in this workspace, so no judge is '
             "validated against humans and no rate is human-calibrated. " + ref_txt +
@@ -485,10 +501,11 @@ def render_html(
                 f"<tr><td><code>{escape(str(r.trace_id))}</code></td>"
                 f"<td>{escape(str(r.model))}</td><td>{escape(str(r.condition))}</td>"
                 f"<td{bad}>{escape(s3)}</td>"
-                f'<td class="answer">{escape(str(r.answer))}</td></tr>')
+                f'<td class="answer">{escape(str(r.answer))}</td>'
+                f'<td class="why">{escape(str(getattr(r, "rationale", "") or ""))}</td></tr>')
         parts.append('<table class="answers"><tr><th>trace</th><th>model</th>'
-                     "<th>condition</th><th>S3 (primary judge)</th><th>answer</th></tr>"
-                     + "".join(rows) + "</table>")
+                     "<th>condition</th><th>S3 (primary judge)</th><th>answer</th>"
+                     "<th>why (primary judge)</th></tr>" + "".join(rows) + "</table>")
     parts.append(f'<h2 id="{_anchor("manifest")}">Run manifest</h2>')
     parts.append(f"<details><summary>{len(runs)} run(s): configuration as recorded "
                  "(click to show)</summary><pre>"

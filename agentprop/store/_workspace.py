@@ -233,6 +233,23 @@ class Workspace:
             cur = self.conn.execute("SELECT data FROM verdicts WHERE judge=?", (judge,))
         return [Verdict.model_validate_json(r[0]) for r in cur]
 
+    def verdicts_of(self, trace_id: str) -> list[Verdict]:
+        """Every judge's verdict on one trace."""
+        cur = self.conn.execute("SELECT data FROM verdicts WHERE trace_id=? ORDER BY judge",
+                                (trace_id,))
+        return [Verdict.model_validate_json(r[0]) for r in cur]
+
+    def rationales(self, judge: str, trace_ids: Iterable[str]) -> dict[str, str]:
+        """A judge's one-line rationale (`raw.summary`) per trace, where it gave one."""
+        out: dict[str, str] = {}
+        for tid in trace_ids:
+            row = self.conn.execute(
+                "SELECT json_extract(data, '$.raw.summary') FROM verdicts WHERE trace_id=? "
+                "AND judge=?", (tid, judge)).fetchone()
+            if row and isinstance(row[0], str):
+                out[tid] = row[0]
+        return out
+
     def verdict_rows(self, judge: str | None = None) -> list[VerdictRow]:
         """(trace_id, judge, correct, members) per verdict, in `verdicts()` order, without
         parsing the rest of the payload (a facts verdict's `raw` holds every check): what

@@ -39,24 +39,27 @@ def make_trace(tid: str, task: Task, answer: str | None, *, model: str = "sim/x"
 WEATHER = make_task(
     "weather_0001", "weather", "What will the weather be in London tomorrow?",
     "Tomorrow (2025-06-17) in London: 14 °C with light rain.",
-    [Fact(kind="entity", key="city", value="London"),
-     Fact(kind="date", key="date", value="2025-06-17"),
-     Fact(kind="number", key="temperature", value=14.0, unit="C", tolerance=0.5),
-     Fact(kind="entity", key="condition", value="light rain",
-          aliases=["rain", "rainy", "drizzle", "showers"])],
+    [Fact(kind="entity", key="city", value="London", role="context",
+          about={"city": ["London"]}),
+     Fact(kind="date", key="date", value="2025-06-17", role="context"),
+     Fact(kind="number", key="temperature", value=14.0, unit="C", tolerance=0.1,
+          about={"city": ["London"], "date": ["2025-06-17"]}),
+     Fact(kind="text", key="condition", value="light rain", relation="condition",
+          about={"city": ["London"], "date": ["2025-06-17"]})],
 )
 MEDICAL = make_task(
     "medical_0001", "medical",
     "Is there an interaction between warfarin and aspirin for patient P0012?",
     "Patient P0012: warfarin + aspirin interaction, severity high (bleeding risk).",
-    [Fact(kind="id", key="patient_id", value="P0012"),
-     Fact(kind="entity", key="severity", value="high", aliases=["major", "severe"])],
+    [Fact(kind="id", key="patient_id", value="P0012", role="context"),
+     Fact(kind="entity", key="severity", value="high", relation="severity",
+          about={"drug": ["warfarin", "aspirin"]})],
 )
 RETAIL = make_task(
     "retail_0001", "retail", "What is the total of order O-1042?",
     "Order O-1042 totals $74.97 for 1,250 loyalty points.",
-    [Fact(kind="id", key="order_id", value="O-1042"),
-     Fact(kind="number", key="total", value=74.97, unit="USD"),
+    [Fact(kind="id", key="order_id", value="O-1042", role="context"),
+     Fact(kind="number", key="total", value=74.97, unit="USD", exact=True),
      Fact(kind="number", key="points", value=1250)],
 )
 CALENDAR = make_task(

@@ -1,0 +1,225 @@
+"""The words the facts judge reads meaning from: scales, cue families, negation and hedges.
+
+Data only (docs/judges.md shows the same tables). Every phrase is matched as whole words
+on folded text (lower-case, accents stripped), longest phrase first.
+"""
+
+from __future__ import annotations
+
+# -- closed scales: a term states one value (or is compatible with several) ------------------
+
+# severity of a drug interaction: none < low (minor, mild) < moderate < high (major, severe)
+SEVERITY_TERMS: dict[str, frozenset[str]] = {
+    **{t: frozenset({"none"}) for t in (
+        "no interaction", "no interactions", "no known interaction", "no known interactions",
+        "no significant interaction", "no clinically significant interaction",
+        "no clinically relevant interaction", "no relevant interaction", "do not interact",
+        "don't interact", "does not interact", "doesn't interact", "not interact",
+        "no drug interaction", "no documented interaction", "no recorded interaction",
+        "no listed interaction", "severity none", "severity: none", "severity is none",
+        "severity of none", "severity level: none", "severity level none",
+        "no interaction risk", "free of interactions", "interaction-free")},
+    **{t: frozenset({"low"}) for t in ("minor", "mild", "low", "slight", "minimal")},
+    **{t: frozenset({"moderate"}) for t in ("moderate", "moderately", "medium",
+                                            "intermediate")},
+    **{t: frozenset({"high"}) for t in (
+        "high", "major", "severe", "severely", "serious", "seriously", "dangerous",
+        "contraindicated", "life-threatening", "life threatening", "potentially fatal",
+        "high-severity", "high severity", "highly dangerous", "critical")},
+    # yes/no safety words: compatible with a range of levels, state none of them
+    **{t: frozenset({"none", "low"}) for t in ("safe to combine", "safe to take together",
+                                                "safe together", "safe to use together")},
+    **{t: frozenset({"moderate", "high"}) for t in (
+        "not safe", "unsafe", "avoid combining", "should not be combined",
+        "should not be taken together", "do not combine", "use with caution", "caution")},
+    **{t: frozenset({"low", "moderate", "high"}) for t in (
+        "a concern", "also a concern", "concerning", "monitoring is advised",
+        "monitor closely", "worth monitoring")},
+}
+# the terms that only bound the level (they neither state it nor name one value)
+SEVERITY_VAGUE = frozenset(t for t, v in SEVERITY_TERMS.items() if len(v) > 1)
+# a bare level word speaks of the interaction only next to one of these ("high blood
+# pressure" is not a severity)
+SEVERITY_CONTEXT = ("interact", "severity", "risk", "combin", "together", "caution", "warn",
+                    "concern", "danger")
+
+# weather conditions: what each term states, by the domain's conditions
+_RAIN = ("light rain", "rain", "heavy rain", "thunderstorms")
+CONDITION_TERMS: dict[str, frozenset[str]] = {
+    "sunny": frozenset({"sunny"}), "sunshine": frozenset({"sunny"}),
+    "clear skies": frozenset({"sunny"}), "clear sky": frozenset({"sunny"}),
+    "clear weather": frozenset({"sunny"}),
+    "mostly sunny": frozenset({"sunny", "partly cloudy"}),
+    "partly cloudy": frozenset({"partly cloudy"}), "partly sunny": frozenset({"partly cloudy"}),
+    "partially cloudy": frozenset({"partly cloudy"}), "mixed sun and cloud":
+        frozenset({"partly cloudy"}), "sun and clouds": frozenset({"partly cloudy"}),
+    "some clouds": frozenset({"partly cloudy"}),
+    "mostly cloudy": frozenset({"cloudy", "partly cloudy"}),
+    "cloudy": frozenset({"cloudy"}), "overcast": frozenset({"cloudy"}),
+    "grey skies": frozenset({"cloudy"}), "gray skies": frozenset({"cloudy"}),
+    "clouds": frozenset({"cloudy"}),
+    "light rain": frozenset({"light rain"}), "drizzle": frozenset({"light rain"}),
+    "light showers": frozenset({"light rain"}), "showers": frozenset({"light rain", "rain"}),
+    "shower": frozenset({"light rain", "rain"}), "light shower": frozenset({"light rain"}),
+    "rain": frozenset(_RAIN), "rainy": frozenset(_RAIN), "raining": frozenset(_RAIN),
+    "wet": frozenset(_RAIN),
+    "heavy rain": frozenset({"heavy rain", "thunderstorms"}), "downpour": frozenset(
+        {"heavy rain", "thunderstorms"}), "downpours": frozenset({"heavy rain", "thunderstorms"}),
+    "torrential": frozenset({"heavy rain", "thunderstorms"}),
+    "thunderstorms": frozenset({"thunderstorms"}), "thunderstorm": frozenset({"thunderstorms"}),
+    "storms": frozenset({"thunderstorms"}), "stormy": frozenset({"thunderstorms"}),
+    "thunder": frozenset({"thunderstorms"}),
+    "light snow": frozenset({"light snow"}), "flurries": frozenset({"light snow"}),
+    "snow": frozenset({"light snow", "snow"}), "snowy": frozenset({"light snow", "snow"}),
+    "snowfall": frozenset({"light snow", "snow"}), "snowing": frozenset({"light snow", "snow"}),
+    # counts of days, not a day's condition
+    **{t: frozenset() for t in ("rainy days", "rainy day", "wet days", "rain days",
+                                "snowy days", "sunny days", "dry days")},
+}
+# a term states the condition when the truth is one of its values; it is still compatible
+# (not a contradiction) when the truth is a neighbour (rain vs thunderstorms, snow family)
+CONDITION_NEIGHBOURS: dict[str, frozenset[str]] = {
+    "sunny": frozenset({"partly cloudy"}),
+    "partly cloudy": frozenset({"sunny", "cloudy"}),
+    "cloudy": frozenset({"partly cloudy"}),
+    "light rain": frozenset({"rain"}),
+    "rain": frozenset({"light rain", "heavy rain", "thunderstorms"}),
+    "heavy rain": frozenset({"rain", "thunderstorms"}),
+    "thunderstorms": frozenset({"rain", "heavy rain"}),
+    "light snow": frozenset({"snow"}),
+    "snow": frozenset({"light snow"}),
+}
+
+# a period compared with its climate normal
+TREND_TERMS: dict[str, frozenset[str]] = {
+    **{t: frozenset({"warmer"}) for t in ("warmer", "hotter", "milder", "above normal",
+                                          "above average", "above the normal",
+                                          "above the average", "higher than normal",
+                                          "higher than the normal", "warmer than usual")},
+    **{t: frozenset({"cooler"}) for t in ("cooler", "colder", "chillier", "below normal",
+                                          "below average", "below the normal",
+                                          "below the average", "lower than normal",
+                                          "lower than the normal", "cooler than usual")},
+    **{t: frozenset({"same"}) for t in ("in line with", "about the same", "close to normal",
+                                        "near normal", "roughly normal", "on par with",
+                                        "no different from", "same as normal",
+                                        "typical for", "right at normal", "right on average")},
+}
+
+SCALES: dict[str, dict[str, frozenset[str]]] = {
+    "severity": SEVERITY_TERMS,
+    "condition": CONDITION_TERMS,
+    "trend": TREND_TERMS,
+}
+
+# -- decisions: cue words naming the winner (positive) or a loser (negative) ----------------
+
+DECISION_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "warmer": (("warmer", "hotter", "the warm one", "higher temperature", "higher temperatures",
+                "beats", "wins", "comes out ahead", "comes out on top", "the winner",
+                "warmest", "hottest", "milder"),
+               ("cooler", "colder", "chillier", "lower temperature", "lower temperatures",
+                "less warm", "coolest", "coldest")),
+    "warmest": (("warmest", "hottest", "highest temperature", "the winner", "comes out on top",
+                 "wins", "warmer", "hotter", "pick", "beats"),
+                ("coolest", "coldest")),
+    "cheaper": (("cheaper", "less expensive", "lower price", "lower-priced", "costs less",
+                 "cost less", "more affordable", "better deal", "cheapest", "lowest price",
+                 "least expensive", "less costly", "less than", "go with", "the better buy",
+                 "saves you"),
+                ("more expensive", "pricier", "costs more", "cost more", "higher price",
+                 "dearer", "most expensive", "more costly")),
+    "cheapest": (("cheapest", "lowest-priced", "lowest priced", "lowest price", "least expensive",
+                  "costs the least", "cost the least", "most affordable", "lowest-cost",
+                  "lowest cost", "best price", "cheaper", "least costly", "go with"),
+                 ("most expensive", "priciest")),
+    "best_rated": (("highest-rated", "highest rated", "best-rated", "best rated", "top-rated",
+                    "top rated", "highest rating", "best rating", "best reviewed",
+                    "best-reviewed", "top pick", "best pick", "best choice", "top choice",
+                    "best option", "top result", "best match"),
+                   ("lowest-rated", "lowest rated", "worst-rated")),
+    "driest": (("driest", "least rain", "least rainy", "least precipitation", "lowest chance",
+                "best day", "least wet"),
+               ("wettest", "rainiest")),
+}
+
+# -- polar facts: cue words asserting (or, negated, denying) a proposition -------------------
+
+POLAR_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # (asserting cues, cues that assert the opposite)
+    "rain": (("rain", "raining", "rainy", "showers", "shower", "drizzle", "thunderstorms",
+              "thunderstorm", "downpour", "downpours", "wet", "umbrella", "precipitation is",
+              "precipitation expected", "rainfall"),
+             ("dry", "no rain", "no precipitation", "stays dry", "stay dry", "rain-free",
+              "without rain", "leave the umbrella", "won't need an umbrella",
+              "don't need an umbrella", "no need for an umbrella", "not need an umbrella")),
+    "created": (("created", "added", "scheduled", "booked", "put", "set up", "blocked",
+                 "reserved", "on your calendar", "in your calendar", "to your calendar",
+                 "now on", "is set", "all set", "done", "confirmed", "placed", "in its place",
+                 "takes its place", "now sits", "replaced", "swapped in", "is in"), ()),
+    "deleted": (("deleted", "removed", "cancelled", "canceled", "taken off", "cleared",
+                 "no longer on", "is gone", "done", "all set"), ()),
+    "moved": (("moved", "rescheduled", "shifted", "pushed", "changed", "updated", "now starts",
+               "now runs", "now at", "now from", "now on", "is now", "has been set",
+               "done", "all set", "confirmed"), ()),
+    "booked": (("booked", "scheduled", "made an appointment", "set up", "confirmed",
+                "reserved", "arranged", "appointment is", "done", "all set"), ()),
+    "ordered": (("ordered", "placed", "purchased", "bought", "order is confirmed",
+                 "order confirmed", "order has been", "order number", "done", "all set"), ()),
+    # the two drugs interact (at any severity but none)
+    "interacts": (("interact", "interacts", "interacting", "do interact", "does interact",
+                   "there is an interaction", "there's an interaction",
+                   "has an interaction", "have an interaction", "is an interaction"),
+                  ("no interaction", "no interactions", "no known interaction",
+                   "no known interactions", "no significant interaction",
+                   "no clinically significant interaction", "safe to combine",
+                   "safe to take together", "severity none", "severity: none")),
+    # the requested time was free (the branch of "if it's free ... otherwise ...")
+    "free": (("free", "available", "open", "clear", "unbooked"),
+             ("taken", "busy", "blocked", "occupied", "clash", "clashes",
+              "conflict", "conflicts", "overlaps", "not free", "unavailable")),
+}
+POLAR_CUES["found"] = (
+    ("free", "available", "open", "you can fit", "fits", "can fit"),
+    ("fully booked", "no free", "no gap", "no gaps", "no slot", "no slots", "no opening",
+     "nothing free", "booked solid", "no availability", "couldn't find", "could not find",
+     "completely booked", "no room"))
+# a cue right after these words names the topic, not a claim ("I checked for interactions")
+TOPIC_WORDS = frozenset({"check", "checked", "checking", "for", "any", "about", "possible",
+                         "potential", "whether", "known"})
+# "free slot", "open window": a noun phrase about free time, not a claim about the slot asked
+FREE_NOUNS = frozenset({"slot", "slots", "time", "times", "window", "windows", "spot", "spots",
+                        "opening", "openings", "interval", "intervals", "period", "gap", "gaps",
+                        "block", "blocks"})
+
+# a group's items are claimed only in a sentence that speaks of the list
+GROUP_CUES: dict[str, tuple[str, ...]] = {
+    "medications": ("take", "taking", "takes", "on ", "prescri", "medication", "meds", "drug",
+                    "current", "regimen"),
+    "allergies": ("allerg", "nkda", "intoleran", "reaction"),
+    "doctors": ("dr", "doctor", "available", "working", "on duty", "specialist", "physician",
+                "cardiolog", "neurolog", "dermatolog", "practice", "gp", "see "),
+    "events": (),
+}
+
+# -- words that change what a nearby claim says --------------------------------------------
+
+NEGATIONS = frozenset({
+    "not", "no", "never", "without", "neither", "nor", "none", "isn't", "aren't", "wasn't",
+    "weren't", "won't", "doesn't", "don't", "didn't", "can't", "cannot", "couldn't",
+    "shouldn't", "wouldn't", "hasn't", "haven't", "hadn't", "unable", "failed", "fails",
+    "nothing", "nobody", "isnt", "doesnt", "dont", "didnt", "cant", "couldnt", "wasnt",
+    "hasnt", "havent", "wont",
+})
+# words that make a clause a question, an offer or a hypothesis rather than a statement
+NOT_ASSERTED = (
+    "would you like", "shall i", "should i", "do you want", "want me to", "i can ", "i could",
+    "i will", "i'll", "i am going to", "i'm going to", "let me know", "if you'd like",
+    "if you want", "would ", "could you", "please confirm", "can you confirm", " if ",
+    "whether", "once you", "before i",
+)
+# hedges that make a mention a possibility, not a statement ("a chance of rain")
+HEDGES = ("chance", "possible", "possibly", "might", "may ", "could",
+          "perhaps", "maybe", "risk of", "probability of", "likelihood of", "potential")
+# alternatives joined like this offer several values for one thing
+ALTERNATIVE_JOINERS = (" or ", " / ", "/", " either ", " and/or ")
