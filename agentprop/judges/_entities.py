@@ -186,7 +186,8 @@ def query_vocabulary(tasks: Iterable[Task]) -> Vocabulary:
                 groups.setdefault(f.group, set()).update(
                     [f.value, *(a for a in f.aliases if " " in a.strip())])
             elif not f.relation:
-                keys.setdefault(key_family(f.key), set()).add(f.value)
+                keys.setdefault(key_family(f.key), set()).update([f.value, *(
+                    a for a in f.aliases if " " in a or a.islower())])  # not a bare surname
     return Vocabulary(
         entities={c: {k: tuple(sorted(v)) for k, v in d.items()} for c, d in ents.items()},
         groups={g: frozenset(v) for g, v in groups.items()},

@@ -272,8 +272,9 @@ def find_numbers(text: str, *, skip: list[Span] | None = None) -> list[Number]:
             unit = "stars"
         value, unit = _to_canonical(value, unit)
         decimals = len(m.group("dec") or "")
-        out.append(Number(value, unit, decimals, m.span(), _approx_at(text, m.start(),
-                                                                       m.end())))
+        start = next(m.start(g) for g in ("sign", "cur", "int") if m.group(g))
+        out.append(Number(value, unit, decimals, (start, m.end()),
+                          _approx_at(text, start, m.end())))
     for m in _WORD_NUM_RE.finditer(s):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue

@@ -842,8 +842,8 @@ def _key_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     own = folded(n for table in ctx.ents.own.values() for forms in table.values()
                  for n in forms)
-    true_values = folded(str(g.value) for g in ctx.task.expected_facts
-                         if isinstance(g.value, str))
+    true_values = folded(x for g in ctx.task.expected_facts if isinstance(g.value, str)
+                         for x in (g.value, *g.aliases))
     for f in ctx.task.expected_facts:
         if f.kind != "entity" or f.group or f.relation or not isinstance(f.value, str):
             continue

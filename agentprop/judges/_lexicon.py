@@ -165,7 +165,8 @@ POLAR_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "booked": (("booked", "scheduled", "made an appointment", "set up", "confirmed",
                 "reserved", "arranged", "appointment is", "done", "all set"), ()),
     "ordered": (("ordered", "placed", "purchased", "bought", "order is confirmed",
-                 "order confirmed", "order has been", "order number", "done", "all set"), ()),
+                 "order confirmed", "order has been", "order number", "done", "all set",
+                 "order is in", "order's in", "order is placed", "order went through"), ()),
     # the two drugs interact (at any severity but none)
     "interacts": (("interact", "interacts", "interacting", "do interact", "does interact",
                    "there is an interaction", "there's an interaction",
@@ -219,7 +220,5 @@ NOT_ASSERTED = (
     "whether", "once you", "before i",
 )
 # hedges that make a mention a possibility, not a statement ("a chance of rain")
-HEDGES = ("chance", "possible", "possibly", "might", "may ", "could",
-          "perhaps", "maybe", "risk of", "probability of", "likelihood of", "potential")
-# alternatives joined like this offer several values for one thing
-ALTERNATIVE_JOINERS = (" or ", " / ", "/", " either ", " and/or ")
+HEDGES = ("chance", "chances", "possible", "possibly", "might", "may", "could", "perhaps",
+          "maybe", "probability", "likelihood", "potential")

@@ -33,6 +33,7 @@ _CLAUSE_SEP = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9']+")
+_HEDGE_RX = re.compile(r"\b(?:" + "|".join(HEDGES) + r")\b")
 _CONTRAST = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|unlike|whereas|while)\b")
 # a line holding a measured value is a data row, not a heading
 _VALUE = re.compile(r"\d\s*(?:°|%|\$|mm\b|km|mph|units?\b|events?\b)|\$\s*\d", re.IGNORECASE)
@@ -54,7 +55,9 @@ def _segments(text: str, sep: re.Pattern[str], within: list[Span]) -> list[Span]
         start = a
         for m in sep.finditer(text, a, b):
             if sep is _SENTENCE_END and m.group(0).startswith(".") and _ABBREV.search(
-                    text[max(a, m.start() - 6):m.start() + 1]):
+                    text[max(a, m.start() - 6):m.start() + 1]) and not (
+                    text[max(a, m.start() - 2):m.start()].lower() == "no"
+                    and not text[m.end():m.end() + 1].isdigit()):
                 continue
             if m.start() > start:
                 out.append((start, m.start()))
@@ -139,7 +142,7 @@ class Reading:
         inside = [m for m in ms if lo <= m.start < hi and not (m.start <= pos < m.end)]
         if inside:
             return self._nearest(inside, pos)
-        if self._contrasted(pos):
+        if self._contrasted(pos) or self._paired(pos):
             return []  # "14.9 °C vs 13.7 °C": the value after "vs" is the other one's
         lo, hi = self.sentence(pos)
         inside = [m for m in ms if lo <= m.start < hi and m.end <= pos]
@@ -148,6 +151,16 @@ class Reading:
         if local:
             return []
         return self._heading(ms, pos)
+
+    def _paired(self, pos: int) -> bool:
+        """Inside "(… vs …)": the pair follows the order the entities were named in, which
+        this reading does not track, so the value is left unattributed."""
+        open_ = self.text.rfind("(", 0, pos)
+        if open_ < 0 or self.text.rfind(")", open_, pos) >= 0:
+            return False
+        close = self.text.find(")", pos)
+        inside = self.low[open_:close if close >= 0 else len(self.text)]
+        return bool(re.search(r"\b(?:vs\.?|versus)\b", inside))
 
     def _contrasted(self, pos: int) -> bool:
         """The value's clause opens with a contrast ("vs", "than", "compared with")."""
@@ -192,8 +205,7 @@ class Reading:
     def hedged(self, pos: int) -> bool:
         """The clause offers the claim as a possibility ("a chance of rain", "might be")."""
         lo, hi = self.clause(pos)
-        seg = self.low[lo:hi]
-        return any(h in seg for h in HEDGES)
+        return bool(_HEDGE_RX.search(self.low[lo:hi]))
 
     def asserted(self, pos: int) -> bool:
         """The clause states something (not a question, offer or hypothesis)."""

@@ -130,6 +130,12 @@ class _Drawn:
     asks: list[str] | None = None  # overrides the intent's ASKS
 
 
+def _specialty_aliases(specialty: str) -> list[str]:
+    """The specialist's noun ("cardiologist", "general practitioner", "GP")."""
+    noun = SPECIALIST_NOUN.get(specialty, "").split(" ", 1)[-1]
+    return [n for n in (noun, "GP" if specialty == "general practice" else "") if n]
+
+
 def _doctor_aliases(name: str, doctor_id: str) -> list[str]:
     surname = name.split()[-1]
     return [doctor_id, f"Dr. {surname}", f"Dr {surname}", surname]
@@ -501,6 +507,7 @@ class MedicalGenerator(DescribingGenerator):
                  about=about),
             Fact(kind="entity", key="doctor", value=doctor, aliases=aliases, about=about),
             Fact(kind="entity", key="specialty", value=str(obs.get("specialty")),
+                 aliases=_specialty_aliases(str(obs.get("specialty"))),
                  about={"doctor": [doctor, *aliases]}),
             Fact(kind="date", key="date", value=str(obs["date"]), about=about),
             Fact(kind="time", key="time", value=str(obs["time"]), about=about),
