@@ -20,6 +20,7 @@ from agentprop.analysis._propagation import (
     propagation_by_type,
     propagation_table,
     rejection_recovery,
+    stopping_table,
 )
 from agentprop.analysis._replication import cross_domain
 from agentprop.analysis._stats import (
@@ -87,6 +88,7 @@ __all__ = [
     "rejection_recovery",
     "spearman",
     "stage_table",
+    "stopping_table",
     "sweep_table",
     "two_proportion_z",
     "wide",

@@ -22,13 +22,14 @@ from agentprop.analysis._propagation import (
     propagation_by_type,
     propagation_table,
     rejection_recovery,
+    stopping_table,
 )
 from agentprop.analysis._replication import cross_domain
 from agentprop.analysis._stats import N_RESAMPLES, SEED
 from agentprop.analysis.frames import AnalysisInput
 
 SECTIONS = (
-    "propagation", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
+    "propagation", "stopping", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
     "interceptor", "interceptor_sweep", "judges", "calibration", "replication",
 )
 FACTS = "facts"
@@ -70,6 +71,8 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
     reference = FACTS if FACTS in judges_present else None
     tables = {
         "propagation": prop,
+        "stopping": stopping_table(st, conditions=conditions, n_resamples=n_resamples,
+                                   seed=seed),
         "propagation_by_type": propagation_by_type(st, n_resamples=n_resamples, seed=seed),
         "rejection_recovery": rejection_recovery(prop, n_resamples=n_resamples, seed=seed),
         "baseline_vs_p2": baseline_vs_p2(st, conditions=conditions, n_resamples=n_resamples,

@@ -12,6 +12,7 @@ never 0 and never an exception.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
 from collections.abc import Sequence
@@ -56,6 +57,18 @@ def make_rng(seed: int | np.random.Generator | None = SEED) -> np.random.Generat
     if isinstance(seed, np.random.Generator):
         return seed
     return np.random.default_rng(SEED if seed is None else seed)
+
+
+def group_rng(seed: int | np.random.Generator | None, *key: object) -> np.random.Generator:
+    """The Generator of one group's bootstrap, derived from the analysis seed and the group's
+    key, so a group's CI does not depend on which other groups the data hold (adding a model
+    to a workspace leaves every other model's CI as it was). A Generator passed as `seed` is
+    used as is (the caller chose to share its stream)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    digest = hashlib.sha256("\x1f".join(map(str, key)).encode()).digest()
+    return np.random.default_rng([SEED if seed is None else int(seed),
+                                  int.from_bytes(digest[:8], "big")])
 
 
 def _percentile(reps: FloatArray, alpha: float = ALPHA) -> tuple[float, float]:

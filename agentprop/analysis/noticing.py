@@ -6,12 +6,15 @@ observation of a trace without injection (a baseline trace: the same detector gi
 false-alarm base rate). Every model output after it is read in order; the first that shows
 noticing gives the trace its kind:
 
-- ``requery``: a later call of the same tool with different arguments that either restores a
-  value the runtime changed (the proposed one), follows an error observation, or replaces an
-  argument value the question does not name with one it does name; or a same-tool call
+- ``requery``: a later call of the same tool that re-issues the proposed call (an argument
+  the runtime changed has its proposed value again, every other argument agrees: the
+  `corrected` rule), or, after an error observation, changes the argument the
+  error names and no other (any argument when the error names none); or a same-tool call
   whose text says it retries (`RETRY`) or names a problem (`PROBLEM`) without saying it
   carries on regardless (`CONTINUE`).
-  A plan that calls the tool again for the next entity ("now Amsterdam") is not a requery.
+  A plan that calls the tool again for the next entity ("now Amsterdam") is not a requery,
+  even when the corrupted value was the one the question does not name: only the
+  proposed value tells a retry from the next step.
 - ``verify``: a call of another tool whose text names a problem and says it checks it
   (`PROBLEM` and `CHECK` or `RETRY`). A silent call of another tool cannot be told apart
   from the plan's next step and is not counted.
@@ -276,14 +279,14 @@ def _is_error(obs: Any) -> bool:
     return isinstance(obs, dict) and isinstance(obs.get("error"), dict)
 
 
-def _named_in(value: Any, query: str) -> bool:
-    """Whether the question names `value` (a whole-word, case-insensitive match)."""
-    if isinstance(value, bool) or value is None or isinstance(value, dict | list):
+def restores(args: dict[str, Any], proposed: dict[str, Any], param: str) -> bool:
+    """Whether `args` re-issue the proposed call: `param` has its proposed value again and
+    every other argument both calls set agrees. The agreement matters: the next step of a
+    plan often reuses the value for another entity (the same date for a second city),
+    which is not a re-query (nor a correction)."""
+    if param not in args or _norm(args[param]) != _norm(proposed.get(param)):
         return False
-    text = str(value).strip()
-    if not text:
-        return False
-    return re.search(rf"(?<!\w){re.escape(text)}(?!\w)", query, re.IGNORECASE) is not None
+    return all(_norm(args[k]) == _norm(v) for k, v in proposed.items() if k in args)
 
 
 @dataclass(frozen=True)
@@ -293,24 +296,26 @@ class _Reference:
     executed: dict[str, Any]
     proposed: dict[str, Any]
     error: bool
+    error_param: str | None
 
 
-def _structural_requery(args: dict[str, Any], ref: _Reference, query: str) -> bool:
+def _structural_requery(args: dict[str, Any], ref: _Reference) -> bool:
     """A same-tool call that redoes the reference call (see the module docstring)."""
     if _norm(args) == _norm(ref.executed):
         return False
-    if ref.error:
+    changed = [k for k, v in ref.proposed.items()
+               if k not in ref.executed or _norm(v) != _norm(ref.executed[k])]
+    if any(restores(args, ref.proposed, k) for k in changed):
         return True
-    changed = [k for k in set(args) | set(ref.executed)
-               if _norm(args.get(k)) != _norm(ref.executed.get(k))]
-    for k in changed:
-        if k in ref.proposed and _norm(ref.proposed[k]) != _norm(ref.executed.get(k)) \
-                and _norm(args.get(k)) == _norm(ref.proposed[k]):
-            return True  # restores the value the agent proposed before the runtime changed it
-        old, new = ref.executed.get(k), args.get(k)
-        if not _named_in(old, query) and _named_in(new, query):
-            return True  # swaps a value the question does not name for one it names
-    return False
+    if not ref.error:
+        return False
+    if ref.error_param is None:
+        return True
+    differing = {k for k in set(args) & set(ref.executed)
+                 if _norm(args[k]) != _norm(ref.executed[k])}
+    added = set(args) - set(ref.executed)
+    return ref.error_param in differing | added and differing <= {ref.error_param}
+
 
 
 def _reference(trace: Trace, injection: InjectionEvent | None,
@@ -320,7 +325,7 @@ def _reference(trace: Trace, injection: InjectionEvent | None,
         if not results:
             return None
         at, r = results[0]
-        return _Reference(at, r.name, r.arguments, r.arguments, _is_error(r.observation))
+        return _Reference(at, r.name, r.arguments, r.arguments, *_error_of(r.observation))
     if injection.status != "applied":
         return None
     cid = injection.call_id
@@ -331,11 +336,15 @@ def _reference(trace: Trace, injection: InjectionEvent | None,
         return None
     at, r = hit
     return _Reference(at, r.name, r.arguments, proposed if proposed is not None else r.arguments,
-                      _is_error(r.observation))
+                      *_error_of(r.observation))
 
 
-def _query(trace: Trace) -> str:
-    return next((m.content or "" for m in trace.messages if m.role == "user"), "")
+def _error_of(obs: Any) -> tuple[bool, str | None]:
+    """(is an error observation, the parameter it names)."""
+    if not _is_error(obs):
+        return False, None
+    param = obs["error"].get("param")
+    return True, str(param) if param else None
 
 
 def notice(trace: Trace, injection: InjectionEvent | None = None,
@@ -347,20 +356,19 @@ def notice(trace: Trace, injection: InjectionEvent | None = None,
     ref = _reference(trace, injection, proposed)
     if ref is None:
         return NOT_DEFINED
-    query = _query(trace)
     outputs = [ev.output for ev in trace.events[ref.at + 1:] if isinstance(ev, ModelCallEvent)]
     for output in outputs:
-        kind = _output_kind(output.text, output.reasoning, output.tool_calls, ref, query)
+        kind = _output_kind(output.text, output.reasoning, output.tool_calls, ref)
         if kind is not None:
             return Noticing(True, kind)
     return Noticing(False)
 
 
 def _output_kind(text: str | None, reasoning: str | None, calls: Sequence[Any],
-                 ref: _Reference, query: str) -> Kind | None:
+                 ref: _Reference) -> Kind | None:
     full = "\n".join(t for t in (reasoning, text) if t)
     same = [c for c in calls if c.name == ref.tool]
-    if any(_structural_requery(c.arguments, ref, query) for c in same):
+    if any(_structural_requery(c.arguments, ref) for c in same):
         return "requery"
     if calls:
         relation: CallRelation = "same_tool" if same else "other_tool"
