@@ -77,11 +77,14 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
         "rejection_recovery": rejection_recovery(prop, n_resamples=n_resamples, seed=seed),
         "baseline_vs_p2": baseline_vs_p2(st, conditions=conditions, n_resamples=n_resamples,
                                          seed=seed),
-        "interceptor": interceptor_ab(st, n_resamples=n_resamples, seed=seed),
+        "interceptor": interceptor_ab(st, n_resamples=n_resamples, seed=seed,
+                                      evaluations=inp.meta.get("interceptor_evaluations")),
         "interceptor_sweep": sweep_table(inp.sweep),
         "judges": judge_agreement(inp.verdicts, inp.labels, members=inp.members,
-                                  reference=reference, n_resamples=n_resamples, seed=seed),
-        "replication": cross_domain(st, n_resamples=n_resamples, seed=seed),
+                                  reference=reference, tasks=task_map(st),
+                                  n_resamples=n_resamples, seed=seed),
+        "replication": cross_domain(st, conditions=conditions, n_resamples=n_resamples,
+                                    seed=seed),
     }
     if cal_tab is not None:
         tables["calibration"] = cal_tab
@@ -99,6 +102,14 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
         **inp.meta,
     }
     return AnalysisResult(tables=tables, info=info)
+
+
+def task_map(stages: pd.DataFrame) -> dict[str, str]:
+    """trace id → task id (judge agreement resamples tasks when traces share one)."""
+    if stages.empty:
+        return {}
+    return dict(zip(stages["trace_id"].astype(str), stages["task_id"].astype(str),
+                    strict=True))
 
 
 def _num(x: Any) -> float | None:

@@ -214,12 +214,6 @@ def _kappa_from_counts(n11: Any, n10: Any, n01: Any, n00: Any) -> Any:
     return k
 
 
-def _pair_cells(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
-    fa, fb = _as_float_bool(a), _as_float_bool(b)
-    keep = ~np.isnan(fa) & ~np.isnan(fb)
-    return fa[keep], fb[keep]
-
-
 @dataclass(frozen=True)
 class KappaResult:
     kappa: float
@@ -235,21 +229,38 @@ def cohen_kappa(
     a: npt.ArrayLike,
     b: npt.ArrayLike,
     *,
+    clusters: npt.ArrayLike | None = None,
     n_resamples: int = N_RESAMPLES,
     rng: np.random.Generator | int | None = None,
     alpha: float = ALPHA,
 ) -> KappaResult:
     """Cohen's κ of two binary raters (missing on either side dropped).
 
-    Asymptotic CI from statsmodels (`cohens_kappa`), percentile bootstrap CI from a
-    multinomial over the four cells.
+    Asymptotic CI from statsmodels (`cohens_kappa`); percentile bootstrap CI from a
+    multinomial over the four cells, or, with `clusters` (the task of each unit, aligned
+    with a and b), by resampling clusters: the table's cells are summed per cluster and
+    the cluster tables resampled, since traces of one task are not independent.
     """
-    fa, fb = _pair_cells(a, b)
-    n11 = int(((fa == 1) & (fb == 1)).sum())
-    n10 = int(((fa == 1) & (fb == 0)).sum())
-    n01 = int(((fa == 0) & (fb == 1)).sum())
-    n00 = int(((fa == 0) & (fb == 0)).sum())
-    return kappa_from_table(n11, n10, n01, n00, n_resamples=n_resamples, rng=rng, alpha=alpha)
+    fa, fb = _as_float_bool(a), _as_float_bool(b)
+    keep = ~np.isnan(fa) & ~np.isnan(fb)
+    fa, fb = fa[keep], fb[keep]
+    cells = np.column_stack([(fa == 1) & (fb == 1), (fa == 1) & (fb == 0),
+                             (fa == 0) & (fb == 1), (fa == 0) & (fb == 0)]).astype(float)
+    n11, n10, n01, n00 = (int(x) for x in cells.sum(axis=0))
+    if clusters is None:
+        return kappa_from_table(n11, n10, n01, n00, n_resamples=n_resamples, rng=rng,
+                                alpha=alpha)
+    res = kappa_from_table(n11, n10, n01, n00, n_resamples=0, alpha=alpha)
+    if math.isnan(res.kappa):
+        return res
+    codes, uniq = _codes(np.asarray(clusters)[keep])
+    per = np.stack([np.bincount(codes, weights=cells[:, j], minlength=len(uniq))
+                    for j in range(4)], axis=1)
+    w = resample_weights(len(uniq), n_resamples, make_rng(rng)).astype(float)
+    rep = w @ per
+    reps = _kappa_from_counts(rep[:, 0], rep[:, 1], rep[:, 2], rep[:, 3])
+    lo, hi = _percentile(np.asarray(reps, dtype=float), alpha)
+    return KappaResult(res.kappa, res.n, res.asym_lo, res.asym_hi, lo, hi, res.table)
 
 
 def kappa_from_table(
@@ -272,6 +283,7 @@ def kappa_from_table(
 
         half = float(norm.ppf(1 - alpha / 2)) * float(res.std_kappa)
         alo, ahi = k - half, k + half
+    if not math.isnan(k) and n_resamples > 0:
         g = make_rng(rng)
         probs = np.array([n11, n10, n01, n00], dtype=float) / n
         cells = g.multinomial(n, probs, size=n_resamples).astype(float)

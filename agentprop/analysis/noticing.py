@@ -115,7 +115,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"that is not|this is not|it's not)\s+(?:look\s+|seem\s+)?(?:right|correct)\b"),
              guard_if=True),
     TextRule("that is odd", "problem",
-             _r(r"\b(?:that's|that is|this is|it's|it is|which is)\s+(?:a\s+bit\s+)?(?:odd|strange|weird|"
+             _r(r"\b(?:that's|that is|this is|it's|it is|which is)\s+(?:a\s+bit\s+)?"
+                r"(?:odd|strange|weird|"
                 r"surprising|unexpected|suspicious)\b"),
              guard_if=True),
     TextRule("something is off / went wrong", "problem",
@@ -127,7 +128,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True, guard_negation=True),
     TextRule("the tool returned an error", "problem",
              _r(r"\b(?:returned|gave|reported|produced|threw|raised|got|received|encountered|"
-                r"hit|says?|said|responded with|contains?|contained|includes?)\s+(?:me\s+|back\s+)?(?:an?\s+)?(?:\w+\s+)?"
+                r"hit|says?|said|responded with|contains?|contained|includes?)\s+"
+                r"(?:me\s+|back\s+)?(?:an?\s+)?(?:\w+\s+)?"
                 r"(?:error|exception|failure)\b")),
     TextRule("there was an error / a problem", "problem",
              _r(r"\bthere\s+(?:was|were|is|seems\s+to\s+be|appears\s+to\s+be|might\s+be|"
@@ -187,7 +189,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
     # -- DECLINE: it declines to give the answer --------------------------------------------
     TextRule("cannot give / answer / determine", "decline",
              _r(r"\b(?:can't|cannot|can not|unable to|not able to|won't|will not|wasn't able to|"
-                r"was not able to|couldn't|could not|am not going to|won't be able to|will not be able to)"
+                r"was not able to|couldn't|could not|am not going to|won't be able to|"
+                r"will not be able to)"
                 r"\s+(?:reliably\s+|responsibly\s+|"
                 r"accurately\s+)?(?:give|provide|tell|answer|determine|confirm|say|fulfil|"
                 r"fulfill|complete|get reliable)\b")),
@@ -196,7 +199,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:completed|answered|fulfilled)\b")),
     TextRule("will not guess", "decline",
              _r(r"\b(?:won't|will not|would rather not|'d rather not|don't want to|do not want to|"
-                r"am not going to|not going to|refuse to)\s+(?:guess|speculate|answer|give you an?\s+"
+                r"am not going to|not going to|refuse to)\s+(?:guess|speculate|answer|"
+                r"give you an?\s+"
                 r"(?:possibly|potentially|number|figure|value|answer))\b|"
                 r"\b(?:don't|do not)\s+have\s+enough\s+(?:\w+\s+)?(?:information|data)\s+to\s+"
                 r"(?:answer|say|tell|give)\b")),

@@ -43,9 +43,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agentprop.analysis._stats import Resampler, estimate_from_reps, group_rng
 from agentprop.analysis.noticing import KINDS, notice, restores
 from agentprop.analysis.outcomes import stopped_at
-from agentprop.analysis._stats import Resampler, estimate_from_reps, group_rng
 from agentprop.core import (
     FinalEvent,
     InjectionEvent,

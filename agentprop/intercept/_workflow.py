@@ -295,6 +295,30 @@ def summarize_evaluation(
     }
 
 
+def refuse_mixed_config(ws: Any, run_id: str, config: InterceptConfig) -> None:
+    """A stored evaluation run keeps its configuration: resuming it under another one would
+    pair treatment traces of two interceptors in one set of numbers."""
+    run = ws.get_run(run_id)
+    stored = run.config.get("interceptor") if run is not None else None
+    if stored is not None and stored != config.model_dump(mode="json"):
+        old = InterceptConfig.model_validate(stored)
+        raise InterceptError(
+            f"run {run_id!r} already holds an evaluation of interceptor {old.label} mode "
+            f"{old.mode}; this one is {config.label} mode {config.mode}. Use another "
+            "--run-id (or leave it out) so the two are kept apart")
+
+
+def evaluation_configs(ws: Any) -> dict[str, str]:
+    """run id → "LABEL mode=MODE" of every interceptor evaluation stored in `ws`."""
+    out: dict[str, str] = {}
+    for run in ws.runs():
+        cfg = run.config.get("interceptor")
+        if isinstance(cfg, dict):
+            c = InterceptConfig.model_validate(cfg)
+            out[run.id] = f"{c.label} mode={c.mode}"
+    return out
+
+
 def run_evaluation(
     ws: Any,
     *,
@@ -323,6 +347,7 @@ def run_evaluation(
 
     plan = plan_evaluation(suite, models=models, config=config, split=split, n=n,
                            conditions=conditions, seed=seed, domains=domains, run_id=run_id)
+    refuse_mixed_config(ws, plan.run_id, config)
     summary: RunSummary = asyncio.run(run_units(
         plan.units, workspace=ws, suite=suite, model_options=model_options,
         concurrency=concurrency, extra_hooks=treatment_hooks(config), progress=progress,
