@@ -9,7 +9,6 @@ suite are imported where used: they sit above this package in the layering.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,9 +46,17 @@ class InterceptError(Exception):
 
 
 def records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    """JSON-safe rows (NaN → None, numpy scalars → Python)."""
-    out: list[dict[str, Any]] = json.loads(df.to_json(orient="records"))
-    return out
+    """JSON-safe rows (NaN and missing → None, numpy scalars → Python), values exact: the
+    numbers the CLI prints are the report's to the last digit."""
+    return [{str(k): _plain(v) for k, v in r.items()} for r in df.to_dict("records")]
+
+
+def _plain(v: Any) -> Any:
+    if hasattr(v, "item") and not isinstance(v, str):
+        v = v.item()  # numpy scalar
+    if v is pd.NA or v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return None
+    return v
 
 
 def primary_judge(ws: Any, judge: str | None = None) -> str:

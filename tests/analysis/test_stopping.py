@@ -55,8 +55,7 @@ def test_a_new_outcome_takes_precedence_where_it_is_inserted() -> None:
 
 
 def test_stopping_table_shares_and_keys() -> None:
-    rows = _outcome_rows() + [row("m", "t1", cond="p2:type_mismatch", s1=True, s2=True,
-                                  s3=True)]
+    rows = [*_outcome_rows(), row("m", "t1", cond="p2:type_mismatch", s1=True, s2=True, s3=True)]
     t = stopping_table(frame(rows), n_resamples=R)
     assert lookup(t, "n", "m") == 6 and lookup(t, "n_undecided", "m") == 2
     shares = [lookup(t, name, "m") for name in OUTCOME_NAMES]

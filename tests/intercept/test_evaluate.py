@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from agentprop.intercept import InterceptConfig, default_configs
 from agentprop.analysis import mcnemar_test, two_proportion_z
+from agentprop.intercept import InterceptConfig, default_configs
 from agentprop.intercept._evaluate import (
     ab_table,
     false_alarm_table,

@@ -80,7 +80,7 @@ def test_f1_is_undefined_without_positives_and_firings() -> None:
     assert (table["positives"] == 0).all() and (table["tp"] + table["fp"] == 0).all()
     assert table["f1"].isna().all() and math.isnan(table["precision"].iloc[0])
     assert table["best"].sum() == 1
-    fires = clean + [(episode(OK, [VALIDATION, OBS], tid="C"), True)]
+    fires = [*clean, (episode(OK, [VALIDATION, OBS], tid="C"), True)]
     t2 = sweep([t for t, _ in fires], {t.id: ok for t, ok in fires})
     l1 = t2[t2["tau_l1"] == 1]
     assert (l1["f1"] == 0.0).all()
