@@ -88,6 +88,7 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
     }
     if cal_tab is not None:
         tables["calibration"] = cal_tab
+    constant = constant_by_construction(prop, imported=bool(inp.meta.get("imported")))
     info = {
         "primary_judge": judge,
         "propagation_conditions": conditions,
@@ -97,11 +98,31 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
         "n_traces": len(st),
         "n_resamples": n_resamples,
         "seed": seed,
+        "constant_by_construction": constant,
         "simulated_models": sorted(set(st.loc[st["simulated"].fillna(False).astype(bool),
                                               "model"])) if len(st) else [],
         **inp.meta,
     }
     return AnalysisResult(tables=tables, info=info)
+
+
+CONSTANT_IN_OUR_RUNS = ("p_S1", "p_S2", "r_12")
+"""Rates our runtime fixes at 1: it applies the corruption after the model proposed the call
+(S1), and every corruption changes the observation (S2). The paper's release measured them."""
+
+
+def constant_by_construction(propagation: pd.DataFrame, *, imported: bool) -> list[str]:
+    """The rates of `CONSTANT_IN_OUR_RUNS` that are 1 for every model with a value, in a
+    workspace of our own runs (never for imported data, where they were measured). A rate
+    that is not 1 somewhere is shown: then it is not constant, whatever the design says."""
+    if imported or propagation.empty:
+        return []
+    out = []
+    for rate in CONSTANT_IN_OUR_RUNS:
+        v = propagation.loc[propagation["metric"] == rate, "value"].dropna()
+        if len(v) and bool((v == 1.0).all()):
+            out.append(rate)
+    return out
 
 
 def task_map(stages: pd.DataFrame) -> dict[str, str]:
