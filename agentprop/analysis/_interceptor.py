@@ -70,8 +70,9 @@ def ab_statistics(pairs: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
         out[f"coverage_{arm}"] = rs.ratio(1 - a)
         out[f"selective_accuracy_{arm}"] = rs.ratio(c, 1 - a)
     hc, ht = col["hallucination_control"], col["hallucination_treatment"]
-    out["delta_hallucination"] = rs.ratio(ht - hc)
-    out["delta_correct"] = rs.ratio(col["correct_treatment"] - col["correct_control"])
+    out["delta_hallucination"] = rs.ratio(ht - hc, difference=True)
+    out["delta_correct"] = rs.ratio(col["correct_treatment"] - col["correct_control"],
+                                    difference=True)
     saved, broken = int(((hc == 1) & (ht == 0)).sum()), int(((hc == 0) & (ht == 1)).sum())
     out["saved"], out["broken"] = Estimate(saved, n), Estimate(broken, n)
     mc = mcnemar_test(saved, broken)

@@ -216,7 +216,8 @@ def _paired_delta(treated: pd.DataFrame, base: pd.DataFrame, col: str, n_resampl
         return Estimate(math.nan, 0)
     diff = t.loc[common].to_numpy() - b.loc[common].to_numpy()
     tasks = common.get_level_values(1).to_numpy()
-    return Resampler(diff, clusters=tasks, n_resamples=n_resamples, rng=rng).ratio(diff)
+    return Resampler(diff, clusters=tasks, n_resamples=n_resamples,
+                     rng=rng).ratio(diff, difference=True)
 
 
 def propagation_by_type(
@@ -342,7 +343,7 @@ def baseline_vs_p2(
                            n_resamples=n_resamples, rng=rng)
             rows.append(row(keys, m, "matched_baseline_correct", rs.ratio(bv)))
             rows.append(row(keys, m, "matched_p2_injected_correct", rs.ratio(pv)))
-            rows.append(row(keys, m, "matched_delta", rs.ratio(pv - bv)))
+            rows.append(row(keys, m, "matched_delta", rs.ratio(pv - bv, difference=True)))
         else:
             for metric in ("matched_baseline_correct", "matched_p2_injected_correct",
                            "matched_delta"):

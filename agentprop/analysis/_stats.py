@@ -7,7 +7,8 @@ over the distinct patterns, which is the same distribution and far cheaper), so 
 replicate is a row of a weight matrix and every statistic is a matrix product.
 
 Undefined results (empty group, zero denominator, constant ranks) are NaN with their n,
-never 0 and never an exception.
+never 0 and never an exception. A share of exactly 0 or 1 has a bootstrap interval of one
+point; its open side is the exact Clopper–Pearson bound over the independent units (tasks).
 """
 
 from __future__ import annotations
@@ -79,15 +80,46 @@ def _percentile(reps: FloatArray, alpha: float = ALPHA) -> tuple[float, float]:
     return (float(lo), float(hi))
 
 
+def edge_bound(value: float, k: int, alpha: float = ALPHA) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) interval of a share of exactly 0 or 1 over k
+    independent units: [0, 1 − (α/2)^(1/k)] or [(α/2)^(1/k), 1]. A percentile bootstrap of
+    such a share is the point itself, since resampling cannot vary what never happened."""
+    b = (alpha / 2) ** (1 / k)
+    return (0.0, 1 - b) if value == 0 else (b, 1.0)
+
+
+def _is_share(x: FloatArray, d: FloatArray) -> bool:
+    """Units with 0/1 events over 0/1 denominators (a proportion, not a difference)."""
+    return bool(np.isin(x, (0.0, 1.0)).all() and np.isin(d, (0.0, 1.0)).all()
+                and (x <= d).all())
+
+
+def _widen_edge(est: Estimate, x: FloatArray, d: FloatArray, k: int,
+                alpha: float) -> Estimate:
+    """`est` with the exact bound on the open side when it is a share of exactly 0 or 1
+    whose bootstrap interval collapsed to the point (k = independent units, e.g. tasks)."""
+    if k < 1 or est.value not in (0.0, 1.0) or est.lo != est.hi or not _is_share(x, d):
+        return est
+    lo, hi = edge_bound(est.value, k, alpha)
+    return Estimate(est.value, est.n, lo, hi)
+
+
 def resample_weights(
     k: int, n_resamples: int, rng: np.random.Generator, probs: FloatArray | None = None,
     trials: int | None = None,
 ) -> npt.NDArray[np.int64]:
-    """Row b = how often each of k units (or patterns with `probs`) is drawn in replicate b."""
+    """Row b = how often each of k units (or patterns with `probs`) is drawn in replicate b.
+
+    Equal probabilities (units, clusters): k uniform draws per replicate, counted (the same
+    distribution as a multinomial, and far cheaper for thousands of tasks)."""
     if k == 0:
         return np.zeros((n_resamples, 0), dtype=np.int64)
-    p = np.full(k, 1.0 / k) if probs is None else probs
-    return rng.multinomial(k if trials is None else trials, p, size=n_resamples)
+    if probs is None:
+        m = k if trials is None else trials
+        draws = rng.integers(0, k, size=(n_resamples, m))
+        flat = (draws + (np.arange(n_resamples) * k)[:, None]).ravel()
+        return np.bincount(flat, minlength=n_resamples * k).reshape(n_resamples, k)
+    return rng.multinomial(k if trials is None else trials, probs, size=n_resamples)
 
 
 def _safe_div(num: Any, den: Any) -> Any:
@@ -105,12 +137,14 @@ def ratio_ci(
     n_resamples: int = N_RESAMPLES,
     rng: np.random.Generator | int | None = None,
     alpha: float = ALPHA,
+    difference: bool = False,
 ) -> Estimate:
     """sum(num)/sum(den) over units with a bootstrap CI; n = sum(den) rounded.
 
     Units are resampled with replacement; with `clusters`, whole clusters (e.g. tasks) are
     resampled. `den=None` means 1 per unit (a mean). Values of num may be any float (a
-    paired difference, a boolean outcome), so the same function serves rates and deltas.
+    paired difference, a boolean outcome), so the same function serves rates and deltas;
+    a share of exactly 0 or 1 gets the exact bound on its open side unless `difference`.
     """
     g = make_rng(rng)
     x = np.asarray(num, dtype=float).ravel()
@@ -142,7 +176,10 @@ def ratio_ci(
                                  probs=counts / counts.sum(), trials=len(x)).astype(float)
     reps = _safe_div(w @ cx, w @ cd)
     lo, hi = _percentile(reps, alpha)
-    return Estimate(value, n, lo, hi)
+    if difference:
+        return Estimate(value, n, lo, hi)
+    units = cd if clusters is not None else d
+    return _widen_edge(Estimate(value, n, lo, hi), x, d, int((units > 0).sum()), alpha)
 
 
 def proportion_ci(
@@ -523,13 +560,26 @@ class Resampler:
         return (float(x.sum() / total), n, reps)
 
     def ratio(
-        self, num: npt.ArrayLike, den: npt.ArrayLike | None = None, alpha: float = ALPHA
+        self, num: npt.ArrayLike, den: npt.ArrayLike | None = None, alpha: float = ALPHA,
+        *, difference: bool = False,
     ) -> Estimate:
+        """sum(num)/sum(den) with its percentile CI. A share of exactly 0 or 1 gets the
+        exact bound on its open side; `difference=True` says num holds differences (a
+        paired Δ), whose 0 is not a share."""
         value, n, reps = self.ratio_reps(num, den)
         if math.isnan(value):
             return Estimate(value, n)
         lo, hi = _percentile(reps, alpha)
-        return Estimate(value, n, lo, hi)
+        if difference:
+            return Estimate(value, n, lo, hi)
+        x = np.asarray(num, dtype=float).ravel()
+        d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
+        ok = np.isfinite(x) & np.isfinite(d)
+        x, d = x[ok], d[ok]
+        # independent units: clusters (tasks) with a denominator, else units
+        k = (int((np.bincount(self.codes[ok], weights=d, minlength=self.k) > 0).sum())
+             if self.per_draw_sum else int((d > 0).sum()))
+        return _widen_edge(Estimate(value, n, lo, hi), x, d, k, alpha)
 
 
 def estimate_from_reps(value: float, n: int, reps: FloatArray, alpha: float = ALPHA) -> Estimate:

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agentprop.analysis._stats import Resampler, estimate_from_reps, group_rng
+from agentprop.analysis._stats import Resampler, group_rng
 from agentprop.analysis.noticing import KINDS, notice, restores
 from agentprop.analysis.outcomes import stopped_at
 from agentprop.core import (
@@ -312,8 +312,7 @@ def _group_rates(g: pd.DataFrame, rs: Resampler, alpha: float) -> dict[str, Any]
         e = cols[event]
         c = np.ones(len(g)) if cond is None else cols[cond]
         known = ~np.isnan(c) & (c > 0) & ~np.isnan(e)
-        value, n, reps = rs.ratio_reps(np.where(known, e, 0.0), known.astype(float))
-        est = estimate_from_reps(value, n, reps, alpha)
+        est = rs.ratio(np.where(known, e, 0.0), known.astype(float), alpha)
         res[name], res[f"{name}_lo"], res[f"{name}_hi"] = est.value, est.lo, est.hi
-        res[f"{name}_n"] = n
+        res[f"{name}_n"] = est.n
     return res

@@ -187,7 +187,7 @@ def _delta_ci(tasks: np.ndarray, diff: np.ndarray, seed: int, n_boot: int,
               key: tuple[Any, ...]) -> tuple[float, float]:
     """CI of mean(diff) resampling tasks: the analysis package's cluster bootstrap."""
     est = Resampler(diff, clusters=tasks.astype(str), n_resamples=n_boot,
-                    rng=group_rng(seed, *key)).ratio(diff)
+                    rng=group_rng(seed, *key)).ratio(diff, difference=True)
     return est.lo, est.hi
 
 
