@@ -154,7 +154,8 @@ def test_report_reads_in_order_with_contents(sim_workspace: Path) -> None:
     assert res.exit_code == 0, res.output
     html = (sim_workspace / "report" / "index.html").read_text(encoding="utf-8")
     assert '<nav class="toc">' in html and 'href="#sec-propagation"' in html
-    # the stopping funnel (headline) and propagation first, then judges, the interceptor, the raw material last
+    # the stopping funnel (headline) and propagation first, then judges, the interceptor,
+    # the raw material last
     at = [html.index(f'<h2 id="sec-{s}"') for s in
           ("stopping", "propagation", "judges", "interceptor", "examples", "manifest")]
     assert at == sorted(at)
