@@ -62,17 +62,18 @@ def ab_statistics(pairs: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
     rs = Resampler(np.arange(n), clusters=pairs["task_id"].astype(str).to_numpy(),
                    n_resamples=n_resamples, rng=rng)
     out: dict[str, Estimate] = {"n_pairs": Estimate(n, n)}
+    shares: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
     for arm in ARMS:
         h, c, a = (col[f"{x}_{arm}"] for x in ("hallucination", "correct", "abstained"))
-        out[f"hallucination_{arm}"] = rs.ratio(h)
-        out[f"correct_{arm}"] = rs.ratio(c)
-        out[f"abstention_{arm}"] = rs.ratio(a)
-        out[f"coverage_{arm}"] = rs.ratio(1 - a)
-        out[f"selective_accuracy_{arm}"] = rs.ratio(c, 1 - a)
+        shares.update({f"hallucination_{arm}": (h, None), f"correct_{arm}": (c, None),
+                       f"abstention_{arm}": (a, None), f"coverage_{arm}": (1 - a, None),
+                       f"selective_accuracy_{arm}": (c, 1 - a)})
+    out.update(zip(shares, rs.ratios(list(shares.values())), strict=True))
     hc, ht = col["hallucination_control"], col["hallucination_treatment"]
-    out["delta_hallucination"] = rs.ratio(ht - hc, difference=True)
-    out["delta_correct"] = rs.ratio(col["correct_treatment"] - col["correct_control"],
-                                    difference=True)
+    d_h, d_c = rs.ratios([(ht - hc, None),
+                          (col["correct_treatment"] - col["correct_control"], None)],
+                         difference=True)
+    out["delta_hallucination"], out["delta_correct"] = d_h, d_c
     saved, broken = int(((hc == 1) & (ht == 0)).sum()), int(((hc == 0) & (ht == 1)).sum())
     out["saved"], out["broken"] = Estimate(saved, n), Estimate(broken, n)
     mc = mcnemar_test(saved, broken)

@@ -20,10 +20,10 @@ from agentprop.analysis._stats import (
     N_RESAMPLES,
     SEED,
     Estimate,
+    Resampler,
     cohen_kappa,
     group_rng,
     krippendorff_alpha,
-    proportion_ci,
 )
 from agentprop.analysis._tidy import frame, row
 
@@ -117,30 +117,27 @@ def _pair_rows(a: np.ndarray, b: np.ndarray, judge: str, ref: str, *, metric: st
     cl = tasks[keep] if tasks is not None else None
     if cl is not None and not pd.Series(cl).duplicated().any():
         cl = None
-    rng = group_rng(seed, "judges", judge, ref, metric)
-    k = cohen_kappa(av, bv, clusters=cl, n_resamples=n_resamples, rng=rng)
+    rs = Resampler(np.column_stack([av, bv]).astype(float), clusters=cl,
+                   n_resamples=n_resamples, rng=group_rng(seed, "judges", judge, ref, metric))
+    k = rs.kappa(av, bv)
     rows = [row(keys, key, metric, Estimate(k.kappa, k.n, k.boot_lo, k.boot_hi))]
     if not extra:
         return rows
     n = k.n
     rows.append(row(keys, key, f"{metric}_asymptotic", Estimate(k.kappa, n, k.asym_lo,
                                                                 k.asym_hi)))
-    rows.append(row(keys, key, "agreement", proportion_ci(av == bv, clusters=cl,
-                                                          n_resamples=n_resamples, rng=rng)))
-    js = proportion_ci(av, clusters=cl, n_resamples=n_resamples, rng=rng)
-    rs = proportion_ci(bv, clusters=cl, n_resamples=n_resamples, rng=rng)
+    agree, js, refs, sens, spec = rs.ratios([
+        (av == bv, None), (av, None), (bv, None), (av & bv, bv), (~av & ~bv, ~bv)])
+    rows.append(row(keys, key, "agreement", agree))
     rows.append(row(keys, key, "judge_correct_share", js))
-    rows.append(row(keys, key, "reference_correct_share", rs))
-    rows.append(row(keys, key, "bias", js.value - rs.value if n else math.nan, n,
+    rows.append(row(keys, key, "reference_correct_share", refs))
+    rows.append(row(keys, key, "bias", js.value - refs.value if n else math.nan, n,
                     note="judge share correct − reference share correct"))
     tp, fp, fn, tn = k.table  # judge yes/ref yes, judge yes/ref no, judge no/ref yes, no/no
     for name, v in (("tp", tp), ("fp", fp), ("fn", fn), ("tn", tn)):
         rows.append(row(keys, key, name, v, n))
-    rows.append(row(keys, key, "sensitivity", proportion_ci(
-        av[bv], clusters=None if cl is None else cl[bv], n_resamples=n_resamples, rng=rng)))
-    rows.append(row(keys, key, "specificity", proportion_ci(
-        ~av[~bv], clusters=None if cl is None else cl[~bv], n_resamples=n_resamples,
-        rng=rng)))
+    rows.append(row(keys, key, "sensitivity", sens))
+    rows.append(row(keys, key, "specificity", spec))
     return rows
 
 

@@ -87,8 +87,9 @@ UNREPORTED = {"noticed_share"}  # P(noticed) with no S2 condition: the false-ala
 def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: str,
                 n_resamples: int, seed: int, calibrator: Calibrator | None,
                 cal_note: str) -> list[dict[str, Any]]:
-    """Tidy rows of one group: the rates of `propagation_rates` plus p_S3, the tool-call
-    conditioned p_S1 and, with a calibrator, the human-calibrated r_23 / inj_to_err."""
+    """Tidy rows of one group: the rates of `propagation_rates` (p_S3 and the tool-call
+    conditioned p_S1 included) and, with a calibrator, the human-calibrated r_23 /
+    inj_to_err."""
     rows = [row(keys, key, name, int(rates[name]), int(rates[name]))
             for name in ("n", "n_error", "n_S1", "n_S2", "n_tasks")]
     for name, _, _ in RATES:
@@ -99,20 +100,17 @@ def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: st
                                  float(rates[f"{name}_lo"]), float(rates[f"{name}_hi"]))))
     ok, _, n_unknown = _usable(d)
     rows.append(row(keys, key, "n_no_stage_info", n_unknown, n_unknown))
-    f = {c: as_float(ok[c]) for c in (*STAGE_FEATURES, "opportunity")}
-    s1, s2, s3 = f["S1"], f["S2"], f["S3"]
+    if calibrator is None:
+        return rows
+    s1, s2, s3 = (as_float(ok[c]) for c in ("S1", "S2", "S3"))
     # the weights of `propagation_rates` for this group (same tasks, same stream)
     rs = task_resampler(ok, seed, tuple(keys.values()), n_resamples)
-    rows.append(row(keys, key, "p_S3", rs.ratio(s3)))
-    tool = np.where(np.isnan(f["no_tool_call"]), 1.0, 1 - f["no_tool_call"]) * f["opportunity"]
-    rows.append(row(keys, key, "p_S1_given_tool_call", rs.ratio(s1 * tool, tool)))
-    if calibrator is not None:
-        for metric, given in (("r_23", s2), ("inj_to_err", s1)):
-            den = np.where(np.isnan(s3), np.nan, given)
-            value, nn, reps = rs.ratio_reps(given * s3, den)
-            for method in METHODS:
-                rows.append(row(keys, key, f"{metric}_cal_{method}",
-                                calibrator.apply(value, reps, nn, method), note=cal_note))
+    for metric, given in (("r_23", s2), ("inj_to_err", s1)):
+        den = np.where(np.isnan(s3), np.nan, given)
+        value, nn, reps = rs.ratio_reps(given * s3, den)
+        for method in METHODS:
+            rows.append(row(keys, key, f"{metric}_cal_{method}",
+                            calibrator.apply(value, reps, nn, method), note=cal_note))
     return rows
 
 
@@ -394,6 +392,6 @@ def _stopping_rows(g: pd.DataFrame, key: str, n_resamples: int,
     outcome = decided["stopped_at"].to_numpy(dtype=object)
     rs = Resampler(np.arange(n), clusters=decided["task_id"].astype(str).to_numpy(),
                    n_resamples=n_resamples, rng=group_rng(seed, "stopping", key))
-    for name in OUTCOME_NAMES:
-        rows.append(row(keys, key, name, rs.ratio((outcome == name).astype(float))))
+    shares = rs.ratios([((outcome == name).astype(float), None) for name in OUTCOME_NAMES])
+    rows += [row(keys, key, name, est) for name, est in zip(OUTCOME_NAMES, shares, strict=True)]
     return rows

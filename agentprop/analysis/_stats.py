@@ -116,9 +116,9 @@ def resample_weights(
         return np.zeros((n_resamples, 0), dtype=np.int64)
     if probs is None:
         m = k if trials is None else trials
-        draws = rng.integers(0, k, size=(n_resamples, m))
-        flat = (draws + (np.arange(n_resamples) * k)[:, None]).ravel()
-        return np.bincount(flat, minlength=n_resamples * k).reshape(n_resamples, k)
+        draws = rng.integers(0, k, size=(n_resamples, m), dtype=np.int64)
+        draws += (np.arange(n_resamples, dtype=np.int64) * k)[:, None]
+        return np.bincount(draws.ravel(), minlength=n_resamples * k).reshape(n_resamples, k)
     return rng.multinomial(k if trials is None else trials, probs, size=n_resamples)
 
 
@@ -541,23 +541,86 @@ class Resampler:
         out = s if self.per_draw_sum else _safe_div(s, self.sizes)
         return np.asarray(out, dtype=np.float64)
 
+    def sums(self, columns: npt.ArrayLike) -> FloatArray:
+        """Replicates × columns: each column's sum over the resampled units."""
+        c = np.asarray(columns, dtype=float)
+        c = c[:, None] if c.ndim == 1 else c
+        per = np.column_stack([self._per_draw(c[:, j]) for j in range(c.shape[1])])
+        return np.asarray(self.weights @ per, dtype=float)
+
+    def kappa(self, a: npt.ArrayLike, b: npt.ArrayLike, alpha: float = ALPHA) -> KappaResult:
+        """Cohen's κ of two aligned binary raters (no missing values) with the asymptotic CI
+        and a bootstrap CI from this resampler's replicates of the table's cells (summed
+        per cluster when clustered)."""
+        fa, fb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        cells = np.column_stack([(fa == 1) & (fb == 1), (fa == 1) & (fb == 0),
+                                 (fa == 0) & (fb == 1), (fa == 0) & (fb == 0)]).astype(float)
+        n11, n10, n01, n00 = (int(x) for x in cells.sum(axis=0))
+        res = kappa_from_table(n11, n10, n01, n00, n_resamples=0, alpha=alpha)
+        if math.isnan(res.kappa) or self.k == 0:
+            return res
+        rep = self.sums(cells)
+        reps = _kappa_from_counts(rep[:, 0], rep[:, 1], rep[:, 2], rep[:, 3])
+        lo, hi = _percentile(np.asarray(reps, dtype=float), alpha)
+        return KappaResult(res.kappa, res.n, res.asym_lo, res.asym_hi, lo, hi, res.table)
+
+    @staticmethod
+    def _clean(num: npt.ArrayLike, den: npt.ArrayLike | None) -> tuple[FloatArray, FloatArray]:
+        x = np.asarray(num, dtype=float).ravel()
+        d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
+        bad = ~np.isfinite(x) | ~np.isfinite(d)
+        return np.where(bad, 0.0, x), np.where(bad, 0.0, d)
+
+    def ratios_reps(
+        self, items: Sequence[tuple[npt.ArrayLike, npt.ArrayLike | None]]
+    ) -> list[tuple[float, int, FloatArray]]:
+        """(point value, n, replicates) of sum(num)/sum(den) for each (num, den); NaN
+        entries count as 0/0. All in one matrix product: the weights are read once."""
+        clean = [self._clean(x, d) for x, d in items]
+        out: list[tuple[float, int, FloatArray]] = []
+        live = [i for i, (_, d) in enumerate(clean) if d.sum() > 0 and self.k]
+        reps: dict[int, FloatArray] = {}
+        if live:
+            per = np.column_stack([self._per_draw(clean[i][0]) for i in live]
+                                  + [self._per_draw(clean[i][1]) for i in live])
+            r = self.weights @ per
+            m = len(live)
+            for j, i in enumerate(live):
+                reps[i] = np.asarray(_safe_div(r[:, j], r[:, m + j]), dtype=float)
+        for i, (x, d) in enumerate(clean):
+            total = float(d.sum())
+            if i not in reps:
+                out.append((math.nan, round(total), np.full(self.weights.shape[0], np.nan)))
+            else:
+                out.append((float(x.sum() / total), round(total), reps[i]))
+        return out
+
     def ratio_reps(
         self, num: npt.ArrayLike, den: npt.ArrayLike | None = None
     ) -> tuple[float, int, FloatArray]:
         """(point value, n, replicates) of sum(num)/sum(den); NaN entries count as 0/0."""
-        x = np.asarray(num, dtype=float).ravel()
-        d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
-        bad = ~np.isfinite(x) | ~np.isfinite(d)
-        x, d = np.where(bad, 0.0, x), np.where(bad, 0.0, d)
-        total = float(d.sum())
-        n = round(total)
-        if total <= 0 or self.k == 0:
-            return (math.nan, n, np.full(self.weights.shape[0], np.nan))
-        reps = np.asarray(
-            _safe_div(self.weights @ self._per_draw(x), self.weights @ self._per_draw(d)),
-            dtype=float,
-        )
-        return (float(x.sum() / total), n, reps)
+        return self.ratios_reps([(num, den)])[0]
+
+    def ratios(
+        self, items: Sequence[tuple[npt.ArrayLike, npt.ArrayLike | None]],
+        alpha: float = ALPHA, *, difference: bool = False,
+    ) -> list[Estimate]:
+        """`ratio` of each (num, den), computed together (see `ratios_reps`)."""
+        out = []
+        for (num, den), (value, n, reps) in zip(items, self.ratios_reps(items), strict=True):
+            if math.isnan(value):
+                out.append(Estimate(value, n))
+                continue
+            lo, hi = _percentile(reps, alpha)
+            est = Estimate(value, n, lo, hi)
+            if not difference:
+                x, d = self._clean(num, den)
+                # independent units: clusters (tasks) with a denominator, else units
+                k = (int((self._per_draw(d) > 0).sum()) if self.per_draw_sum
+                     else int((d > 0).sum()))
+                est = _widen_edge(est, x, d, k, alpha)
+            out.append(est)
+        return out
 
     def ratio(
         self, num: npt.ArrayLike, den: npt.ArrayLike | None = None, alpha: float = ALPHA,
@@ -566,20 +629,7 @@ class Resampler:
         """sum(num)/sum(den) with its percentile CI. A share of exactly 0 or 1 gets the
         exact bound on its open side; `difference=True` says num holds differences (a
         paired Δ), whose 0 is not a share."""
-        value, n, reps = self.ratio_reps(num, den)
-        if math.isnan(value):
-            return Estimate(value, n)
-        lo, hi = _percentile(reps, alpha)
-        if difference:
-            return Estimate(value, n, lo, hi)
-        x = np.asarray(num, dtype=float).ravel()
-        d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
-        ok = np.isfinite(x) & np.isfinite(d)
-        x, d = x[ok], d[ok]
-        # independent units: clusters (tasks) with a denominator, else units
-        k = (int((np.bincount(self.codes[ok], weights=d, minlength=self.k) > 0).sum())
-             if self.per_draw_sum else int((d > 0).sum()))
-        return _widen_edge(Estimate(value, n, lo, hi), x, d, k, alpha)
+        return self.ratios([(num, den)], alpha, difference=difference)[0]
 
 
 def estimate_from_reps(value: float, n: int, reps: FloatArray, alpha: float = ALPHA) -> Estimate:

@@ -209,6 +209,8 @@ RATES: tuple[tuple[str, str, str | None], ...] = (
     ("S2_share", "S2", None),
     ("p_S1", "S1", "opportunity"),
     ("p_S2", "S2", "opportunity"),
+    ("p_S3", "S3", None),
+    ("p_S1_given_tool_call", "S1", "tool_opportunity"),
     ("r_12", "S2", "S1"),
     ("r_23", "S3", "S2"),
     ("inj_to_err", "S3", "S1"),
@@ -252,6 +254,8 @@ def propagation_rates(
     `r_12` = P(S2 | S1), `r_23` = P(S3 | S2), `inj_to_err` = P(S3 | S1),
     `corrected` = P(corrected | S2), `noticed` = P(noticed | S2), `noticed_<kind>`,
     `noticed_share` = P(noticed) where defined (the false-alarm rate on baseline rows),
+    `p_S3` = P(S3) over judged traces, `p_S1_given_tool_call` = P(S1 | opportunity and the
+    agent called a tool),
     `recovered` = P(answer right | S2) = 1 − r_23. p_S1 and p_S2 are conditional on an
     opportunity so that traces without a tool call are never counted as "rejected"
     (paper-compatible rejection = 1 − p_S1, recovery = 1 − r_23).
@@ -307,12 +311,16 @@ def _group_rates(g: pd.DataFrame, rs: Resampler, alpha: float) -> dict[str, Any]
     cols = {c: _as_float(g[c]) for c in {e for _, e, _ in RATES} | {c for _, _, c in RATES}
             if c is not None and c in g and not c.startswith("noticed_")}
     cols.update(kind_columns(g))
-    res: dict[str, Any] = {}
-    for name, event, cond in RATES:
+    no_tool = _as_float(g["no_tool_call"])
+    cols["tool_opportunity"] = np.where(np.isnan(no_tool), 1.0, 1 - no_tool) * cols["opportunity"]
+    items = []
+    for _, event, cond in RATES:
         e = cols[event]
         c = np.ones(len(g)) if cond is None else cols[cond]
         known = ~np.isnan(c) & (c > 0) & ~np.isnan(e)
-        est = rs.ratio(np.where(known, e, 0.0), known.astype(float), alpha)
+        items.append((np.where(known, e, 0.0), known.astype(float)))
+    res: dict[str, Any] = {}
+    for (name, _, _), est in zip(RATES, rs.ratios(items, alpha), strict=True):
         res[name], res[f"{name}_lo"], res[f"{name}_hi"] = est.value, est.lo, est.hi
         res[f"{name}_n"] = est.n
     return res
