@@ -256,3 +256,14 @@ def test_sim_agents_notice_as_their_profiles_say() -> None:
     assert len(blind_rows) >= 15 and not blind_rows["noticed"].any()
     base = df[df["condition"] == "baseline"]
     assert not base["noticed"].fillna(False).any()  # nothing wrong, nothing hedged
+
+
+def test_the_word_gate_changes_no_result() -> None:
+    """Each rule skips sentences without its `needs` words: a speed-up only. Every labelled
+    text, upper-cased too, gives the same signals with and without the gate."""
+    rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
+                        "noticed_holdout2.jsonl") for r in _load(n)]
+    texts = [r["text"] for r in rows] + [r["text"].upper() for r in rows]
+    for text in texts:
+        assert text_signals(text) == text_signals(text, gate=False), text
+    assert all(rule.needs for rule in TEXT_RULES)
