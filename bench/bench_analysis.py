@@ -3,9 +3,10 @@
     python bench/bench_analysis.py [--traces 20000] [--resamples 1000]
 
 Builds trace objects with real events (tool call, injection, result with counterfactual,
-the agent's answer text as a model call, final answer), verdicts of five judges (three-member ensemble), 100 human labels and paired
-interceptor arms, then times: frames (stage_table included), analyze, report. Target: the
-total under 15 s on a 2-core machine.
+the agent's answer text as a model call, final answer), verdicts of five judges
+(three-member ensemble), 100 human labels and paired interceptor arms, then times:
+frames (stage_table included), analyze, report. Target: the total under 15 s on a 2-core
+machine.
 """
 
 from __future__ import annotations
