@@ -265,6 +265,9 @@ def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.split(text) if s.strip()]
 
 
+_ALL_NEEDS: frozenset[str] = frozenset(w for r in TEXT_RULES for w in r.needs)
+
+
 def text_signals(text: str | None, *, gate: bool = True) -> set[Signal]:
     """The signals the text rules find in `text` (empty for none). `gate=False` skips the
     `needs` gate (the same result, slower: for tests)."""
@@ -273,10 +276,11 @@ def text_signals(text: str | None, *, gate: bool = True) -> set[Signal]:
         if any(p.search(sentence) for p in _EXCLUDE):
             continue
         low = sentence.lower()
+        present = {w for w in _ALL_NEEDS if w in low}
         for rule in TEXT_RULES:
             if rule.signal in out:
                 continue
-            if gate and rule.needs and not any(w in low for w in rule.needs):
+            if gate and rule.needs and present.isdisjoint(rule.needs):
                 continue
             for m in rule.pattern.finditer(sentence):
                 before = sentence[: m.start()]
