@@ -146,40 +146,15 @@ def ratio_ci(
     paired difference, a boolean outcome), so the same function serves rates and deltas;
     a share of exactly 0 or 1 gets the exact bound on its open side unless `difference`.
     """
-    g = make_rng(rng)
     x = np.asarray(num, dtype=float).ravel()
     d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
     keep = np.isfinite(x) & np.isfinite(d)
     x, d = x[keep], d[keep]
-    total = float(d.sum())
-    n = round(total)
-    if total <= 0:
-        return Estimate(math.nan, n)
-    value = float(x.sum() / total)
-    if clusters is not None:
-        cl = np.asarray(clusters)[keep]
-        codes, uniq = _codes(cl)
-        k = len(uniq)
-        cx = np.bincount(codes, weights=x, minlength=k)
-        cd = np.bincount(codes, weights=d, minlength=k)
-        w = resample_weights(k, n_resamples, g).astype(float)
-    else:
-        # collapse identical (num, den) units into patterns: a multinomial over patterns
-        pairs = np.stack([x, d], axis=1)
-        uniq_rows, counts = np.unique(pairs, axis=0, return_counts=True)
-        cx, cd = uniq_rows[:, 0], uniq_rows[:, 1]
-        if len(uniq_rows) > 256:  # continuous data: resample units directly
-            cx, cd = x, d
-            w = resample_weights(len(x), n_resamples, g).astype(float)
-        else:
-            w = resample_weights(len(uniq_rows), n_resamples, g,
-                                 probs=counts / counts.sum(), trials=len(x)).astype(float)
-    reps = _safe_div(w @ cx, w @ cd)
-    lo, hi = _percentile(reps, alpha)
-    if difference:
-        return Estimate(value, n, lo, hi)
-    units = cd if clusters is not None else d
-    return _widen_edge(Estimate(value, n, lo, hi), x, d, int((units > 0).sum()), alpha)
+    if d.sum() <= 0:
+        return Estimate(math.nan, round(float(d.sum())))
+    cl = None if clusters is None else np.asarray(clusters)[keep]
+    rs = Resampler(np.column_stack([x, d]), clusters=cl, n_resamples=n_resamples, rng=rng)
+    return rs.ratio(x, d, alpha, difference=difference)
 
 
 def proportion_ci(
