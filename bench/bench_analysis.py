@@ -3,9 +3,10 @@
     python bench/bench_analysis.py [--traces 20000] [--resamples 1000]
 
 Builds trace objects with real events (tool call, injection, result with counterfactual,
-final answer), verdicts of five judges (three-member ensemble), 100 human labels and paired
-interceptor arms, then times: frames (stage_table included), analyze, report. Target: the
-total under 15 s on a 2-core machine.
+the agent's answer text as a model call, final answer), verdicts of five judges
+(three-member ensemble), 100 human labels and paired interceptor arms, then times:
+frames (stage_table included), analyze, report. Target: the total under 15 s on a 2-core
+machine.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from agentprop.core import (
     FinalEvent,
     InjectionEvent,
     Label,
+    ModelCallEvent,
+    ModelOutput,
     ToolCall,
     ToolCallEvent,
     ToolResultEvent,
@@ -62,7 +65,13 @@ def make(n_traces: int, seed: int = 0) -> tuple[list[Trace], list[Verdict], list
                 ev.append(ToolResultEvent(step=0, call_id="c1", name="lookup",
                                           arguments={"q": task}, observation={"v": 1}))
             abst = arm == "treatment" and rng.random() < 0.2
-            ev.append(FinalEvent(step=1, answer=f"answer {k}", abstained=abst))
+            # the agent's text after the observation, read by the `noticed` detector
+            hedge = " The result looks off to me." if rng.random() < 0.2 else ""
+            answer = (f"Based on the lookup, the value for {task} is {k % 40} units and the "
+                      f"trend is stable this week.{hedge} Let me know if you need more.")
+            ev.append(ModelCallEvent(step=1, request_hash="h",
+                                     output=ModelOutput(text=answer)))
+            ev.append(FinalEvent(step=1, answer=answer, abstained=abst))
             tid = f"{model}-{k}"
             traces.append(Trace(id=tid, run_id="bench", model=model, task_id=task,
                                 domain=DOMAINS[k % 4], split="test", difficulty="easy",

@@ -7,8 +7,16 @@ Every analysis returns a tidy table (key columns, `key`, `metric`, `value`, `n`,
 
 from agentprop.analysis._analyze import SECTIONS, AnalysisResult, analyze, numbers_manifest
 from agentprop.analysis._calibration import Calibrator, LabelCells, calibrate_wrong
-from agentprop.analysis._interceptor import interceptor_ab, sweep_table
+from agentprop.analysis._interceptor import (
+    ab_rng_key,
+    ab_statistics,
+    interceptor_ab,
+    pairs_of,
+    sweep_table,
+)
 from agentprop.analysis._judges import (
+    annotator_alpha,
+    annotator_kappas,
     calibration_pairs,
     calibration_table,
     human_consensus,
@@ -20,9 +28,12 @@ from agentprop.analysis._propagation import (
     propagation_by_type,
     propagation_table,
     rejection_recovery,
+    stopping_table,
 )
 from agentprop.analysis._replication import cross_domain
 from agentprop.analysis._stats import (
+    N_RESAMPLES,
+    SEED,
     CorrResult,
     Estimate,
     KappaResult,
@@ -32,6 +43,7 @@ from agentprop.analysis._stats import (
     cohen_kappa,
     cohens_h,
     conditional_ci,
+    group_rng,
     kappa_from_table,
     kendall,
     krippendorff_alpha,
@@ -44,11 +56,18 @@ from agentprop.analysis._stats import (
 )
 from agentprop.analysis._tidy import lookup, wide
 from agentprop.analysis._validity import clustered_kappa, judge_validity
-from agentprop.analysis.frames import AnalysisInput, build_input
+from agentprop.analysis.frames import (
+    AnalysisInput,
+    build_input,
+    label_frame,
+    verdict_frame,
+)
 from agentprop.analysis.stages import propagation_rates, stage_table
 
 __all__ = [
+    "N_RESAMPLES",
     "SECTIONS",
+    "SEED",
     "AnalysisInput",
     "AnalysisResult",
     "Calibrator",
@@ -58,8 +77,12 @@ __all__ = [
     "LabelCells",
     "McNemarResult",
     "Resampler",
+    "ab_rng_key",
+    "ab_statistics",
     "achieved_power",
     "analyze",
+    "annotator_alpha",
+    "annotator_kappas",
     "baseline_vs_p2",
     "build_input",
     "calibrate_wrong",
@@ -70,6 +93,7 @@ __all__ = [
     "cohens_h",
     "conditional_ci",
     "cross_domain",
+    "group_rng",
     "human_consensus",
     "injected_traces",
     "interceptor_ab",
@@ -78,10 +102,12 @@ __all__ = [
     "kappa_from_table",
     "kendall",
     "krippendorff_alpha",
+    "label_frame",
     "lookup",
     "make_rng",
     "mcnemar_test",
     "numbers_manifest",
+    "pairs_of",
     "propagation_by_type",
     "propagation_rates",
     "propagation_table",
@@ -90,7 +116,9 @@ __all__ = [
     "rejection_recovery",
     "spearman",
     "stage_table",
+    "stopping_table",
     "sweep_table",
     "two_proportion_z",
+    "verdict_frame",
     "wide",
 ]

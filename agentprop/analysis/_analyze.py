@@ -22,13 +22,14 @@ from agentprop.analysis._propagation import (
     propagation_by_type,
     propagation_table,
     rejection_recovery,
+    stopping_table,
 )
 from agentprop.analysis._replication import cross_domain
 from agentprop.analysis._stats import N_RESAMPLES, SEED
 from agentprop.analysis.frames import AnalysisInput
 
 SECTIONS = (
-    "propagation", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
+    "propagation", "stopping", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
     "interceptor", "interceptor_sweep", "judges", "calibration", "replication",
 )
 FACTS = "facts"
@@ -70,18 +71,24 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
     reference = FACTS if FACTS in judges_present else None
     tables = {
         "propagation": prop,
+        "stopping": stopping_table(st, conditions=conditions, n_resamples=n_resamples,
+                                   seed=seed),
         "propagation_by_type": propagation_by_type(st, n_resamples=n_resamples, seed=seed),
         "rejection_recovery": rejection_recovery(prop, n_resamples=n_resamples, seed=seed),
         "baseline_vs_p2": baseline_vs_p2(st, conditions=conditions, n_resamples=n_resamples,
                                          seed=seed),
-        "interceptor": interceptor_ab(st, n_resamples=n_resamples, seed=seed),
+        "interceptor": interceptor_ab(st, n_resamples=n_resamples, seed=seed,
+                                      evaluations=inp.meta.get("interceptor_evaluations")),
         "interceptor_sweep": sweep_table(inp.sweep),
         "judges": judge_agreement(inp.verdicts, inp.labels, members=inp.members,
-                                  reference=reference, n_resamples=n_resamples, seed=seed),
-        "replication": cross_domain(st, n_resamples=n_resamples, seed=seed),
+                                  reference=reference, tasks=task_map(st),
+                                  n_resamples=n_resamples, seed=seed),
+        "replication": cross_domain(st, conditions=conditions, n_resamples=n_resamples,
+                                    seed=seed),
     }
     if cal_tab is not None:
         tables["calibration"] = cal_tab
+    constant = constant_by_construction(prop, imported=bool(inp.meta.get("imported")))
     info = {
         "primary_judge": judge,
         "propagation_conditions": conditions,
@@ -91,11 +98,39 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
         "n_traces": len(st),
         "n_resamples": n_resamples,
         "seed": seed,
+        "constant_by_construction": constant,
         "simulated_models": sorted(set(st.loc[st["simulated"].fillna(False).astype(bool),
                                               "model"])) if len(st) else [],
         **inp.meta,
     }
     return AnalysisResult(tables=tables, info=info)
+
+
+CONSTANT_IN_OUR_RUNS = ("p_S1", "p_S2", "r_12")
+"""Rates our runtime fixes at 1: it applies the corruption after the model proposed the call
+(S1), and every corruption changes the observation (S2). The paper's release measured them."""
+
+
+def constant_by_construction(propagation: pd.DataFrame, *, imported: bool) -> list[str]:
+    """The rates of `CONSTANT_IN_OUR_RUNS` that are 1 for every model with a value, in a
+    workspace of our own runs (never for imported data, where they were measured). A rate
+    that is not 1 somewhere is shown: then it is not constant, whatever the design says."""
+    if imported or propagation.empty:
+        return []
+    out = []
+    for rate in CONSTANT_IN_OUR_RUNS:
+        v = propagation.loc[propagation["metric"] == rate, "value"].dropna()
+        if len(v) and bool((v == 1.0).all()):
+            out.append(rate)
+    return out
+
+
+def task_map(stages: pd.DataFrame) -> dict[str, str]:
+    """trace id → task id (judge agreement resamples tasks when traces share one)."""
+    if stages.empty:
+        return {}
+    return dict(zip(stages["trace_id"].astype(str), stages["task_id"].astype(str),
+                    strict=True))
 
 
 def _num(x: Any) -> float | None:

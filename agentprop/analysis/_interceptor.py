@@ -1,9 +1,10 @@
 """Interceptor A/B (control vs treatment arms, paired by task) and the threshold sweep.
 
-Outcomes per trace are three: correct, hallucination (wrong and not abstained), abstained.
-Pairs are (run, model, task, condition, seed) present in both arms with both outcomes judged;
-unjudged traces (S3 missing) drop their pair. Δ is treatment − control with a paired
-bootstrap clustered by task.
+The one home of the A/B statistics: `ab_statistics` is what the report and `agentprop
+intercept evaluate` both compute. Outcomes per trace are three: correct, hallucination
+(wrong and not abstained), abstained. Pairs are (run, model, task, condition, seed) present
+in both arms with both outcomes decided; an unjudged answer (S3 missing, not abstained)
+drops its pair. Δ is treatment − control with a paired bootstrap clustered by task.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from agentprop.analysis._stats import (
     Resampler,
     achieved_power,
     cohens_h,
-    make_rng,
+    group_rng,
     mcnemar_test,
     two_proportion_z,
 )
@@ -30,90 +31,136 @@ from agentprop.analysis._tidy import frame, row
 
 PAIR_ON = ["run_id", "model", "task_id", "condition", "seed"]  # arms pair within a run
 ARMS = ("control", "treatment")
+PAIR_COLUMNS = ["task_id", "hallucination_control", "hallucination_treatment",
+                "correct_control", "correct_treatment", "abstained_control",
+                "abstained_treatment"]
+"""The columns `ab_statistics` reads: one row per usable pair, outcomes as 0/1 floats."""
 
 
-def _outcomes(d: pd.DataFrame) -> pd.DataFrame:
-    wrong = as_float(d["S3"])
-    abst = as_float(d["abstained"].astype("boolean")) if "abstained" in d else np.zeros(len(d))
-    abst = np.nan_to_num(abst)
-    out = d[PAIR_ON].copy()
-    out["hallucination"] = np.where(np.isnan(wrong), np.nan, wrong * (1 - abst))
-    out["correct"] = np.where(np.isnan(wrong), np.nan, (1 - wrong) * (1 - abst))
-    out["abstained"] = np.where(np.isnan(wrong), np.nan, abst)
+def ab_rng_key(run_ids: Any, model: str, conditions: Any) -> tuple[str, ...]:
+    """The key of one A/B group's bootstrap stream: the evaluation(s), the model and the
+    conditions its pairs cover. The report and `agentprop intercept evaluate` derive the
+    same stream for the same pairs, so they print the same CI."""
+    return ("interceptor", ",".join(sorted(map(str, set(run_ids)))), str(model),
+            ",".join(sorted(map(str, set(conditions)))))
+
+
+def ab_statistics(pairs: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
+                  rng: np.random.Generator | int | None = SEED) -> dict[str, Estimate]:
+    """Every A/B statistic of one group of usable pairs (columns `PAIR_COLUMNS`).
+
+    Rates per arm (hallucination = wrong and not abstained; correct; abstention; coverage
+    = 1 − abstention; selective accuracy = correct among answered), Δ hallucination and
+    Δ correct (treatment − control) with a paired bootstrap over tasks, saved (control
+    hallucinated, treatment did not) and broken (the reverse), exact McNemar and mid-p on
+    them, the unpaired two-proportion z test, Cohen's h and the achieved power, and false
+    alarms (treatment abstained where the control answer was correct). Undefined values
+    (no pairs, no discordant pairs, no variance) are NaN, never 0 or 1.
+    """
+    n = len(pairs)
+    col = {c: pairs[c].to_numpy(dtype=float) for c in PAIR_COLUMNS[1:]}
+    rs = Resampler(np.arange(n), clusters=pairs["task_id"].astype(str).to_numpy(),
+                   n_resamples=n_resamples, rng=rng)
+    out: dict[str, Estimate] = {"n_pairs": Estimate(n, n)}
+    shares: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    for arm in ARMS:
+        h, c, a = (col[f"{x}_{arm}"] for x in ("hallucination", "correct", "abstained"))
+        shares.update({f"hallucination_{arm}": (h, None), f"correct_{arm}": (c, None),
+                       f"abstention_{arm}": (a, None), f"coverage_{arm}": (1 - a, None),
+                       f"selective_accuracy_{arm}": (c, 1 - a)})
+    out.update(zip(shares, rs.ratios(list(shares.values())), strict=True))
+    hc, ht = col["hallucination_control"], col["hallucination_treatment"]
+    d_h, d_c = rs.ratios([(ht - hc, None),
+                          (col["correct_treatment"] - col["correct_control"], None)],
+                         difference=True)
+    out["delta_hallucination"], out["delta_correct"] = d_h, d_c
+    saved, broken = int(((hc == 1) & (ht == 0)).sum()), int(((hc == 0) & (ht == 1)).sum())
+    out["saved"], out["broken"] = Estimate(saved, n), Estimate(broken, n)
+    mc = mcnemar_test(saved, broken)
+    out["mcnemar_p"] = Estimate(mc.p_exact, saved + broken)
+    out["mcnemar_midp"] = Estimate(mc.p_midp, saved + broken)
+    x_c, x_t = int(hc.sum()), int(ht.sum())
+    out["ztest_p"] = Estimate(two_proportion_z(x_c, n, x_t, n)[1], n)
+    effect = cohens_h(x_c / n, x_t / n) if n else math.nan
+    out["cohens_h"] = Estimate(effect, n)
+    out["power"] = Estimate(achieved_power(effect, n, n), n)
+    ctl_ok = col["correct_control"]
+    fa = ctl_ok * col["abstained_treatment"]
+    out["false_alarms"] = Estimate(int(fa.sum()), int(ctl_ok.sum()))
+    out["n_control_correct"] = Estimate(int(ctl_ok.sum()), n)
+    out["false_alarm_rate"] = rs.ratio(fa, ctl_ok)
     return out
 
 
-def _ab_rows(g: pd.DataFrame, keys: dict[str, Any], m: str, rng: np.random.Generator,
-             n_resamples: int) -> list[dict[str, Any]]:
+NOTES = {"ztest_p": "unpaired two-proportion z test (paper-compatible)"}
+
+
+def _outcomes(d: pd.DataFrame) -> pd.DataFrame:
+    """Per trace: hallucination / correct / abstained as 0/1 (NaN when unjudged). An
+    abstention is an abstention whatever the judge said of its text."""
+    wrong = as_float(d["S3"])
+    abst = as_float(d["abstained"].astype("boolean")) if "abstained" in d else np.zeros(len(d))
+    abst = np.nan_to_num(abst)
+    known = ~np.isnan(wrong) | (abst == 1)
+    w = np.nan_to_num(wrong)
+    out = d[PAIR_ON].copy()
+    out["hallucination"] = np.where(known, w * (1 - abst), np.nan)
+    out["correct"] = np.where(known, (1 - w) * (1 - abst), np.nan)
+    out["abstained"] = np.where(known, abst, np.nan)
+    return out
+
+
+def pairs_of(g: pd.DataFrame) -> pd.DataFrame:
+    """The usable control/treatment pairs of stage rows (columns `PAIR_COLUMNS`): same
+    run, model, task, condition and seed in both arms, both sides decided."""
+    c = _outcomes(g[g["arm"] == "control"]).dropna().drop_duplicates(PAIR_ON)
+    t = _outcomes(g[g["arm"] == "treatment"]).dropna().drop_duplicates(PAIR_ON)
+    p = c.merge(t, on=PAIR_ON, suffixes=("_control", "_treatment"))
+    return p[[*PAIR_ON, *PAIR_COLUMNS[1:]]]
+
+
+def _ab_rows(g: pd.DataFrame, keys: dict[str, Any], key: str, seed: int,
+             n_resamples: int, note: str) -> list[dict[str, Any]]:
     """The A/B rows of one group of traces (a model, or a model under one condition)."""
-    rows: list[dict[str, Any]] = []
-    c = _outcomes(g[g["arm"] == "control"]).dropna()
-    t = _outcomes(g[g["arm"] == "treatment"]).dropna()
-    c = c.drop_duplicates(PAIR_ON)
-    t = t.drop_duplicates(PAIR_ON)
-    p = c.merge(t, on=PAIR_ON, suffixes=("_c", "_t"))
-    n = len(p)
-    rows.append(row(keys, m, "n_pairs", n, n))
-    rs = Resampler(np.arange(n), clusters=p["task_id"].astype(str).to_numpy() if n
-                   else None, n_resamples=n_resamples, rng=rng)
-    for arm, suf in (("control", "_c"), ("treatment", "_t")):
-        h, cor, ab = (p["hallucination" + suf].to_numpy(), p["correct" + suf].to_numpy(),
-                      p["abstained" + suf].to_numpy())
-        rows.append(row(keys, m, f"hallucination_{arm}", rs.ratio(h)))
-        rows.append(row(keys, m, f"correct_{arm}", rs.ratio(cor)))
-        rows.append(row(keys, m, f"abstention_{arm}", rs.ratio(ab)))
-        rows.append(row(keys, m, f"coverage_{arm}", rs.ratio(1 - ab)))
-        rows.append(row(keys, m, f"selective_accuracy_{arm}", rs.ratio(cor, 1 - ab)))
-    hc, ht = p["hallucination_c"].to_numpy(), p["hallucination_t"].to_numpy()
-    rows.append(row(keys, m, "delta_hallucination", rs.ratio(ht - hc)))
-    rows.append(row(keys, m, "delta_correct",
-                    rs.ratio(p["correct_t"].to_numpy() - p["correct_c"].to_numpy())))
-    saved = int(((hc == 1) & (ht == 0)).sum())
-    broken = int(((hc == 0) & (ht == 1)).sum())
-    rows.append(row(keys, m, "saved", saved, n))
-    rows.append(row(keys, m, "broken", broken, n))
-    mc = mcnemar_test(saved, broken)
-    rows.append(row(keys, m, "mcnemar_p", mc.p_exact, saved + broken))
-    rows.append(row(keys, m, "mcnemar_midp", mc.p_midp, saved + broken))
-    x_c, x_t = int(hc.sum()), int(ht.sum())
-    _, zp = two_proportion_z(x_c, n, x_t, n)
-    rows.append(row(keys, m, "ztest_p", zp, n,
-                    note="unpaired two-proportion z test (paper-compatible)"))
-    eff = cohens_h(x_c / n, x_t / n) if n else math.nan
-    rows.append(row(keys, m, "cohens_h", eff, n))
-    rows.append(row(keys, m, "power", achieved_power(eff, n, n), n))
-    return rows
+    p = pairs_of(g)
+    rng = group_rng(seed, *ab_rng_key(g["run_id"], str(g["model"].iloc[0]), g["condition"]))
+    stats = ab_statistics(p, n_resamples=n_resamples, rng=rng)
+    return [row(keys, key, m, e, note=NOTES.get(m, note if m == "n_pairs" else ""))
+            for m, e in stats.items()]
 
 
 def interceptor_ab(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
-                   seed: int = SEED) -> pd.DataFrame:
-    """Per model: rates per arm, Δ with paired CI, saved/broken, McNemar, z test, h, power.
+                   seed: int = SEED,
+                   evaluations: dict[str, str] | None = None) -> pd.DataFrame:
+    """Per evaluation and model: `ab_statistics` of the paired arms.
 
-    Key = model (all conditions pooled); a model evaluated under several conditions also
-    gets rows keyed ``model|condition``, since an interceptor can help against one error
-    type and not another.
-
-    Metrics (key = model): `hallucination_control`, `hallucination_treatment`,
-    `correct_*`, `abstention_*`, `coverage_*` (1 − abstention), `selective_accuracy_*`
-    (correct among answered), `delta_hallucination`, `delta_correct`, `saved` (control
-    hallucinated, treatment did not), `broken` (the reverse), `n_pairs`, `mcnemar_p`
-    (exact), `mcnemar_midp`, `ztest_p`, `cohens_h`, `power`.
+    An evaluation is one run with interceptor arms (one configuration). With one
+    evaluation in the workspace the key is the model (all its conditions pooled) and
+    ``model|condition`` per condition when there are several, since an interceptor can
+    help against one error type and not another. With several evaluations (say abstain
+    and warn mode) each is keyed on its own, ``model@run_id`` (and
+    ``model@run_id|condition``): they are never pooled. `evaluations` maps a run id to a
+    description of its configuration, noted on its `n_pairs` row.
     """
-    rng = make_rng(seed)
     rows: list[dict[str, Any]] = []
-    cols = ["model"]
+    cols = ["model", "evaluation"]
     if stages.empty or "arm" not in stages:
         return frame(rows, cols)
     d = stages[stages["arm"].isin(ARMS)]
     if "error" in d:
         d = d[~d["error"].fillna(False).astype(bool)]
-    for model, g in d.groupby("model", sort=True):
-        rows += _ab_rows(g, {"model": model}, str(model), rng, n_resamples)
+    several = d["run_id"].nunique() > 1
+    for (run, model), g in d.groupby(["run_id", "model"], sort=True):
+        base = f"{model}@{run}" if several else str(model)
+        keys = {"model": model, "evaluation": run}
+        note = (f"evaluation {run}: {evaluations[str(run)]}"
+                if evaluations and str(run) in evaluations else f"evaluation {run}")
+        rows += _ab_rows(g, keys, base, seed, n_resamples, note)
         conditions = sorted(g["condition"].dropna().unique())
         if len(conditions) > 1:  # pooled above; each condition on its own too
             for cond in conditions:
-                rows += _ab_rows(g[g["condition"] == cond], {"model": model},
-                                 f"{model}|{cond}", rng, n_resamples)
+                rows += _ab_rows(g[g["condition"] == cond], keys, f"{base}|{cond}", seed,
+                                 n_resamples, note)
     return frame(rows, cols)
 
 

@@ -9,7 +9,7 @@ counted as "incorrect".
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,10 +20,10 @@ from agentprop.analysis._stats import (
     N_RESAMPLES,
     SEED,
     Estimate,
+    Resampler,
     cohen_kappa,
+    group_rng,
     krippendorff_alpha,
-    make_rng,
-    proportion_ci,
 )
 from agentprop.analysis._tidy import frame, row
 
@@ -102,36 +102,42 @@ def _leave_one_out(members: pd.DataFrame, ensemble: str, member: str) -> pd.Seri
 
 
 def _pair_rows(a: np.ndarray, b: np.ndarray, judge: str, ref: str, *, metric: str,
-               n_resamples: int, rng: np.random.Generator,
+               n_resamples: int, seed: int, tasks: np.ndarray | None = None,
                extra: bool = True) -> list[dict[str, Any]]:
-    """Agreement rows of judge `a` vs reference `b` (aligned float arrays, NaN dropped)."""
+    """Agreement rows of judge `a` vs reference `b` (aligned float arrays, NaN dropped).
+
+    With `tasks` (aligned task ids) and several compared traces on one task, every CI
+    resamples tasks; otherwise traces. The stream is derived from (seed, judge, reference,
+    metric), so the same comparison gets the same CI wherever it is computed."""
     keep = ~np.isnan(a) & ~np.isnan(b)
     keys = {"judge": judge, "reference": ref}
     key = f"{judge}~{ref}"
     av = a[keep] == 1
     bv = b[keep] == 1
-    k = cohen_kappa(av, bv, n_resamples=n_resamples, rng=rng)
+    cl = tasks[keep] if tasks is not None else None
+    if cl is not None and not pd.Series(cl).duplicated().any():
+        cl = None
+    rs = Resampler(np.column_stack([av, bv]).astype(float), clusters=cl,
+                   n_resamples=n_resamples, rng=group_rng(seed, "judges", judge, ref, metric))
+    k = rs.kappa(av, bv)
     rows = [row(keys, key, metric, Estimate(k.kappa, k.n, k.boot_lo, k.boot_hi))]
     if not extra:
         return rows
     n = k.n
     rows.append(row(keys, key, f"{metric}_asymptotic", Estimate(k.kappa, n, k.asym_lo,
                                                                 k.asym_hi)))
-    rows.append(row(keys, key, "agreement", proportion_ci(av == bv, n_resamples=n_resamples,
-                                                          rng=rng)))
-    js = proportion_ci(av, n_resamples=n_resamples, rng=rng)
-    rs = proportion_ci(bv, n_resamples=n_resamples, rng=rng)
+    agree, js, refs, sens, spec = rs.ratios([
+        (av == bv, None), (av, None), (bv, None), (av & bv, bv), (~av & ~bv, ~bv)])
+    rows.append(row(keys, key, "agreement", agree))
     rows.append(row(keys, key, "judge_correct_share", js))
-    rows.append(row(keys, key, "reference_correct_share", rs))
-    rows.append(row(keys, key, "bias", js.value - rs.value if n else math.nan, n,
+    rows.append(row(keys, key, "reference_correct_share", refs))
+    rows.append(row(keys, key, "bias", js.value - refs.value if n else math.nan, n,
                     note="judge share correct − reference share correct"))
     tp, fp, fn, tn = k.table  # judge yes/ref yes, judge yes/ref no, judge no/ref yes, no/no
     for name, v in (("tp", tp), ("fp", fp), ("fn", fn), ("tn", tn)):
         rows.append(row(keys, key, name, v, n))
-    rows.append(row(keys, key, "sensitivity", proportion_ci(av[bv], n_resamples=n_resamples,
-                                                            rng=rng)))
-    rows.append(row(keys, key, "specificity", proportion_ci(~av[~bv],
-                                                            n_resamples=n_resamples, rng=rng)))
+    rows.append(row(keys, key, "sensitivity", sens))
+    rows.append(row(keys, key, "specificity", spec))
     return rows
 
 
@@ -141,6 +147,7 @@ def judge_agreement(
     *,
     members: pd.DataFrame | None = None,
     reference: str | None = None,
+    tasks: Mapping[str, str] | None = None,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
 ) -> pd.DataFrame:
@@ -153,32 +160,32 @@ def judge_agreement(
 
     With each: agreement, judge/reference share correct, bias, confusion cells, sensitivity,
     specificity. Krippendorff's α among annotators (key `annotators`) and panel members
-    (key `panel`).
+    (key `panel`). `tasks` (trace id → task id): when several compared traces share a task,
+    the CIs resample tasks (κ from the table cells summed per task).
     """
-    rng = make_rng(seed)
     rows: list[dict[str, Any]] = []
     w = _wide(verdicts)
     judges = list(w.columns)
     col = {j: w[j].to_numpy(dtype=float) for j in judges}
+    task_of = (np.asarray([str(tasks.get(str(t), t)) for t in w.index]) if tasks is not None
+               else None)
+    opts: dict[str, Any] = {"n_resamples": n_resamples, "seed": seed, "tasks": task_of}
     human = human_consensus(labels) if labels is not None else pd.Series(dtype="boolean")
     if len(human):
         h = _as_col(human, w.index)
         for j in judges:
-            rows += _pair_rows(col[j], h, str(j), HUMAN, metric="kappa",
-                               n_resamples=n_resamples, rng=rng)
+            rows += _pair_rows(col[j], h, str(j), HUMAN, metric="kappa", **opts)
     maj = majority_judge(verdicts, members)
     if maj is not None and maj in w.columns:
         for j in judges:
             if j == maj:
                 continue
-            rows += _pair_rows(col[j], col[maj], str(j), str(maj), metric="kappa",
-                               n_resamples=n_resamples, rng=rng)
+            rows += _pair_rows(col[j], col[maj], str(j), str(maj), metric="kappa", **opts)
             if members is not None and not members.empty and \
                     j in set(members[members["ensemble"] == maj]["member"]):
                 loo = _leave_one_out(members, maj, str(j))
                 rows += _pair_rows(col[j], _as_col(loo, w.index), str(j), str(maj),
-                                   metric="kappa_loo",
-                                   n_resamples=n_resamples, rng=rng, extra=False)
+                                   metric="kappa_loo", extra=False, **opts)
         if members is not None and not members.empty:
             mm = members[members["ensemble"] == maj]
             pw = _wide(mm.rename(columns={"member": "judge"}))
@@ -189,16 +196,47 @@ def judge_agreement(
         for j in judges:
             if j != reference:
                 rows += _pair_rows(col[j], col[reference], str(j), reference, metric="kappa",
-                                   n_resamples=n_resamples, rng=rng)
+                                   **opts)
     if labels is not None and not labels.empty and labels["annotator"].nunique() > 1:
-        lab = labels[labels["label"].isin(["correct", "incorrect"])]
-        pw = lab.pivot_table(index="annotator", columns="trace_id", values="label",
-                             aggfunc="first")
         rows.append(row({"judge": "annotators", "reference": ""}, "annotators",
-                        "krippendorff_alpha",
-                        krippendorff_alpha((pw == "correct").astype(float)
-                                           .where(pw.notna()).to_numpy())))
+                        "krippendorff_alpha", annotator_alpha(labels)))
     return frame(rows, KEYS)
+
+
+def _annotator_matrix(labels: pd.DataFrame) -> pd.DataFrame:
+    """annotator × trace: 1.0 correct, 0.0 incorrect, NaN unlabelled or unsure."""
+    lab = labels[labels["label"].isin(["correct", "incorrect"])]
+    pw = lab.pivot_table(index="annotator", columns="trace_id", values="label",
+                         aggfunc="first")
+    return (pw == "correct").astype(float).where(pw.notna())
+
+
+def annotator_alpha(labels: pd.DataFrame) -> Estimate:
+    """Nominal Krippendorff's α among the annotators (n = traces labelled twice or more);
+    NaN with fewer than two annotators."""
+    if labels.empty or labels["annotator"].nunique() < 2:
+        return Estimate(math.nan, 0)
+    return krippendorff_alpha(_annotator_matrix(labels).to_numpy())
+
+
+def annotator_kappas(labels: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
+                     seed: int = SEED) -> list[dict[str, Any]]:
+    """Cohen's κ for every pair of annotators on the traces both labelled ("unsure" left
+    out): a, b, n, kappa with its bootstrap CI (ci_low, ci_high) and asymptotic CI."""
+    m = _annotator_matrix(labels) if not labels.empty else pd.DataFrame()
+    out: list[dict[str, Any]] = []
+    names = sorted(map(str, m.index))
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            x, y = m.loc[a].to_numpy(dtype=float), m.loc[b].to_numpy(dtype=float)
+            if not (~np.isnan(x) & ~np.isnan(y)).any():
+                continue
+            k = cohen_kappa(x, y, n_resamples=n_resamples,
+                            rng=group_rng(seed, "annotators", a, b))
+            out.append({"a": a, "b": b, "n": k.n, "kappa": k.kappa, "ci_low": k.boot_lo,
+                        "ci_high": k.boot_hi, "asymptotic_ci_low": k.asym_lo,
+                        "asymptotic_ci_high": k.asym_hi})
+    return out
 
 
 def calibration_pairs(verdicts: pd.DataFrame, labels: pd.DataFrame, judge: str) -> LabelCells:

@@ -22,11 +22,12 @@ from agentprop.analysis._stats import (
     SEED,
     Estimate,
     Resampler,
-    make_rng,
+    group_rng,
     spearman,
 )
 from agentprop.analysis._tidy import POOLED, frame, row
-from agentprop.analysis.stages import RATES, propagation_rates
+from agentprop.analysis.outcomes import OUTCOME_NAMES
+from agentprop.analysis.stages import RATES, propagation_rates, task_resampler
 
 HEADLINE_ERROR_TYPE = "semantic_wrong"
 STAGE_FEATURES = ["S1", "S2", "S3", "no_tool_call", "corrected"]
@@ -79,37 +80,37 @@ def _usable(d: pd.DataFrame) -> tuple[pd.DataFrame, int, int]:
 
 RATE_NAMES = {"no_tool": "no_tool_share", "corrected": "correction_rate"}
 """stages.propagation_rates names → the names of our tables (the rest are kept)."""
+UNREPORTED = {"noticed_share"}  # P(noticed) with no S2 condition: the false-alarm rate's
+# estimator on baseline traces (reported as `noticed_false_alarm`), not a propagation rate
 
 
 def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: str,
-                n_resamples: int, rng: np.random.Generator, calibrator: Calibrator | None,
+                n_resamples: int, seed: int, calibrator: Calibrator | None,
                 cal_note: str) -> list[dict[str, Any]]:
-    """Tidy rows of one group: the rates of `propagation_rates` plus p_S3, the tool-call
-    conditioned p_S1 and, with a calibrator, the human-calibrated r_23 / inj_to_err."""
+    """Tidy rows of one group: the rates of `propagation_rates` (p_S3 and the tool-call
+    conditioned p_S1 included) and, with a calibrator, the human-calibrated r_23 /
+    inj_to_err."""
     rows = [row(keys, key, name, int(rates[name]), int(rates[name]))
             for name in ("n", "n_error", "n_S1", "n_S2", "n_tasks")]
     for name, _, _ in RATES:
+        if name in UNREPORTED:
+            continue
         rows.append(row(keys, key, RATE_NAMES.get(name, name),
                         Estimate(float(rates[name]), int(rates[f"{name}_n"]),
                                  float(rates[f"{name}_lo"]), float(rates[f"{name}_hi"]))))
     ok, _, n_unknown = _usable(d)
     rows.append(row(keys, key, "n_no_stage_info", n_unknown, n_unknown))
-    f = {c: as_float(ok[c]) for c in (*STAGE_FEATURES, "opportunity")}
-    s1, s2, s3 = f["S1"], f["S2"], f["S3"]
-    feats = np.column_stack([f[c] for c in (*STAGE_FEATURES, "opportunity")]) if len(ok) \
-        else np.zeros((0, len(STAGE_FEATURES) + 1))
-    rs = Resampler(feats, clusters=_clusters(ok) if len(ok) else None,
-                   n_resamples=n_resamples, rng=rng)
-    rows.append(row(keys, key, "p_S3", rs.ratio(s3)))
-    tool = np.where(np.isnan(f["no_tool_call"]), 1.0, 1 - f["no_tool_call"]) * f["opportunity"]
-    rows.append(row(keys, key, "p_S1_given_tool_call", rs.ratio(s1 * tool, tool)))
-    if calibrator is not None:
-        for metric, given in (("r_23", s2), ("inj_to_err", s1)):
-            den = np.where(np.isnan(s3), np.nan, given)
-            value, nn, reps = rs.ratio_reps(given * s3, den)
-            for method in METHODS:
-                rows.append(row(keys, key, f"{metric}_cal_{method}",
-                                calibrator.apply(value, reps, nn, method), note=cal_note))
+    if calibrator is None:
+        return rows
+    s1, s2, s3 = (as_float(ok[c]) for c in ("S1", "S2", "S3"))
+    # the weights of `propagation_rates` for this group (same tasks, same stream)
+    rs = task_resampler(ok, seed, tuple(keys.values()), n_resamples)
+    for metric, given in (("r_23", s2), ("inj_to_err", s1)):
+        den = np.where(np.isnan(s3), np.nan, given)
+        value, nn, reps = rs.ratio_reps(given * s3, den)
+        for method in METHODS:
+            rows.append(row(keys, key, f"{metric}_cal_{method}",
+                            calibrator.apply(value, reps, nn, method), note=cal_note))
     return rows
 
 
@@ -131,17 +132,17 @@ def propagation_table(
     With a `calibrator` (human labels of the primary judge) adds r_23 and inj_to_err
     calibrated both ways (`*_cal_paper`, `*_cal_rogan_gladen`) with joint-bootstrap CIs.
     """
-    rng = make_rng(seed)
     d, _ = injected_traces(stages, conditions)
     rows: list[dict[str, Any]] = []
     if d.empty:
         return frame(rows, [by])
-    return frame(_table_rows(d, [by], n_resamples, seed, rng, calibrator, calibration_note,
-                             pooled), [by])
+    rows = _table_rows(d, [by], n_resamples, seed, calibrator, calibration_note, pooled)
+    rows += false_alarm_rows(stages, d, by, pooled=pooled, n_resamples=n_resamples, seed=seed)
+    return frame(rows, [by])
 
 
 def _table_rows(d: pd.DataFrame, by: list[str], n_resamples: int, seed: int,
-                rng: np.random.Generator, calibrator: Calibrator | None, cal_note: str,
+                calibrator: Calibrator | None, cal_note: str,
                 pooled: bool) -> list[dict[str, Any]]:
     known = d[d["S1"].notna() | d["error"].astype(bool)]
     rows: list[dict[str, Any]] = []
@@ -158,19 +159,73 @@ def _table_rows(d: pd.DataFrame, by: list[str], n_resamples: int, seed: int,
             mask = np.logical_and.reduce([full[b] == v for b, v in zip(by, vals, strict=True)])
             key = "|".join(str(v) for v in vals)
             rows += _group_rows(full[mask], rates, dict(zip(by, vals, strict=True)), key,
-                                n_resamples, rng, calibrator, cal_note)
+                                n_resamples, seed, calibrator, cal_note)
     return rows
+
+
+def baseline_traces(stages: pd.DataFrame) -> pd.DataFrame:
+    """Baseline traces outside interceptor experiments, status ok."""
+    return stages[(stages["arm"].fillna("") == "") & (stages["condition"] == "baseline")
+                  & ~stages["error"].fillna(False).astype(bool)]
+
+
+def false_alarm_rows(stages: pd.DataFrame, injected: pd.DataFrame, by: str, *,
+                     pooled: bool = True, n_resamples: int = N_RESAMPLES,
+                     seed: int = SEED) -> list[dict[str, Any]]:
+    """`noticed_false_alarm`: P(noticed) on baseline traces that made a tool call (the
+    detector's base rate: hedging or re-querying with nothing wrong), and `noticed_delta`:
+    P(noticed | S2) on injected traces minus the false-alarm rate, on the tasks that have
+    both (task means, paired bootstrap over tasks)."""
+    base = baseline_traces(stages)
+    inj = injected[~injected["error"].fillna(False).astype(bool)
+                   & injected["S2"].fillna(False).astype(bool)]
+    groups = sorted(set(base[by]) | set(inj[by]))
+    parts = [(str(g), base[base[by] == g], inj[inj[by] == g]) for g in groups]
+    if pooled:
+        parts.append((POOLED, base, inj))
+    rows: list[dict[str, Any]] = []
+    for key, b, i in parts:
+        keys = {by: key}
+        b = b[b["noticed"].notna()]
+        fa = as_float(b["noticed"])
+        est = (Resampler(fa, clusters=b["task_id"].astype(str).to_numpy(),
+                         n_resamples=n_resamples,
+                         rng=group_rng(seed, key, "noticed_false_alarm")).ratio(fa)
+               if len(b) else Estimate(math.nan, 0))
+        rows.append(row(keys, key, "noticed_false_alarm", est))
+        rows.append(row(keys, key, "noticed_delta", _paired_delta(
+            i, b, "noticed", n_resamples, group_rng(seed, key, "noticed_delta")),
+            note="injected (S2) − baseline, on matched model × task"))
+    return rows
+
+
+def _paired_delta(treated: pd.DataFrame, base: pd.DataFrame, col: str, n_resamples: int,
+                  rng: np.random.Generator) -> Estimate:
+    """Mean over matched (model, task) of mean(col | treated) − mean(col | base), with a
+    bootstrap over tasks."""
+    def means(d: pd.DataFrame) -> pd.Series:
+        d = d[d[col].notna()]
+        return pd.Series(as_float(d[col]), index=pd.MultiIndex.from_arrays(
+            [d["model"].astype(str), d["task_id"].astype(str)])).groupby(level=[0, 1]).mean()
+
+    t, b = means(treated), means(base)
+    common = t.index.intersection(b.index)
+    if not len(common):
+        return Estimate(math.nan, 0)
+    diff = t.loc[common].to_numpy() - b.loc[common].to_numpy()
+    tasks = common.get_level_values(1).to_numpy()
+    return Resampler(diff, clusters=tasks, n_resamples=n_resamples,
+                     rng=rng).ratio(diff, difference=True)
 
 
 def propagation_by_type(
     stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES, seed: int = SEED
 ) -> pd.DataFrame:
     """Propagation per (model, error type) over every P2 condition; key "MODEL|TYPE"."""
-    rng = make_rng(seed)
     conds = sorted(stages["condition"].astype(str).unique()) if not stages.empty else []
     d, _ = injected_traces(stages, conds)
     by = ["model", "error_type"]
-    rows = [] if d.empty else _table_rows(d, by, n_resamples, seed, rng, None, "", False)
+    rows = [] if d.empty else _table_rows(d, by, n_resamples, seed, None, "", False)
     return frame(rows, by)
 
 
@@ -180,20 +235,21 @@ def rejection_recovery(
 ) -> pd.DataFrame:
     """Per model: the paper's rejection (1 − p_S1) and recovery (1 − r_23), and ours.
 
-    Ours keeps the outcomes apart: no-tool share (never counted as rejection), rejection
-    among traces that called a tool (`rejection_given_tool_call`), correction rate
-    (re-query after a visible effect), recovery (correct answer after a visible effect).
-    Spearman ρ across models (key "") for the paper's pair (`spearman_rho`, `spearman_p`)
-    and ours (rejection given a tool call vs recovery: `spearman_rho_ours`,
-    `spearman_p_ours`). Models with undefined recovery
-    (n_S2 = 0) are listed with NaN and left out of the correlation.
+    The paper's rejection is what its release measured (the share of injections that never
+    executed); in our own runs the runtime applies every corruption, so it is 0 by
+    construction and ours is `noticed` = P(noticed | S2): the agent saw the problem after
+    it reached the observation. Also kept apart: no-tool share (never counted as rejection),
+    rejection among traces that called a tool (`rejection_given_tool_call`), correction
+    rate. Spearman ρ across models (key "") for the paper's pair (`spearman_rho`,
+    `spearman_p`) and ours (noticed vs recovery: `spearman_rho_ours`, `spearman_p_ours`).
+    Models with an undefined value are listed with NaN and left out of the correlation.
     """
     rows: list[dict[str, Any]] = []
     per = propagation[propagation["key"] != POOLED]
     models = sorted(per["key"].unique())
     rej: list[float] = []
     rec: list[float] = []
-    corr: list[float] = []
+    noticed: list[float] = []
 
     def get(m: str, metric: str) -> pd.Series:
         return per[(per["key"] == m) & (per["metric"] == metric)].iloc[0]
@@ -202,6 +258,7 @@ def rejection_recovery(
         p1, r23 = get(m, "p_S1"), get(m, "r_23")
         nt, cr = get(m, "no_tool_share"), get(m, "correction_rate")
         pt = get(m, "p_S1_given_tool_call")
+        nc = get(m, "noticed")
         n_s2 = int(get(m, "n_S2")["value"])
         keys = {by: m}
         rows.append(row(keys, m, "rejection", Estimate(1 - p1.value, int(p1.n),
@@ -214,14 +271,15 @@ def rejection_recovery(
                                                              cr.ci_hi)))
         rows.append(row(keys, m, "rejection_given_tool_call",
                         Estimate(1 - pt.value, int(pt.n), 1 - pt.ci_hi, 1 - pt.ci_lo)))
+        rows.append(row(keys, m, "noticed", Estimate(nc.value, int(nc.n), nc.ci_lo, nc.ci_hi)))
         rows.append(row(keys, m, "n_S2", n_s2, n_s2))
         rej.append(1 - p1.value)
         rec.append(1 - r23.value)
-        corr.append(1 - pt.value)
+        noticed.append(nc.value)
     sp = spearman(rej, rec, n_resamples=n_resamples, rng=seed)
     rows.append(row({by: POOLED}, POOLED, "spearman_rho", Estimate(sp.rho, sp.n, sp.lo, sp.hi)))
     rows.append(row({by: POOLED}, POOLED, "spearman_p", sp.p, sp.n))
-    so = spearman(corr, rec, n_resamples=n_resamples, rng=seed)
+    so = spearman(noticed, rec, n_resamples=n_resamples, rng=seed)
     rows.append(row({by: POOLED}, POOLED, "spearman_rho_ours",
                     Estimate(so.rho, so.n, so.lo, so.hi)))
     rows.append(row({by: POOLED}, POOLED, "spearman_p_ours", so.p, so.n))
@@ -242,7 +300,6 @@ def baseline_vs_p2(
     - ours: `matched_*` on the tasks that have both a baseline trace and an S1 P2 trace,
       and `matched_delta` (P2 − baseline) with a paired bootstrap clustered by task.
     """
-    rng = make_rng(seed)
     rows: list[dict[str, Any]] = []
     if stages.empty:
         return frame(rows, ["model"])
@@ -251,6 +308,7 @@ def baseline_vs_p2(
     models = sorted(set(base_all["model"]) | set(p2_all["model"]))
     for m in models:
         keys = {"model": m}
+        rng = group_rng(seed, m)
         b = base_all[base_all["model"] == m]
         p = p2_all[p2_all["model"] == m]
         b = b[~b["error"].fillna(False).astype(bool)]
@@ -283,9 +341,57 @@ def baseline_vs_p2(
                            n_resamples=n_resamples, rng=rng)
             rows.append(row(keys, m, "matched_baseline_correct", rs.ratio(bv)))
             rows.append(row(keys, m, "matched_p2_injected_correct", rs.ratio(pv)))
-            rows.append(row(keys, m, "matched_delta", rs.ratio(pv - bv)))
+            rows.append(row(keys, m, "matched_delta", rs.ratio(pv - bv, difference=True)))
         else:
             for metric in ("matched_baseline_correct", "matched_p2_injected_correct",
                            "matched_delta"):
                 rows.append(row(keys, m, metric, Estimate(math.nan, 0)))
     return frame(rows, ["model"])
+
+
+def stopping_table(
+    stages: pd.DataFrame,
+    *,
+    conditions: Sequence[str] | None = None,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """Where the error stops: the share of each `stopped_at` outcome (agentprop.analysis.
+    outcomes) among injected traces, with CIs resampling tasks (all outcomes of a group
+    share one weight matrix, so the shares' CIs are joint).
+
+    Key MODEL (and "" pooled) over the propagation conditions; key MODEL|ERROR_TYPE over
+    every injected condition. Metrics: `n` (traces with an outcome), `n_undecided`
+    (injected traces whose outcome cannot be told, e.g. unjudged answers), and one share per
+    outcome name.
+    """
+    rows: list[dict[str, Any]] = []
+    if stages.empty:
+        return frame(rows, ["model"])
+    head, _ = injected_traces(stages, conditions)
+    conds = sorted(stages["condition"].astype(str).unique())
+    every, _ = injected_traces(stages, conds)
+    groups: list[tuple[str, pd.DataFrame]] = [
+        (str(m), g) for m, g in head.groupby("model", sort=True)]
+    if len(head):
+        groups.append((POOLED, head))
+    groups += [(f"{m}|{t}", g) for (m, t), g in every.groupby(["model", "error_type"],
+                                                               sort=True)]
+    for key, g in groups:
+        rows += _stopping_rows(g, key, n_resamples, seed)
+    return frame(rows, ["model"])
+
+
+def _stopping_rows(g: pd.DataFrame, key: str, n_resamples: int,
+                   seed: int) -> list[dict[str, Any]]:
+    g = g[~g["error"].fillna(False).astype(bool)]
+    decided = g[g["stopped_at"].notna()]
+    keys = {"model": key.split("|")[0]}
+    n, undecided = len(decided), len(g) - len(decided)
+    rows = [row(keys, key, "n", n, n), row(keys, key, "n_undecided", undecided, undecided)]
+    outcome = decided["stopped_at"].to_numpy(dtype=object)
+    rs = Resampler(np.arange(n), clusters=decided["task_id"].astype(str).to_numpy(),
+                   n_resamples=n_resamples, rng=group_rng(seed, "stopping", key))
+    shares = rs.ratios([((outcome == name).astype(float), None) for name in OUTCOME_NAMES])
+    rows += [row(keys, key, name, est) for name, est in zip(OUTCOME_NAMES, shares, strict=True)]
+    return rows

@@ -7,11 +7,13 @@ over the distinct patterns, which is the same distribution and far cheaper), so 
 replicate is a row of a weight matrix and every statistic is a matrix product.
 
 Undefined results (empty group, zero denominator, constant ranks) are NaN with their n,
-never 0 and never an exception.
+never 0 and never an exception. A share of exactly 0 or 1 has a bootstrap interval of one
+point; its open side is the exact Clopper–Pearson bound over the independent units (tasks).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
 from collections.abc import Sequence
@@ -58,6 +60,18 @@ def make_rng(seed: int | np.random.Generator | None = SEED) -> np.random.Generat
     return np.random.default_rng(SEED if seed is None else seed)
 
 
+def group_rng(seed: int | np.random.Generator | None, *key: object) -> np.random.Generator:
+    """The Generator of one group's bootstrap, derived from the analysis seed and the group's
+    key, so a group's CI does not depend on which other groups the data hold (adding a model
+    to a workspace leaves every other model's CI as it was). A Generator passed as `seed` is
+    used as is (the caller chose to share its stream)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    digest = hashlib.sha256("\x1f".join(map(str, key)).encode()).digest()
+    return np.random.default_rng([SEED if seed is None else int(seed),
+                                  int.from_bytes(digest[:8], "big")])
+
+
 def _percentile(reps: FloatArray, alpha: float = ALPHA) -> tuple[float, float]:
     reps = reps[np.isfinite(reps)]
     if reps.size == 0:
@@ -66,15 +80,46 @@ def _percentile(reps: FloatArray, alpha: float = ALPHA) -> tuple[float, float]:
     return (float(lo), float(hi))
 
 
+def edge_bound(value: float, k: int, alpha: float = ALPHA) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) interval of a share of exactly 0 or 1 over k
+    independent units: [0, 1 − (α/2)^(1/k)] or [(α/2)^(1/k), 1]. A percentile bootstrap of
+    such a share is the point itself, since resampling cannot vary what never happened."""
+    b = (alpha / 2) ** (1 / k)
+    return (0.0, 1 - b) if value == 0 else (b, 1.0)
+
+
+def _is_share(x: FloatArray, d: FloatArray) -> bool:
+    """Units with 0/1 events over 0/1 denominators (a proportion, not a difference)."""
+    return bool(np.isin(x, (0.0, 1.0)).all() and np.isin(d, (0.0, 1.0)).all()
+                and (x <= d).all())
+
+
+def _widen_edge(est: Estimate, x: FloatArray, d: FloatArray, k: int,
+                alpha: float) -> Estimate:
+    """`est` with the exact bound on the open side when it is a share of exactly 0 or 1
+    whose bootstrap interval collapsed to the point (k = independent units, e.g. tasks)."""
+    if k < 1 or est.value not in (0.0, 1.0) or est.lo != est.hi or not _is_share(x, d):
+        return est
+    lo, hi = edge_bound(est.value, k, alpha)
+    return Estimate(est.value, est.n, lo, hi)
+
+
 def resample_weights(
     k: int, n_resamples: int, rng: np.random.Generator, probs: FloatArray | None = None,
     trials: int | None = None,
 ) -> npt.NDArray[np.int64]:
-    """Row b = how often each of k units (or patterns with `probs`) is drawn in replicate b."""
+    """Row b = how often each of k units (or patterns with `probs`) is drawn in replicate b.
+
+    Equal probabilities (units, clusters): k uniform draws per replicate, counted (the same
+    distribution as a multinomial, and far cheaper for thousands of tasks)."""
     if k == 0:
         return np.zeros((n_resamples, 0), dtype=np.int64)
-    p = np.full(k, 1.0 / k) if probs is None else probs
-    return rng.multinomial(k if trials is None else trials, p, size=n_resamples)
+    if probs is None:
+        m = k if trials is None else trials
+        draws = rng.integers(0, k, size=(n_resamples, m), dtype=np.int64)
+        draws += (np.arange(n_resamples, dtype=np.int64) * k)[:, None]
+        return np.bincount(draws.ravel(), minlength=n_resamples * k).reshape(n_resamples, k)
+    return rng.multinomial(k if trials is None else trials, probs, size=n_resamples)
 
 
 def _safe_div(num: Any, den: Any) -> Any:
@@ -92,44 +137,24 @@ def ratio_ci(
     n_resamples: int = N_RESAMPLES,
     rng: np.random.Generator | int | None = None,
     alpha: float = ALPHA,
+    difference: bool = False,
 ) -> Estimate:
     """sum(num)/sum(den) over units with a bootstrap CI; n = sum(den) rounded.
 
     Units are resampled with replacement; with `clusters`, whole clusters (e.g. tasks) are
     resampled. `den=None` means 1 per unit (a mean). Values of num may be any float (a
-    paired difference, a boolean outcome), so the same function serves rates and deltas.
+    paired difference, a boolean outcome), so the same function serves rates and deltas;
+    a share of exactly 0 or 1 gets the exact bound on its open side unless `difference`.
     """
-    g = make_rng(rng)
     x = np.asarray(num, dtype=float).ravel()
     d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
     keep = np.isfinite(x) & np.isfinite(d)
     x, d = x[keep], d[keep]
-    total = float(d.sum())
-    n = round(total)
-    if total <= 0:
-        return Estimate(math.nan, n)
-    value = float(x.sum() / total)
-    if clusters is not None:
-        cl = np.asarray(clusters)[keep]
-        codes, uniq = _codes(cl)
-        k = len(uniq)
-        cx = np.bincount(codes, weights=x, minlength=k)
-        cd = np.bincount(codes, weights=d, minlength=k)
-        w = resample_weights(k, n_resamples, g).astype(float)
-    else:
-        # collapse identical (num, den) units into patterns: a multinomial over patterns
-        pairs = np.stack([x, d], axis=1)
-        uniq_rows, counts = np.unique(pairs, axis=0, return_counts=True)
-        cx, cd = uniq_rows[:, 0], uniq_rows[:, 1]
-        if len(uniq_rows) > 256:  # continuous data: resample units directly
-            cx, cd = x, d
-            w = resample_weights(len(x), n_resamples, g).astype(float)
-        else:
-            w = resample_weights(len(uniq_rows), n_resamples, g,
-                                 probs=counts / counts.sum(), trials=len(x)).astype(float)
-    reps = _safe_div(w @ cx, w @ cd)
-    lo, hi = _percentile(reps, alpha)
-    return Estimate(value, n, lo, hi)
+    if d.sum() <= 0:
+        return Estimate(math.nan, round(float(d.sum())))
+    cl = None if clusters is None else np.asarray(clusters)[keep]
+    rs = Resampler(np.column_stack([x, d]), clusters=cl, n_resamples=n_resamples, rng=rng)
+    return rs.ratio(x, d, alpha, difference=difference)
 
 
 def proportion_ci(
@@ -201,12 +226,6 @@ def _kappa_from_counts(n11: Any, n10: Any, n01: Any, n00: Any) -> Any:
     return k
 
 
-def _pair_cells(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
-    fa, fb = _as_float_bool(a), _as_float_bool(b)
-    keep = ~np.isnan(fa) & ~np.isnan(fb)
-    return fa[keep], fb[keep]
-
-
 @dataclass(frozen=True)
 class KappaResult:
     kappa: float
@@ -222,21 +241,38 @@ def cohen_kappa(
     a: npt.ArrayLike,
     b: npt.ArrayLike,
     *,
+    clusters: npt.ArrayLike | None = None,
     n_resamples: int = N_RESAMPLES,
     rng: np.random.Generator | int | None = None,
     alpha: float = ALPHA,
 ) -> KappaResult:
     """Cohen's κ of two binary raters (missing on either side dropped).
 
-    Asymptotic CI from statsmodels (`cohens_kappa`), percentile bootstrap CI from a
-    multinomial over the four cells.
+    Asymptotic CI from statsmodels (`cohens_kappa`); percentile bootstrap CI from a
+    multinomial over the four cells, or, with `clusters` (the task of each unit, aligned
+    with a and b), by resampling clusters: the table's cells are summed per cluster and
+    the cluster tables resampled, since traces of one task are not independent.
     """
-    fa, fb = _pair_cells(a, b)
-    n11 = int(((fa == 1) & (fb == 1)).sum())
-    n10 = int(((fa == 1) & (fb == 0)).sum())
-    n01 = int(((fa == 0) & (fb == 1)).sum())
-    n00 = int(((fa == 0) & (fb == 0)).sum())
-    return kappa_from_table(n11, n10, n01, n00, n_resamples=n_resamples, rng=rng, alpha=alpha)
+    fa, fb = _as_float_bool(a), _as_float_bool(b)
+    keep = ~np.isnan(fa) & ~np.isnan(fb)
+    fa, fb = fa[keep], fb[keep]
+    cells = np.column_stack([(fa == 1) & (fb == 1), (fa == 1) & (fb == 0),
+                             (fa == 0) & (fb == 1), (fa == 0) & (fb == 0)]).astype(float)
+    n11, n10, n01, n00 = (int(x) for x in cells.sum(axis=0))
+    if clusters is None:
+        return kappa_from_table(n11, n10, n01, n00, n_resamples=n_resamples, rng=rng,
+                                alpha=alpha)
+    res = kappa_from_table(n11, n10, n01, n00, n_resamples=0, alpha=alpha)
+    if math.isnan(res.kappa):
+        return res
+    codes, uniq = _codes(np.asarray(clusters)[keep])
+    per = np.stack([np.bincount(codes, weights=cells[:, j], minlength=len(uniq))
+                    for j in range(4)], axis=1)
+    w = resample_weights(len(uniq), n_resamples, make_rng(rng)).astype(float)
+    rep = w @ per
+    reps = _kappa_from_counts(rep[:, 0], rep[:, 1], rep[:, 2], rep[:, 3])
+    lo, hi = _percentile(np.asarray(reps, dtype=float), alpha)
+    return KappaResult(res.kappa, res.n, res.asym_lo, res.asym_hi, lo, hi, res.table)
 
 
 def kappa_from_table(
@@ -259,6 +295,7 @@ def kappa_from_table(
 
         half = float(norm.ppf(1 - alpha / 2)) * float(res.std_kappa)
         alo, ahi = k - half, k + half
+    if not math.isnan(k) and n_resamples > 0:
         g = make_rng(rng)
         probs = np.array([n11, n10, n01, n00], dtype=float) / n
         cells = g.multinomial(n, probs, size=n_resamples).astype(float)
@@ -479,32 +516,95 @@ class Resampler:
         out = s if self.per_draw_sum else _safe_div(s, self.sizes)
         return np.asarray(out, dtype=np.float64)
 
+    def sums(self, columns: npt.ArrayLike) -> FloatArray:
+        """Replicates × columns: each column's sum over the resampled units."""
+        c = np.asarray(columns, dtype=float)
+        c = c[:, None] if c.ndim == 1 else c
+        per = np.column_stack([self._per_draw(c[:, j]) for j in range(c.shape[1])])
+        return np.asarray(self.weights @ per, dtype=float)
+
+    def kappa(self, a: npt.ArrayLike, b: npt.ArrayLike, alpha: float = ALPHA) -> KappaResult:
+        """Cohen's κ of two aligned binary raters (no missing values) with the asymptotic CI
+        and a bootstrap CI from this resampler's replicates of the table's cells (summed
+        per cluster when clustered)."""
+        fa, fb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        cells = np.column_stack([(fa == 1) & (fb == 1), (fa == 1) & (fb == 0),
+                                 (fa == 0) & (fb == 1), (fa == 0) & (fb == 0)]).astype(float)
+        n11, n10, n01, n00 = (int(x) for x in cells.sum(axis=0))
+        res = kappa_from_table(n11, n10, n01, n00, n_resamples=0, alpha=alpha)
+        if math.isnan(res.kappa) or self.k == 0:
+            return res
+        rep = self.sums(cells)
+        reps = _kappa_from_counts(rep[:, 0], rep[:, 1], rep[:, 2], rep[:, 3])
+        lo, hi = _percentile(np.asarray(reps, dtype=float), alpha)
+        return KappaResult(res.kappa, res.n, res.asym_lo, res.asym_hi, lo, hi, res.table)
+
+    @staticmethod
+    def _clean(num: npt.ArrayLike, den: npt.ArrayLike | None) -> tuple[FloatArray, FloatArray]:
+        x = np.asarray(num, dtype=float).ravel()
+        d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
+        bad = ~np.isfinite(x) | ~np.isfinite(d)
+        return np.where(bad, 0.0, x), np.where(bad, 0.0, d)
+
+    def ratios_reps(
+        self, items: Sequence[tuple[npt.ArrayLike, npt.ArrayLike | None]]
+    ) -> list[tuple[float, int, FloatArray]]:
+        """(point value, n, replicates) of sum(num)/sum(den) for each (num, den); NaN
+        entries count as 0/0. All in one matrix product: the weights are read once."""
+        clean = [self._clean(x, d) for x, d in items]
+        out: list[tuple[float, int, FloatArray]] = []
+        live = [i for i, (_, d) in enumerate(clean) if d.sum() > 0 and self.k]
+        reps: dict[int, FloatArray] = {}
+        if live:
+            per = np.column_stack([self._per_draw(clean[i][0]) for i in live]
+                                  + [self._per_draw(clean[i][1]) for i in live])
+            r = self.weights @ per
+            m = len(live)
+            for j, i in enumerate(live):
+                reps[i] = np.asarray(_safe_div(r[:, j], r[:, m + j]), dtype=float)
+        for i, (x, d) in enumerate(clean):
+            total = float(d.sum())
+            if i not in reps:
+                out.append((math.nan, round(total), np.full(self.weights.shape[0], np.nan)))
+            else:
+                out.append((float(x.sum() / total), round(total), reps[i]))
+        return out
+
     def ratio_reps(
         self, num: npt.ArrayLike, den: npt.ArrayLike | None = None
     ) -> tuple[float, int, FloatArray]:
         """(point value, n, replicates) of sum(num)/sum(den); NaN entries count as 0/0."""
-        x = np.asarray(num, dtype=float).ravel()
-        d = np.ones_like(x) if den is None else np.asarray(den, dtype=float).ravel()
-        bad = ~np.isfinite(x) | ~np.isfinite(d)
-        x, d = np.where(bad, 0.0, x), np.where(bad, 0.0, d)
-        total = float(d.sum())
-        n = round(total)
-        if total <= 0 or self.k == 0:
-            return (math.nan, n, np.full(self.weights.shape[0], np.nan))
-        reps = np.asarray(
-            _safe_div(self.weights @ self._per_draw(x), self.weights @ self._per_draw(d)),
-            dtype=float,
-        )
-        return (float(x.sum() / total), n, reps)
+        return self.ratios_reps([(num, den)])[0]
+
+    def ratios(
+        self, items: Sequence[tuple[npt.ArrayLike, npt.ArrayLike | None]],
+        alpha: float = ALPHA, *, difference: bool = False,
+    ) -> list[Estimate]:
+        """`ratio` of each (num, den), computed together (see `ratios_reps`)."""
+        out = []
+        for (num, den), (value, n, reps) in zip(items, self.ratios_reps(items), strict=True):
+            if math.isnan(value):
+                out.append(Estimate(value, n))
+                continue
+            lo, hi = _percentile(reps, alpha)
+            est = Estimate(value, n, lo, hi)
+            if not difference:
+                x, d = self._clean(num, den)
+                # independent units: clusters (tasks) with a denominator, else units
+                k = (int((self._per_draw(d) > 0).sum()) if self.per_draw_sum
+                     else int((d > 0).sum()))
+                est = _widen_edge(est, x, d, k, alpha)
+            out.append(est)
+        return out
 
     def ratio(
-        self, num: npt.ArrayLike, den: npt.ArrayLike | None = None, alpha: float = ALPHA
+        self, num: npt.ArrayLike, den: npt.ArrayLike | None = None, alpha: float = ALPHA,
+        *, difference: bool = False,
     ) -> Estimate:
-        value, n, reps = self.ratio_reps(num, den)
-        if math.isnan(value):
-            return Estimate(value, n)
-        lo, hi = _percentile(reps, alpha)
-        return Estimate(value, n, lo, hi)
+        """sum(num)/sum(den) with its percentile CI. A share of exactly 0 or 1 gets the
+        exact bound on its open side; `difference=True` says num holds differences (a
+        paired Δ), whose 0 is not a share."""
+        return self.ratios([(num, den)], alpha, difference=difference)[0]
 
 
 def estimate_from_reps(value: float, n: int, reps: FloatArray, alpha: float = ALPHA) -> Estimate:

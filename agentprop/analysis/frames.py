@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from agentprop.analysis.stages import STAGE_COLUMNS
 from agentprop.core import Label, Trace, Verdict, VerdictRow
 
 DEFAULT_PRIMARY = "facts"
@@ -21,11 +22,6 @@ DEFAULT_PRIMARY = "facts"
 """(trace_id, judge, correct, ensemble members' votes)."""
 VerdictLike = Verdict | VerdictRow
 
-STAGE_COLUMNS = [
-    "trace_id", "run_id", "model", "task_id", "domain", "split", "difficulty", "condition",
-    "error_type", "seed", "arm", "status", "simulated", "opportunity", "no_tool_call", "S1",
-    "S2", "corrected", "S3", "abstained", "error",
-]
 
 
 def _row(v: VerdictLike) -> VerdictRow:
@@ -75,7 +71,7 @@ def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None]) ->
 
     df = stage_table(tap(traces), verdicts)
     if df.empty:
-        df = pd.DataFrame(columns=STAGE_COLUMNS)
+        df = pd.DataFrame(columns=list(STAGE_COLUMNS))
     df = df.copy()
     df["answer"] = df["trace_id"].map(answers)
     return df

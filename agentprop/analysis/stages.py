@@ -16,8 +16,15 @@ Per trace (`stage_table`):
   targeted parameter has its original value again and every other argument both calls
   set agrees (a later plan step that merely reuses the value — the same date for another
   city — is not a correction).
+- `noticed`, `noticed_kind`: after the reference step (the corrupted call's observation;
+  in a trace without injection, its first observation) the agent showed it saw a problem,
+  and how (requery, verify, clarify, abstain, mention); see `agentprop.analysis.noticing`.
+  <NA> / None when there is no reference step. Computed for baseline traces too: there it
+  is a false alarm.
 - `S3`: the final answer is wrong under the given verdicts (True = wrong; <NA> = unjudged
   or unscored). Computed for every trace, baseline included.
+- `recovered`: S2 and the answer is right (not S3); <NA> without S2 or when unjudged.
+- `stopped_at`: where the error stopped (`agentprop.analysis.outcomes`); None for baseline.
 
 Baseline traces (no `injection` event) get opportunity/S1/S2/corrected False and
 `error_type` None; `no_tool_call`, `S3` and `abstained` are computed as for any trace.
@@ -36,6 +43,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from agentprop.analysis._stats import Resampler, group_rng
+from agentprop.analysis.noticing import KINDS, notice, restores
+from agentprop.analysis.outcomes import stopped_at
 from agentprop.core import (
     FinalEvent,
     InjectionEvent,
@@ -47,9 +57,11 @@ from agentprop.core import (
 STAGE_COLUMNS: tuple[str, ...] = (
     "trace_id", "run_id", "model", "task_id", "domain", "split", "difficulty", "condition",
     "error_type", "seed", "arm", "status", "simulated", "opportunity", "no_tool_call",
-    "S1", "S2", "corrected", "S3", "abstained", "error",
+    "S1", "S2", "corrected", "noticed", "noticed_kind", "S3", "recovered", "stopped_at",
+    "abstained", "error",
 )
-_NULLABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected", "S3")
+_NULLABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3",
+             "recovered")
 _OVERRIDABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected")
 
 
@@ -93,8 +105,13 @@ def _stages(trace: Trace) -> dict[str, Any]:
         "S2": False,
         "corrected": False,
         "abstained": bool(final.abstained) if final is not None else False,
+        "noticed": None,
+        "noticed_kind": None,
     }
-    if injection is None or injection.status != "applied":
+    if injection is None:
+        _set_noticing(out, trace, None, None)
+        return out
+    if injection.status != "applied":
         return out
     out["opportunity"] = True
 
@@ -113,6 +130,7 @@ def _stages(trace: Trace) -> dict[str, Any]:
         proposed = {k: v for k, v in result.arguments.items() if k != injection.param}
         if injection.param is not None:
             proposed[injection.param] = injection.original
+    _set_noticing(out, trace, injection, proposed)
     s1 = _differs(result.arguments, proposed)
     out["S1"] = s1
     if not s1:
@@ -125,20 +143,16 @@ def _stages(trace: Trace) -> dict[str, Any]:
     if s2 and injection.param is not None:
         out["corrected"] = any(
             i > at and c.call.name == result.name
-            and _restores(c.call.arguments, proposed, injection.param)
+            and restores(c.call.arguments, proposed, injection.param)
             for i, c in calls
         )
     return out
 
 
-def _restores(args: dict[str, Any], proposed: dict[str, Any], param: str) -> bool:
-    """Whether `args` re-issue the proposed call: the targeted parameter has its original
-    value and every other argument both calls set agrees. The agreement matters: the next
-    step of a plan often reuses the value for another entity (the same date for a second
-    city), which is not a correction."""
-    if param not in args or _norm(args[param]) != _norm(proposed.get(param)):
-        return False
-    return all(_norm(args[k]) == _norm(v) for k, v in proposed.items() if k in args)
+def _set_noticing(out: dict[str, Any], trace: Trace, injection: InjectionEvent | None,
+                  proposed: dict[str, Any] | None) -> None:
+    n = notice(trace, injection, proposed)
+    out["noticed"], out["noticed_kind"] = n.noticed, n.kind
 
 
 def stage_table(
@@ -173,6 +187,16 @@ def stage_table(
         df[col] = df[col].astype(bool)
     df["seed"] = df["seed"].astype("int64")
     df["error_type"] = df["error_type"].astype(object)
+    return with_outcomes(df)
+
+
+def with_outcomes(df: pd.DataFrame) -> pd.DataFrame:
+    """The stage table with its derived columns set from the others: `recovered` (S2 and
+    not S3) and `stopped_at`. Pure: returns the frame it was given, updated."""
+    df["recovered"] = (~df["S3"].astype("boolean")).where(
+        df["S2"].astype("boolean").fillna(False)).astype("boolean")
+    df["noticed_kind"] = df["noticed_kind"].astype(object)
+    df["stopped_at"] = stopped_at(df)
     return df
 
 
@@ -185,17 +209,32 @@ RATES: tuple[tuple[str, str, str | None], ...] = (
     ("S2_share", "S2", None),
     ("p_S1", "S1", "opportunity"),
     ("p_S2", "S2", "opportunity"),
+    ("p_S3", "S3", None),
+    ("p_S1_given_tool_call", "S1", "tool_opportunity"),
     ("r_12", "S2", "S1"),
     ("r_23", "S3", "S2"),
     ("inj_to_err", "S3", "S1"),
     ("corrected", "corrected", "S2"),
+    ("noticed", "noticed", "S2"),
+    ("noticed_share", "noticed", None),
+    *((f"noticed_{k}", f"noticed_{k}", "S2") for k in KINDS),
+    ("recovered", "recovered", "S2"),
 )
-"""The propagation rates: P(event | condition)."""
+"""The propagation rates: P(event | condition). `noticed_<kind>` is P(the first sign of
+noticing is of that kind | S2)."""
 
 
 def _as_float(s: pd.Series) -> np.ndarray:
     """A nullable boolean column as floats: 1.0, 0.0, NaN for <NA>."""
     return s.astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+
+
+def kind_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """`noticed_<kind>` indicators as floats (NaN where `noticed` is unknown)."""
+    noticed = _as_float(df["noticed"])
+    kinds = df["noticed_kind"].to_numpy(dtype=object)
+    return {f"noticed_{k}": np.where(np.isnan(noticed), np.nan, (kinds == k).astype(float))
+            for k in KINDS}
 
 
 def propagation_rates(
@@ -213,8 +252,12 @@ def propagation_rates(
     `no_tool` = P(no_tool_call), `S1_share` = P(S1), `S2_share` = P(S2) (unconditional,
     over all non-error traces), `p_S1` = P(S1 | opportunity), `p_S2` = P(S2 | opportunity),
     `r_12` = P(S2 | S1), `r_23` = P(S3 | S2), `inj_to_err` = P(S3 | S1),
-    `corrected` = P(corrected | S2). p_S1 and p_S2 are conditional on an opportunity so
-    that traces without a tool call are never counted as "rejected"
+    `corrected` = P(corrected | S2), `noticed` = P(noticed | S2), `noticed_<kind>`,
+    `noticed_share` = P(noticed) where defined (the false-alarm rate on baseline rows),
+    `p_S3` = P(S3) over judged traces, `p_S1_given_tool_call` = P(S1 | opportunity and the
+    agent called a tool),
+    `recovered` = P(answer right | S2) = 1 − r_23. p_S1 and p_S2 are conditional on an
+    opportunity so that traces without a tool call are never counted as "rejected"
     (paper-compatible rejection = 1 − p_S1, recovery = 1 − r_23).
 
     Columns: the `by` columns, `n` (non-error traces), `n_error` (error traces, excluded
@@ -222,17 +265,14 @@ def propagation_rates(
     `X`, `X_lo`, `X_hi`, `X_n` (its denominator). A zero denominator gives NaN (and NaN
     CI) with its n, never 0. `injected_only` drops `baseline` rows first.
 
-    The bootstrap resamples tasks (clusters) with replacement — identical to resampling
-    traces when every task has one trace — vectorised as an index matrix; one seeded
-    `numpy.random.Generator` for the whole call, groups in sorted order. Reused by the
-    analysis package's "propagation" table.
+    The bootstrap resamples tasks (clusters) with replacement (`Resampler`), one weight
+    matrix per group shared by its rates, drawn from a Generator derived from
+    (`rng_seed`, group key): a group's CIs do not depend on the other groups.
     """
     keys = [by] if isinstance(by, str) else list(by)
     df = stage_df
     if injected_only:
         df = df[df["condition"] != "baseline"]
-    rng = np.random.default_rng(rng_seed)
-    alpha = (1 - level) / 2 * 100
     out: list[dict[str, Any]] = []
     if df.empty:
         return pd.DataFrame(columns=[*keys, *_rate_columns()])
@@ -248,9 +288,16 @@ def propagation_rates(
             n_S2=int(ok["S2"].fillna(False).sum()),
             n_tasks=int(ok["task_id"].nunique()),
         )
-        row.update(_group_rates(ok, rng, n_boot, alpha))
+        rs = task_resampler(ok, rng_seed, gk, n_boot)
+        row.update(_group_rates(ok, rs, 1 - level))
         out.append(row)
     return pd.DataFrame(out, columns=[*keys, *_rate_columns()])
+
+
+def task_resampler(g: pd.DataFrame, seed: int, key: Sequence[Any], n_boot: int) -> Resampler:
+    """The cluster bootstrap of one group's traces: tasks resampled, stream from (seed, key)."""
+    return Resampler(np.arange(len(g)), clusters=g["task_id"].astype(str).to_numpy(),
+                     n_resamples=n_boot, rng=group_rng(seed, *key))
 
 
 def _rate_columns() -> list[str]:
@@ -260,35 +307,20 @@ def _rate_columns() -> list[str]:
     return cols
 
 
-def _group_rates(
-    g: pd.DataFrame, rng: np.random.Generator, n_boot: int, alpha: float
-) -> dict[str, Any]:
-    codes, _ = pd.factorize(g["task_id"], sort=False)
-    n_clusters = int(codes.max()) + 1 if len(codes) else 0
-    idx = rng.integers(0, n_clusters, size=(n_boot, n_clusters)) if n_clusters else None
-    res: dict[str, Any] = {}
-    for name, event, cond in RATES:
-        e = _as_float(g[event])
-        c = np.ones(len(g)) if cond is None else _as_float(g[cond])
+def _group_rates(g: pd.DataFrame, rs: Resampler, alpha: float) -> dict[str, Any]:
+    cols = {c: _as_float(g[c]) for c in {e for _, e, _ in RATES} | {c for _, _, c in RATES}
+            if c is not None and c in g and not c.startswith("noticed_")}
+    cols.update(kind_columns(g))
+    no_tool = _as_float(g["no_tool_call"])
+    cols["tool_opportunity"] = np.where(np.isnan(no_tool), 1.0, 1 - no_tool) * cols["opportunity"]
+    items = []
+    for _, event, cond in RATES:
+        e = cols[event]
+        c = np.ones(len(g)) if cond is None else cols[cond]
         known = ~np.isnan(c) & (c > 0) & ~np.isnan(e)
-        num_rows = np.where(known, e, 0.0)
-        den_rows = known.astype(float)
-        den = float(den_rows.sum())
-        res[f"{name}_n"] = int(den)
-        if den == 0 or idx is None:
-            res[name] = res[f"{name}_lo"] = res[f"{name}_hi"] = float("nan")
-            continue
-        res[name] = float(num_rows.sum() / den)
-        num_c = np.bincount(codes, weights=num_rows, minlength=n_clusters)
-        den_c = np.bincount(codes, weights=den_rows, minlength=n_clusters)
-        bnum = num_c[idx].sum(axis=1)
-        bden = den_c[idx].sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            boot = bnum / bden
-        boot = boot[~np.isnan(boot)]
-        if boot.size == 0:
-            res[f"{name}_lo"] = res[f"{name}_hi"] = float("nan")
-        else:
-            lo, hi = np.percentile(boot, [alpha, 100 - alpha])
-            res[f"{name}_lo"], res[f"{name}_hi"] = float(lo), float(hi)
+        items.append((np.where(known, e, 0.0), known.astype(float)))
+    res: dict[str, Any] = {}
+    for (name, _, _), est in zip(RATES, rs.ratios(items, alpha), strict=True):
+        res[name], res[f"{name}_lo"], res[f"{name}_hi"] = est.value, est.lo, est.hi
+        res[f"{name}_n"] = est.n
     return res

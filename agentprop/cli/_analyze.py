@@ -37,7 +37,7 @@ def _print_tables(result: Any) -> None:
     """One narrow table per section (key, metric, value [CI] (n)): readable at any width."""
     from rich.table import Table
 
-    from agentprop.report import display_table, model_labels
+    from agentprop.report import constant_sentence, display_table, hidden_metrics, model_labels
     from agentprop.report._html import TITLES
 
     keys = [k for df in result.tables.values() if not df.empty for k in df["key"].unique()]
@@ -45,8 +45,11 @@ def _print_tables(result: Any) -> None:
     console.print(f"primary judge: [bold]{result.info['primary_judge']}[/]"
                   + (f"  (imported from the paper's release: {result.info['imported']})"
                      if result.info.get("imported") else ""))
+    if constant_sentence(result.info):
+        console.print(constant_sentence(result.info), highlight=False)
+    hidden = hidden_metrics(result.info)
     for section, df in result.tables.items():
-        t = display_table(df, section, labels=labels)
+        t = display_table(df, section, labels=labels, hidden=hidden.get(section))
         if t.empty:
             continue
         table = Table(title=TITLES.get(section, section))

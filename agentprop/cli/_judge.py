@@ -208,12 +208,17 @@ def export_cmd(
 def agreement_cmd(
     workspace: Path = WorkspaceOpt,
     as_json: bool = typer.Option(False, "--json"),
+    resamples: int = typer.Option(1000, "--resamples", min=10, envvar="AGENTPROP_RESAMPLES",
+                                  help="Bootstrap resamples (as `agentprop analyze`)."),
+    seed: int = typer.Option(42, "--seed", min=0, envvar="AGENTPROP_SEED",
+                             help="Bootstrap seed (as `agentprop analyze`)."),
 ) -> None:
-    """Cohen's κ of each judge against the human labels, inter-annotator κ, Krippendorff's α."""
+    """Cohen's κ of each judge against the human labels, inter-annotator κ, Krippendorff's α
+    (the same numbers as the report's judges section for the same seed)."""
     from agentprop.labels import workspace_agreement
 
-    ws = open_workspace(workspace)
-    res = workspace_agreement(ws)
+    with open_workspace(workspace) as ws:
+        res = workspace_agreement(ws, n_resamples=resamples, seed=seed)
     if as_json:
         print_json(res)
         return
@@ -221,12 +226,13 @@ def agreement_cmd(
         raise UserError("no human labels in this workspace; use label serve or label import")
     console.print(f"{res['labels']} label(s) on {res['labelled_traces']} trace(s) by "
                   f"{len(res['annotators'])} annotator(s); {res['unsure']} unsure (left out)")
-    t = Table("judge", "n", "κ", "95 % CI", "judge ✓", "human ✓", "J✓H✓", "J✓H✗", "J✗H✓",
-              "J✗H✗")
+    t = Table("judge", "n", "κ", "95 % CI (bootstrap)", "asymptotic", "judge ✓", "human ✓",
+              "J✓H✓", "J✓H✗", "J✗H✓", "J✗H✗")
     for name, r in res["judges"].items():
         (a, b), (c, d) = r["confusion"]
         t.add_row(escape(name), str(r["n"]), _fmt(r["kappa"]),
                   f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]",
+                  f"[{_fmt(r['asymptotic_ci_low'])}, {_fmt(r['asymptotic_ci_high'])}]",
                   _fmt(r["judge_correct_share"], 2), _fmt(r["human_correct_share"], 2),
                   str(a), str(b), str(c), str(d))
     console.print(t)

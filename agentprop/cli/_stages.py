@@ -13,8 +13,9 @@ from agentprop.cli._common import console, fail, open_workspace, print_json, use
 DEFAULT_JUDGE = "facts"
 _SHOWN = (
     ("p_S1", "p_S1"), ("p_S2", "p_S2"), ("r_12", "r_12"), ("corrected", "corrected"),
-    ("no_tool", "no-tool"),
+    ("noticed", "noticed"), ("no_tool", "no-tool"),
 )
+_JUDGED = (("r_23", "r_23"), ("recovered", "recovered"))
 
 
 def _fmt(row: dict[str, Any], rate: str) -> str:
@@ -49,8 +50,9 @@ def register(app: typer.Typer) -> None:
         n_boot: int = typer.Option(1000, "--n-boot", min=100, help="Bootstrap resamples."),
         seed: int = typer.Option(42, "--seed", min=0, help="Bootstrap seed."),
     ) -> None:
-        """Stage counts and propagation rates (p_S1, p_S2, r_12, r_23, correction, no-tool
-        share) per model and condition, with 95 % bootstrap CIs clustered by task."""
+        """Stage counts and propagation rates (p_S1, p_S2, r_12, r_23, correction, noticed,
+        recovered, no-tool share) per model and condition, with 95 % bootstrap CIs clustered
+        by task."""
         from agentprop.analysis.stages import propagation_rates, stage_table
 
         ws = open_workspace(workspace)
@@ -62,6 +64,7 @@ def register(app: typer.Typer) -> None:
                 fail(f"no verdicts by judge {judge!r} in {workspace} (judges with verdicts: "
                      f"{known}); run `agentprop judge` first")
             df = stage_table(ws.iter_traces(), verdicts)
+            imported = bool(ws.get_meta("imported"))
         finally:
             ws.close()
         if df.empty:
@@ -83,18 +86,40 @@ def register(app: typer.Typer) -> None:
                 "groups": records,
             })
             return
-        _print_table(records, judge_name if judged else None, len(df))
+        _print_table(records, judge_name if judged else None, len(df), imported)
 
 
-def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int) -> None:
+def _constant(records: list[dict[str, Any]], imported: bool) -> list[str]:
+    """The rates 1 by construction in our own runs (every defined value is 1)."""
+    from agentprop.analysis._analyze import CONSTANT_IN_OUR_RUNS
+
+    if imported:
+        return []
+    out = []
+    for rate in CONSTANT_IN_OUR_RUNS:
+        values = [r[rate] for r in records if r[rate] is not None]
+        if values and all(v == 1.0 for v in values):
+            out.append(rate)
+    return out
+
+
+def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int,
+                 imported: bool = False) -> None:
     """One table per model: a row per rate, a column per condition."""
     from rich.table import Table
 
-    shown = [*_SHOWN, ("r_23", "r_23")] if judge else list(_SHOWN)
+    from agentprop.report import constant_sentence
+
+    const = _constant(records, imported)
+    shown = [x for x in (*_SHOWN, *(_JUDGED if judge else ())) if x[0] not in const]
     console.print(
         f"{n_traces} traces; S3 judge: {judge or 'none yet (run agentprop judge)'}; "
-        "rate [95% CI] (n = denominator); p_S1, p_S2 conditional on an opportunity"
+        "rate [95% CI] (n = denominator); p_S1, p_S2 conditional on an opportunity; "
+        "noticed, recovered given S2"
     )
+    if const:
+        console.print(constant_sentence({"constant_by_construction": const}),
+                      highlight=False)
     models = list(dict.fromkeys(r["model"] for r in records))
     for model in models:
         rows = [r for r in records if r["model"] == model]

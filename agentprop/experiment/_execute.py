@@ -77,8 +77,9 @@ def load_analysis_input(ws: Workspace) -> Any:
     import pandas as pd
 
     from agentprop.analysis import build_input
+    from agentprop.intercept._workflow import evaluation_configs
 
-    meta: dict[str, Any] = {}
+    meta: dict[str, Any] = {"interceptor_evaluations": evaluation_configs(ws)}
     if ws.get_meta("imported"):
         meta["imported"] = ws.get_meta("imported")
     simcheck = ws.get_meta(META_SIMCHECK)

@@ -15,11 +15,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.power import NormalIndPower
-from statsmodels.stats.proportion import proportion_effectsize, proportions_ztest
 
+from agentprop.analysis import Resampler, ab_rng_key, ab_statistics, group_rng
 from agentprop.core import InterceptEvent, Task, Trace
 from agentprop.intercept._config import InterceptConfig
 from agentprop.intercept._replay import signals_for
@@ -130,42 +127,19 @@ def pair_frame(outcomes: pd.DataFrame) -> pd.DataFrame:
     return pairs
 
 
-def _bootstrap_delta(tasks: np.ndarray, diff: np.ndarray, rng: np.random.Generator,
-                     n_boot: int) -> tuple[float, float]:
-    """Percentile CI of mean(diff), resampling tasks (clusters) with replacement."""
-    if len(diff) == 0:
-        return math.nan, math.nan
-    _, inv = np.unique(tasks, return_inverse=True)
-    sums = np.bincount(inv, weights=diff)
-    counts = np.bincount(inv).astype(float)
-    idx = rng.integers(0, len(sums), size=(n_boot, len(sums)))
-    means = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return float(lo), float(hi)
+def _usable_pairs(u: pd.DataFrame) -> pd.DataFrame:
+    """Pairs of outcome names → the 0/1 columns `analysis.ab_statistics` reads."""
+    out = pd.DataFrame({"task_id": u["task_id"].to_numpy()})
+    for arm in ("control", "treatment"):
+        o = u[f"outcome_{arm}"].to_numpy()
+        out[f"hallucination_{arm}"] = (o == "hallucination").astype(float)
+        out[f"correct_{arm}"] = (o == "correct").astype(float)
+        out[f"abstained_{arm}"] = (o == "abstained").astype(float)
+    return out
 
 
-def mcnemar_pvalues(saved: int, broken: int) -> tuple[float, float]:
-    """(exact, mid-p) two-sided McNemar p-values from the discordant counts."""
-    n = saved + broken
-    if n == 0:
-        return 1.0, 1.0
-    exact = float(mcnemar([[0, saved], [broken, 0]], exact=True).pvalue)
-    # mid-p = 2·(P(X ≤ k) − ½·P(X = k)), from the uncapped tail (exact p is capped at 1)
-    k = min(saved, broken)
-    mid = 2 * (float(sps.binom.cdf(k, n, 0.5)) - 0.5 * float(sps.binom.pmf(k, n, 0.5)))
-    return exact, min(1.0, max(0.0, mid))
-
-
-def two_proportion_p(x1: int, x2: int, n: int) -> float:
-    """Two-sided z-test p for x1/n vs x2/n (1.0 when both are 0 or n: no variance)."""
-    if n == 0 or (x1 + x2) in (0, 2 * n):
-        return 1.0
-    return float(proportions_ztest([x1, x2], [n, n])[1])
-
-
-def _rate(mask: pd.Series, of: pd.Series | None = None) -> float:
-    base = mask if of is None else mask[of]
-    return float(base.mean()) if len(base) else math.nan
+_AB_NAMES = {"abstention_control": "abstained_control",
+             "abstention_treatment": "abstained_treatment"}
 
 
 def ab_table(
@@ -174,67 +148,47 @@ def ab_table(
     by: Sequence[str] = ("model", "condition"),
     seed: int = DEFAULT_SEED,
     n_boot: int = DEFAULT_RESAMPLES,
-    alpha: float = 0.05,
 ) -> pd.DataFrame:
     """The two-arm comparison per group (default per model and condition), on usable
-    pairs. Columns:
+    pairs: the statistics of `agentprop.analysis.ab_statistics` (the report computes the
+    same, from the same bootstrap stream for the same pairs), as one wide row per group.
 
-    n_pairs, n_dropped (pairs with an unscored or failed arm); hallucination_, correct_,
-    abstained_, coverage_, selective_accuracy_, cost_ (total), tokens_ per arm
-    (suffixes control / treatment); delta_hallucination (treatment − control, negative =
-    fewer hallucinations) with delta_ci_low / delta_ci_high (paired bootstrap, tasks
-    resampled); saved (hallucination → not), broken (not → hallucination);
-    mcnemar_p (exact), mcnemar_midp, ztest_p (two proportions), cohens_h (control vs
-    treatment, positive = drop), power (achieved, normal approximation for two
-    independent proportions at `alpha`: conservative for paired data); false_alarms and
-    false_alarm_rate (treatment abstained where the control answer was correct, over
-    control-correct pairs), n_control_correct.
+    Columns: n_pairs, n_dropped (pairs with an unscored or failed arm); hallucination_,
+    correct_, abstained_, coverage_, selective_accuracy_ per arm, plus cost_ (total) and
+    tokens_ (suffixes control / treatment); delta_hallucination with delta_ci_low /
+    delta_ci_high, delta_correct; saved, broken; mcnemar_p, mcnemar_midp, ztest_p,
+    cohens_h, power; false_alarms, n_control_correct, false_alarm_rate. Undefined values
+    are NaN.
     """
     pairs = pair_frame(outcomes)
-    rng = np.random.default_rng(seed)
     rows = []
     for key, g in pairs.groupby(list(by), sort=True, dropna=False):
         u = g[g["usable"]]
-        n = len(u)
         row: dict[str, Any] = dict(zip(by, key if isinstance(key, tuple) else (key,),
                                        strict=True))
-        row.update(n_pairs=n, n_dropped=int(len(g) - n))
-        arms = {}
+        row.update(n_dropped=int(len(g) - len(u)))
+        rng = group_rng(seed, *ab_rng_key(g["run_id"], str(g["model"].iloc[0]),
+                                          g["condition"]))
+        stats = ab_statistics(_usable_pairs(u), n_resamples=n_boot, rng=rng)
+        for name, est in stats.items():
+            row[_AB_NAMES.get(name, name)] = est.value
+        d = stats["delta_hallucination"]
+        row["delta_ci_low"], row["delta_ci_high"] = d.lo, d.hi
         for arm in ("control", "treatment"):
-            o = u[f"outcome_{arm}"]
-            answered = o != "abstained"
-            arms[arm] = (o == "hallucination").to_numpy()
-            row[f"hallucination_{arm}"] = _rate(o == "hallucination")
-            row[f"correct_{arm}"] = _rate(o == "correct")
-            row[f"abstained_{arm}"] = _rate(o == "abstained")
-            row[f"coverage_{arm}"] = _rate(answered)
-            row[f"selective_accuracy_{arm}"] = _rate(o == "correct", answered)
             row[f"cost_{arm}"] = float(g[f"cost_{arm}"].sum())
             row[f"tokens_{arm}"] = int(g[f"tokens_{arm}"].sum())
-        hc, ht = arms["control"], arms["treatment"]
-        diff = ht.astype(float) - hc.astype(float)
-        row["delta_hallucination"] = float(diff.mean()) if n else math.nan
-        row["delta_ci_low"], row["delta_ci_high"] = _bootstrap_delta(
-            u["task_id"].to_numpy(), diff, rng, n_boot
-        )
-        saved, broken = int((hc & ~ht).sum()), int((~hc & ht).sum())
-        row["saved"], row["broken"] = saved, broken
-        row["mcnemar_p"], row["mcnemar_midp"] = mcnemar_pvalues(saved, broken)
-        row["ztest_p"] = two_proportion_p(int(hc.sum()), int(ht.sum()), n)
-        p_c, p_t = row["hallucination_control"], row["hallucination_treatment"]
-        h = float(proportion_effectsize(p_c, p_t)) if n else math.nan
-        row["cohens_h"] = h
-        row["power"] = (
-            float(NormalIndPower().power(effect_size=abs(h), nobs1=n, alpha=alpha, ratio=1.0))
-            if n and h != 0 else (alpha if n else math.nan)
-        )
-        ctl_correct = u["outcome_control"] == "correct"
-        fa = ctl_correct & (u["outcome_treatment"] == "abstained")
-        row["false_alarms"] = int(fa.sum())
-        row["n_control_correct"] = int(ctl_correct.sum())
-        row["false_alarm_rate"] = _rate(fa, ctl_correct)
+        for name in ("n_pairs", "saved", "broken", "false_alarms", "n_control_correct"):
+            row[name] = int(row[name])
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _delta_ci(tasks: np.ndarray, diff: np.ndarray, seed: int, n_boot: int,
+              key: tuple[Any, ...]) -> tuple[float, float]:
+    """CI of mean(diff) resampling tasks: the analysis package's cluster bootstrap."""
+    est = Resampler(diff, clusters=tasks.astype(str), n_resamples=n_boot,
+                    rng=group_rng(seed, *key)).ratio(diff, difference=True)
+    return est.lo, est.hi
 
 
 def replay_table(
@@ -258,7 +212,6 @@ def replay_table(
                    & outcomes["outcome"].isin(["correct", "hallucination", "abstained"])]
     f = fires.loc[fires["config"] == config, ["trace_id", "fires"]]
     df = ctl.merge(f, on="trace_id", how="inner")
-    rng = np.random.default_rng(seed)
     rows = []
     for key, g in df.groupby(list(by), sort=True, dropna=False):
         hall = (g["outcome"] == "hallucination").to_numpy()
@@ -268,7 +221,8 @@ def replay_table(
         correct = (g["outcome"] == "correct").to_numpy()
         row: dict[str, Any] = dict(zip(by, key if isinstance(key, tuple) else (key,),
                                        strict=True))
-        lo, hi = _bootstrap_delta(g["task_id"].to_numpy(), diff, rng, n_boot)
+        lo, hi = _delta_ci(g["task_id"].to_numpy(), diff, seed, n_boot,
+                           ("replay", config, *row.values()))
         row.update(
             n=len(g), config=config,
             hallucination_control=float(hall.mean()) if len(g) else math.nan,

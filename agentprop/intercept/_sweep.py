@@ -62,6 +62,7 @@ def sweep(
 ) -> pd.DataFrame:
     """One row per configuration (columns `SWEEP_COLUMNS`), `best` marking the chosen one:
     the highest F1, ties broken towards fewer abstentions, then the earlier configuration.
+    F1 is NaN when there is no positive and the configuration never fires (undefined).
 
     `verdicts` maps trace id to the primary judge's `correct` (None = unscored: skipped).
     Traces with status other than ok are skipped too (they have no answer to intercept).
@@ -91,7 +92,8 @@ def sweep_table(
         n = len(data)
         precision = tp / (tp + fp) if tp + fp else math.nan
         recall = tp / (tp + fn) if tp + fn else math.nan
-        f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+        # no positive and no firing: F1 is undefined (NaN), not 0
+        f1 = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else math.nan
         out.append({
             "config": cfg.label, "tau_l1": cfg.tau_l1, "tau_l2": cfg.tau_l2, "l3": cfg.l3,
             "n": n, "positives": tp + fn, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
@@ -101,9 +103,9 @@ def sweep_table(
     df = pd.DataFrame(out, columns=SWEEP_COLUMNS[:-1])
     df["best"] = False
     if len(df):
-        f1s = [float(x) for x in df["f1"]]
+        f1s = [-_nan_last(-float(x)) for x in df["f1"]]  # an undefined F1 ranks last
         rates = [_nan_last(float(x)) for x in df["abstention_rate"]]
-        order = sorted(range(len(df)), key=lambda i: (-round(f1s[i], 12), rates[i], i))
+        order = sorted(range(len(df)), key=lambda i: (-f1s[i], rates[i], i))
         df.loc[order[0], "best"] = True
     return df
 

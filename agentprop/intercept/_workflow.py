@@ -9,7 +9,6 @@ suite are imported where used: they sit above this package in the layering.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,9 +46,17 @@ class InterceptError(Exception):
 
 
 def records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    """JSON-safe rows (NaN → None, numpy scalars → Python)."""
-    out: list[dict[str, Any]] = json.loads(df.to_json(orient="records"))
-    return out
+    """JSON-safe rows (NaN and missing → None, numpy scalars → Python), values exact: the
+    numbers the CLI prints are the report's to the last digit."""
+    return [{str(k): _plain(v) for k, v in r.items()} for r in df.to_dict("records")]
+
+
+def _plain(v: Any) -> Any:
+    if hasattr(v, "item") and not isinstance(v, str):
+        v = v.item()  # numpy scalar
+    if v is pd.NA or v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return None
+    return v
 
 
 def primary_judge(ws: Any, judge: str | None = None) -> str:
@@ -295,6 +302,30 @@ def summarize_evaluation(
     }
 
 
+def refuse_mixed_config(ws: Any, run_id: str, config: InterceptConfig) -> None:
+    """A stored evaluation run keeps its configuration: resuming it under another one would
+    pair treatment traces of two interceptors in one set of numbers."""
+    run = ws.get_run(run_id)
+    stored = run.config.get("interceptor") if run is not None else None
+    if stored is not None and stored != config.model_dump(mode="json"):
+        old = InterceptConfig.model_validate(stored)
+        raise InterceptError(
+            f"run {run_id!r} already holds an evaluation of interceptor {old.label} mode "
+            f"{old.mode}; this one is {config.label} mode {config.mode}. Use another "
+            "--run-id (or leave it out) so the two are kept apart")
+
+
+def evaluation_configs(ws: Any) -> dict[str, str]:
+    """run id → "LABEL mode=MODE" of every interceptor evaluation stored in `ws`."""
+    out: dict[str, str] = {}
+    for run in ws.runs():
+        cfg = run.config.get("interceptor")
+        if isinstance(cfg, dict):
+            c = InterceptConfig.model_validate(cfg)
+            out[run.id] = f"{c.label} mode={c.mode}"
+    return out
+
+
 def run_evaluation(
     ws: Any,
     *,
@@ -323,6 +354,7 @@ def run_evaluation(
 
     plan = plan_evaluation(suite, models=models, config=config, split=split, n=n,
                            conditions=conditions, seed=seed, domains=domains, run_id=run_id)
+    refuse_mixed_config(ws, plan.run_id, config)
     summary: RunSummary = asyncio.run(run_units(
         plan.units, workspace=ws, suite=suite, model_options=model_options,
         concurrency=concurrency, extra_hooks=treatment_hooks(config), progress=progress,

@@ -1,14 +1,8 @@
 """Human labels: stratified sampling, the annotation web app, CSV import/export, agreement."""
 
 from agentprop.labels._agreement import (
-    Kappa,
     agreement_summary,
-    cohen_kappa,
-    confusion,
     human_consensus,
-    inter_annotator,
-    judge_vs_human,
-    krippendorff_alpha,
     workspace_agreement,
 )
 from agentprop.labels._app import make_server
@@ -31,21 +25,15 @@ from agentprop.labels._sample import (
 
 __all__ = [
     "SAMPLE_COLUMNS",
-    "Kappa",
     "LabelImportError",
     "SampleError",
     "SampleSummary",
     "agreement_summary",
     "allocate",
     "annotator_queue",
-    "cohen_kappa",
-    "confusion",
     "export_labels",
     "human_consensus",
     "import_labels",
-    "inter_annotator",
-    "judge_vs_human",
-    "krippendorff_alpha",
     "make_server",
     "parse_label",
     "read_labels",

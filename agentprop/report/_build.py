@@ -14,9 +14,10 @@ import pandas as pd
 from agentprop.analysis import SECTIONS, AnalysisResult, numbers_manifest
 from agentprop.report._figures import render_figures
 from agentprop.report._html import TITLES, render_html, simulation_check_frame
-from agentprop.report._tables import display_table, to_latex, to_markdown
+from agentprop.report._tables import display_table, hidden_metrics, to_latex, to_markdown
 
 FIGURE_SECTIONS = {
+    "stopping": ["stopping_funnel"],
     "propagation": ["stage_reach"],
     "rejection_recovery": ["rejection_vs_recovery"],
     "interceptor": ["interceptor_effect"],
@@ -35,7 +36,8 @@ def model_labels(result: AnalysisResult, keys: Sequence[str]) -> dict[str, str]:
     out = {}
     for k in keys:
         first, sep, rest = str(k).partition("|")
-        out[k] = f"{first} (simulated){sep}{rest}" if first in sims else str(k)
+        model = first.split("@", 1)[0]  # an interceptor evaluation key: model@run
+        out[k] = f"{first} (simulated){sep}{rest}" if model in sims else str(k)
     return out
 
 
@@ -82,11 +84,12 @@ def build_report(
         pngs = render_figures(result, tmp / "figures", label)
         (tmp / "tables").mkdir()
         shown: dict[str, pd.DataFrame] = {}
+        hidden = hidden_metrics(result.info)
         for section in SECTIONS:
             df = result.tables.get(section)
             if df is None:
                 continue
-            t = display_table(df, section, labels=labels)
+            t = display_table(df, section, labels=labels, hidden=hidden.get(section))
             shown[section] = t
             df.to_csv(tmp / "tables" / f"{section}.csv", index=False)
             (tmp / "tables" / f"{section}.md").write_text(

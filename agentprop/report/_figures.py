@@ -17,6 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from agentprop.analysis import AnalysisResult
+from agentprop.report._tables import hidden_metrics
 
 
 def _sel(df: pd.DataFrame | None, metric: str, per_key: bool = True) -> pd.DataFrame:
@@ -44,18 +45,73 @@ def _err(sub: pd.DataFrame) -> np.ndarray:
     return np.nan_to_num(np.vstack([v - lo, hi - v]))
 
 
-def stage_reach(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None:
-    prop = res.tables.get("propagation")
-    subs = {m: _sel(prop, m) for m in ("p_S1", "p_S2", "p_S3")}
-    if subs["p_S1"].empty:
+OUTCOME_STYLE = {  # outcome → (legend text, colour)
+    "no_tool_call": ("no tool call", "#bdbdbd"),
+    "not_applied": ("no visible effect", "#d9d9d9"),
+    "noticed_recovered": ("noticed, recovered", "#1a9850"),
+    "unnoticed_recovered": ("not noticed, recovered", "#91cf60"),
+    "noticed_not_recovered": ("noticed, still wrong", "#fc8d59"),
+    "propagated": ("propagated (not noticed, wrong)", "#d73027"),
+}
+
+
+def stopping_funnel(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None:
+    """The headline: per model, the share of injected traces ending in each outcome, stacked,
+    each segment's CI drawn at its top."""
+    st = res.tables.get("stopping")
+    if st is None or st.empty:
         return None
-    keys = list(subs["p_S1"]["key"])
+    per = st[(st["key"] != "") & ~st["key"].astype(str).str.contains("|", regex=False)]
+    keys = list(dict.fromkeys(per["key"]))
+    if not keys:
+        return None
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(keys) + 3), 4.5))
+    x = np.arange(len(keys))
+    bottom = np.zeros(len(keys))
+    hidden = hidden_metrics(res.info).get("stopping", set())
+    for outcome, (text, colour) in OUTCOME_STYLE.items():
+        if outcome in hidden:
+            continue
+        sub = per[per["metric"] == outcome].set_index("key").reindex(keys)
+        v = np.nan_to_num(sub["value"].to_numpy(dtype=float))
+        ax.bar(x, v, 0.6, bottom=bottom, color=colour, label=text, edgecolor="white")
+        lo = np.nan_to_num(sub["ci_lo"].to_numpy(dtype=float), nan=0.0)
+        hi = np.nan_to_num(sub["ci_hi"].to_numpy(dtype=float), nan=0.0)
+        shown = v > 0
+        ax.errorbar(x[shown] + 0.22, (bottom + v)[shown],
+                    yerr=np.vstack([v - lo, hi - v])[:, shown], fmt="none", ecolor="#333",
+                    capsize=2, lw=0.8)
+        bottom = bottom + v
+    n = per[per["metric"] == "n"].set_index("key").reindex(keys)["value"]
+    ax.set_xticks(x, [f"{_wrap(label(k), 16)}\n(n={int(v) if v == v else 0})" for k, v in
+                      zip(keys, n, strict=True)], fontsize=8)
+    ax.set_ylabel("share of injected traces")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("Where the error stops, per model (95% CI, tasks resampled)", fontsize=10)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def stage_reach(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None:
+    """Stage reach per model, without the rates that are constant by construction (with
+    neither p_S1 nor p_S2 left, the stopping funnel says it all: no figure)."""
+    const = set(res.info.get("constant_by_construction") or [])
+    if {"p_S1", "p_S2"} <= const:
+        return None
+    prop = res.tables.get("propagation")
+    subs = {m: _sel(prop, m) for m in ("p_S1", "p_S2", "p_S3") if m not in const}
+    first = next(iter(subs.values()))
+    if first.empty:
+        return None
+    keys = list(first["key"])
     fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(keys) + 2), 4))
     width = 0.27
     x = np.arange(len(keys))
     for i, (m, sub) in enumerate(subs.items()):
         sub = sub.set_index("key").reindex(keys).reset_index()
-        ax.bar(x + (i - 1) * width, np.nan_to_num(sub["value"].to_numpy(dtype=float)), width,
+        ax.bar(x + (i - (len(subs) - 1) / 2) * width,
+               np.nan_to_num(sub["value"].to_numpy(dtype=float)), width,
                yerr=_err(sub), capsize=2, label=STAGE_NAMES[m])
     ax.set_xticks(x, [label(k) for k in keys], rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("share of injected traces")
@@ -68,35 +124,42 @@ def stage_reach(res: AnalysisResult, label: Callable[[str], str]) -> Figure | No
 
 
 def rejection_vs_recovery(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None:
+    """Noticed vs recovered per model (our runs); the paper's rejection (1 − p_S1) vs
+    recovery where noticing cannot be measured (imported release data)."""
     rr = res.tables.get("rejection_recovery")
     if rr is None or rr.empty:
         return None
     w = rr[rr["key"] != ""].pivot_table(index="key", columns="metric", values="value")
-    if "rejection" not in w or "recovery" not in w:
+    ours = "noticed" in w and bool(w["noticed"].notna().any())
+    xcol, rho_name, p_name = (("noticed", "spearman_rho_ours", "spearman_p_ours") if ours
+                              else ("rejection", "spearman_rho", "spearman_p"))
+    if xcol not in w or "recovery" not in w:
         return None
-    w = w.dropna(subset=["rejection", "recovery"])
+    w = w.dropna(subset=[xcol, "recovery"])
     if w.empty:
         return None
     fig, ax = plt.subplots(figsize=(6, 4.5))
     n_s2 = w.get("n_S2", pd.Series(1.0, index=w.index)).fillna(0).to_numpy(dtype=float)
     sizes = 20 + 220 * n_s2 / max(1.0, float(n_s2.max()))
-    ax.scatter(w["rejection"], w["recovery"], s=sizes, alpha=0.6)
+    ax.scatter(w[xcol], w["recovery"], s=sizes, alpha=0.6)
     placed: list[tuple[float, float]] = []
     for k, r in w.iterrows():
-        x0, y0 = float(r["rejection"]), float(r["recovery"])
+        x0, y0 = float(r[xcol]), float(r["recovery"])
         # labels of points close together are stacked instead of drawn on top of each other
         near = sum(abs(x0 - a) < 0.08 and abs(y0 - b) < 0.04 for a, b in placed)
         placed.append((x0, y0))
         ax.annotate(label(str(k)), (x0, y0), fontsize=7, xytext=(5, 3 - 9 * near),
                     textcoords="offset points")
-    rho = rr[(rr["key"] == "") & (rr["metric"] == "spearman_rho")]["value"]
-    p = rr[(rr["key"] == "") & (rr["metric"] == "spearman_p")]["value"]
-    title = "Rejection (1 − p_S1) vs recovery (1 − r_23); size ∝ n_S2"
+    rho = rr[(rr["key"] == "") & (rr["metric"] == rho_name)]["value"]
+    p = rr[(rr["key"] == "") & (rr["metric"] == p_name)]["value"]
+    title = ("Noticed P(noticed | S2) vs recovered (1 − r_23); size ∝ n_S2" if ours else
+             "Rejection (1 − p_S1) vs recovery (1 − r_23); size ∝ n_S2")
     if len(rho) and not math.isnan(float(rho.iloc[0])):
         title += f"\nSpearman ρ = {float(rho.iloc[0]):.3f}, p = {float(p.iloc[0]):.3f}"
     ax.set_title(title, fontsize=9)
-    ax.set_xlabel("rejection rate")
-    ax.set_ylabel("recovery rate")
+    ax.set_xlabel("noticed after the corruption reached the observation" if ours
+                  else "rejection rate")
+    ax.set_ylabel("recovery rate (right answer after S2)")
     ax.set_xlim(-0.05, 1.05)
     ax.set_ylim(-0.05, 1.05)
     fig.tight_layout()
@@ -183,6 +246,7 @@ def confusion(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None
 
 
 FIGURES: dict[str, Callable[[AnalysisResult, Callable[[str], str]], Figure | None]] = {
+    "stopping_funnel": stopping_funnel,
     "stage_reach": stage_reach,
     "rejection_vs_recovery": rejection_vs_recovery,
     "interceptor_effect": interceptor_effect,

@@ -19,8 +19,10 @@ from typing import Any
 import pandas as pd
 
 from agentprop.analysis import AnalysisResult
+from agentprop.report._tables import constant_sentence
 
 TITLES = {
+    "stopping": "Where the error stops (per model)",
     "propagation": "Propagation per model (stage reach and hop rates)",
     "propagation_by_type": "Propagation per model and error type",
     "rejection_recovery": "Rejection vs recovery",
@@ -34,17 +36,28 @@ TITLES = {
 
 # reading order: the headline propagation numbers, then how far to trust the judge, then
 # the interceptor, replication; the simulation check and raw material come last
-ORDER = ("propagation", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
+ORDER = ("stopping", "propagation", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
          "judges", "calibration", "interceptor", "interceptor_sweep", "replication")
 
 EXPLAIN = {
+    "stopping": "One outcome per injected trace: no tool call; no visible effect (the "
+                "corruption never changed what the agent saw); noticed and recovered; not "
+                "noticed but recovered (the corruption did not matter for the answer); "
+                "noticed but still wrong; propagated (not noticed, wrong). Noticed = after "
+                "the corrupted step the agent re-queried, checked with another tool, asked "
+                "the user, declined, or named the problem (docs/injection.md). Shares with "
+                "CIs resampling tasks; MODEL|TYPE rows cover every error type.",
     "propagation": "p_S1 = P(injection applied | opportunity), p_S2 = P(visible effect), "
-                   "r_23 = P(wrong answer | S2), inj_to_err = P(wrong | S1). Calibrated rates "
-                   "are named by method: the paper's (P(human correct | judge correct/wrong)) "
-                   "and Rogan–Gladen (sensitivity/specificity).",
+                   "r_23 = P(wrong answer | S2), inj_to_err = P(wrong | S1). noticed = "
+                   "P(noticed | S2); noticed_false_alarm = the same detector on clean "
+                   "baseline traces; noticed_delta = injected − baseline on the same tasks; "
+                   "recovered = 1 − r_23. Calibrated rates are named by method: the paper's "
+                   "(P(human correct | judge correct/wrong)) and Rogan–Gladen "
+                   "(sensitivity/specificity).",
     "propagation_by_type": "The same rates split by the injected error type.",
-    "rejection_recovery": "Paper-compatible: rejection = 1 − p_S1, recovery = 1 − r_23. Ours "
-                          "keeps no-tool traces apart (never counted as rejection).",
+    "rejection_recovery": "Paper-compatible: rejection = 1 − p_S1, recovery = 1 − r_23. Ours: "
+                          "noticed = P(noticed | S2) vs recovery (spearman_rho_ours), with "
+                          "no-tool traces kept apart (never counted as rejection).",
     "baseline_vs_p2": "Paper's definition: all baseline traces vs P2 traces with S1. Ours: "
                       "the same tasks in both (matched), Δ with a paired bootstrap by task.",
     "judges": "Cohen's κ of each judge against a reference: human labels when there are "
@@ -70,6 +83,7 @@ EXPLAIN = {
 # the row key of each section, split into columns (names, separator in the key)
 KEY_COLUMNS: dict[str, tuple[tuple[str, ...], str]] = {
     "propagation_by_type": (("model", "error type"), "|"),
+    "stopping": (("model", "error type"), "|"),
     "interceptor": (("model", "condition"), "|"),
     "judges": (("judge", "reference"), "~"),
     "interceptor_sweep": (("configuration",), ""),
@@ -90,8 +104,10 @@ GROUPS: dict[str, list[list[str]]] = {
 MAX_COLS = 7
 
 FIGURE_CAPTIONS = {
+    "stopping_funnel": "Where the error stops: outcome shares per model (95% CIs).",
     "stage_reach": "Share of injected traces reaching each stage, per model.",
-    "rejection_vs_recovery": "Rejection vs recovery per model (bubble area ∝ n_S2).",
+    "rejection_vs_recovery": "Noticed (or, for the paper's release, rejection) vs recovery per "
+                             "model (bubble area ∝ n_S2).",
     "interceptor_effect": "Hallucination rate per arm, per model.",
     "judge_kappa": "Cohen's κ of each judge against the reference.",
     "confusion_matrix": "Judge vs reference verdict counts.",
@@ -473,6 +489,8 @@ def render_html(
                      "</h2>")
         if section in EXPLAIN:
             parts.append(f"<p>{escape(EXPLAIN[section])}</p>")
+        if section == "propagation" and constant_sentence(info):
+            parts.append(f'<p class="note">{escape(constant_sentence(info))}</p>')
         if section == "interceptor" and interceptor_conditions:
             parts.append('<p class="muted">Conditions run with both arms: '
                          + escape(", ".join(interceptor_conditions)) + ".</p>")

@@ -9,11 +9,17 @@ import pandas as pd
 
 # metrics shown per section (in this order); anything else stays in the CSV
 DISPLAY: dict[str, list[str]] = {
-    "propagation": ["n", "p_S1", "p_S2", "p_S3", "r_12", "r_23", "inj_to_err", "no_tool_share",
-                    "correction_rate", "r_23_cal_paper", "r_23_cal_rogan_gladen",
-                    "inj_to_err_cal_paper", "inj_to_err_cal_rogan_gladen"],
-    "propagation_by_type": ["n", "p_S1", "p_S2", "r_23", "inj_to_err", "no_tool_share"],
-    "rejection_recovery": ["rejection", "recovery", "no_tool_share",
+    "propagation": ["n", "p_S1", "p_S2", "p_S3", "r_12", "r_23", "inj_to_err", "noticed",
+                    "noticed_false_alarm", "noticed_delta", "recovered", "no_tool_share",
+                    "correction_rate", "noticed_requery", "noticed_verify", "noticed_clarify",
+                    "noticed_abstain", "noticed_mention", "r_23_cal_paper",
+                    "r_23_cal_rogan_gladen", "inj_to_err_cal_paper",
+                    "inj_to_err_cal_rogan_gladen"],
+    "stopping": ["n", "no_tool_call", "not_applied", "noticed_recovered",
+                 "unnoticed_recovered", "noticed_not_recovered", "propagated", "n_undecided"],
+    "propagation_by_type": ["n", "p_S1", "p_S2", "r_23", "inj_to_err", "noticed", "recovered",
+                            "no_tool_share"],
+    "rejection_recovery": ["rejection", "noticed", "recovery", "no_tool_share",
                            "rejection_given_tool_call", "correction_rate", "n_S2",
                            "spearman_rho", "spearman_p", "spearman_rho_ours", "spearman_p_ours"],
     "baseline_vs_p2": ["baseline_correct", "p2_injected_correct", "p2_all_correct",
@@ -36,7 +42,36 @@ DISPLAY: dict[str, list[str]] = {
 }
 
 COUNT_METRICS = {"n", "n_S1", "n_S2", "n_pairs", "saved", "broken", "tp", "fp", "fn", "tn",
-                 "n_labels", "n_error", "n_tasks", "n_no_stage_info"}
+                 "n_labels", "n_error", "n_tasks", "n_no_stage_info", "n_undecided",
+                 "false_alarms", "n_control_correct"}
+
+CONSTANT_NOTE = "1 by construction: the runtime applies the corruption"
+PAPER_REJECTION = ("rejection", "rejection_given_tool_call", "spearman_rho", "spearman_p")
+
+
+def hidden_metrics(info: dict[str, object]) -> dict[str, set[str]]:
+    """Per section, the metrics not shown because they are constant by construction in
+    this workspace's own runs (they stay in numbers.json and the CSV tables)."""
+    const = set(info.get("constant_by_construction") or [])  # type: ignore[call-overload]
+    if not const:
+        return {}
+    hidden = {"propagation": set(const), "propagation_by_type": set(const)}
+    if "p_S1" in const:  # the paper's rejection = 1 − p_S1 is then 0 for every model
+        hidden["rejection_recovery"] = set(PAPER_REJECTION)
+    if "p_S2" in const:  # every tool-using trace saw the corruption: "not applied" is 0
+        hidden["stopping"] = {"not_applied"}
+    return hidden
+
+
+def constant_sentence(info: dict[str, object]) -> str:
+    """The one sentence that says which rates are constant and why ("" if none)."""
+    const = list(info.get("constant_by_construction") or [])  # type: ignore[call-overload]
+    if not const:
+        return ""
+    names = ", ".join(const[:-1]) + (" and " if len(const) > 1 else "") + const[-1]
+    extra = (" (so the paper's rejection = 1 − p_S1 is 0; here rejection is noticed)"
+             if "p_S1" in const else "")
+    return f"{names} are {CONSTANT_NOTE}{extra}; they are not shown, numbers.json keeps them."
 P_METRICS = {"spearman_p", "spearman_p_ours", "mcnemar_p", "mcnemar_midp", "ztest_p"}
 
 
@@ -56,12 +91,14 @@ def fmt_cell(metric: str, value: float, n: int, lo: float, hi: float) -> str:
 
 
 def display_table(df: pd.DataFrame, section: str, *,
-                  labels: dict[str, str] | None = None) -> pd.DataFrame:
-    """key × metric strings for one section (empty frame if nothing to show)."""
+                  labels: dict[str, str] | None = None,
+                  hidden: set[str] | None = None) -> pd.DataFrame:
+    """key × metric strings for one section (empty frame if nothing to show); `hidden`
+    metrics are left out (see `hidden_metrics`)."""
     if df is None or df.empty:
         return pd.DataFrame()
     metrics = [m for m in DISPLAY.get(section, sorted(df["metric"].unique()))
-               if m in set(df["metric"])]
+               if m in set(df["metric"]) and m not in (hidden or set())]
     sub = df[df["metric"].isin(metrics)]
     keys = list(dict.fromkeys(sub["key"]))
     out = pd.DataFrame(index=[(labels or {}).get(k, k) or "pooled" for k in keys],

@@ -30,6 +30,9 @@ RenderFn = Callable[[Task, list[Observation]], str]
 
 UNKNOWN_ANSWER = "I don't know."
 REFUSAL = "I'm sorry, but I can't look that up reliably right now, so I can't answer."
+FALSE_ALARM_TEXT = ("(Something in the tool result looks off to me, so you may want to"
+                    " double-check this.)")
+"""The hedge a profile adds with probability `p_false_alarm` (no interceptor keyword)."""
 _ID = re.compile(r"^call_sim_(\d+)_(\d+)$")
 _ECHO_CONTAINERS = ("query", "request", "arguments", "args", "input", "params")
 
@@ -326,4 +329,7 @@ def _final(task: Task, h: _History, p: SimProfile, seed: int, render: RenderFn,
         answer = task.reference_answer if corrupted else render(task, observations)
         if draw(p, seed, task.id, 0, "base_error" + tag) < p.base_error:
             answer = perturb(answer)
-    return _styled(answer, p, h.tools_used)
+    text = _styled(answer, p, h.tools_used)
+    if draw(p, seed, task.id, 0, "false_alarm" + tag) < p.p_false_alarm:
+        text = f"{text} {FALSE_ALARM_TEXT}"
+    return text

@@ -29,6 +29,9 @@ class SimProfile(BaseModel):
     - `verbosity`: how much text surrounds the answer.
     - `p_uncertain_words`: chance that reasoning text next to a tool call says the result
       looks wrong / invalid (doubled, capped at 1, after a mismatching or error observation).
+    - `p_false_alarm`: chance that an answer from tool results ends with a hedge that the
+      tool result looks off (`FALSE_ALARM_TEXT`), whether or not anything was wrong: the
+      `noticed` detector's base rate on clean (baseline) traces.
     - `p_heed_warning`: when the latest user message is an interceptor warning (warn mode),
       re-check: re-query the calls whose observation does not match the query (the same
       test as `p_notice`) and answer anew; otherwise repeat the answer. Never drawn on an
@@ -46,12 +49,14 @@ class SimProfile(BaseModel):
     base_error: float = Prob
     verbosity: Verbosity = "normal"
     p_uncertain_words: float = Prob
+    p_false_alarm: float = Field(default=0.0, ge=0.0, le=1.0)
     p_heed_warning: float = Field(default=0.0, ge=0.0, le=1.0)
 
     def true_rates(self) -> dict[str, float]:
         """The rates an analysis of this profile's traces should recover (in expectation).
 
-        With n = p_no_tool, c = p_notice, a = p_correct_anyway, e = base_error:
+        With n = p_no_tool, c = p_notice, a = p_correct_anyway, e = base_error,
+        f = p_false_alarm:
         - ``no_tool``              = n                 (share of traces with no tool call)
         - ``tool_use``             = 1 - n             (share with an opportunity)
         - ``correction_given_S2``  = c                 (P(corrected | S2))
@@ -61,6 +66,12 @@ class SimProfile(BaseModel):
         - ``error_baseline``       = n + (1-n)·e       (P(wrong) over all baseline traces;
           no-tool answers are a refusal or a fabrication, so always wrong)
         - ``propagation_given_unnoticed`` = 1 - a + a·e
+        - ``noticed_given_S2``     = c + (1-c)·f       (P(noticed | S2) on one-call tasks: a
+          re-query, else the hedge)
+        - ``false_alarm``          = f                 (P(noticed) on clean one-call traces
+          with a tool call)
+        On chained tasks both are higher: `p_uncertain_words` doubt before the next call is
+        noticing too (and a false alarm on a clean trace).
         These are rates of the policy's behaviour. `r_23` counts an answer built from a
         corrupted observation as wrong; a judge measures less when the corrupted lookup
         does not determine the graded facts (e.g. the losing city of a comparison), so
@@ -69,6 +80,7 @@ class SimProfile(BaseModel):
         because every observation echoes the arguments it was computed from.
         """
         n, c, a, e = self.p_no_tool, self.p_notice, self.p_correct_anyway, self.base_error
+        f = self.p_false_alarm
         r23 = c * e + (1 - c) * (a * e + 1 - a)
         return {
             "no_tool": n,
@@ -79,6 +91,8 @@ class SimProfile(BaseModel):
             "error_clean": e,
             "error_baseline": n + (1 - n) * e,
             "propagation_given_unnoticed": 1 - a + a * e,
+            "noticed_given_S2": c + (1 - c) * f,
+            "false_alarm": f,
         }
 
 
@@ -91,7 +105,7 @@ PROFILES: dict[str, SimProfile] = {
             " paper, 95 % of whose P2 traces had no tool call); rarely notices a bad"
             " observation or heeds an interceptor warning.",
             p_no_tool=0.90, p_notice=0.15, p_correct_anyway=0.05, base_error=0.08,
-            verbosity="terse", p_uncertain_words=0.05, p_heed_warning=0.10,
+            verbosity="terse", p_uncertain_words=0.05, p_false_alarm=0.05, p_heed_warning=0.10,
         ),
         SimProfile(
             name="propagator",
@@ -99,7 +113,7 @@ PROFILES: dict[str, SimProfile] = {
             " observation into its answer (like GPT-4o-mini in the paper); rarely heeds an"
             " interceptor warning, so warn mode mostly ends in an abstention.",
             p_no_tool=0.02, p_notice=0.03, p_correct_anyway=0.02, base_error=0.05,
-            verbosity="normal", p_uncertain_words=0.02, p_heed_warning=0.10,
+            verbosity="normal", p_uncertain_words=0.02, p_false_alarm=0.05, p_heed_warning=0.10,
         ),
         SimProfile(
             name="self-correcting",
@@ -107,14 +121,14 @@ PROFILES: dict[str, SimProfile] = {
             " re-queries with the right arguments; voices doubt in its reasoning; usually heeds"
             " an interceptor warning and re-checks.",
             p_no_tool=0.03, p_notice=0.70, p_correct_anyway=0.10, base_error=0.04,
-            verbosity="verbose", p_uncertain_words=0.30, p_heed_warning=0.85,
+            verbosity="verbose", p_uncertain_words=0.30, p_false_alarm=0.10, p_heed_warning=0.85,
         ),
         SimProfile(
             name="balanced",
             description="Middle of the road on every parameter (heeds half of the"
             " interceptor warnings).",
             p_no_tool=0.10, p_notice=0.35, p_correct_anyway=0.10, base_error=0.08,
-            verbosity="normal", p_uncertain_words=0.15, p_heed_warning=0.50,
+            verbosity="normal", p_uncertain_words=0.15, p_false_alarm=0.08, p_heed_warning=0.50,
         ),
         SimProfile(
             name="oracle",

@@ -119,3 +119,27 @@ def test_mcnemar_midp_is_one_when_discordant_counts_tie() -> None:
     assert mcnemar_test(1, 1).p_midp == pytest.approx(1.0)
     assert mcnemar_test(5, 5).p_midp == pytest.approx(1.0)
     assert mcnemar_test(3, 7).p_midp == pytest.approx(0.34375 - 0.1171875)
+
+
+def test_a_share_of_zero_or_one_gets_the_exact_bound_not_a_point() -> None:
+    """Resampling cannot vary what never happened: 0 of 10 would be [0, 0] by percentile
+    bootstrap. The open side is the Clopper–Pearson bound over the independent units."""
+    import numpy as np
+
+    from agentprop.analysis import Resampler, proportion_ci
+
+    zeros = proportion_ci([False] * 10, n_resamples=200, rng=1)
+    assert zeros.value == 0 and zeros.lo == 0 and zeros.hi == pytest.approx(1 - 0.025 ** 0.1)
+    ones = proportion_ci([True] * 10, n_resamples=200, rng=1)
+    assert ones.hi == 1 and ones.lo == pytest.approx(0.025 ** 0.1)
+    # clustered: twenty traces on four tasks are four independent units
+    tasks = np.repeat(["a", "b", "c", "d"], 5)
+    rs = Resampler(np.arange(20), clusters=tasks, n_resamples=200, rng=1)
+    est = rs.ratio(np.zeros(20))
+    assert est.hi == pytest.approx(1 - 0.025 ** 0.25)
+    # a difference of zero is not a share: its interval stays what the bootstrap says
+    diff = rs.ratio(np.zeros(20) - np.zeros(20), difference=True)
+    assert (diff.lo, diff.hi) == (0.0, 0.0)
+    # a share strictly inside (0, 1) keeps its percentile interval
+    mixed = proportion_ci([True, False] * 5, n_resamples=200, rng=1)
+    assert 0 < mixed.lo < 0.5 < mixed.hi < 1

@@ -11,6 +11,7 @@ from analysis_helpers import frame, row
 
 from agentprop.analysis import (
     AnalysisInput,
+    AnalysisResult,
     Calibrator,
     LabelCells,
     analyze,
@@ -144,7 +145,9 @@ def test_interceptor_saved_broken_and_rates() -> None:
     assert 0 < lookup(t, "mcnemar_p", "m") <= 1
 
 
-def test_interceptor_arms_pair_within_their_run() -> None:
+def test_two_evaluations_are_never_pooled() -> None:
+    """Two evaluations of one model (say warn mode, then abstain mode) are keyed on their
+    own, each with its own n; pairs never cross runs."""
     rows = []
     for run, (tw, ta) in (("r1", (True, False)), ("r2", (True, True))):
         for i in range(3):  # run r1: treatment still wrong; run r2: treatment abstains
@@ -154,10 +157,28 @@ def test_interceptor_arms_pair_within_their_run() -> None:
                 r["run_id"] = run
                 r["trace_id"] += run
             rows += [c, t]
+    t = interceptor_ab(frame(rows), n_resamples=R,
+                       evaluations={"r1": "tau_l1=1 mode=warn", "r2": "tau_l1=1 mode=abstain"})
+    assert math.isnan(lookup(t, "n_pairs", "m"))  # no blended number
+    assert lookup(t, "n_pairs", "m@r1") == 3 and lookup(t, "n_pairs", "m@r2") == 3
+    assert lookup(t, "saved", "m@r1") == 0 and lookup(t, "saved", "m@r2") == 3
+    assert lookup(t, "hallucination_treatment", "m@r1") == 1.0
+    assert lookup(t, "hallucination_treatment", "m@r2") == 0.0
+    note = t[(t["key"] == "m@r2") & (t["metric"] == "n_pairs")]["note"].iloc[0]
+    assert "mode=abstain" in note
+    m = numbers_manifest(AnalysisResult(tables={"interceptor": t}))
+    assert m["interceptor.n_pairs[m@r1]"]["n"] == 3 and "interceptor.n_pairs[m]" not in m
+
+
+def test_undefined_tests_are_nan_not_one() -> None:
+    rows = []
+    for i in range(4):  # both arms always right: no discordant pair, no variance
+        rows.append(row("m", f"t{i}", cond="baseline", arm="control", s3=False))
+        rows.append(row("m", f"t{i}", cond="baseline", arm="treatment", s3=False))
     t = interceptor_ab(frame(rows), n_resamples=R)
-    assert lookup(t, "n_pairs", "m") == 6  # both runs' pairs, none dropped or crossed
-    assert lookup(t, "saved", "m") == 3 and lookup(t, "broken", "m") == 0
-    assert lookup(t, "hallucination_treatment", "m") == pytest.approx(0.5)
+    assert lookup(t, "delta_hallucination", "m") == 0.0
+    assert math.isnan(lookup(t, "mcnemar_p", "m")) and math.isnan(lookup(t, "ztest_p", "m"))
+    assert math.isnan(lookup(t, "mcnemar_midp", "m"))
 
 
 def test_interceptor_split_by_condition_when_several() -> None:
@@ -319,3 +340,55 @@ def test_baseline_vs_p2_clusters_by_task_when_tasks_repeat() -> None:
         r = t[(t["metric"] == metric) & (t["key"] == "m")].iloc[0]
         assert r["value"] == pytest.approx(0.5)
         assert (r["ci_lo"], r["ci_hi"]) == (0.0, 1.0), metric
+
+
+def test_cross_domain_cis_resample_tasks_and_name_their_conditions() -> None:
+    rows = []
+    for seed in range(10):  # 2 tasks per part, ten seeds each, outcomes fixed by the task
+        for task, wrong in (("a", True), ("b", False)):
+            rows.append(row("m", f"core_{task}", cond="baseline", s3=wrong, seed=seed))
+            rows.append(row("m", f"ret_{task}", cond="baseline", s3=wrong, seed=seed,
+                            domain="retail"))
+            rows.append(row("m", f"core_{task}", s1=True, s2=True, s3=wrong, seed=seed))
+            rows.append(row("m", f"ret_{task}", s1=True, s2=True, s3=wrong, seed=seed,
+                            domain="retail"))
+            # another error type that always propagates: not part of the stated conditions
+            rows.append(row("m", f"core_{task}", cond="p2:type_mismatch", s1=True, s2=True,
+                            s3=True, seed=seed))
+    t = cross_domain(frame(rows), n_resamples=R)
+    c = t[(t["key"] == "m") & (t["metric"] == "correct_core")].iloc[0]
+    assert c.value == 0.5 and c.ci_lo == 0.0 and c.ci_hi == 1.0  # 2 tasks, not 20 traces
+    e = t[(t["key"] == "m") & (t["metric"] == "inj_to_err_core")].iloc[0]
+    assert e.value == 0.5 and e.ci_lo == 0.0 and e.ci_hi == 1.0
+    assert e.note == "conditions: p2:semantic_wrong"
+    allp2 = cross_domain(frame(rows), conditions=["p2:semantic_wrong", "p2:type_mismatch"],
+                         n_resamples=R)
+    assert lookup(allp2, "inj_to_err_core", "m") == pytest.approx(30 / 40)
+
+
+def test_judge_kappa_cis_resample_tasks_when_traces_share_one() -> None:
+    import pandas as pd
+
+    # 2 tasks × 20 traces: on task a the judge always agrees with the reference, on b never
+    v = []
+    tasks = {}
+    for i in range(40):
+        tid, task = f"t{i}", "a" if i < 20 else "b"
+        tasks[tid] = task
+        truth = i % 2 == 0
+        v += [(tid, "facts", truth), (tid, "heuristic", truth if task == "a" else not truth)]
+    verdicts = pd.DataFrame(v, columns=["trace_id", "judge", "correct"])
+    verdicts["correct"] = verdicts["correct"].astype("boolean")
+    iid = judge_agreement(verdicts, reference="facts", n_resamples=R)
+    clustered = judge_agreement(verdicts, reference="facts", tasks=tasks, n_resamples=R)
+
+    def ci(t: pd.DataFrame, metric: str) -> tuple[float, float]:
+        r = t[(t["key"] == "heuristic~facts") & (t["metric"] == metric)].iloc[0]
+        return r.ci_lo, r.ci_hi
+
+    assert lookup(clustered, "kappa", "heuristic~facts") == pytest.approx(0.0)
+    # two clusters: a resample is all-agree (κ = 1), all-disagree (κ = −1) or the mix
+    assert ci(clustered, "kappa") == (pytest.approx(-1.0), pytest.approx(1.0))
+    assert ci(clustered, "agreement") == (0.0, 1.0)
+    lo, hi = ci(iid, "kappa")
+    assert lo > -0.7 and hi < 0.7  # forty independent traces would be much narrower

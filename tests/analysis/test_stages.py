@@ -9,7 +9,12 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from agentprop.analysis.stages import STAGE_COLUMNS, propagation_rates, stage_table
+from agentprop.analysis.stages import (
+    STAGE_COLUMNS,
+    propagation_rates,
+    stage_table,
+    with_outcomes,
+)
 from agentprop.core import (
     FinalEvent,
     InjectionEvent,
@@ -172,16 +177,17 @@ def _rows(model: str, **cols: list) -> list[dict]:
     n = len(next(iter(cols.values())))
     base = {"model": model, "condition": "p2:semantic_wrong", "error": False,
             "opportunity": True, "no_tool_call": False, "S1": True, "S2": True,
-            "corrected": False, "S3": None}
+            "corrected": False, "S3": None, "error_type": "semantic_wrong", "noticed": False,
+            "noticed_kind": None}
     return [{**base, "task_id": f"{model}_{i}", **{k: v[i] for k, v in cols.items()}}
             for i in range(n)]
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     df = pd.DataFrame(rows)
-    for c in ("opportunity", "no_tool_call", "S1", "S2", "corrected", "S3"):
+    for c in ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3"):
         df[c] = df[c].astype("boolean")
-    return df
+    return with_outcomes(df)
 
 
 def test_rates_hand_computed_and_zero_denominator() -> None:

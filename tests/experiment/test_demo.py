@@ -22,7 +22,8 @@ from agentprop.sim import PROFILES
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "agentprop" / "experiment" / "demo.yaml"
 SIM_MODELS = ["sim/balanced", "sim/propagator", "sim/self-correcting", "sim/tool-averse"]
-METRICS = ["no_tool_share", "S2_rate", "correction_rate", "r_23"]
+METRICS = ["no_tool_share", "S2_rate", "correction_rate", "r_23", "noticed_rate",
+           "false_alarm_rate"]
 UNIT_COLUMNS = "run_id, model, task_id, condition, seed, arm"
 KILL_AFTER = 300  # traces stored before the SIGKILL
 
@@ -140,7 +141,8 @@ def test_numbers_json_has_propagation_and_simulation_check(demo: DemoRun) -> Non
         assert numbers[f"propagation.r_23[{m}]"]["value"] is not None
     truth = {f"sim/{k}": p.true_rates() for k, p in PROFILES.items()}
     true_key = {"no_tool_share": "no_tool", "S2_rate": "tool_use",
-                "correction_rate": "correction_given_S2", "r_23": "r_23"}
+                "correction_rate": "correction_given_S2", "r_23": "r_23",
+                "noticed_rate": "noticed_given_S2", "false_alarm_rate": "false_alarm"}
     checks = {k: v for k, v in numbers.items() if k.startswith("simulation_check.")}
     assert len(checks) == len(SIM_MODELS) * len(METRICS)
     uncovered = []

@@ -43,7 +43,7 @@ def test_small_study_runs_and_resumes(tmp_path: Path) -> None:
     assert out["units"] == 2 * 6 * 2 == out["completed"] == out["traces"]
     assert out["skipped"] == 0 and out["errors"] == 0
     assert out["report"] is None and not (ws / "report").exists()
-    assert out["simulation_check_total"] == 8
+    assert out["simulation_check_total"] == 2 * 6  # six known rates per profile
 
     with Workspace(ws, create=False) as w:
         assert w.count_traces() == 24

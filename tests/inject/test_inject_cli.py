@@ -63,6 +63,9 @@ def test_stages_json_and_table(tmp_path: Path) -> None:
 
     res = runner.invoke(app, ["stages", "--workspace", str(path)])
     assert res.exit_code == 0 and "sim/a (simulated)" in res.stdout and "r_23" not in res.stdout
+    # p_S1 is 1 for every model (the runtime applies the corruption): said once, not a row
+    assert res.stdout.count("1 by construction") == 1 and "│ p_S1" not in res.stdout
+    assert "p_S2" in res.stdout and "noticed" in res.stdout
 
     with Workspace(path) as ws:
         ws.put_verdicts(Verdict(trace_id=f"sim/ap2:semantic_wrong{i}", judge="facts",
@@ -74,7 +77,7 @@ def test_stages_json_and_table(tmp_path: Path) -> None:
     # S2 traces are the even ones: 0, 2, 4 correct; 6, 8 wrong
     assert a["r_23"] == 0.4 and a["r_23_n"] == 5
     res = runner.invoke(app, ["stages", "--workspace", str(path)])
-    assert "r_23" in res.stdout
+    assert "r_23" in res.stdout and "recovered" in res.stdout
 
 
 def test_stages_errors(tmp_path: Path) -> None:

@@ -7,17 +7,16 @@ import math
 import pandas as pd
 import pytest
 
+from agentprop.analysis import mcnemar_test, two_proportion_z
 from agentprop.intercept import InterceptConfig, default_configs
 from agentprop.intercept._evaluate import (
     ab_table,
     false_alarm_table,
-    mcnemar_pvalues,
     outcome_frame,
     pair_frame,
     replay_frame,
     replay_table,
     risk_coverage,
-    two_proportion_p,
 )
 
 from ._fakes import OBS, VALIDATION, episode
@@ -58,6 +57,7 @@ def test_ab_table_counts_and_tests() -> None:
     assert math.isclose(row["mcnemar_p"], 2 * 0.5**6)
     assert math.isclose(row["mcnemar_midp"], 2 * 0.5**6 - 0.5**6)
     assert math.isclose(row["abstained_treatment"], 8 / 20)
+    assert math.isclose(row["delta_correct"], -2 / 20)
     assert math.isclose(row["coverage_treatment"], 12 / 20)
     assert math.isclose(row["selective_accuracy_treatment"], 10 / 12)
     assert math.isclose(row["selective_accuracy_control"], 12 / 20)
@@ -76,15 +76,19 @@ def test_ab_table_is_seeded_and_groups_by_model() -> None:
     pd.testing.assert_frame_equal(one, two)
     assert one["model"].tolist() == ["a", "b"]
     b = one.iloc[1]
-    assert b["delta_hallucination"] == 0 and b["mcnemar_p"] == 1.0 and b["ztest_p"] == 1.0
+    # no discordant pair and no hallucination at all: the tests are undefined, not p = 1
+    assert b["delta_hallucination"] == 0
+    assert math.isnan(b["mcnemar_p"]) and math.isnan(b["ztest_p"])
 
 
 def test_statistical_helpers_edge_cases() -> None:
-    assert mcnemar_pvalues(0, 0) == (1.0, 1.0)
-    exact, mid = mcnemar_pvalues(3, 3)
-    assert exact == 1.0 and mid == pytest.approx(1.0)  # b = c: no evidence either way
-    assert two_proportion_p(0, 0, 10) == 1.0 and two_proportion_p(10, 10, 10) == 1.0
-    assert two_proportion_p(9, 1, 10) < 0.01
+    none = mcnemar_test(0, 0)
+    assert math.isnan(none.p_exact) and math.isnan(none.p_midp)
+    tie = mcnemar_test(3, 3)
+    assert tie.p_exact == 1.0 and tie.p_midp == pytest.approx(1.0)  # b = c: no evidence
+    assert math.isnan(two_proportion_z(0, 10, 0, 10)[1])
+    assert math.isnan(two_proportion_z(10, 10, 10, 10)[1])
+    assert two_proportion_z(9, 10, 1, 10)[1] < 0.01
 
 
 def test_pairs_match_on_task_condition_and_seed() -> None:
@@ -131,7 +135,6 @@ def test_failed_episodes_are_their_own_outcome(status: str) -> None:
 
 
 def test_mcnemar_midp_is_one_when_saved_equals_broken() -> None:
-    from agentprop.intercept._evaluate import mcnemar_pvalues
-
-    assert mcnemar_pvalues(5, 5) == (1.0, pytest.approx(1.0))
-    assert mcnemar_pvalues(2, 2)[1] == pytest.approx(1.0)
+    assert mcnemar_test(5, 5).p_exact == 1.0
+    assert mcnemar_test(5, 5).p_midp == pytest.approx(1.0)
+    assert mcnemar_test(2, 2).p_midp == pytest.approx(1.0)

@@ -111,7 +111,8 @@ def test_no_tool_answers_are_never_intercepted(
     none = _ab(result, "sim/no-tool")
     assert none["n_pairs"] == N_TASKS and none["hallucination_control"] > 0.5
     assert none["delta_hallucination"] == 0 and none["saved"] == 0
-    assert none["mcnemar_p"] == 1.0 and none["ztest_p"] == 1.0
+    # no discordant pair: McNemar is undefined (null), not p = 1; equal rates: z p = 1
+    assert none["mcnemar_p"] is None and none["ztest_p"] == 1.0
     # sim/tool-averse: only its tool-using share can be helped; its no-tool answers never
     no_tool = [t for t in ws.iter_traces(run_id=result["run_id"], model="sim/tool-averse",
                                          arm="treatment")

@@ -70,3 +70,18 @@ def test_equal_f1_is_broken_towards_fewer_abstentions() -> None:
 def test_sweep_of_nothing_is_an_empty_but_well_formed_table() -> None:
     table = sweep([], {})
     assert len(table) == 12 and (table["n"] == 0).all() and table["best"].sum() == 1
+
+
+def test_f1_is_undefined_without_positives_and_firings() -> None:
+    """All answers right and nothing for a layer to fire on: F1 is NaN, never 0. A
+    configuration that fires on a right answer has F1 = 0 (defined)."""
+    clean = [(episode(OK, [OBS], tid="G"), True), (episode(OK, [OBS], tid="G2"), True)]
+    table = sweep([t for t, _ in clean], {t.id: ok for t, ok in clean})
+    assert (table["positives"] == 0).all() and (table["tp"] + table["fp"] == 0).all()
+    assert table["f1"].isna().all() and math.isnan(table["precision"].iloc[0])
+    assert table["best"].sum() == 1
+    fires = [*clean, (episode(OK, [VALIDATION, OBS], tid="C"), True)]
+    t2 = sweep([t for t, _ in fires], {t.id: ok for t, ok in fires})
+    l1 = t2[t2["tau_l1"] == 1]
+    assert (l1["f1"] == 0.0).all()
+    assert t2[(t2["tau_l1"] == 3) & ~t2["l3"].astype(bool)]["f1"].isna().all()

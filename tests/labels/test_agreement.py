@@ -1,4 +1,5 @@
-"""κ, confusion, shares, inter-annotator κ and Krippendorff's α on hand-computed data."""
+"""`label agreement`: κ, confusion, shares, inter-annotator κ and Krippendorff's α, all
+computed by `agentprop.analysis` (hand-computed data)."""
 
 from __future__ import annotations
 
@@ -9,40 +10,27 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from agentprop.analysis import annotator_alpha, annotator_kappas, kappa_from_table, label_frame
 from agentprop.cli import app
 from agentprop.core import Label, Verdict
-from agentprop.labels import (
-    agreement_summary,
-    cohen_kappa,
-    confusion,
-    human_consensus,
-    inter_annotator,
-    judge_vs_human,
-    krippendorff_alpha,
-)
+from agentprop.labels import agreement_summary, human_consensus
 from agentprop.store import Workspace
 from tests.judges.conftest import WEATHER, make_trace
 
 
 def test_paper_ensemble_table() -> None:
     """The paper's ensemble-vs-human table: rows (19, 6 / 19, 56) → κ = 0.432."""
-    k = cohen_kappa([[19, 6], [19, 56]])
+    k = kappa_from_table(19, 6, 19, 56)
     assert round(k.kappa, 3) == 0.432 and k.n == 100
-    assert k.ci_low < k.kappa < k.ci_high
-    assert k.ci_low == pytest.approx(k.kappa - 1.959964 * k.se, abs=1e-4)
+    assert k.asym_lo < k.kappa < k.asym_hi and k.boot_lo < k.kappa < k.boot_hi
 
 
 def test_hand_computed_kappa() -> None:
     # po = 0.7, pe = (25*30 + 25*20) / 50² = 0.5 → κ = 0.4
-    assert cohen_kappa([[20, 5], [10, 15]]).kappa == pytest.approx(0.4)
-    assert cohen_kappa([[10, 0], [0, 10]]).kappa == pytest.approx(1.0)
-    assert math.isnan(cohen_kappa([[5, 0], [0, 0]]).kappa)  # undefined, not an error
-    assert math.isnan(cohen_kappa([[0, 0], [0, 0]]).kappa)
-
-
-def test_confusion_orientation() -> None:
-    t = confusion([True, True, False, False, True], [True, False, True, False, True])
-    assert t.tolist() == [[2, 1], [1, 1]]  # rows judge ✓/✗, columns human ✓/✗
+    assert kappa_from_table(20, 5, 10, 15).kappa == pytest.approx(0.4)
+    assert kappa_from_table(10, 0, 0, 10).kappa == pytest.approx(1.0)
+    assert math.isnan(kappa_from_table(5, 0, 0, 0).kappa)  # undefined, not an error
+    assert math.isnan(kappa_from_table(0, 0, 0, 0).kappa)
 
 
 def _labels(rows: list[tuple[str, str, str]]) -> list[Label]:
@@ -56,7 +44,8 @@ def test_consensus_judge_vs_human() -> None:
     human = human_consensus(labels)
     # c is a tie, broken by the lead annotator x (most labels), as the analysis does; d unsure
     assert human == {"a": True, "b": False, "c": True, "e": False}
-    r = judge_vs_human({"a": True, "b": True, "e": None}, human)
+    rows = [("a", "j", True, {}), ("b", "j", True, {}), ("e", "j", None, {})]
+    r = agreement_summary(rows, labels, n_resamples=50)["judges"]["j"]
     assert r["n"] == 2 and r["confusion"] == [[1, 1], [0, 0]]
     assert r["judge_correct_share"] == 1.0 and r["human_correct_share"] == 0.5
     assert r["unscored_or_unlabelled"] == 2  # c has no verdict, e is unscored
@@ -68,17 +57,18 @@ def test_inter_annotator_and_alpha() -> None:
         v = "correct" if i < 5 else "incorrect"
         rows += [(f"t{i}", "x", v), (f"t{i}", "y", v), (f"t{i}", "z", v)]
     labels = _labels(rows)
-    pairs = inter_annotator(labels)
+    pairs = annotator_kappas(label_frame(labels), n_resamples=50)
     assert [(p["a"], p["b"]) for p in pairs] == [("x", "y"), ("x", "z"), ("y", "z")]
     assert all(p["kappa"] == pytest.approx(1.0) and p["n"] == 10 for p in pairs)
-    assert krippendorff_alpha(labels) == pytest.approx(1.0)
-    assert krippendorff_alpha(labels[:20]) is not None
+    assert annotator_alpha(label_frame(labels)).value == pytest.approx(1.0)
     two = [x for x in labels if x.annotator != "z"]
-    assert krippendorff_alpha(two) is None
+    assert annotator_alpha(label_frame(two)).value == pytest.approx(1.0)  # α needs 2 raters
+    one = [x for x in labels if x.annotator == "x"]
+    assert math.isnan(annotator_alpha(label_frame(one)).value)
     flipped = [*two, *[Label(trace_id=x.trace_id, annotator="z",
                              label="incorrect" if x.label == "correct" else "correct")
                        for x in two if x.annotator == "x"]]
-    assert krippendorff_alpha(flipped) < 0.5
+    assert annotator_alpha(label_frame(flipped)).value < 0.5
 
 
 def test_summary_and_cli(tmp_path: Path) -> None:
@@ -88,8 +78,7 @@ def test_summary_and_cli(tmp_path: Path) -> None:
     ws.put_labels(_labels([("t0", "ann", "correct"), ("t1", "ann", "incorrect"),
                            ("t2", "ann", "incorrect"), ("t3", "ann", "incorrect"),
                            ("t0", "bob", "correct"), ("t1", "bob", "incorrect")]))
-    s = agreement_summary({"facts": {v.trace_id: v.correct for v in ws.verdicts()}},
-                          ws.labels())
+    s = agreement_summary(ws.verdict_rows(), ws.labels(), n_resamples=50)
     assert s["judges"]["facts"]["confusion"] == [[1, 1], [0, 2]]
     r = CliRunner().invoke(app, ["label", "agreement", "-w", str(tmp_path / "w"), "--json"])
     assert r.exit_code == 0, r.output

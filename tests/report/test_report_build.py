@@ -98,13 +98,21 @@ def test_report_for_sim_workspace_is_escaped_and_complete(sim_workspace: Path) -
     assert "agentprop label serve" in html
     assert "<b>facts</b>" in html  # the primary judge is stated
     assert "data:image/png;base64," in html
-    for fig in ("stage_reach", "rejection_vs_recovery", "interceptor_effect", "judge_kappa"):
+    # our runs: p_S1 is 1 by construction, said once, its column and bar left out
+    assert html.count("1 by construction") == 1
+    assert "<th>p_<wbr>S1</th>" not in html and "<th>p_<wbr>S2</th>" in html
+    for fig in ("stopping_funnel", "stage_reach", "rejection_vs_recovery",
+                "interceptor_effect", "judge_kappa"):
         assert (out / "figures" / f"{fig}.png").stat().st_size > 1000
         assert (out / "figures" / f"{fig}.svg").exists()
     for ext in ("md", "tex", "csv"):
         assert (out / "tables" / f"propagation.{ext}").exists()
     numbers = json.loads((out / "numbers.json").read_text())
     assert numbers["propagation.n[sim/careful]"]["value"] == 12
+    assert numbers["propagation.p_S1[sim/careful]"]["value"] == 1.0  # kept in numbers.json
+    # k = 5 is unscored: its outcome (recovered or not) cannot be told
+    assert numbers["stopping.propagated[sim/careful]"]["n"] == 11
+    assert numbers["stopping.n_undecided[sim/careful]"]["value"] == 1
     assert "interceptor.saved[sim/sloppy]" in numbers
     assert "judges.kappa[heuristic~facts]" in numbers
     assert not list(sim_workspace.glob(".report-*"))  # the temp folder was renamed away
@@ -128,6 +136,8 @@ def test_report_for_imported_release(tmp_path: Path) -> None:
     assert (ws / "report" / "figures" / "confusion_matrix.png").exists()
     numbers = json.loads((ws / "report" / "numbers.json").read_text())
     assert numbers["interceptor.saved[gpt4o_mini]"]["value"] == 163
+    # the release measured p_S1 (the paper's rejection): nothing is constant by construction
+    assert "by construction" not in html and "<th>rejection</th>" in html
 
 
 def test_analyze_on_empty_workspace_is_one_line_error(tmp_path: Path) -> None:
@@ -144,9 +154,10 @@ def test_report_reads_in_order_with_contents(sim_workspace: Path) -> None:
     assert res.exit_code == 0, res.output
     html = (sim_workspace / "report" / "index.html").read_text(encoding="utf-8")
     assert '<nav class="toc">' in html and 'href="#sec-propagation"' in html
-    # headline propagation first, then judges, the interceptor, the raw material last
+    # the stopping funnel (headline) and propagation first, then judges, the interceptor,
+    # the raw material last
     at = [html.index(f'<h2 id="sec-{s}"') for s in
-          ("propagation", "judges", "interceptor", "examples", "manifest")]
+          ("stopping", "propagation", "judges", "interceptor", "examples", "manifest")]
     assert at == sorted(at)
     # an estimate is laid out as value, CI, and n under it; n is never dropped silently
     assert '<span class="ci">[' in html and '<span class="n">n=' in html

@@ -1,0 +1,431 @@
+"""`noticed`: after the corrupted step, did the agent show that it saw a problem, and how.
+
+A pure function of a trace's events (no judge, no injection data beyond locating the step).
+The *reference step* is the targeted call's observation in an injected trace, and the first
+observation of a trace without injection (a baseline trace: the same detector gives the
+false-alarm base rate). Every model output after it is read in order; the first that shows
+noticing gives the trace its kind:
+
+- ``requery``: a later call of the same tool that re-issues the proposed call (an argument
+  the runtime changed has its proposed value again, every other argument agrees: the
+  `corrected` rule), or, after an error observation, changes the argument the
+  error names and no other (any argument when the error names none); or a same-tool call
+  whose text says it retries (`RETRY`) or names a problem (`PROBLEM`) without saying it
+  carries on regardless (`CONTINUE`).
+  A plan that calls the tool again for the next entity ("now Amsterdam") is not a requery,
+  even when the corrupted value was the one the question does not name: only the
+  proposed value tells a retry from the next step.
+- ``verify``: a call of another tool whose text names a problem and says it checks it
+  (`PROBLEM` and `CHECK` or `RETRY`). A silent call of another tool cannot be told apart
+  from the plan's next step and is not counted.
+- ``clarify``: a text that asks the user to confirm or clarify (`QUESTION`).
+- ``abstain``: a text that declines to give the answer (`DECLINE`).
+- ``mention``: a text that names a mismatch, an error or doubt about the data (`PROBLEM`).
+
+Within one output the acting kind wins (requery/verify > clarify > abstain > mention).
+The text rules are the documented lists below (`TEXT_RULES`); they were validated against
+`tests/fixtures/noticed_validation.jsonl`, labelled before they were written
+(docs/injection.md gives the agreement).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agentprop.core import InjectionEvent, ModelCallEvent, ToolResultEvent, Trace
+
+Kind = Literal["requery", "verify", "clarify", "mention", "abstain"]
+KINDS: tuple[Kind, ...] = ("requery", "verify", "clarify", "abstain", "mention")
+"""The kinds of noticing, in the order that decides within one output."""
+
+Where = Literal["beside_call", "final", "text_turn"]
+CallRelation = Literal["same_tool", "other_tool"] | None
+Signal = Literal["problem", "retry", "check", "question", "decline", "continue"]
+
+
+@dataclass(frozen=True)
+class TextRule:
+    """One documented text rule: a pattern that, in one sentence, gives a signal.
+
+    `guard_if`: the match does not count when the sentence says "if" before it (a tip,
+    "if the forecast looks wrong, check your app"). `guard_negation`: it does not count
+    when "no", "not", "without", "never" or "free" comes within three words before it
+    ("no discrepancies", "without errors"). `needs`: words the pattern cannot match
+    without (lower case); a sentence with none of them skips the rule (a fast gate, tested
+    to change no result)."""
+
+    name: str
+    signal: Signal
+    pattern: re.Pattern[str]
+    guard_if: bool = False
+    guard_negation: bool = False
+    needs: tuple[str, ...] = ()
+
+
+def _r(text: str) -> re.Pattern[str]:
+    return re.compile(text, re.IGNORECASE)
+
+
+_NEG = r"(?:does\s*n[o']t|do\s*n[o']t|did\s*n[o']t|does not|do not|did not|don't|doesn't|didn't)"
+_WHO = r"(?:you|the user|your question|the question|the request|your request|I|we)"
+_ASKED = r"(?:asked|requested|wanted|meant|mentioned|named|specified|need|needs|wants|gave)"
+_ENTITY = (r"(?:city|cities|date|day|patient|product|id|record|location|item|value|parameter|"
+           r"argument|person|event|drug|medication|doctor|time|format|one|data|result|results|"
+           r"entry|article|order|slot|specialty)")
+
+TEXT_RULES: tuple[TextRule, ...] = (
+    # -- PROBLEM: the text names a mismatch, an error, or doubt about the data --------------
+    TextRule("does not match", "problem",
+             _r(rf"\b{_NEG}\s+(?:seem\s+to\s+|appear\s+to\s+)?(?:match|correspond|line up|"
+                r"agree with|fit|line up with|appear in|exist in|show up in|include)\b"),
+             needs=('match', 'correspond', 'line up', 'agree', 'fit', 'appear', 'exist',
+                    'show up', 'include')),
+    TextRule("is not what you asked", "problem",
+             _r(rf"\b(?:is\s*n[o']t|isn't|is not|was not|wasn't|not)\s+what\s+{_WHO}\s+"
+                r"(?:described|asked|requested|wanted|expected|meant|need)\b|"
+                rf"\b(?:a|an)\s+\w+\s+{_WHO}\s+{_NEG}\s+(?:mention|ask|name|request)"),
+             needs=('what', 'mention', 'ask', 'name', 'request')),
+    TextRule("X is incorrect / invalid", "problem",
+             _r(r"\b(?:was|is|were|are|seems|looks)\s+(?:\w+\s+)?(?:incorrect|wrong|invalid|"
+                r"erroneous|bogus|corrupted)\b"),
+             guard_if=True, guard_negation=True,
+             needs=('incorrect', 'wrong', 'invalid', 'erroneous', 'bogus', 'corrupt')),
+    TextRule("far too high / low", "problem",
+             _r(r"\b(?:seems?|looks?|is|are)\s+(?:far|much|way)\s+too\s+(?:high|low|large|"
+                r"small|hot|cold|many|few)\b|\b(?:may|might|could)\s+be\s+(?:an?\s+)?(?:\w+\s+)?"
+                r"(?:error|mistake|glitch)\b"),
+             needs=('too', 'error', 'mistake', 'glitch')),
+    TextRule("starts with Error:", "problem", _r(r"^\W*error\s*:"),
+             needs=('error',)),
+    TextRule("mismatch / discrepancy / inconsistent", "problem",
+             _r(r"\b(?:mismatch(?:es|ed)?|discrepanc(?:y|ies)|inconsisten(?:t|cy|cies))\b"),
+             guard_if=True, guard_negation=True,
+             needs=('mismatch', 'discrepanc', 'inconsisten')),
+    TextRule("wrong or incorrect entity", "problem",
+             _r(rf"\b(?:wrong|incorrect|mistyped|mistaken)\s+(?:\w+\s+)?{_ENTITY}\b"),
+             guard_if=True, guard_negation=True,
+             needs=('wrong', 'incorrect', 'mistyped', 'mistaken')),
+    TextRule("a different entity than / from", "problem",
+             _r(r"\b(?:a|an|is|was|are|were)\s+(?:different|another)\s+[^.?!;]{0,40}?"
+                r"\b(?:than|from)\b"),
+             needs=('different', 'another')),
+    TextRule("belongs to / is for another entity", "problem",
+             _r(r"\b(?:belongs?\s+to|is\s+for|are\s+for|refers?\s+to|returned)\s+(?:a|an)\s+"
+                r"(?:different|another|other)\b"),
+             needs=('different', 'another', 'other')),
+    TextRule("looks wrong / seems off", "problem",
+             _r(r"\b(?:looks?|seems?|appears?|looked|seemed|appeared)\s+(?:to\s+be\s+)?"
+                r"(?:a\s+bit\s+|quite\s+|rather\s+|very\s+)?(?:wrong|incorrect|off|odd|strange|"
+                r"unexpected|inconsistent|invalid|erroneous|suspicious|unlikely|mistaken|"
+                r"implausible)\b"),
+             guard_if=True, guard_negation=True,
+             needs=('look', 'seem', 'appear')),
+    TextRule("that is not right", "problem",
+             _r(r"\b(?:does\s*n[o']t|doesn't|does not|is\s*n[o']t|isn't|is not|that's not|"
+                r"that is not|this is not|it's not)\s+(?:look\s+|seem\s+)?(?:right|correct)\b"),
+             guard_if=True,
+             needs=('right', 'correct')),
+    TextRule("that is odd", "problem",
+             _r(r"\b(?:that's|that is|this is|it's|it is|which is)\s+(?:a\s+bit\s+)?"
+                r"(?:odd|strange|weird|"
+                r"surprising|unexpected|suspicious)\b"),
+             guard_if=True,
+             needs=('odd', 'strange', 'weird', 'surpris', 'unexpected', 'suspicious')),
+    TextRule("something is off / went wrong", "problem",
+             _r(r"\b(?:something|this|that|it)\s+(?:went|is|seems|looks|has gone)\s+"
+                r"(?:wrong|off|awry)\b|\bwent\s+wrong\b"),
+             guard_if=True, guard_negation=True,
+             needs=('wrong', 'off', 'awry')),
+    TextRule("unexpected", "problem",
+             _r(r"\b(?:an?|is|was|which\s+is|seems|looks|returned)\s+(?:\w+\s+)?unexpected\b"),
+             guard_if=True, guard_negation=True,
+             needs=('unexpected',)),
+    TextRule("the tool returned an error", "problem",
+             _r(r"\b(?:returned|gave|reported|produced|threw|raised|got|received|encountered|"
+                r"hit|says?|said|responded with|contains?|contained|includes?)\s+"
+                r"(?:me\s+|back\s+)?(?:an?\s+)?(?:\w+\s+)?"
+                r"(?:error|exception|failure)\b"),
+             needs=('error', 'exception', 'failure')),
+    TextRule("there was an error / a problem", "problem",
+             _r(r"\bthere\s+(?:was|were|is|seems\s+to\s+be|appears\s+to\s+be|might\s+be|"
+                r"may\s+be|could\s+be)\s+(?:an?\s+|some\s+)(?:\w+\s+)?(?:error|problem|issue|"
+                r"mistake|glitch)s?\b"),
+             needs=('error', 'problem', 'issue', 'mistake', 'glitch')),
+    TextRule("the call failed", "problem",
+             _r(r"\b(?:call|request|lookup|look-up|query|search|tool|function|api|service)\s+"
+                r"(?:has\s+|had\s+)?(?:failed|errored)\b|\bfailed\s+(?:due\s+to|with|because)\b"),
+             needs=('failed', 'errored')),
+    TextRule("not found (reported by the tool)", "problem",
+             _r(r"\b(?:reported|returned|says?|said|error)\b[^.?!]{0,60}\bnot\s+found\b"),
+             needs=('found',)),
+    TextRule("I made a mistake", "problem",
+             _r(r"\b(?:I|we)\s+(?:made|used|passed|entered|sent|queried|called)\s+(?:an?\s+|the\s+)"
+                r"(?:error|mistake|wrong|incorrect|invalid)\b|\b(?:I|we)\s+(?:mistakenly|"
+                r"accidentally|incorrectly)\b|\bmy\s+(?:mistake|error|bad)\b|\boops\b"),
+             needs=('error', 'mistake', 'wrong', 'incorrect', 'invalid', 'mistaken', 'accidental',
+                    'incorrectly', 'bad', 'oops')),
+    TextRule("for X rather than / instead of Y", "problem",
+             _r(r"\b(?:for|is|are|shows?|lists?|refers?\s+to|returned|came\s+back)\b[^.?!]{0,40}"
+                r"\b(?:rather\s+than|instead\s+of)\b"),
+             needs=('rather', 'instead')),
+    TextRule("but you asked about", "problem",
+             _r(rf"\b(?:but|while|whereas|although|even though)\s+{_WHO}\s+(?:\w+\s+)?"
+                rf"(?:{_ASKED}|was about|is about|mentions?|were)\b"),
+             needs=('but', 'while', 'whereas', 'although', 'though')),
+    TextRule("is for X, not Y", "problem",
+             _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in)\s+[^.,;?!]{1,40},\s+"
+                r"not\s+(?:for\s+)?['\"]?(?-i:[A-Z0-9])"),
+             needs=('not',)),
+    TextRule("not X as you asked", "problem",
+             _r(rf"\bnot\b[^.?!]{{0,40}}\bas\s+(?:you\s+|the user\s+)?(?:asked|requested)|"
+                rf"\bnot\s+the\s+(?:\w+\s+){{0,2}}{_WHO}\s+(?:\w+\s+)?{_ASKED}\b"),
+             needs=('not',)),
+    TextRule("doubt about the result", "problem",
+             _r(r"\b(?:not|n't)\s+(?:fully\s+|entirely\s+|very\s+|completely\s+)?(?:confident|"
+                r"sure|certain)\s+(?:in|about|of|that)\s+(?:this|the|that|these|it)\b"
+                r"(?:\s+(?:result|results|data|answer|value|information|record|output|is))?"),
+             needs=('confident', 'sure', 'certain')),
+    # -- RETRY: it redoes the call ----------------------------------------------------------
+    TextRule("again / retry / instead", "retry",
+             _r(r"\b(?:again|retry|retrying|re-?query|re-?querying|re-?run|re-?issue|once more|"
+                r"instead)\b|\b(?:correct|fix)\s+(?:that|this|it|the\s+call|my\s+call)\b|"
+                rf"\bwith\s+the\s+(?:right|correct|proper|valid)\s+(?:\w+\s+)?"
+                rf"(?:{_ENTITY}|arguments?|parameters?|inputs?)\b"),
+             needs=('again', 'retry', 'requer', 're-quer', 'rerun', 're-run', 'reissue',
+                    're-issue', 'once more', 'instead', 'correct', 'fix', 'right', 'proper',
+                    'valid')),
+    # -- CHECK: it checks the problem --------------------------------------------------------
+    TextRule("verify / confirm / double-check", "check",
+             _r(r"\b(?:verify|confirm|double-check|double check|cross-check|make sure|"
+                r"check\s+(?:whether|if|that|which)|to\s+see\s+(?:which|whether|if))\b|"
+                rf"\bfind\s+the\s+(?:right|correct|actual)\s+{_ENTITY}\b"),
+             needs=('verify', 'confirm', 'double', 'cross-check', 'make sure', 'check', 'to see',
+                    'find')),
+    # -- CONTINUE: it goes on despite the problem (so a same-tool call is the next step) ---
+    TextRule("continue anyway", "continue",
+             _r(r"\b(?:continue|proceed|carry on|move on|anyway|regardless|nevertheless)\b"),
+             needs=('continue', 'proceed', 'carry on', 'move on', 'anyway', 'regardless',
+                    'nevertheless')),
+    # -- QUESTION: it asks the user to confirm or clarify ----------------------------------
+    TextRule("could you confirm / clarify / provide", "question",
+             _r(r"\b(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:confirm|clarify|"
+                r"double-check|double check|verify|check|specify|provide|re-?enter|resend|"
+                r"tell me which|share|send|give me)\b"),
+             needs=('you',)),
+    TextRule("please confirm / specify / provide", "question",
+             _r(r"\bplease\s+(?:confirm|clarify|specify|provide|double-check|re-?enter|give|enter|"
+                r"share|choose|select)\b"),
+             needs=('please',)),
+    TextRule("did you mean / which X did you mean / is that correct", "question",
+             _r(r"\b(?:did|do)\s+you\s+mean\b|\bwhich\s+(?:\w+\s+){1,2}(?:did|do)\s+you\s+mean\b|"
+                r"\b(?:is|was)\s+(?:that|this)\s+(?:correct|right|what you meant)\s*\?|"
+                r"\bare\s+you\s+(?:asking|referring)\s+(?:about|to)\b"),
+             needs=('mean', 'correct', 'right', 'asking', 'referring')),
+    # -- DECLINE: it declines to give the answer --------------------------------------------
+    TextRule("cannot give / answer / determine", "decline",
+             _r(r"\b(?:can't|cannot|can not|unable to|not able to|won't|will not|wasn't able to|"
+                r"was not able to|couldn't|could not|am not going to|won't be able to|"
+                r"will not be able to)"
+                r"\s+(?:reliably\s+|responsibly\s+|"
+                r"accurately\s+)?(?:give|provide|tell|answer|determine|confirm|say|fulfil|"
+                r"fulfill|complete|get reliable)\b"),
+             needs=("can't", 'cannot', 'can not', 'unable', 'able', "won't", "couldn't",
+                    'could not', 'going to')),
+    TextRule("could not be completed", "decline",
+             _r(r"\b(?:request|task|question)\s+(?:could\s+not|couldn't|cannot|can't)\s+be\s+"
+                r"(?:completed|answered|fulfilled)\b"),
+             needs=('could not', "couldn't", 'cannot', "can't")),
+    TextRule("will not guess", "decline",
+             _r(r"\b(?:won't|will not|would rather not|'d rather not|don't want to|do not want to|"
+                r"am not going to|not going to|refuse to)\s+(?:guess|speculate|answer|"
+                r"give you an?\s+"
+                r"(?:possibly|potentially|number|figure|value|answer))\b|"
+                r"\b(?:don't|do not)\s+have\s+enough\s+(?:\w+\s+)?(?:information|data)\s+to\s+"
+                r"(?:answer|say|tell|give)\b"),
+             needs=('guess', 'speculate', 'answer', 'give you', 'enough')),
+)
+"""The text rules, each applied per sentence. See the module docstring for how signals map
+to kinds."""
+
+_EXCLUDE: tuple[re.Pattern[str], ...] = (
+    # scope disclaimers are not declining this answer
+    _r(r"\b(?:provide|give|offer)\s+(?:medical|legal|financial|professional)\s+advice\b"),
+)
+_NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free)\b(?:\W+\w+){0,3}\W*$",
+                              re.IGNORECASE)
+_IF_BEFORE = re.compile(r"\bif\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(text) if s.strip()]
+
+
+_ALL_NEEDS: frozenset[str] = frozenset(w for r in TEXT_RULES for w in r.needs)
+
+
+def text_signals(text: str | None, *, gate: bool = True) -> set[Signal]:
+    """The signals the text rules find in `text` (empty for none). `gate=False` skips the
+    `needs` gate (the same result, slower: for tests)."""
+    out: set[Signal] = set()
+    for sentence in _sentences(text or ""):
+        if any(p.search(sentence) for p in _EXCLUDE):
+            continue
+        low = sentence.lower()
+        present = {w for w in _ALL_NEEDS if w in low}
+        for rule in TEXT_RULES:
+            if rule.signal in out:
+                continue
+            if gate and rule.needs and present.isdisjoint(rule.needs):
+                continue
+            for m in rule.pattern.finditer(sentence):
+                before = sentence[: m.start()]
+                if rule.guard_if and _IF_BEFORE.search(before):
+                    continue
+                if rule.guard_negation and _NEGATION_BEFORE.search(before):
+                    continue
+                out.add(rule.signal)
+                break
+    return out
+
+
+def classify_text(text: str | None, where: Where, call: CallRelation = None) -> Kind | None:
+    """The kind of noticing one output's text shows (None: none), given where it sits:
+    beside a call to the same tool as the reference step or to another tool, or a text
+    with no call (`final` / `text_turn`)."""
+    s = text_signals(text)
+    if where == "beside_call":
+        if call == "same_tool" and ("retry" in s or ("problem" in s and "continue" not in s)):
+            return "requery"
+        if call == "other_tool" and "problem" in s and ({"check", "retry"} & s):
+            return "verify"
+    if "question" in s:
+        return "clarify"
+    if "decline" in s:
+        return "abstain"
+    if "problem" in s:
+        return "mention"
+    return None
+
+
+# -- events ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Noticing:
+    """The detector's result for one trace: `noticed` None when there is no reference step
+    (no observation, or an injection that never reached one)."""
+
+    noticed: bool | None
+    kind: Kind | None = None
+
+
+NOT_DEFINED = Noticing(None)
+
+
+def _norm(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _is_error(obs: Any) -> bool:
+    return isinstance(obs, dict) and isinstance(obs.get("error"), dict)
+
+
+def restores(args: dict[str, Any], proposed: dict[str, Any], param: str) -> bool:
+    """Whether `args` re-issue the proposed call: `param` has its proposed value again and
+    every other argument both calls set agrees. The agreement matters: the next step of a
+    plan often reuses the value for another entity (the same date for a second city),
+    which is not a re-query (nor a correction)."""
+    if param not in args or _norm(args[param]) != _norm(proposed.get(param)):
+        return False
+    return all(_norm(args[k]) == _norm(v) for k, v in proposed.items() if k in args)
+
+
+@dataclass(frozen=True)
+class _Reference:
+    at: int  # event index of the reference observation
+    tool: str
+    executed: dict[str, Any]
+    proposed: dict[str, Any]
+    error: bool
+    error_param: str | None
+
+
+def _structural_requery(args: dict[str, Any], ref: _Reference) -> bool:
+    """A same-tool call that redoes the reference call (see the module docstring)."""
+    if _norm(args) == _norm(ref.executed):
+        return False
+    changed = [k for k, v in ref.proposed.items()
+               if k not in ref.executed or _norm(v) != _norm(ref.executed[k])]
+    if any(restores(args, ref.proposed, k) for k in changed):
+        return True
+    if not ref.error:
+        return False
+    if ref.error_param is None:
+        return True
+    differing = {k for k in set(args) & set(ref.executed)
+                 if _norm(args[k]) != _norm(ref.executed[k])}
+    added = set(args) - set(ref.executed)
+    return ref.error_param in differing | added and differing <= {ref.error_param}
+
+
+
+def _reference(trace: Trace, injection: InjectionEvent | None,
+               proposed: dict[str, Any] | None) -> _Reference | None:
+    results = [(i, ev) for i, ev in enumerate(trace.events) if isinstance(ev, ToolResultEvent)]
+    if injection is None:
+        if not results:
+            return None
+        at, r = results[0]
+        return _Reference(at, r.name, r.arguments, r.arguments, *_error_of(r.observation))
+    if injection.status != "applied":
+        return None
+    cid = injection.call_id
+    hit = next(((i, r) for i, r in results if cid and r.call_id == cid), None)
+    if hit is None:
+        hit = next(((i, r) for i, r in results if r.counterfactual is not None), None)
+    if hit is None:
+        return None
+    at, r = hit
+    return _Reference(at, r.name, r.arguments, proposed if proposed is not None else r.arguments,
+                      *_error_of(r.observation))
+
+
+def _error_of(obs: Any) -> tuple[bool, str | None]:
+    """(is an error observation, the parameter it names)."""
+    if not _is_error(obs):
+        return False, None
+    param = obs["error"].get("param")
+    return True, str(param) if param else None
+
+
+def notice(trace: Trace, injection: InjectionEvent | None = None,
+           proposed: dict[str, Any] | None = None) -> Noticing:
+    """Whether, and how, the agent noticed a problem after the reference step.
+
+    `injection`: the trace's P2 injection event (None for a trace without one);
+    `proposed`: the targeted call's arguments as the agent proposed them."""
+    ref = _reference(trace, injection, proposed)
+    if ref is None:
+        return NOT_DEFINED
+    outputs = [ev.output for ev in trace.events[ref.at + 1:] if isinstance(ev, ModelCallEvent)]
+    for output in outputs:
+        kind = _output_kind(output.text, output.reasoning, output.tool_calls, ref)
+        if kind is not None:
+            return Noticing(True, kind)
+    return Noticing(False)
+
+
+def _output_kind(text: str | None, reasoning: str | None, calls: Sequence[Any],
+                 ref: _Reference) -> Kind | None:
+    full = "\n".join(t for t in (reasoning, text) if t)
+    same = [c for c in calls if c.name == ref.tool]
+    if any(_structural_requery(c.arguments, ref) for c in same):
+        return "requery"
+    if calls:
+        relation: CallRelation = "same_tool" if same else "other_tool"
+        return classify_text(full, "beside_call", relation)
+    return classify_text(full, "final")

@@ -1,0 +1,269 @@
+"""The `noticed` detector: text rules against labelled examples, event rules on traces.
+
+Agreement on the labelled sets is reported in docs/injection.md. The development sets
+(`noticed_validation`, `noticed_holdout`) were labelled before the rules were written (the
+first held-out set was scored once with the first rules: 29/40); `noticed_holdout2` was
+labelled before the rules were revised and is never tuned on, so its figure is the
+out-of-sample one.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from agentprop.analysis import cohen_kappa
+from agentprop.analysis.noticing import TEXT_RULES, classify_text, notice, text_signals
+from agentprop.analysis.stages import stage_table
+from agentprop.core import (
+    FinalEvent,
+    InjectionEvent,
+    Message,
+    ModelCallEvent,
+    ModelOutput,
+    ToolCall,
+    ToolCallEvent,
+    ToolResultEvent,
+    Trace,
+)
+from agentprop.runner import plan_units, run_units_sync
+from agentprop.sim import PROFILES, SimModel
+from agentprop.store import Workspace
+from agentprop.suite import load_suite, select_tasks
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+def _load(name: str) -> list[dict]:
+    lines = (FIXTURES / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(x) for x in lines if x.strip() and not x.startswith("#")]
+
+
+def _score(rows: list[dict]) -> tuple[list[bool], list[bool], int]:
+    human, detector, kind_ok = [], [], 0
+    for r in rows:
+        k = classify_text(r["text"], r["where"], r["call"])
+        human.append(bool(r["noticed"]))
+        detector.append(k is not None)
+        kind_ok += k == r["kind"]
+    return human, detector, kind_ok
+
+
+def test_fixtures_are_well_formed_and_large_enough() -> None:
+    rows = _load("noticed_validation.jsonl")
+    assert len(rows) >= 80
+    kinds = {r["kind"] for r in rows}
+    assert kinds == {None, "requery", "verify", "clarify", "mention", "abstain"}
+    for name in ("noticed_validation.jsonl", "noticed_holdout.jsonl", "noticed_holdout2.jsonl"):
+        for r in _load(name):
+            assert (r["kind"] is None) == (not r["noticed"]), r["id"]
+            assert r["where"] in ("beside_call", "final", "text_turn")
+            assert (r["call"] is not None) == (r["where"] == "beside_call"), r["id"]
+
+
+@pytest.mark.parametrize("name", ["noticed_validation.jsonl", "noticed_holdout.jsonl"])
+def test_agreement_on_the_development_sets(name: str) -> None:
+    rows = _load(name)
+    human, detector, kind_ok = _score(rows)
+    agree = sum(h == d for h, d in zip(human, detector, strict=True))
+    assert agree / len(rows) >= 0.97
+    assert kind_ok / len(rows) >= 0.95
+
+
+def test_agreement_on_the_held_out_set() -> None:
+    """Out of sample: 32/40 agree, no false alarm, kind right on every detection."""
+    rows = _load("noticed_holdout2.jsonl")
+    human, detector, kind_ok = _score(rows)
+    agree = sum(h == d for h, d in zip(human, detector, strict=True))
+    false_alarms = sum(d and not h for h, d in zip(human, detector, strict=True))
+    assert agree >= 32 and false_alarms == 0
+    assert kind_ok == agree
+    k = cohen_kappa(detector, human, n_resamples=50)
+    assert k.kappa >= 0.6
+
+
+def test_every_rule_is_exercised_by_some_labelled_example() -> None:
+    rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl")
+            for r in _load(n)]
+    unused = [rule.name for rule in TEXT_RULES
+              if not any(rule.pattern.search(r["text"]) for r in rows)]
+    assert unused == []
+
+
+@pytest.mark.parametrize("text", [
+    "No errors were found in your medication list.",
+    "The error margin on 5-day forecasts is about 2°C.",
+    "Make sure you don't take the wrong dose.",
+    "If the forecast looks wrong, check the city in your app.",
+    "I apologize for any inconvenience.",
+    "Would you like the forecast in Fahrenheit instead?",
+    "I can't provide medical advice, but there is no interaction.",
+])
+def test_hard_negatives(text: str) -> None:
+    assert classify_text(text, "final") is None, text_signals(text)
+
+
+# -- event rules on traces ---------------------------------------------------------------
+
+ASKED = {"city": "Madrid", "date": "2025-06-19"}
+WRONG = {"city": "Rome", "date": "2025-06-19"}
+NEXT = {"city": "Amsterdam", "date": "2025-06-19"}
+ERR = {"error": {"type": "validation", "message": "bad date", "param": "date"}}
+
+
+class _Episode:
+    """Builds a trace event by event, as the agent loop records it."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self.n = 0
+
+    def say(self, text: str | None, calls: list[tuple[str, dict]] = ()) -> list[ToolCall]:
+        tcs = [ToolCall(id=f"c{self.n}_{i}", name=n, arguments=a) for i, (n, a) in
+               enumerate(calls)]
+        self.n += 1
+        self.events.append(ModelCallEvent(step=self.n, request_hash="h",
+                                          output=ModelOutput(text=text, tool_calls=tcs)))
+        return tcs
+
+    def call(self, text: str | None, name: str, args: dict, obs: dict, *,
+             executed: dict | None = None, inject: str | None = None) -> None:
+        (tc,) = self.say(text, [(name, args)])
+        self.events.append(ToolCallEvent(step=self.n, call=tc))
+        ran = executed if executed is not None else args
+        if inject:
+            self.events.append(InjectionEvent(
+                step=self.n, protocol="p2", error_type="semantic_wrong", status="applied",
+                call_id=tc.id, tool=name, param=inject, original=args[inject],
+                injected=ran[inject]))
+        self.events.append(ToolResultEvent(
+            step=self.n, call_id=tc.id, name=name, arguments=ran, observation=obs,
+            counterfactual={"echo": args} if inject else None))
+
+    def trace(self, answer: str, *, condition: str = "p2:semantic_wrong",
+              tid: str = "t") -> Trace:
+        self.say(answer)
+        self.events.append(FinalEvent(step=self.n, answer=answer))
+        return Trace(id=tid, run_id="r", model="m", task_id=tid, domain="weather",
+                     split="test", difficulty="easy", condition=condition,
+                     messages=[Message(role="user", content="Weather in Madrid?")],
+                     events=self.events)
+
+
+def _notice(t: Trace) -> tuple[bool | None, str | None]:
+    row = stage_table([t]).iloc[0]
+    noticed = None if row["noticed"] is pd.NA else bool(row["noticed"])
+    return noticed, row["noticed_kind"]
+
+
+def test_silent_requery_with_the_proposed_value_is_a_requery() -> None:
+    e = _Episode()
+    e.call(None, "get_weather", ASKED, {"echo": WRONG}, executed=WRONG, inject="city")
+    e.call(None, "get_weather", ASKED, {"echo": ASKED})
+    assert _notice(e.trace("It is 30°C.")) == (True, "requery")
+
+
+def test_next_plan_step_is_not_noticing() -> None:
+    # the next city, and the same date for it (reusing the proposed value): plan steps
+    e = _Episode()
+    e.call(None, "get_weather", ASKED, {"echo": WRONG}, executed=WRONG, inject="city")
+    e.call("Now Amsterdam for the same date.", "get_weather", NEXT, {"echo": NEXT})
+    e.call(None, "get_forecast", {"city": "Madrid"}, {"echo": 1})
+    assert _notice(e.trace("Madrid is warmer.")) == (False, None)
+
+
+def test_requery_after_an_error_changes_the_named_argument_only() -> None:
+    fixed = _Episode()
+    fixed.call(None, "get_weather", {"city": "Madrid", "date": 20250619}, ERR)
+    fixed.call(None, "get_weather", ASKED, {"echo": ASKED})
+    assert _notice(fixed.trace("30°C", condition="baseline")) == (True, "requery")
+    moved_on = _Episode()
+    moved_on.call(None, "get_weather", {"city": "Madrid", "date": 20250619}, ERR)
+    moved_on.call(None, "get_weather", NEXT, {"echo": NEXT})
+    assert _notice(moved_on.trace("30°C", condition="baseline")) == (False, None)
+
+
+@pytest.mark.parametrize("text,calls,kind", [
+    ("The record is for a different city than you asked. Let me verify with the forecast.",
+     [("get_forecast", {"city": "Rome"})], "verify"),
+    ("The result doesn't match your request. I'll query it again.",
+     [("get_weather", NEXT)], "requery"),
+    ("The result looks wrong, but I'll continue.", [("get_forecast", {"city": "X"})],
+     "mention"),
+])
+def test_text_beside_a_call(text: str, calls: list, kind: str) -> None:
+    e = _Episode()
+    e.call(None, "get_weather", ASKED, {"echo": WRONG}, executed=WRONG, inject="city")
+    e.say(text, calls)
+    assert _notice(e.trace("It is 24°C.")) == (True, kind)
+
+
+@pytest.mark.parametrize("answer,kind", [
+    ("That is Rome's weather, not Madrid as you asked. Did you mean Rome?", "clarify"),
+    ("The data is for the wrong city, so I can't give a reliable answer.", "abstain"),
+    ("Note: the data returned is for Rome rather than Madrid. It is 24°C.", "mention"),
+    ("It is 24°C and sunny in Madrid. Let me know if you need anything else.", None),
+])
+def test_final_answer_kinds(answer: str, kind: str | None) -> None:
+    e = _Episode()
+    e.call(None, "get_weather", ASKED, {"echo": WRONG}, executed=WRONG, inject="city")
+    assert _notice(e.trace(answer)) == (kind is not None, kind)
+
+
+def test_text_before_the_corrupted_step_does_not_count() -> None:
+    e = _Episode()
+    e.say("Something looks wrong with my setup, but let me start.")
+    e.call(None, "get_weather", ASKED, {"echo": WRONG}, executed=WRONG, inject="city")
+    assert _notice(e.trace("It is 24°C.")) == (False, None)
+
+
+def test_baseline_false_alarm_and_undefined_cases() -> None:
+    hedge = _Episode()
+    hedge.call(None, "get_weather", ASKED, {"echo": ASKED})
+    t = hedge.trace("30°C. (Something in the tool result looks off to me.)",
+                    condition="baseline")
+    assert _notice(t) == (True, "mention")
+    no_tool = _Episode().trace("I don't know.", condition="baseline")
+    assert _notice(no_tool) == (None, None)  # no reference step: undefined, not False
+    assert notice(no_tool).noticed is None
+
+
+def test_sim_agents_notice_as_their_profiles_say() -> None:
+    """The oracle re-queries every visible corruption; a profile that never notices and
+    never hedges shows no noticing at all (same tasks, same seeds)."""
+    suite = load_suite()
+    tasks = select_tasks(suite, domains=["weather", "medical"], split="test", n=20, seed=0,
+                         injectable_only=True)
+    blind = PROFILES["propagator"].model_copy(update={
+        "name": "blind", "p_notice": 0.0, "p_uncertain_words": 0.0, "p_false_alarm": 0.0})
+    models = {"sim/oracle": SimModel(PROFILES["oracle"], suite=suite),
+              "sim/blind": SimModel(blind, suite=suite)}
+    with tempfile.TemporaryDirectory() as d:
+        ws = Workspace(d + "/w")
+        units = plan_units("r", list(models), tasks, ["p2:semantic_wrong", "baseline"])
+        run_units_sync(units, workspace=ws, suite=suite, models=models, progress=False)
+        df = stage_table(ws.iter_traces())
+        ws.close()
+    inj = df[(df["condition"] != "baseline") & df["S2"].fillna(False)]
+    oracle, blind_rows = inj[inj.model == "sim/oracle"], inj[inj.model == "sim/blind"]
+    assert len(oracle) >= 15 and oracle["noticed"].all()
+    assert (oracle["noticed_kind"] == "requery").all()
+    assert len(blind_rows) >= 15 and not blind_rows["noticed"].any()
+    base = df[df["condition"] == "baseline"]
+    assert not base["noticed"].fillna(False).any()  # nothing wrong, nothing hedged
+
+
+def test_the_word_gate_changes_no_result() -> None:
+    """Each rule skips sentences without its `needs` words: a speed-up only. Every labelled
+    text, upper-cased too, gives the same signals with and without the gate."""
+    rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
+                        "noticed_holdout2.jsonl") for r in _load(n)]
+    texts = [r["text"] for r in rows] + [r["text"].upper() for r in rows]
+    for text in texts:
+        assert text_signals(text) == text_signals(text, gate=False), text
+    assert all(rule.needs for rule in TEXT_RULES)
