@@ -151,4 +151,15 @@ def numbers_manifest(result: AnalysisResult) -> dict[str, dict[str, Any]]:
             lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
             out[name] = {"value": _num(r["value"]), "n": int(r["n"]),
                          "ci": [lo, hi] if lo is not None and hi is not None else None}
+    for r in result.info.get("simulation_check") or []:
+        est = _num(r.get("estimate"))
+        out[f"simulation_check.{r['metric']}[{r['model']}]"] = {
+            "value": est, "n": int(r["n"]),
+            "ci": [r["ci_lo"], r["ci_hi"]] if est is not None else None,
+            "true": r["true"], "covered": bool(r["covered"]),
+        }
+    for judge, v in ((result.info.get("judge_validity") or {}).get("judges") or {}).items():
+        if v.get("kappa") is not None:  # measured on the shipped validation set
+            out[f"judge_validity.kappa[{judge}]"] = {
+                "value": v["kappa"], "n": v["n"], "ci": [v["kappa_lo"], v["kappa_hi"]]}
     return out

@@ -11,40 +11,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from agentprop.analysis._stats import (
-    N_RESAMPLES,
-    SEED,
-    _kappa_from_counts,
-    _percentile,
-    make_rng,
-    resample_weights,
-)
-
-
-def _cells(human: np.ndarray, judge: np.ndarray) -> np.ndarray:
-    """(n11, n10, n01, n00) per row: rows judge ✓/✗, columns human ✓/✗."""
-    return np.stack([judge & human, judge & ~human, ~judge & human, ~judge & ~human],
-                    axis=-1).astype(float)
+from agentprop.analysis._stats import N_RESAMPLES, SEED, cohen_kappa
 
 
 def clustered_kappa(human: np.ndarray, judge: np.ndarray, clusters: np.ndarray, *,
                     n_resamples: int = N_RESAMPLES, seed: int = SEED
                     ) -> tuple[float, float, float]:
-    """κ and a percentile bootstrap CI that resamples clusters (tasks): each cluster's
-    2×2 cells are summed, and whole clusters are drawn."""
-    cells = _cells(human, judge)
-    codes, uniq = pd.factorize(clusters)
-    per = np.zeros((len(uniq), 4))
-    np.add.at(per, codes, cells)
-    total = per.sum(axis=0)
-    k = float(_kappa_from_counts(*total))
-    if math.isnan(k) or len(uniq) < 2:
-        return k, math.nan, math.nan
-    w = resample_weights(len(uniq), n_resamples, make_rng(seed)).astype(float)
-    reps = w @ per
-    ks = _kappa_from_counts(reps[:, 0], reps[:, 1], reps[:, 2], reps[:, 3])
-    lo, hi = _percentile(np.asarray(ks, dtype=float))
-    return k, lo, hi
+    """κ and its bootstrap CI resampling clusters (tasks): `cohen_kappa` with clusters."""
+    res = cohen_kappa(human, judge, clusters=clusters, n_resamples=n_resamples, rng=seed)
+    return res.kappa, res.boot_lo, res.boot_hi
 
 
 def judge_validity(verdicts: pd.DataFrame, by: Sequence[str] = (), *,

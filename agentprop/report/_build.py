@@ -103,20 +103,6 @@ def build_report(
             (tmp / "tables" / "simulation_check.md").write_text(
                 "## Simulation check\n\n" + to_markdown(sc), encoding="utf-8")
         manifest = numbers_manifest(result)
-        for r in simcheck:
-            est = r.get("estimate")
-            ok = est is not None and est == est
-            manifest[f"simulation_check.{r['metric']}[{r['model']}]"] = {
-                "value": float(est) if ok else None,
-                "n": int(r["n"]),
-                "ci": [r["ci_lo"], r["ci_hi"]] if ok else None,
-                "true": r["true"],
-                "covered": bool(r["covered"]),
-            }
-        for judge, v in ((result.info.get("judge_validity") or {}).get("judges") or {}).items():
-            if v.get("kappa") is not None:
-                manifest[f"judge_validity.kappa[{judge}]"] = {
-                    "value": v["kappa"], "n": v["n"], "ci": [v["kappa_lo"], v["kappa_hi"]]}
         (tmp / "numbers.json").write_text(json.dumps(manifest, indent=2, allow_nan=False),
                                           encoding="utf-8")
         st = stages if stages is not None else pd.DataFrame()
