@@ -210,7 +210,7 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             self._send(status, _page("error", body, nonce), nonce)
 
         def _open(self) -> Workspace:
-            return Workspace(workspace_path, create=False)
+            return Workspace(workspace_path, create=False, check=False)  # checked at start
 
         # -- GET --------------------------------------------------------------------------
         def do_GET(self) -> None:

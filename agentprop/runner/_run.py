@@ -279,7 +279,7 @@ async def run_units(
             max_steps=max_steps,
             text_mode=text_mode,
         )
-        if secrets and trace.status == "error":
+        if trace.status == "error":
             for ev in trace.events:
                 if isinstance(ev, ErrorEvent):
                     ev.message = redact_text(ev.message, secrets)

@@ -6,7 +6,9 @@ from agentprop.store._workspace import (
     SCHEMA_VERSION,
     VerdictRow,
     Workspace,
+    WorkspaceDamagedError,
     WorkspaceError,
+    describe_database_error,
 )
 from agentprop.store._writer import TraceWriter
 
@@ -19,7 +21,9 @@ __all__ = [
     "TraceWriter",
     "VerdictRow",
     "Workspace",
+    "WorkspaceDamagedError",
     "WorkspaceError",
+    "describe_database_error",
     "export_traces",
     "flat_row",
 ]

@@ -74,7 +74,7 @@ class TraceWriter:
 
     def _run(self) -> None:
         try:
-            ws = Workspace(self.path, create=False)
+            ws = Workspace(self.path, create=False, check=False)  # its owner checked it
         except BaseException as e:  # reported to the caller by __init__
             self.error = e
             self._ready.set()
