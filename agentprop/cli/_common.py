@@ -69,8 +69,19 @@ def user_errors(fn: F) -> F:
         except OSError as e:  # any other file or socket problem is the user's environment
             where = f" ({e.filename})" if e.filename else ""
             fail(f"{e.strerror or e}{where}")
+        except Exception:  # a bug, unless the workspace got damaged while we read it
+            damage = _damage(kwargs.get("workspace"))
+            if damage:
+                fail(damage)
+            raise
 
     return wrapper  # type: ignore[return-value]
+
+
+def _damage(workspace: Any) -> str | None:
+    from agentprop.store import damage_report
+
+    return damage_report(Path(workspace)) if isinstance(workspace, str | Path) else None
 
 
 def database_error(workspace: Any, e: sqlite3.DatabaseError) -> str:

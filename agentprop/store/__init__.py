@@ -8,6 +8,7 @@ from agentprop.store._workspace import (
     Workspace,
     WorkspaceDamagedError,
     WorkspaceError,
+    damage_report,
     describe_database_error,
 )
 from agentprop.store._writer import TraceWriter
@@ -23,6 +24,7 @@ __all__ = [
     "Workspace",
     "WorkspaceDamagedError",
     "WorkspaceError",
+    "damage_report",
     "describe_database_error",
     "export_traces",
     "flat_row",

@@ -95,19 +95,26 @@ def describe_database_error(path: Path, e: sqlite3.DatabaseError) -> str:
     name = getattr(e, "sqlite_errorname", "") or ""
     if name.startswith("SQLITE_READONLY"):
         return readonly_message(path)
-    problem = str(e) if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) else None
-    if problem is None and db.exists():
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return damaged_message(db, str(e))
+    return damage_report(path) or f"workspace database {db}: {e}"
+
+
+def damage_report(path: Path) -> str | None:
+    """The damaged-workspace message when the database at `path` fails quick_check (read
+    on a read-only connection, so nothing is written), else None."""
+    db = path / DB_NAME
+    if not db.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(db.resolve()))}?mode=ro", uri=True)
         try:
-            conn = sqlite3.connect(f"file:{quote(str(db.resolve()))}?mode=ro", uri=True)
-            try:
-                problem = integrity_problem(conn)
-            finally:
-                conn.close()
-        except sqlite3.DatabaseError as again:
-            problem = str(again)
-    if problem is not None:
-        return damaged_message(db, problem)
-    return f"workspace database {db}: {e}"
+            problem = integrity_problem(conn)
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        problem = str(e)
+    return None if problem is None else damaged_message(db, problem)
 
 
 def _writable(db_path: Path) -> bool:
