@@ -124,11 +124,16 @@ def sample_cmd(
     """Draw a stratified, seeded label sample (replaces the previous sample)."""
     from agentprop.labels import SampleError, sample_labels
 
+    from agentprop.safety import has_control_chars
+
+    names = [a.strip() for a in annotators.split(",") if a.strip()]
+    if any(has_control_chars(a) for a in names):
+        raise UserError("--annotators: a name cannot hold control characters")
     ws = open_workspace(workspace, write=True)
     try:
         s = sample_labels(ws, n, [c.strip() for c in by.split(",") if c.strip()],
                           overlap=overlap, seed=seed, condition=condition,
-                          annotators=[a for a in annotators.split(",") if a.strip()])
+                          annotators=names)
     except SampleError as e:
         raise UserError(str(e)) from None
     if as_json:
