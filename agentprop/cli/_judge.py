@@ -123,7 +123,6 @@ def sample_cmd(
 ) -> None:
     """Draw a stratified, seeded label sample (replaces the previous sample)."""
     from agentprop.labels import SampleError, sample_labels
-
     from agentprop.safety import has_control_chars
 
     names = [a.strip() for a in annotators.split(",") if a.strip()]

@@ -263,8 +263,10 @@ class Workspace:
         return [RunSpec.model_validate_json(r[0]) for r in rows]
 
     # -- traces ---------------------------------------------------------------------------
-    def put_traces(self, traces: Sequence[Trace]) -> int:
-        """Store traces in one transaction; ids already stored are left as they are."""
+    def put_traces(self, traces: Sequence[Trace], runs: Sequence[RunSpec] = ()) -> int:
+        """Store traces in one transaction; ids already stored are left as they are.
+        `runs` are new runs stored in the same transaction (a run row already stored is
+        kept)."""
         rows = [
             (
                 t.id,
@@ -286,6 +288,10 @@ class Workspace:
             for t in traces
         ]
         with self.conn:
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO runs VALUES (?, ?, ?)",
+                [(r.id, r.created_at.isoformat(), r.model_dump_json()) for r in runs],
+            )
             cur = self.conn.executemany(
                 "INSERT OR IGNORE INTO traces VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
             )

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from agentprop.core import Trace, Verdict
+from agentprop.core import RunSpec, Trace, Verdict
 from agentprop.store._workspace import Workspace
 
 T = TypeVar("T")
@@ -128,10 +128,19 @@ class BatchWriter(Generic[T]):
 
 
 class TraceWriter(BatchWriter[Trace]):
-    """The runner's writer: traces, `INSERT OR IGNORE` (a resumed run never duplicates)."""
+    """The runner's writer: traces, `INSERT OR IGNORE` (a resumed run never duplicates).
+    Each of `runs` is stored in the transaction of the first batch holding one of its
+    traces, so a run row never exists without its traces."""
 
-    def __init__(self, path: str | Path, **options: Any) -> None:
-        super().__init__(path, Workspace.put_traces, **options)
+    def __init__(self, path: str | Path, *, runs: Sequence[RunSpec] = (),
+                 **options: Any) -> None:
+        self._runs = {r.id: r for r in runs}
+        super().__init__(path, self._put, **options)
+
+    def _put(self, ws: Workspace, batch: Sequence[Trace]) -> int:
+        due = [self._runs.pop(rid) for rid in dict.fromkeys(t.run_id for t in batch)
+               if rid in self._runs]
+        return ws.put_traces(batch, runs=due)
 
     def __enter__(self) -> TraceWriter:
         return self
