@@ -12,11 +12,29 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.segment import Segment
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-console = Console()
-err_console = Console(stderr=True)
+
+
+class SafeConsole(Console):
+    """A rich Console that never sends a control character from printed content to the
+    terminal: every text segment goes through `agentprop.safety.term_safe` (ESC shows as
+    ``\x1b``), while rich's own styles and control segments (progress bars) pass as they
+    are. Stored model text, tool observations and annotator names can hold anything."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        from agentprop.safety import term_safe
+
+        return super()._render_buffer(
+            seg if seg.control else Segment(term_safe(seg.text), seg.style, seg.control)
+            for seg in buffer
+        )
+
+
+console = SafeConsole()
+err_console = SafeConsole(stderr=True)
 
 
 class UserError(Exception):
@@ -24,13 +42,13 @@ class UserError(Exception):
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print one error line and exit. The line never shows URL credentials or raw control
-    characters, whatever the message quotes."""
+    """Print one error line and exit. The line never shows URL credentials (nor, being
+    printed by a SafeConsole, raw control characters), whatever the message quotes."""
     from rich.markup import escape
 
-    from agentprop.safety import redact_urls, term_safe
+    from agentprop.safety import redact_urls
 
-    text = escape(term_safe(redact_urls(message)))
+    text = escape(redact_urls(message))
     err_console.print(f"[bold red]error:[/] {text}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
