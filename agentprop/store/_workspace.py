@@ -74,7 +74,8 @@ def damaged_message(db_path: Path, detail: str) -> str:
 
 def integrity_problem(conn: sqlite3.Connection) -> str | None:
     """SQLite's `PRAGMA quick_check` verdict: None when the file is sound, else its first
-    finding. Linear in the file size and cheap (about 0.1 s for 170 MB, warm)."""
+    finding. Linear in the file size: 0.07–0.15 s for a 20,000-trace workspace (bench/
+    bench_workspace_open.py)."""
     try:
         rows = conn.execute("PRAGMA quick_check(1)").fetchall()
     except sqlite3.DatabaseError as e:
