@@ -30,11 +30,16 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
                  ["label", "sample", "--n", "10"]):
         result = invoke(*args, "-w", str(ws))
         assert result.exit_code == 0, result.output
+    con = sqlite3.connect(ws / "agentprop.sqlite")  # everything into the main file
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
     return ws
 
 
 def _copy(pristine: Path, to: Path) -> Path:
-    shutil.copytree(pristine, to)
+    """The workspace as a closed one looks: the database file alone (no -wal, -shm)."""
+    to.mkdir()
+    shutil.copy(pristine / "agentprop.sqlite", to / "agentprop.sqlite")
     return to
 
 
