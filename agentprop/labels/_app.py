@@ -250,15 +250,23 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
                 clear(self.connection)
 
         def do_GET(self) -> None:
+            self._guarded(self._get)
+
+        def do_POST(self) -> None:
+            self._guarded(self._post)
+
+        def _guarded(self, action: Callable[[], None]) -> None:
+            """Host check, then `action`; a client that left gets nothing, a bad request
+            400, a bug 500 (one bad request must not kill the server)."""
             self._headers_read()
             try:
                 if self._host_ok():
-                    self._get()
-            except ConnectionError:  # the client left; nothing to answer
+                    action()
+            except ConnectionError:
                 return
             except BadRequest as e:
                 self._safe_error(HTTPStatus.BAD_REQUEST, str(e))
-            except Exception as e:  # one bad request must not kill the server
+            except Exception as e:
                 self._safe_error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
 
         def _safe_error(self, status: int, message: str) -> None:
@@ -430,18 +438,6 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             self._send(HTTPStatus.OK, _page("done", body, nonce), nonce)
 
         # -- POST -------------------------------------------------------------------------
-        def do_POST(self) -> None:
-            self._headers_read()
-            try:
-                if self._host_ok():
-                    self._post()
-            except ConnectionError:
-                return
-            except BadRequest as e:
-                self._safe_error(HTTPStatus.BAD_REQUEST, str(e))
-            except Exception as e:
-                self._safe_error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
-
         def _read_form(self) -> dict[str, str] | None:
             """The urlencoded body as a dict; BadRequest when it is not one; None when the
             client did not send it in time (the connection is then closed)."""
