@@ -17,7 +17,6 @@ from rich.segment import Segment
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-
 class SafeConsole(Console):
     """A rich Console that never sends a control character from printed content to the
     terminal: every text segment goes through `agentprop.safety.term_safe` (ESC shows as

@@ -141,7 +141,8 @@ def test_reading_commands_work_on_a_read_only_workspace(pristine: Path, tmp_path
         before = _digest(ws)
         for args in (["traces", "list"], ["traces", "show", trace_id],
                      ["traces", "export", "-f", "jsonl", "-o", str(out / "t.jsonl")],
-                     ["stages"], ["label", "export", "--out", str(out / "l.csv")],
+                     ["stages"], ["analyze", "--resamples", "50"],
+                     ["label", "export", "--out", str(out / "l.csv")],
                      ["label", "agreement", "--json"]):
             done = _cli(*args, "-w", str(ws))
             assert done.returncode == 0 or "no human labels" in done.stderr, (args, done.stderr)
