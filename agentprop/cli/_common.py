@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sqlite3
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -11,11 +12,28 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.segment import Segment
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-console = Console()
-err_console = Console(stderr=True)
+
+class SafeConsole(Console):
+    """A rich Console that never sends a control character from printed content to the
+    terminal: every text segment goes through `agentprop.safety.term_safe` (ESC shows as
+    ``\x1b``), while rich's own styles and control segments (progress bars) pass as they
+    are. Stored model text, tool observations and annotator names can hold anything."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        from agentprop.safety import term_safe
+
+        return super()._render_buffer(
+            seg if seg.control else Segment(term_safe(seg.text), seg.style, seg.control)
+            for seg in buffer
+        )
+
+
+console = SafeConsole()
+err_console = SafeConsole(stderr=True)
 
 
 class UserError(Exception):
@@ -23,7 +41,14 @@ class UserError(Exception):
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print one error line and exit. The line never shows URL credentials (nor, being
+    printed by a SafeConsole, raw control characters), whatever the message quotes."""
+    from rich.markup import escape
+
+    from agentprop.safety import redact_urls
+
+    text = escape(redact_urls(message))
+    err_console.print(f"[bold red]error:[/] {text}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -50,6 +75,8 @@ def user_errors(fn: F) -> F:
             fail(str(e))
         except ModelError as e:
             fail(f"model error ({e.kind}): {e.message}")
+        except sqlite3.DatabaseError as e:  # damaged, read-only or locked database
+            fail(database_error(kwargs.get("workspace"), e))
         except FileNotFoundError as e:
             fail(f"file not found: {e.filename or e}")
         except PermissionError as e:
@@ -59,40 +86,62 @@ def user_errors(fn: F) -> F:
         except OSError as e:  # any other file or socket problem is the user's environment
             where = f" ({e.filename})" if e.filename else ""
             fail(f"{e.strerror or e}{where}")
+        except Exception:  # a bug, unless the workspace got damaged while we read it
+            damage = _damage(kwargs.get("workspace"))
+            if damage:
+                fail(damage)
+            raise
 
     return wrapper  # type: ignore[return-value]
 
 
-def open_workspace(path: Path, *, create: bool = False) -> Any:
+def _damage(workspace: Any) -> str | None:
+    from agentprop.store import damage_report
+
+    return damage_report(Path(workspace)) if isinstance(workspace, str | Path) else None
+
+
+def database_error(workspace: Any, e: sqlite3.DatabaseError) -> str:
+    """One line for an SQLite error met while a command ran (the library raises
+    WorkspaceError itself where it can; this is the command boundary's net)."""
+    from agentprop.store import describe_database_error
+
+    if not isinstance(workspace, str | Path):
+        return f"database error: {e}"
+    return describe_database_error(Path(workspace), e)
+
+
+def open_workspace(path: Path, *, create: bool = False, write: bool = False) -> Any:
+    """The workspace at `path`, integrity-checked (a damaged database is refused before
+    anything is read or written); a read-only one opens for reading, and is refused up
+    front when the command will `write`."""
     from agentprop.store import Workspace
 
-    return Workspace(path, create=create)
+    ws = Workspace(path, create=create)
+    return ws.require_writable() if write or create else ws
 
 
 def probe_base_url(base_url: str, timeout_s: float = 5.0) -> None:
-    """Fail fast on a base URL nothing listens on, instead of after minutes of retries.
-    Skipped behind a proxy (the direct connection would not be the one httpx makes)."""
+    """Fail fast on an invalid base URL, or one nothing listens on, instead of after
+    minutes of retries. The connection test is skipped behind a proxy (the direct
+    connection would not be the one httpx makes). Messages never show credentials."""
     import os
     import socket
-    from urllib.parse import urlsplit
 
+    from agentprop.models import ModelError, check_base_url
+    from agentprop.safety import redact_url
+
+    try:
+        _, host, port = check_base_url(base_url)
+    except ModelError as e:
+        raise UserError(e.message) from None
     if any(k.lower().endswith("_proxy") and v for k, v in os.environ.items()):
         return
     try:
-        parts = urlsplit(base_url)
-        host, port = parts.hostname, parts.port
-    except ValueError:
-        raise UserError(f"invalid base URL {base_url!r}") from None
-    if parts.scheme not in ("http", "https") or not host:
-        raise UserError(f"invalid base URL {base_url!r}: expected http(s)://host[:port]/...")
-    port = port or (443 if parts.scheme == "https" else 80)
-    try:
         socket.create_connection((host, port), timeout=timeout_s).close()
     except OSError as e:
-        from agentprop.runner import redact
-
         reason = e.strerror or type(e).__name__
-        raise UserError(f"cannot connect to {redact(base_url)}: {reason}") from None
+        raise UserError(f"cannot connect to {redact_url(base_url)}: {reason}") from None
 
 
 def probe_models(models: Iterable[Any]) -> None:

@@ -75,7 +75,7 @@ def sweep_cmd(
 
     if split not in ("val", "test"):
         raise UserError(f"invalid split {split!r}: use val or test")
-    with open_workspace(workspace) as ws:
+    with open_workspace(workspace, write=True) as ws:
         try:
             out = run_sweep(ws, split=split, judge=judge, suite=_suite(suite_file))
         except InterceptError as e:
@@ -161,7 +161,7 @@ def evaluate_cmd(
             cfg = resolve_config(None, config, mode)
             plan_evaluation(suite, models=models, config=cfg, split=split, n=n,
                             conditions=condition, seed=seed, domains=domain, run_id=run_id)
-        with open_workspace(workspace, create=not best) as ws:
+        with open_workspace(workspace, create=not best, write=True) as ws:
             cfg = resolve_config(ws, config, mode)
             result = run_evaluation(
                 ws, suite=suite, models=models, config=cfg, split=split, n=n,

@@ -17,6 +17,7 @@ from agentprop.cli._common import (
     fail,
     open_workspace,
     print_json,
+    probe_models,
     user_errors,
 )
 
@@ -36,6 +37,12 @@ def _suite(path: Path | None) -> Any:
         return load_suite(path)
     except SuiteError as e:
         raise UserError(str(e)) from None
+
+
+def judge_models(judge: Any) -> list[Any]:
+    """The models a judge calls (an ensemble's members' too)."""
+    members = getattr(judge, "members", None) or [judge]
+    return [m.model for m in members if getattr(m, "model", None) is not None]
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -66,11 +73,13 @@ def judge_cmd(
 
     names = [canonical_name(n) for n in judge]
     try:
-        for n in names:  # validate every name (and model provider) before touching anything
-            get_judge(n, suite=None)
+        # validate every name (and model provider and base URL) before touching anything
+        built = [get_judge(n, suite=None) for n in names]
     except ModelError as e:
         raise UserError(f"judge model unavailable: {e.message}") from None
-    ws = open_workspace(workspace)
+    # an unreachable judge server fails now, not after minutes of retries
+    probe_models(m for j in built for m in judge_models(j))
+    ws = open_workspace(workspace, write=True)
     suite = _suite(suite_file)
     try:
         summary = judge_workspace(ws, names, suite=suite, primary=primary,
@@ -114,12 +123,16 @@ def sample_cmd(
 ) -> None:
     """Draw a stratified, seeded label sample (replaces the previous sample)."""
     from agentprop.labels import SampleError, sample_labels
+    from agentprop.safety import has_control_chars
 
-    ws = open_workspace(workspace)
+    names = [a.strip() for a in annotators.split(",") if a.strip()]
+    if any(has_control_chars(a) for a in names):
+        raise UserError("--annotators: a name cannot hold control characters")
+    ws = open_workspace(workspace, write=True)
     try:
         s = sample_labels(ws, n, [c.strip() for c in by.split(",") if c.strip()],
                           overlap=overlap, seed=seed, condition=condition,
-                          annotators=[a for a in annotators.split(",") if a.strip()])
+                          annotators=names)
     except SampleError as e:
         raise UserError(str(e)) from None
     if as_json:
@@ -146,7 +159,7 @@ def serve_cmd(
     """Serve the annotation web app until Ctrl-C."""
     from agentprop.labels import make_server
 
-    open_workspace(workspace).close()
+    open_workspace(workspace, write=True).close()
     suite = _suite(suite_file)
     try:
         server = make_server(workspace, suite, host=host, port=port)
@@ -176,7 +189,7 @@ def import_cmd(
 
     if file.is_dir():
         raise UserError(f"{file} is a folder, expected a CSV file")
-    ws = open_workspace(workspace)
+    ws = open_workspace(workspace, write=True)
     if not file.exists():
         raise UserError(f"file not found: {file}")
     try:

@@ -11,7 +11,14 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from agentprop.cli._common import UserError, console, print_json, user_errors
+from agentprop.cli._common import (
+    UserError,
+    console,
+    fail,
+    print_json,
+    probe_base_url,
+    user_errors,
+)
 
 experiment_app = typer.Typer(
     help="Run a whole study declared in one YAML/TOML file.", no_args_is_help=True
@@ -125,10 +132,13 @@ def _run(config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: b
     from agentprop.experiment import ConfigError
     from agentprop.intercept._workflow import InterceptError
     from agentprop.judges import JudgeError
+    from agentprop.runner import RunAborted, RunError
 
     try:
         _run_checked(config, workspace, dry_run, no_cache, as_json)
-    except (ConfigError, InterceptError, JudgeError) as e:
+    except RunAborted as e:
+        fail(str(e), code=1)
+    except (ConfigError, InterceptError, JudgeError, RunError) as e:
         raise UserError(str(e)) from None
 
 
@@ -154,6 +164,9 @@ def _run_checked(
         else:
             _print_plan(plan)
         return
+    for entry in config.models:  # a bad or unreachable server fails before the workspace
+        if entry.base_url:
+            probe_base_url(entry.base_url)
     say = (lambda _m: None) if as_json else (lambda m: console.print(escape(m)))
     result = run_experiment(
         config, workspace=workspace, progress=not as_json, use_cache=not no_cache, say=say

@@ -313,7 +313,10 @@ def register(app: typer.Typer) -> None:
                 }
             )
         )
-        units = plan_units(rid, models, tasks, conditions, seeds=seed)
+        try:  # a seed out of range fails here, before the workspace is touched
+            units = plan_units(rid, models, tasks, conditions, seeds=seed)
+        except RunError as e:
+            raise UserError(str(e)) from None
         if is_injectable is not None and any(c != "baseline" for c in conditions):
             injectable = {t.id: is_injectable(t) for t in tasks}
             units = [u for u in units if u.condition == "baseline" or injectable[u.task_id]]

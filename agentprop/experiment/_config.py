@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from agentprop.runner._plan import MAX_SEED
 
 
 class ConfigError(Exception):
@@ -38,7 +40,7 @@ class RunBlock(_Strict):
     domains: list[str] | None = None
     split: Literal["val", "test"] | None = "test"
     n: int | None = Field(default=None, ge=1, description="tasks per model (stratified)")
-    seeds: list[int] = Field(default_factory=lambda: [0])
+    seeds: list[Annotated[int, Field(ge=0, le=MAX_SEED)]] = Field(default_factory=lambda: [0])
 
 
 class LabelBlock(_Strict):

@@ -7,9 +7,12 @@ Rules (docs/judges.md):
 - a model failure of a transient kind (connection, timeout, rate limit, server, auth) is
   not a verdict: it is counted as ``failed`` and not written, so a rerun retries it;
 - if the first calls of a run all fail with connection / auth / timeout errors (no call has
-  succeeded yet), the model is unreachable: the run stops with JudgeUnavailableError and
-  the batch in memory is dropped. Verdicts are written only as whole rows in batches, so
-  whatever was written before is complete and valid.
+  succeeded yet), the model is unreachable: the run stops with JudgeUnavailableError, and
+  the LLM judges' verdicts held until a first call succeeds are dropped;
+- verdicts are written as they finish, through the same batching writer `run` uses
+  (`store.VerdictWriter`: whole rows, one transaction per batch, flushed every
+  `FLUSH_S`): Ctrl-C keeps every finished verdict, a kill -9 loses at most the calls in
+  flight and the last `FLUSH_S` of verdicts.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ from pydantic import BaseModel, Field
 
 from agentprop.core import Task, Trace, Verdict
 from agentprop.judges._base import Judge, canonical_name, get_judge, unscored
+from agentprop.store import VerdictWriter
 
 ABORT_KINDS = frozenset({"connection", "auth", "timeout"})
 ABORT_AFTER = 5
 BATCH = 200
+FLUSH_S = 0.2
 
 
 class JudgeError(Exception):
@@ -79,16 +84,12 @@ class _Runner:
         self.concurrency = max(1, concurrency)
         self.progress = progress
         self.stats = {j.name: JudgeStats(judge=j.name) for j in judges}
-        self.buffer: list[Verdict] = []
+        self.writer: VerdictWriter | None = None
+        self.held: list[Verdict] = []
         self.successes = 0
         self.consecutive = 0
         self.abort: str | None = None
         self.abort_after = ABORT_AFTER
-
-    def _flush(self) -> None:
-        if self.buffer:
-            self.ws.put_verdicts(self.buffer)
-            self.buffer = []
 
     def _record(self, judge: Judge, verdicts: list[Verdict]) -> None:
         st = self.stats[judge.name]
@@ -132,9 +133,20 @@ class _Runner:
                 st.correct += 1
             else:
                 st.incorrect += 1
-        self.buffer.extend(keep)
-        if len(self.buffer) >= BATCH:
-            self._flush()
+        if judge.kind in ("llm", "ensemble") and self.successes == 0:
+            self.held.extend(keep)  # until a model call succeeds: it may be unreachable
+        else:
+            self._release()
+            self._write(keep)
+
+    def _write(self, verdicts: list[Verdict]) -> None:
+        assert self.writer is not None
+        for v in verdicts:
+            self.writer.put(v)
+
+    def _release(self) -> None:
+        held, self.held = self.held, []
+        self._write(held)
 
     async def _one(self, trace: Trace, judge: Judge) -> None:
         task: Task | None = self.suite.get(trace.task_id)
@@ -183,28 +195,36 @@ class _Runner:
         bar = Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(),
                        TextColumn("cost ${task.fields[cost]:.4f}"), TimeElapsedColumn(),
                        disable=not self.progress, transient=False)
-        with bar:
-            tid = bar.add_task("judging", total=total, cost=0.0)
-
-            async def worker() -> None:
-                while self.abort is None:
-                    try:
-                        trace_id, judges = queue.get_nowait()
-                    except asyncio.QueueEmpty:
-                        return
-                    trace = self.ws.get_trace(trace_id)
-                    for judge in judges:
-                        if self.abort is not None or trace is None:
-                            break
-                        await self._one(trace, judge)
-                        bar.update(tid, advance=1,
-                                   cost=sum(s.cost for s in self.stats.values()))
-
-            await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+        self.writer = VerdictWriter(self.ws.path, batch_size=BATCH, interval_s=FLUSH_S)
+        try:
+            with bar:
+                await self._work(bar, queue, total)
+        finally:
+            if self.abort is None:
+                self._release()
+            self.writer.close()  # everything finished is stored, also on Ctrl-C
         if self.abort is not None:
-            self.buffer = []
             raise JudgeUnavailableError(self.abort)
-        self._flush()
+
+    async def _work(self, bar: Any, queue: asyncio.Queue[tuple[str, list[Judge]]],
+                    total: int) -> None:
+        tid = bar.add_task("judging", total=total, cost=0.0)
+
+        async def worker() -> None:
+            while self.abort is None:
+                try:
+                    trace_id, judges = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                trace = self.ws.get_trace(trace_id)
+                for judge in judges:
+                    if self.abort is not None or trace is None:
+                        break
+                    await self._one(trace, judge)
+                    bar.update(tid, advance=1,
+                               cost=sum(s.cost for s in self.stats.values()))
+
+        await asyncio.gather(*(worker() for _ in range(self.concurrency)))
 
 
 async def ajudge_workspace(

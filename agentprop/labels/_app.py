@@ -1,19 +1,29 @@
 """The annotation web app: stdlib HTTP server, one Workspace connection per request.
 
-Safety: binds 127.0.0.1 unless told otherwise; every piece of task and model text goes
-through `html.escape` (no text is ever inserted by script); a Content-Security-Policy with
-a per-response nonce allows only our own inline script and style; writes are POST only and
-a POST whose Origin is another site or opaque ("null"), or whose Sec-Fetch-Site is not
-same-origin, is refused. Judge verdicts are never shown.
+Safety (SECURITY.md): binds 127.0.0.1 unless told otherwise; a request whose Host is not
+a name the server was bound to gets 421 (`agentprop.safety.host_allowed`: DNS
+rebinding); every piece of task and model text goes through `html.escape` (no text is
+ever inserted by script); a Content-Security-Policy with a per-response nonce allows only
+our own inline script and style; writes are POST only and a POST whose Origin is another
+site or opaque ("null"), or whose Sec-Fetch-Site is not same-origin, is refused; a body
+that is not a small UTF-8 form is 400; annotator names with control characters are
+refused. Connections are bounded (503 beyond `max_connections`) and a client gets
+`header_timeout_s` for its headers and `body_timeout_s` for its body. Judge verdicts are
+never shown.
 Routes: GET / (name), GET /label?annotator=&trace= (one item; without trace: resume at the
 first unlabelled item), POST /label (save, go to the next unlabelled), GET /done.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import secrets
+import socket
+import sys
+import threading
+import time
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,11 +33,17 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from agentprop.core import Label, Message, Task, ToolCallEvent, ToolResultEvent, Trace
 from agentprop.labels._sample import annotator_queue
+from agentprop.safety import MISDIRECTED, has_control_chars, host_allowed
 from agentprop.store import Workspace
 
 MAX_NAME = 64
 MAX_NOTE = 4000
+MAX_BODY = 64_000
 LABELS = ("correct", "incorrect", "unsure")
+
+
+class BadRequest(Exception):
+    """A request the app answers with 400; the message is shown to the client."""
 
 
 def esc(value: Any) -> str:
@@ -170,9 +186,13 @@ class _State:
 
 
 def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
-                 *, quiet: bool = True) -> type[BaseHTTPRequestHandler]:
+                 *, quiet: bool = True, socket_timeout_s: float | None = None
+                 ) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "agentprop-label"
+        # each read waits at most this long, a backstop for servers run without
+        # LabelServer's deadlines (the whole-request deadlines are LabelServer's)
+        timeout = socket_timeout_s
 
         def log_message(self, format: str, *args: Any) -> None:
             if not quiet:
@@ -210,26 +230,67 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             self._send(status, _page("error", body, nonce), nonce)
 
         def _open(self) -> Workspace:
-            return Workspace(workspace_path, create=False)
+            return Workspace(workspace_path, create=False, check=False)  # checked at start
 
         # -- GET --------------------------------------------------------------------------
+        def _host_ok(self) -> bool:
+            """DNS rebinding: only the names this server was bound to (421 otherwise)."""
+            srv = self.server
+            if host_allowed(self.headers.get("Host"), getattr(srv, "bound_host", "127.0.0.1"),
+                            int(getattr(srv, "server_port", 0))):
+                return True
+            self._error(MISDIRECTED, "this server answers only to the names it was bound to"
+                        " (127.0.0.1, localhost, [::1], --host)")
+            return False
+
+        def _headers_read(self) -> None:
+            """The request line and headers are in: their deadline no longer applies."""
+            clear = getattr(self.server, "clear_deadline", None)
+            if clear is not None:
+                clear(self.connection)
+
         def do_GET(self) -> None:
+            self._guarded(self._get)
+
+        def do_POST(self) -> None:
+            self._guarded(self._post)
+
+        def _guarded(self, action: Callable[[], None]) -> None:
+            """Host check, then `action`; a client that left gets nothing, a bad request
+            400, a bug 500 (one bad request must not kill the server)."""
+            self._headers_read()
+            try:
+                if self._host_ok():
+                    action()
+            except ConnectionError:
+                return
+            except BadRequest as e:
+                self._safe_error(HTTPStatus.BAD_REQUEST, str(e))
+            except Exception as e:
+                self._safe_error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
+
+        def _safe_error(self, status: int, message: str) -> None:
+            with contextlib.suppress(OSError):
+                self._error(status, message)
+
+        def _get(self) -> None:
             parts = urlsplit(self.path)
             q = {k: v[0] for k, v in parse_qs(parts.query).items()}
-            try:
-                if parts.path == "/":
-                    self._index()
-                elif parts.path == "/label":
-                    self._label(q)
-                elif parts.path == "/done":
-                    self._done(q)
-                else:
-                    self._error(HTTPStatus.NOT_FOUND, "no such page")
-            except Exception as e:  # one bad request must not kill the server
-                self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
+            if parts.path == "/":
+                self._index()
+            elif parts.path == "/label":
+                self._label(q)
+            elif parts.path == "/done":
+                self._done(q)
+            else:
+                self._error(HTTPStatus.NOT_FOUND, "no such page")
 
         def _annotator(self, q: dict[str, str]) -> str | None:
+            """The annotator's name; None when missing or too long. A name with control
+            characters is a BadRequest (stored text must never drive a terminal)."""
             name = " ".join(q.get("annotator", "").split())
+            if has_control_chars(name):
+                raise BadRequest("a name cannot hold control characters")
             return name if 0 < len(name) <= MAX_NAME else None
 
         def _index(self) -> None:
@@ -377,11 +438,36 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             self._send(HTTPStatus.OK, _page("done", body, nonce), nonce)
 
         # -- POST -------------------------------------------------------------------------
-        def do_POST(self) -> None:
+        def _read_form(self) -> dict[str, str] | None:
+            """The urlencoded body as a dict; BadRequest when it is not one; None when the
+            client did not send it in time (the connection is then closed)."""
+            raw_length = (self.headers.get("Content-Length") or "0").strip()
+            if not raw_length.isdigit():
+                raise BadRequest("invalid Content-Length")
+            length = int(raw_length)
+            if length > MAX_BODY:
+                self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request too large")
+                return None
+            srv = self.server
+            set_deadline = getattr(srv, "set_deadline", None)
+            if set_deadline is not None:
+                set_deadline(self.connection, getattr(srv, "body_timeout_s", 30.0))
             try:
-                self._post()
-            except Exception as e:
-                self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
+                body = self.rfile.read(length)
+            except (TimeoutError, OSError):
+                return None
+            finally:
+                self._headers_read()
+            if len(body) < length:  # the client went away or ran out of time
+                self.close_connection = True
+                return None
+            try:
+                text = body.decode("utf-8")
+                pairs = parse_qs(text, keep_blank_values=True, strict_parsing=False,
+                                 errors="strict", max_num_fields=16)
+            except (UnicodeDecodeError, ValueError):
+                raise BadRequest("the form is not UTF-8 urlencoded text") from None
+            return {k: v[0] for k, v in pairs.items()}
 
         def _post(self) -> None:
             origin = self.headers.get("Origin")
@@ -394,12 +480,9 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             if urlsplit(self.path).path != "/label":
                 self._error(HTTPStatus.NOT_FOUND, "no such page")
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > 64_000:
-                self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request too large")
+            form = self._read_form()
+            if form is None:
                 return
-            form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode("utf-8"),
-                                                 keep_blank_values=True).items()}
             annotator = self._annotator(form)
             value = form.get("label", "")
             tid = form.get("trace", "")
@@ -423,12 +506,82 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
     return Handler
 
 
+class LabelServer(ThreadingHTTPServer):
+    """ThreadingHTTPServer with bounded connections and read deadlines.
+
+    At most `max_connections` requests are served at once (one thread each); beyond that
+    a client gets 503 at once. A connection that has not sent its headers within
+    `header_timeout_s`, or its body within `body_timeout_s` of the headers, is shut down
+    by the serving loop (`service_actions`, every `poll_interval`), so slow or silent
+    clients never hold a thread for long."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], *,
+                 max_connections: int = 32, header_timeout_s: float = 10.0,
+                 body_timeout_s: float = 30.0) -> None:
+        super().__init__(address, handler)
+        self.bound_host = address[0]
+        self.header_timeout_s = header_timeout_s
+        self.body_timeout_s = body_timeout_s
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._deadlines: dict[socket.socket, float] = {}
+        self._lock = threading.Lock()
+
+    def set_deadline(self, sock: socket.socket, seconds: float) -> None:
+        with self._lock:
+            self._deadlines[sock] = time.monotonic() + seconds
+
+    def clear_deadline(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._deadlines.pop(sock, None)
+
+    def service_actions(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            expired = [s for s, t in self._deadlines.items() if t <= now]
+            for s in expired:
+                del self._deadlines[s]
+        for s in expired:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\n"
+                                b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+            self.shutdown_request(request)
+            return
+        self.set_deadline(request, self.header_timeout_s)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.clear_deadline(request)
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.clear_deadline(request)
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up or timed out is not an error worth a traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(workspace: str | Path, suite: Any, *, host: str = "127.0.0.1", port: int = 8765,
-                quiet: bool = True) -> ThreadingHTTPServer:
+                quiet: bool = True, max_connections: int = 32, header_timeout_s: float = 10.0,
+                body_timeout_s: float = 30.0) -> LabelServer:
     """A ready (not yet serving) label server; port 0 picks a free port."""
     path = Path(workspace)
-    Workspace(path, create=False).close()  # fail early on a missing workspace
+    Workspace(path, create=False).close()  # fail early on a missing or damaged workspace
     get_task: Callable[[str], Task | None] = suite.get if suite is not None else (lambda _: None)
-    server = ThreadingHTTPServer((host, port), make_handler(path, get_task, quiet=quiet))
-    server.daemon_threads = True
-    return server
+    handler = make_handler(path, get_task, quiet=quiet, socket_timeout_s=header_timeout_s)
+    return LabelServer((host, port), handler, max_connections=max_connections,
+                       header_timeout_s=header_timeout_s, body_timeout_s=body_timeout_s)

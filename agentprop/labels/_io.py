@@ -4,7 +4,12 @@ Import columns: ``trace_id`` or ``session_id`` (an imported trace's
 ``meta["session_id"]`` also resolves), ``annotator``, ``label`` (YES / NO / correct /
 incorrect / unsure, any case), optional ``note`` and ``time`` (ISO 8601). Other columns
 are ignored, so an exported file imports again. Any bad row rejects the whole file, the
-message lists the offending line numbers, and nothing is written.
+message lists the offending line numbers, and nothing is written: an unterminated quote,
+more cells than the header has columns, and an annotator name with a control character
+are bad rows too.
+
+Export neutralises cells a spreadsheet would run as formulas (a leading ``'``, see
+`agentprop.safety`); import removes that quote again, so a round trip is exact.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agentprop.core import Label, LabelValue
+from agentprop.safety import has_control_chars, neutralise_cell, restore_cell
 
 LABEL_VALUES: dict[str, LabelValue] = {
     "yes": "correct", "correct": "correct", "no": "incorrect", "incorrect": "incorrect",
@@ -45,22 +51,48 @@ def _session_map(workspace: Any) -> dict[str, str]:
     return out
 
 
-def _rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, str], str | None]]:
+    """(line, cleaned row, the row's structural problem or None) per record."""
     with open(path, newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames is None:
+        reader = csv.DictReader(f, strict=True)
+        try:
+            fieldnames = reader.fieldnames
+        except csv.Error as e:
+            raise LabelImportError(f"{path}: line 1: {_csv_problem(e)}; nothing written"
+                                   ) from None
+        if fieldnames is None:
             raise LabelImportError(f"{path}: empty file, nothing written")
-        fields = {c.strip().lower() for c in reader.fieldnames if c}
+        fields = {c.strip().lower() for c in fieldnames if c}
         missing = [c for c in ("annotator", "label") if c not in fields]
         if "trace_id" not in fields and "session_id" not in fields:
             missing.insert(0, "trace_id or session_id")
         if missing:
             raise LabelImportError(f"{path}: missing column(s) {', '.join(missing)}; "
                                    "nothing written")
-        for row in reader:
-            clean = {(k or "").strip().lower(): (v or "").strip() if isinstance(v, str) else ""
-                     for k, v in row.items()}
-            yield reader.line_num, clean
+        while True:
+            start = reader.line_num + 1  # where the next record begins
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as e:
+                raise LabelImportError(f"{path}: rejected, line {start}: {_csv_problem(e)}; "
+                                       "nothing written") from None
+            if None in row:  # DictReader files surplus cells under the key None
+                n = len(row[None])
+                yield reader.line_num, {}, (f"{n} more cell(s) than the header's "
+                                            f"{len(fieldnames)} columns")
+                continue
+            clean = {(k or "").strip().lower(): restore_cell((v or "").strip())
+                     if isinstance(v, str) else "" for k, v in row.items()}
+            yield reader.line_num, clean, None
+
+
+def _csv_problem(e: csv.Error) -> str:
+    text = str(e)
+    if "end of data" in text or "EOF" in text:
+        return "unterminated quoted field"
+    return f"not valid CSV ({text})"
 
 
 def read_labels(path: str | Path, workspace: Any) -> list[Label]:
@@ -77,7 +109,10 @@ def read_labels(path: str | Path, workspace: Any) -> list[Label]:
         raise LabelImportError(f"{path}: not a UTF-8 CSV file; nothing written") from None
     except csv.Error as e:
         raise LabelImportError(f"{path}: not a valid CSV file ({e}); nothing written") from None
-    for line, row in rows:
+    for line, row, structural in rows:
+        if structural is not None:
+            errors.append(f"line {line}: {structural}")
+            continue
         if not any(row.values()):
             continue
         raw_id = row.get("trace_id") or row.get("session_id") or ""
@@ -94,6 +129,9 @@ def read_labels(path: str | Path, workspace: Any) -> list[Label]:
         annotator = row.get("annotator", "")
         if not annotator:
             problems.append("no annotator")
+        elif has_control_chars(annotator):
+            problems.append("control character in annotator name")
+            annotator = ""
         value = parse_label(row.get("label", ""))
         if value is None:
             problems.append(f"invalid label {row.get('label', '')!r} "
@@ -148,9 +186,9 @@ def export_labels(workspace: Any, out: str | Path) -> int:
             w.writerow(EXPORT_COLUMNS)
             for lab in labels:
                 r = rows.get(lab.trace_id, {})
-                w.writerow([lab.trace_id, lab.annotator, lab.label, lab.time.isoformat(),
-                            lab.note, r.get("task_id", ""), r.get("model", ""),
-                            r.get("domain", "")])
+                w.writerow([neutralise_cell(v) for v in (
+                    lab.trace_id, lab.annotator, lab.label, lab.time.isoformat(), lab.note,
+                    r.get("task_id", ""), r.get("model", ""), r.get("domain", ""))])
         os.replace(tmp, out)
     except BaseException:
         tmp.unlink(missing_ok=True)  # never leave a half-written file behind

@@ -3,6 +3,7 @@
 from agentprop.models._base import GenerateConfig, Model, ModelError
 from agentprop.models._cache import CacheStore, ResponseCache, request_key
 from agentprop.models._prices import DEFAULT_PRICES, PriceError, PriceTable
+from agentprop.models._provider import check_base_url
 from agentprop.models._registry import (
     PROVIDERS,
     check_model_id,
@@ -24,6 +25,7 @@ __all__ = [
     "ResponseCache",
     "RetryPolicy",
     "RetryableError",
+    "check_base_url",
     "check_model_id",
     "get_model",
     "register_provider",

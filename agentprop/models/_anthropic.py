@@ -200,7 +200,7 @@ class AnthropicModel(RemoteModel):
                                      body=body, options=options)
         except anthropic.AnthropicError as e:
             raise sdk_error(anthropic, e, model_id=self.id,
-                            where=self.base_url or "the Anthropic API", secret=self.__key,
+                            where=self.where, secret=self.__key,
                             timeout_s=config.timeout_s) from None
         return parse_anthropic(resp)
 

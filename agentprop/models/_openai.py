@@ -116,7 +116,7 @@ class OpenAIModel(RemoteModel):
                                      options={"timeout": config.timeout_s})
         except openai.OpenAIError as e:
             raise sdk_error(openai, e, model_id=self.id,
-                            where=self.base_url or "the OpenAI API", secret=self.__key,
+                            where=self.where, secret=self.__key,
                             timeout_s=config.timeout_s) from None
         try:
             data = resp.json()

@@ -17,15 +17,33 @@ import asyncio
 import random
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 from agentprop.core import Message, ModelOutput, ToolSpec
-from agentprop.models._base import GenerateConfig
+from agentprop.models._base import GenerateConfig, ModelError
 from agentprop.models._cache import ResponseCache, request_key
 from agentprop.models._prices import PriceTable, price_table
 from agentprop.models._retry import RetryPolicy, call_with_retries
 
 DEFAULT_MAX_CONNECTIONS = 100
 SHARD_CONNECTIONS = 8
+
+
+def check_base_url(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of a provider base URL; ModelError (kind ``bad_request``,
+    credentials redacted) when it is not ``http(s)://host[:port]/...``."""
+    from agentprop.safety import redact_url
+
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError as e:
+        raise ModelError("bad_request", f"invalid base URL {redact_url(url)!r}: "
+                         f"{redact_url(str(e))}") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise ModelError("bad_request", f"invalid base URL {redact_url(url)!r}: expected "
+                         "http(s)://host[:port]/...")
+    return parts.scheme, host, port or (443 if parts.scheme == "https" else 80)
 
 
 class RemoteModel:
@@ -51,6 +69,8 @@ class RemoteModel:
     ) -> None:
         if max_connections < 1:
             raise ValueError("max_connections must be at least 1")
+        if base_url is not None:
+            check_base_url(base_url)
         self.name = name
         self.base_url = base_url
         self.cache = ResponseCache(cache) if cache is not None else None
@@ -70,7 +90,17 @@ class RemoteModel:
         return f"{self.provider}/{self.name}"
 
     def __repr__(self) -> str:  # never shows the key
-        return f"<{type(self).__name__} {self.id} base_url={self.base_url!r}>"
+        from agentprop.safety import redact_url
+
+        url = None if self.base_url is None else redact_url(self.base_url)
+        return f"<{type(self).__name__} {self.id} base_url={url!r}>"
+
+    @property
+    def where(self) -> str:
+        """The server this model calls, for messages: its base URL without credentials."""
+        from agentprop.safety import redact_url
+
+        return redact_url(self.base_url) if self.base_url else f"the {self.provider} API"
 
     # -- to implement ------------------------------------------------------------------
     def _make_client(self, connections: int) -> Any:

@@ -1,9 +1,10 @@
 """The async runner: work units, bounded concurrency, one batching writer, resume."""
 
-from agentprop.runner._plan import default_run_id, plan_units
+from agentprop.runner._plan import MAX_SEED, check_seeds, default_run_id, plan_units
 from agentprop.runner._run import (
     RunAborted,
     RunError,
+    RunLocked,
     RunSummary,
     make_models,
     run_units,
@@ -12,9 +13,12 @@ from agentprop.runner._run import (
 from agentprop.runner._secrets import redact, redact_text
 
 __all__ = [
+    "MAX_SEED",
     "RunAborted",
     "RunError",
+    "RunLocked",
     "RunSummary",
+    "check_seeds",
     "default_run_id",
     "make_models",
     "plan_units",

@@ -7,6 +7,18 @@ from typing import Any
 
 from agentprop.core import Task, WorkUnit, stable_hash
 
+MAX_SEED = 2**31 - 1
+"""The largest episode seed: seeds reach the providers (Gemini's is a 32-bit integer)."""
+
+
+def check_seeds(seeds: Iterable[int]) -> None:
+    """RunError for a seed outside 0..MAX_SEED (checked before anything is written)."""
+    from agentprop.runner._run import RunError
+
+    for seed in seeds:
+        if not 0 <= seed <= MAX_SEED:
+            raise RunError(f"invalid seed {seed}: seeds run from 0 to {MAX_SEED:,}")
+
 
 def plan_units(
     run_id: str,
@@ -22,7 +34,9 @@ def plan_units(
     model × condition × arm combination of that task back to back. So units of different
     models, conditions and arms alternate in start order: a rate limit or an outage hits
     them alike, and paired arms of one task run at the same time. Duplicates are dropped.
+    A seed outside 0..MAX_SEED is a RunError.
     """
+    check_seeds(seeds)
     combos = [(m, c, a) for m in models for c in conditions for a in arms]
     task_ids = [t if isinstance(t, str) else t.id for t in tasks]
     units: list[WorkUnit] = []

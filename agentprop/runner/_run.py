@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import signal
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -30,17 +31,25 @@ from agentprop.core import (
     stable_hash,
 )
 from agentprop.models import GenerateConfig, Model, get_model
+from agentprop.runner._lock import RunLockedError, run_lock
+from agentprop.runner._plan import check_seeds
 from agentprop.runner._progress import RunProgress
 from agentprop.runner._secrets import redact, redact_text, secret_values
 from agentprop.store import TraceWriter, Workspace
 from agentprop.suite import Suite
 
 ExtraHooks = Callable[[WorkUnit, Task], list[AgentHooks]]
+P = ParamSpec("P")
+R = TypeVar("R")
 BASELINE = "baseline"
 
 
 class RunError(Exception):
     """A run that cannot start or must stop; the message is one line for the user."""
+
+
+class RunLocked(RunError):
+    """Another process is executing the same run on this workspace."""
 
 
 class RunAborted(RunError):
@@ -146,6 +155,25 @@ def _manifest(
     }
 
 
+def _claimed(fn: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+    """Run `fn(units, workspace=...)` after checking the seeds and while holding the lock
+    of every run in `units` (`RunLocked` when another process holds one)."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        units: Sequence[WorkUnit] = args[0] if args else kwargs["units"]  # type: ignore[assignment]
+        workspace: Workspace = kwargs["workspace"]  # type: ignore[assignment]
+        check_seeds({u.seed for u in units})
+        try:
+            with run_lock(workspace.path, {u.run_id for u in units}):
+                return await fn(*args, **kwargs)
+        except RunLockedError as e:
+            raise RunLocked(str(e)) from None
+
+    return wrapper
+
+
+@_claimed
 async def run_units(
     units: Sequence[WorkUnit],
     *,
@@ -173,7 +201,9 @@ async def run_units(
     redacted. `models` overrides model construction (tests, benchmarks). If the first
     `preflight` episodes of a model all fail without a single successful model call, the
     run stops with `RunAborted` and those error traces are not stored.
-    Cancellation (Ctrl-C) flushes the finished traces and re-raises.
+    Cancellation (Ctrl-C) flushes the finished traces and re-raises. A seed outside
+    0..MAX_SEED is a RunError before anything is written; a run another process is
+    executing on this workspace is `RunLocked` (no unit is called twice).
     """
     if concurrency < 1:
         raise RunError(f"concurrency must be at least 1, got {concurrency}")
@@ -233,18 +263,22 @@ async def run_units(
     )
     from agentprop import __version__
 
-    for rid in run_ids:
-        if workspace.get_run(rid) is None:
-            run_units_of = [u for u in units if u.run_id == rid]
-            workspace.put_run(
-                RunSpec(
-                    id=rid,
-                    package_version=__version__,
-                    suite_checksum=suite.checksum,
-                    config=redact(_manifest(run_units_of, config, settings, manifest), secrets),
-                )
-            )
+    # A run's row is written in the transaction of its first traces: never a run without
+    # them (a run that fails before its first trace leaves nothing behind).
+    new_runs = [
+        RunSpec(
+            id=rid,
+            package_version=__version__,
+            suite_checksum=suite.checksum,
+            config=redact(_manifest([u for u in units if u.run_id == rid], config, settings,
+                                    manifest), secrets),
+        )
+        for rid in run_ids
+        if workspace.get_run(rid) is None
+    ]
     if not pending:
+        for run in new_runs:  # all its traces are stored: only the row was missing
+            workspace.put_run(run)
         summary.wall_s = time.perf_counter() - t0
         return summary
 
@@ -279,7 +313,7 @@ async def run_units(
             max_steps=max_steps,
             text_mode=text_mode,
         )
-        if secrets and trace.status == "error":
+        if trace.status == "error":
             for ev in trace.events:
                 if isinstance(ev, ErrorEvent):
                     ev.message = redact_text(ev.message, secrets)
@@ -288,7 +322,8 @@ async def run_units(
     per_model = Counter(u.model for u in pending)
     verified: set[str] = set()
     held: dict[str, list[Trace]] = defaultdict(list)
-    writer = TraceWriter(workspace.path, batch_size=batch_size, interval_s=flush_interval_s)
+    writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
+                         interval_s=flush_interval_s)
     bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
 
     def accept(trace: Trace) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import re
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+
+from agentprop.safety import redact_url
 
 _SECRET_NAME = re.compile(
     r"api[_-]?key|secret|passw|credential|authorization|(^|[_-])(auth|token|bearer)$", re.I
@@ -23,24 +24,12 @@ def secret_values() -> list[str]:
 
 
 def redact_text(text: str, secrets: list[str] | None = None) -> str:
-    """`text` with every secret environment value replaced."""
+    """`text` with every secret environment value and URL credential replaced."""
+    text = redact_url(text)
     for s in secret_values() if secrets is None else secrets:
         if s in text:
             text = text.replace(s, REDACTED)
     return text
-
-
-def _strip_userinfo(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
 
 
 def redact(obj: Any, secrets: list[str] | None = None) -> Any:
@@ -55,7 +44,7 @@ def redact(obj: Any, secrets: list[str] | None = None) -> Any:
     if isinstance(obj, list | tuple | set | frozenset):
         return [redact(v, secrets) for v in obj]
     if isinstance(obj, str):
-        return redact_text(_strip_userinfo(obj) if "://" in obj else obj, secrets)
+        return redact_text(redact_url(obj), secrets)
     if obj is None or isinstance(obj, bool | int | float):
         return obj
     return f"<{type(obj).__name__}>"

@@ -13,6 +13,12 @@ fresh draw and a whole run is reproducible.
 Routes (matched by suffix, so any base URL prefix works): ``POST .../chat/completions``,
 ``POST .../messages``, ``POST .../models/{model}:generateContent``, ``GET /v1/models``,
 ``GET /stats`` (request counters, per route too), ``POST /stats/reset``, ``GET /health``.
+
+Hostile clients (SECURITY.md): a Host that is not a name the server was bound to gets 421
+(`agentprop.safety.host_allowed`, against DNS rebinding); a body over `MAX_BODY`, sent
+with Content-Length or chunked, gets 413; a connection gets `idle_timeout_s` to start a
+request, then `header_timeout_s` for the rest of its headers and `body_timeout_s` for
+its body, and is closed when it overruns.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentprop.safety import MISDIRECTED, host_allowed
 from agentprop.sim._model import SimAgent
 from agentprop.sim._profiles import PROFILES, SimProfile
 from agentprop.sim._wire_anthropic import AnthropicWire
@@ -39,7 +46,8 @@ __all__ = ["FAULT_TYPES", "ServerConfig", "ServerThread", "SimServer", "completi
 
 FAULT_TYPES = ("429", "500", "timeout", "malformed")
 _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-            413: "Payload Too Large", 429: "Too Many Requests", 500: "Internal Server Error"}
+            413: "Payload Too Large", 421: "Misdirected Request", 429: "Too Many Requests",
+            500: "Internal Server Error"}
 MAX_BODY = 32 * 1024 * 1024
 _OPENAI, _ANTHROPIC, _GEMINI = OpenAIWire(), AnthropicWire(), GeminiWire()
 _GEMINI_PATH = re.compile(r"/models/(.+):generateContent$")
@@ -55,6 +63,9 @@ class ServerConfig:
     retry_after_s: float = 1.0
     hold_s: float = 300.0
     fault_seed: int = 0
+    idle_timeout_s: float = 60.0
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
 
     def __post_init__(self) -> None:
         bad = [f for f in self.faults if f not in FAULT_TYPES]
@@ -66,6 +77,8 @@ class ServerConfig:
             raise ValueError("latency must be >= 0")
         if self.fail_rate > 0 and not self.faults:
             raise ValueError("a positive fail rate needs at least one fault type")
+        if min(self.idle_timeout_s, self.header_timeout_s, self.body_timeout_s) <= 0:
+            raise ValueError("timeouts must be > 0")
 
 
 @dataclass
@@ -106,6 +119,47 @@ def _unit(*parts: object) -> float:
 
 def _error(status: int, message: str, wire: WireFormat = _OPENAI) -> tuple[int, Any]:
     return status, wire.error(status, message)
+
+
+async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes | int | None:
+    """The request body; 413 when it would exceed MAX_BODY (Content-Length or chunked);
+    None when it is malformed or the client went away."""
+    try:
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            chunks: list[bytes] = []
+            total = 0
+            while True:
+                size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                if size < 0:
+                    return None
+                total += size
+                if total > MAX_BODY:
+                    return 413
+                if size == 0:
+                    await reader.readuntil(b"\r\n")
+                    return b"".join(chunks)
+                chunks.append((await reader.readexactly(size + 2))[:-2])
+        n = int(headers.get("content-length", "0") or 0)
+        if n < 0:
+            return None
+        if n > MAX_BODY:
+            return 413
+        return await reader.readexactly(n) if n else b""
+    except (ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+            ConnectionError):
+        return None
+
+
+async def _linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                  seconds: float = 2.0) -> None:
+    """Half-close and discard what the client still sends for a moment: closing with
+    unread data makes the kernel reset the connection, and the client would see the reset
+    instead of our answer."""
+    with contextlib.suppress(Exception):
+        writer.write_eof()
+        async with asyncio.timeout(seconds):
+            while await reader.read(1 << 16):
+                pass
 
 
 class SimServer:
@@ -164,43 +218,31 @@ class SimServer:
             self._conns.add(task)
         try:
             while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, asyncio.LimitOverrunError,
-                        ConnectionError):
+                request = await self._read_request(reader)
+                if request is None:  # closed, malformed or too slow: hang up
                     return
-                lines = head.decode("latin-1").split("\r\n")
-                try:
-                    method, target, version = lines[0].split(" ", 2)
-                except ValueError:
+                if isinstance(request, int):  # a body over the cap: answer, then hang up
+                    await self._respond(writer, (*_error(request, "request body too large"),
+                                                 {}), keep=False)
+                    await _linger(reader, writer)
                     return
-                headers: dict[str, str] = {}
-                for ln in lines[1:]:
-                    if ":" in ln:
-                        k, v = ln.split(":", 1)
-                        headers[k.strip().lower()] = v.strip()
-                body = await self._read_body(reader, headers)
-                if body is None:
-                    return
+                method, target, version, headers, body = request
                 keep = (version == "HTTP/1.1" and headers.get("connection", "").lower()
                         != "close")
-                try:
-                    result = await self._dispatch(method, target.split("?", 1)[0], headers,
-                                                  body)
-                except Exception as e:  # a policy bug answers 500, it never kills the server
-                    result = (*_error(500, f"{type(e).__name__}: {e}"), {})
+                if not host_allowed(headers.get("host"), self.config.host, self.port):
+                    result: tuple[int, Any, dict[str, str]] | None = (*_error(
+                        MISDIRECTED, "this server answers only to the names it was bound to"),
+                        {})
+                else:
+                    try:
+                        result = await self._dispatch(method, target.split("?", 1)[0],
+                                                      headers, body)
+                    except Exception as e:  # a policy bug answers 500, never kills the server
+                        result = (*_error(500, f"{type(e).__name__}: {e}"), {})
                 if result is None:  # the "timeout" fault: hold, then hang up
                     await asyncio.sleep(self.config.hold_s)
                     return
-                status, payload, extra = result
-                data = json.dumps(payload).encode()
-                hdrs = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
-                        "Content-Type: application/json",
-                        f"Content-Length: {len(data)}",
-                        f"Connection: {'keep-alive' if keep else 'close'}"]
-                hdrs += [f"{k}: {v}" for k, v in extra.items()]
-                writer.write(("\r\n".join(hdrs) + "\r\n\r\n").encode() + data)
-                await writer.drain()
+                await self._respond(writer, result, keep=keep)
                 if not keep:
                     return
         except (ConnectionError, asyncio.CancelledError):
@@ -210,25 +252,49 @@ class SimServer:
                 self._conns.discard(task)
             writer.close()
 
-    async def _read_body(self, reader: asyncio.StreamReader,
-                         headers: dict[str, str]) -> bytes | None:
+    @staticmethod
+    async def _respond(writer: asyncio.StreamWriter, result: tuple[int, Any, dict[str, str]],
+                       *, keep: bool) -> None:
+        status, payload, extra = result
+        data = json.dumps(payload).encode()
+        hdrs = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+                "Content-Type: application/json",
+                f"Content-Length: {len(data)}",
+                f"Connection: {'keep-alive' if keep else 'close'}"]
+        hdrs += [f"{k}: {v}" for k, v in extra.items()]
+        writer.write(("\r\n".join(hdrs) + "\r\n\r\n").encode() + data)
+        await writer.drain()
+
+    async def _read_request(self, reader: asyncio.StreamReader
+                            ) -> tuple[str, str, str, dict[str, str], bytes] | int | None:
+        """(method, target, version, headers, body); 413 for a body over the cap; None
+        when the client closed, sent garbage, or overran a deadline."""
+        cfg = self.config
         try:
-            if headers.get("transfer-encoding", "").lower() == "chunked":
-                chunks: list[bytes] = []
-                while True:
-                    size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-                    if size == 0:
-                        await reader.readuntil(b"\r\n")
-                        return b"".join(chunks)
-                    chunks.append(await reader.readexactly(size + 2))
-                    chunks[-1] = chunks[-1][:-2]
-            n = int(headers.get("content-length", "0") or 0)
-            if n < 0 or n > MAX_BODY:
-                return None
-            return await reader.readexactly(n) if n else b""
-        except (ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+            first = await asyncio.wait_for(reader.readexactly(1), cfg.idle_timeout_s)
+            async with asyncio.timeout(cfg.header_timeout_s):
+                head = first + await reader.readuntil(b"\r\n\r\n")
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
                 ConnectionError):
             return None
+        lines = head.decode("latin-1").split("\r\n")
+        try:
+            method, target, version = lines[0].split(" ", 2)
+        except ValueError:
+            return None
+        headers: dict[str, str] = {}
+        for ln in lines[1:]:
+            if ":" in ln:
+                k, v = ln.split(":", 1)
+                headers[k.strip().lower()] = v.strip()
+        try:
+            async with asyncio.timeout(cfg.body_timeout_s):
+                body = await _read_body(reader, headers)
+        except TimeoutError:
+            return None
+        if body is None or isinstance(body, int):
+            return body
+        return method, target, version, headers, body
 
     async def _dispatch(self, method: str, path: str, headers: dict[str, str],
                         body: bytes) -> tuple[int, Any, dict[str, str]] | None:

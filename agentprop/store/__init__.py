@@ -6,20 +6,28 @@ from agentprop.store._workspace import (
     SCHEMA_VERSION,
     VerdictRow,
     Workspace,
+    WorkspaceDamagedError,
     WorkspaceError,
+    damage_report,
+    describe_database_error,
 )
-from agentprop.store._writer import TraceWriter
+from agentprop.store._writer import BatchWriter, TraceWriter, VerdictWriter
 
 __all__ = [
     "CSV_COLUMNS",
     "DB_NAME",
     "FORMATS",
     "SCHEMA_VERSION",
+    "BatchWriter",
     "ExportError",
     "TraceWriter",
     "VerdictRow",
+    "VerdictWriter",
     "Workspace",
+    "WorkspaceDamagedError",
     "WorkspaceError",
+    "damage_report",
+    "describe_database_error",
     "export_traces",
     "flat_row",
 ]

@@ -1,5 +1,9 @@
 """Exports of a workspace's traces: JSONL (lossless), CSV (flat), Parquet (flat + full JSON).
 
+CSV text cells that a spreadsheet would run as a formula (leading ``=``, ``+``, ``-``,
+``@``, tab, carriage return) get a leading ``'`` (`agentprop.safety.neutralise_cell`);
+JSONL and Parquet keep every value exact.
+
 Every export is written to a temporary file beside the target and renamed into place, so
 an interrupted export never leaves a truncated file under the requested name.
 """
@@ -13,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from agentprop.safety import neutralise_cell
 from agentprop.store._workspace import Workspace, WorkspaceError, _where
 
 ExportFormat = Literal["jsonl", "csv", "parquet"]
@@ -137,7 +142,7 @@ def _write_csv(ws: Workspace, filters: dict[str, Any], path: Path) -> int:
         w = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
         w.writeheader()
         for data in _raw_traces(ws, filters):
-            w.writerow(flat_row(json.loads(data)))
+            w.writerow({k: neutralise_cell(v) for k, v in flat_row(json.loads(data)).items()})
             n += 1
     return n
 

@@ -1,0 +1,28 @@
+"""Rules for untrusted input and output, one home each (SECURITY.md lists them).
+
+- `host_allowed`: the Host allow-list every local agentprop server applies against DNS
+  rebinding (label app, serve-sim; the MCP tool server and gateway reuse it).
+- `redact_url` / `redact_urls`: credentials in URLs never reach a message or a log.
+- `neutralise_cell` / `restore_cell`: spreadsheet formulas in CSV exports.
+- `term_safe` / `has_control_chars`: stored text never drives the user's terminal.
+
+Imports nothing of ours, so every layer may use it.
+"""
+
+from agentprop.safety._cells import FORMULA_PREFIXES, neutralise_cell, restore_cell
+from agentprop.safety._hosts import MISDIRECTED, allowed_hosts, host_allowed
+from agentprop.safety._terminal import has_control_chars, term_safe
+from agentprop.safety._urls import redact_url, redact_urls
+
+__all__ = [
+    "FORMULA_PREFIXES",
+    "MISDIRECTED",
+    "allowed_hosts",
+    "has_control_chars",
+    "host_allowed",
+    "neutralise_cell",
+    "redact_url",
+    "redact_urls",
+    "restore_cell",
+    "term_safe",
+]
