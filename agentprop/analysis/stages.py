@@ -56,7 +56,8 @@ from agentprop.core import (
 
 STAGE_COLUMNS: tuple[str, ...] = (
     "trace_id", "run_id", "model", "task_id", "domain", "split", "difficulty", "condition",
-    "error_type", "seed", "arm", "status", "simulated", "opportunity", "no_tool_call",
+    "error_type", "target_param", "seed", "arm", "status", "simulated", "opportunity",
+    "no_tool_call",
     "S1", "S2", "corrected", "noticed", "noticed_kind", "S3", "recovered", "stopped_at",
     "abstained", "error",
 )
@@ -107,10 +108,12 @@ def _stages(trace: Trace) -> dict[str, Any]:
         "abstained": bool(final.abstained) if final is not None else False,
         "noticed": None,
         "noticed_kind": None,
+        "target_param": None,
     }
     if injection is None:
         _set_noticing(out, trace, None, None)
         return out
+    out["target_param"] = injection.param
     if injection.status != "applied":
         return out
     out["opportunity"] = True

@@ -17,6 +17,7 @@ CHECKS: tuple[tuple[str, str, str, str], ...] = (
     ("noticed_rate", "noticed_given_S2", "noticed", "easy"),
     ("false_alarm_rate", "false_alarm", "noticed_share", "easy baseline"),
 )
+PRESENTATION_PARAMS = frozenset({"unit"})
 NOTES = {"all": "", "easy": "easy tasks only", "easy baseline": "easy baseline tasks"}
 
 
@@ -41,7 +42,8 @@ def simulation_check(
     answer reports, so every unnoticed visible corruption changes a graded fact, which is
     what the profile's r_23 formula assumes (on chained tasks a corruption can miss the
     graded facts), and no later plan step adds doubt text. The false-alarm rate comes from
-    the easy `baseline` traces that made a tool call.
+    the easy `baseline` traces that made a tool call. Corruptions of a presentation
+    parameter (`unit`) are left out: the converted answer is still right.
     """
     from agentprop.analysis.stages import propagation_rates
 
@@ -54,7 +56,12 @@ def simulation_check(
     level = 1 - (1 - family_level) / k
     easy_base = stages[ours & (stages["condition"] == "baseline")
                        & (stages["difficulty"] == "easy")]
-    parts = {"all": df, "easy": df[df["difficulty"] == "easy"], "easy baseline": easy_base}
+    # a unit swap (°C for °F) changes how the answer is written, not a graded fact: a
+    # faithful judge accepts the converted values, so it cannot count as propagation
+    easy = df[(df["difficulty"] == "easy")
+              & ~df.get("target_param", pd.Series(index=df.index, dtype=object))
+              .isin(PRESENTATION_PARAMS)]
+    parts = {"all": df, "easy": easy, "easy baseline": easy_base}
     rates = {
         name: propagation_rates(part, by="model", rng_seed=seed, n_boot=n_boot, level=level,
                                 injected_only=name != "easy baseline")

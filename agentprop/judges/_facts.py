@@ -753,6 +753,9 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
                 mine = [g for g in facts if g.kind == kind and own & set(g.about.get(cat, []))]
                 truth = {canonical_time(str(g.value)) if kind == "time" else str(g.value)
                          for g in mine}
+                if kind == "date":  # a listed event's day is in its facts' about
+                    truth |= {d for g in ctx.task.expected_facts
+                              if own & set(g.about.get(cat, [])) for d in g.about.get("date", [])}
                 if not truth or values & truth:
                     continue
                 if values & asked and (kind == "date" or _within(values, mine)):
@@ -784,7 +787,7 @@ def _date_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
             known.add(str(g.value))
         if g.kind == "decision":
             known |= {o for o in g.options if _ISO.fullmatch(o)}
-    if len(known) <= 1 + len(ctx.query_days):
+    if not any(g.kind == "date" or g.about.get("date") for g in ctx.task.expected_facts):
         return []  # the task is not about dates
     out = []
     for (a, b), days in ctx.r.dates:

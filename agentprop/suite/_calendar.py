@@ -636,13 +636,15 @@ def _event_about(e: dict[str, Any], dated: bool = False) -> dict[str, list[str]]
 
 
 def _event_facts(e: dict[str, Any], prefix: str, dated: bool = False) -> list[Fact]:
-    """What the calendar says of one event, about that event (and its day in a range)."""
+    """What the calendar says of one event, about that event (and, `dated`, its day: a
+    listed event's day and id are then in `about`, not facts of their own)."""
     ab = _event_about(e, dated)
     out = [Fact(kind="entity", key=f"{prefix}title", value=e["title"], about=ab),
-           Fact(kind="date", key=f"{prefix}date", value=e["date"], about=ab),
            Fact(kind="time", key=f"{prefix}start_time", value=e["start_time"], about=ab),
-           Fact(kind="time", key=f"{prefix}end_time", value=e["end_time"], about=ab),
-           Fact(kind="id", key=f"{prefix}event_id", value=e["event_id"], about=ab)]
+           Fact(kind="time", key=f"{prefix}end_time", value=e["end_time"], about=ab)]
+    if not dated:
+        out += [Fact(kind="date", key=f"{prefix}date", value=e["date"], about=ab),
+                Fact(kind="id", key=f"{prefix}event_id", value=e["event_id"], about=ab)]
     if e.get("duration_minutes") is not None:
         out.append(number_fact(f"{prefix}duration", e["duration_minutes"], "minutes", 0,
                                about=ab))
@@ -652,13 +654,12 @@ def _event_facts(e: dict[str, Any], prefix: str, dated: bool = False) -> list[Fa
 def _listing_facts(o: dict[str, Any], prefix: str = "list.") -> list[Fact]:
     """A listing: the count, the day (or range), and every event, keyed by its id; the
     titles form the complete list of the day."""
-    ranged = "end_date" in o
     out = [Fact(kind="date", key=f"{prefix}date", value=o["date"]),
            number_fact(f"{prefix}count", len(o["events"]), "events", 0, exact=True)]
-    if ranged:
+    if "end_date" in o:
         out.append(Fact(kind="date", key=f"{prefix}end_date", value=o["end_date"]))
     for e in o["events"]:
-        for f in _event_facts(e, f"{prefix}{e['event_id']}.", dated=ranged):
+        for f in _event_facts(e, f"{prefix}{e['event_id']}.", dated=True):
             out.append(f.model_copy(update={"group": "events"}) if f.key.endswith(".title")
                        else f)
     return out

@@ -675,7 +675,7 @@ def _historical_facts(h: dict[str, Any]) -> list[Fact]:
         dab = {"city": _city(h["city"]), "date": [str(day["date"])]}
         out += [f for f in _day_facts({**day, "city": h["city"]}, f"day.{day['date']}.",
                                       h.get("unit"), dab)
-                if f.kind in ("number", "text")]
+                if f.key.endswith((".temperature", ".condition", ".precipitation_mm"))]
     return out
 
 
