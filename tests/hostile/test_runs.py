@@ -66,7 +66,7 @@ def test_a_run_held_by_another_process_is_refused(tmp_path: Path) -> None:
 def test_two_identical_runs_do_not_both_call_the_model(tmp_path: Path) -> None:
     with ServerThread(ServerConfig(port=0, latency_ms=150), suite=None) as srv:
         args = ["run", "-m", "openai/balanced", "--base-url", srv.base_url, "-w",
-                str(tmp_path / "w"), "-n", "8", "--concurrency", "2", "--json"]
+                str(tmp_path / "w"), "-n", "30", "--concurrency", "2", "--json"]
         first = cli_process(*args)
         deadline = time.monotonic() + 60
         while srv.stats["chat_completions"] == 0:  # the first one is calling the model
