@@ -63,19 +63,37 @@ def test_a_run_held_by_another_process_is_refused(tmp_path: Path) -> None:
     assert run_units_sync(units, workspace=ws, suite=suite, progress=False).completed == 2
 
 
+def _lock_held(workspace: Path) -> bool:
+    """True when some process holds a run lock in `workspace` (a non-blocking flock fails)."""
+    import fcntl
+
+    for path in (workspace / ".locks").glob("*.lock"):
+        with path.open("a") as f:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+    return False
+
+
 def test_two_identical_runs_do_not_both_call_the_model(tmp_path: Path) -> None:
     with ServerThread(ServerConfig(port=0, latency_ms=150), suite=None) as srv:
         args = ["run", "-m", "openai/balanced", "--base-url", srv.base_url, "-w",
                 str(tmp_path / "w"), "-n", "30", "--concurrency", "2", "--json"]
         first = cli_process(*args)
-        deadline = time.monotonic() + 60
-        while srv.stats["chat_completions"] == 0:  # the first one is calling the model
+        deadline = time.monotonic() + 120
+        # wait until the first one holds its lock and is calling the model
+        while srv.stats["chat_completions"] == 0 or not _lock_held(tmp_path / "w"):
             assert first.poll() is None, first.communicate()
             assert time.monotonic() < deadline
             time.sleep(0.02)
         second = cli_process(*args)
-        _, err = second.communicate(timeout=60)
-        assert second.returncode == 2, err
+        _, err = second.communicate(timeout=120)
+        if second.returncode != 2:  # say what the first one did, to tell a race from a bug
+            out1, err1 = first.communicate(timeout=120)
+            pytest.fail(f"second: rc {second.returncode} {err!r}; first: rc "
+                        f"{first.returncode} {out1[-300:]!r} {err1[-500:]!r}")
         assert "already running" in err and "Traceback" not in err
         out, err = first.communicate(timeout=120)
         assert first.returncode == 0, err
