@@ -10,10 +10,11 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agentprop.errors import AgentpropError
 from agentprop.runner._plan import MAX_SEED
 
 
-class ConfigError(Exception):
+class ConfigError(AgentpropError):
     """An experiment file that cannot be read or does not validate; one line for the user."""
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from agentprop.core import Task, WorkUnit, stable_hash, utcnow
+from agentprop.errors import AgentpropError
 from agentprop.intercept._config import InterceptConfig, default_configs, parse_config
 from agentprop.intercept._evaluate import (
     FireRow,
@@ -41,7 +42,7 @@ UNINTERCEPTED_ARMS = ["", "control"]
 DEFAULT_CONDITION = "p2:semantic_wrong"
 
 
-class InterceptError(Exception):
+class InterceptError(AgentpropError):
     """A sweep or evaluation that cannot be carried out; one line for the user."""
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agentprop.core import FinalEvent, Label, Message, RunSpec, Trace, Verdict
+from agentprop.errors import AgentpropError
 
 SOURCE = "agenthallu"
 PRIMARY = "majority"
@@ -43,7 +44,7 @@ INTERCEPTOR_REQUIRED = {"session_id", "task_id", "model", "domain", "condition",
                         "abstained", "final_correct", "hallucination"}
 
 
-class ReleaseFormatError(ValueError):
+class ReleaseFormatError(AgentpropError, ValueError):
     """A release file that cannot be imported; the message is one line for the user."""
 
 

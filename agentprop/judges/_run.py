@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agentprop.core import Task, Trace, Verdict
+from agentprop.errors import AgentpropError
 from agentprop.judges._base import Judge, canonical_name, get_judge, unscored
 from agentprop.store import VerdictWriter
 
@@ -33,12 +34,14 @@ BATCH = 200
 FLUSH_S = 0.2
 
 
-class JudgeError(Exception):
+class JudgeError(AgentpropError):
     """A judging request that cannot be carried out; one line for the user."""
 
 
 class JudgeUnavailableError(JudgeError):
     """The judge's model could not be reached at all; nothing of the failed batch written."""
+
+    exit_code = 1
 
 
 class JudgeStats(BaseModel):

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agentprop.core import Label, LabelValue
+from agentprop.errors import AgentpropError
 from agentprop.safety import has_control_chars, neutralise_cell, restore_cell
 
 LABEL_VALUES: dict[str, LabelValue] = {
@@ -34,7 +35,7 @@ EXPORT_COLUMNS = ["trace_id", "annotator", "label", "time", "note", "task_id", "
                   "domain"]
 
 
-class LabelImportError(Exception):
+class LabelImportError(AgentpropError):
     """A label file rejected as a whole; the message lists the offending rows."""
 
 

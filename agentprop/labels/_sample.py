@@ -18,10 +18,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agentprop.errors import AgentpropError
+
 SAMPLE_COLUMNS = ("model", "domain", "condition", "split", "difficulty", "arm", "run_id")
 
 
-class SampleError(Exception):
+class SampleError(AgentpropError):
     """A sampling request that cannot be met; one line for the user."""
 
 

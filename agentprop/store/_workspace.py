@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from agentprop.core import Label, RunSpec, Trace, Verdict, VerdictRow
+from agentprop.errors import AgentpropError
 
 SCHEMA_VERSION = 1
 DB_NAME = "agentprop.sqlite"
@@ -58,7 +59,7 @@ def _set_wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
             time.sleep(0.05)
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(AgentpropError):
     """A workspace that cannot be opened or used; the message is one line for the user."""
 
 

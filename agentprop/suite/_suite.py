@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentprop.core import Task
+from agentprop.errors import AgentpropError
 from agentprop.suite._generator import GENERATORS, TaskGenerator
 
 SUITE_VERSION = "1.2"  # 1.1: every query names exactly one task; 1.2: asked/context facts
@@ -34,7 +35,7 @@ HELD_OUT_DOMAINS = ("retail",)
 VAL_FRACTION = 0.10
 
 
-class SuiteError(Exception):
+class SuiteError(AgentpropError):
     """A suite file that cannot be read or is not a valid suite; one line for the user."""
 
 
