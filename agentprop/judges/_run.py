@@ -25,7 +25,8 @@ from pydantic import BaseModel, Field
 
 from agentprop.core import Task, Trace, Verdict
 from agentprop.errors import AgentpropError
-from agentprop.judges._base import Judge, canonical_name, get_judge, unscored
+from agentprop.judges._base import Judge, unscored
+from agentprop.judges._lookup import canonical_name, get_judge
 from agentprop.store import VerdictWriter
 
 ABORT_KINDS = frozenset({"connection", "auth", "timeout"})

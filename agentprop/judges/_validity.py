@@ -19,7 +19,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentprop.core import FinalEvent, Task, ToolResultEvent, Trace
-from agentprop.judges._base import get_judge
+from agentprop.judges._lookup import get_judge
 
 VALIDITY_FILE = Path(__file__).with_name("validity.json")
 """The facts judge's measured validity (written by bench/bench_judge_validity.py --write)."""
