@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agentprop.core import DEFAULT_PRIMARY_JUDGE
 from agentprop.errors import AgentpropError
 from agentprop.runner._plan import MAX_SEED
 
@@ -81,7 +82,7 @@ class ExperimentConfig(_Strict):
     models: list[ModelEntry]
     runs: list[RunBlock] = Field(default_factory=list)
     judges: list[str] = Field(default_factory=lambda: ["heuristic", "facts"])
-    primary_judge: str = "facts"
+    primary_judge: str = DEFAULT_PRIMARY_JUDGE
     labels: LabelBlock | None = None
     sweep: SweepBlock | None = None
     evaluate: EvaluateBlock | None = None

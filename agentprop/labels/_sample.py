@@ -14,11 +14,14 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from agentprop.errors import AgentpropError
+
+if TYPE_CHECKING:
+    from agentprop.store import Workspace
 
 SAMPLE_COLUMNS = ("model", "domain", "condition", "split", "difficulty", "arm", "run_id")
 
@@ -107,7 +110,7 @@ def stratified_sample(
 
 
 def sample_labels(
-    workspace: Any,
+    workspace: Workspace,
     n: int = 100,
     by: Sequence[str] = ("model", "domain"),
     *,

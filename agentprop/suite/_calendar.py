@@ -564,7 +564,7 @@ def _conclusion(task: Task, obs: list[Observation]) -> str:
         return f"There is no {title} on {obs[0].get('date', 'that day')}."
     if it == "book_or_next_free" and obs and _kind(obs[0]) == "events":
         req = str(task.meta.get("requested_time", ""))
-        dur = int(task.meta.get("query_entities", {}).get("duration_minutes", 0) or 0)
+        dur = int(task.query_entities.get("duration_minutes", 0) or 0)
         try:
             busy = _clash(obs[0], to_minutes(req), dur)
         except ValueError:
@@ -607,7 +607,7 @@ def _follows(task: Task, obs: list[Observation], i: int) -> bool:
                         and o.get("start_time") == prev[0]["start_time"])
         if it == "book_or_next_free":
             req = str(task.meta.get("requested_time", ""))
-            dur = int(task.meta.get("query_entities", {}).get("duration_minutes", 0) or 0)
+            dur = int(task.query_entities.get("duration_minutes", 0) or 0)
             busy = _clash(prev[0], to_minutes(req), dur)
             if busy is None:
                 return bool(i == 1 and o.get("created") and o.get("start_time") == req)

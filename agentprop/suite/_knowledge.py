@@ -249,7 +249,7 @@ class KnowledgeGenerator(DescribingGenerator):
         facts: list[Fact] = []
         answer = str(task.meta.get("answer_field", ""))
         bridge = task.meta.get("bridge_field")
-        wanted = str(task.meta.get("query_entities", {}).get("query", ""))
+        wanted = str(task.query_entities.get("query", ""))
         articles = 0
         for i, obs in enumerate(observations):
             tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"

@@ -195,6 +195,9 @@ _FACT_DEFAULTS: dict[str, Any] = {"role": "asked", "about": {}, "options": [], "
 
 def _canonical(task: Task) -> str:
     data = task.model_dump(mode="json")
+    entities = data.pop("query_entities")  # persisted where suite files always kept it
+    if entities:
+        data["meta"] = {**data["meta"], "query_entities": entities}
     if not data.get("asks"):
         data.pop("asks", None)
     for fact in data["expected_facts"]:
