@@ -13,10 +13,12 @@ from typing import Any
 from agentprop.core import UnknownNameError
 from agentprop.judges import _facts, _heuristic, _llm  # noqa: F401  (they register)
 from agentprop.judges._base import JUDGE_FORMS, JUDGES, Judge
+from agentprop.plugins import load_plugins
 
 
 def canonical_name(name: str) -> str:
     """``ensemble: a, b`` → ``ensemble:a,b``; raises UnknownNameError for malformed names."""
+    load_plugins()  # installed plugin packages register their judges
     text = "".join(str(name).split())
     kind, _, arg = text.partition(":")
     if kind not in JUDGES:

@@ -43,6 +43,9 @@ def _load_generators() -> None:
     # Importing the modules registers the generators.
     for name in ("_calendar", "_knowledge", "_medical", "_retail", "_weather"):
         importlib.import_module(f"agentprop.suite.{name}")
+    from agentprop.plugins import load_plugins
+
+    load_plugins()  # installed plugin packages register generators of their domains
 
 
 def get_generator(domain: str) -> TaskGenerator:
