@@ -1,7 +1,8 @@
 """Stage-level propagation: the per-trace stage table and the per-group propagation rates.
 
 Both are pure functions. Stage indicators come only from a trace's structured events
-(DESIGN §4); a judge is consulted only for S3, through the `verdicts` mapping.
+(docs/injection.md defines each; docs/architecture.md, "The path of one work unit", shows
+where they sit); a judge is consulted only for S3, through the `verdicts` mapping.
 
 Per trace (`stage_table`):
 

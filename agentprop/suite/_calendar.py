@@ -17,7 +17,8 @@ partial event must match some event of the final calendar; each listed id must h
 deleted. Created events
 are given by content (title, date, start_time, duration_minutes), not by id.
 
-``task.meta``: ``query_entities`` maps observation echo keys (``date``, ``end_date``,
+``Task.query_entities`` (set via the draft's ``meta``) maps
+observation echo keys (``date``, ``end_date``,
 ``title``, ``start_time``, ``duration_minutes``, ``earliest``) to what the query asked for
 (a list when several values are legitimate, e.g. the old and new title of a replacement);
 ``date_phrase`` (and ``date_phrase_2``) / ``relative_date`` describe the date expression;

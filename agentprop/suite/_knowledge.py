@@ -13,8 +13,8 @@ Intents (difficulty):
 Facts: ``number`` (years with unit ``year``, ``population`` unit ``people``, ``area_km2``
 unit ``km2``, ``members`` unit ``members``; tolerance 0) or ``entity`` keyed by the
 infobox field; two-hop tasks also state the bridge entity (key ``bridge_<linking field>``).
-No task changes state. ``meta``: ``query_entities`` = ``{"query": <title searched>}``,
-``answer_field`` (infobox key answered), ``bridge_field`` (two-hop only).
+No task changes state. ``Task.query_entities`` = ``{"query": <title searched>}``;
+``meta``: ``answer_field`` (infobox key answered), ``bridge_field`` (two-hop only).
 """
 
 from __future__ import annotations
