@@ -10,3 +10,6 @@ import tempfile
 if "AGENTPROP_TEST_HOME" not in os.environ:
     os.environ["AGENTPROP_TEST_HOME"] = tempfile.mkdtemp(prefix="agentprop-tests-")
 os.environ["AGENTPROP_HOME"] = os.environ["AGENTPROP_TEST_HOME"]
+
+# The shared test doubles' fixtures (`workspace`); see agentprop/testing.py.
+pytest_plugins = ["agentprop.testing"]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import date
-from typing import Protocol
 
+from agentprop.agent._dialect import Dialect, Turn
 from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
+from agentprop.agent._text import TextDialect
 from agentprop.core import (
     REFERENCE_DATE,
     ErrorEvent,
@@ -54,35 +54,6 @@ def system_prompt() -> str:
 def observation_text(observation: Observation) -> str:
     """How an observation is shown to the model: compact JSON text."""
     return json.dumps(observation, ensure_ascii=False, default=str)
-
-
-@dataclass
-class Turn:
-    """A model turn as a dialect understood it: tool calls to run, or a final answer.
-    `notes` are format errors reported back to the model as observations (text mode)."""
-
-    calls: list[ToolCall] = field(default_factory=list)
-    final: str | None = None
-    notes: list[str] = field(default_factory=list)
-    thought: str = ""
-
-
-class Dialect(Protocol):
-    """How tools, calls and observations are expressed to the model."""
-
-    def initial_messages(self, task: Task, specs: list[ToolSpec]) -> list[Message]: ...
-
-    def model_tools(self, specs: list[ToolSpec]) -> list[ToolSpec]: ...
-
-    def read(self, output: ModelOutput, step: int) -> Turn: ...
-
-    def assistant_message(
-        self, output: ModelOutput, turn: Turn, history: list[ToolCall]
-    ) -> Message: ...
-
-    def observation_messages(
-        self, history: list[ToolCall], observations: list[Observation], notes: list[str]
-    ) -> list[Message]: ...
 
 
 class NativeDialect:
@@ -165,8 +136,6 @@ async def run_episode(
     "step_limit". Exceptions raised by hooks or by the environment are bugs and propagate.
     """
     if text_mode:
-        from agentprop.agent._text import TextDialect
-
         dialect: Dialect = TextDialect()
     else:
         dialect = NativeDialect()

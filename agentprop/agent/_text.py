@@ -13,7 +13,7 @@ import json
 import re
 from datetime import date
 
-from agentprop.agent._loop import Turn
+from agentprop.agent._dialect import Turn
 from agentprop.core import REFERENCE_DATE, Message, ModelOutput, Task, ToolCall, ToolSpec
 from agentprop.domains import Observation, error_observation
 

@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 
 from agentprop.analysis.stages import STAGE_COLUMNS
-from agentprop.core import Label, Trace, Verdict, VerdictRow
+from agentprop.core import DEFAULT_PRIMARY_JUDGE, Label, Trace, Verdict, VerdictRow
 
-DEFAULT_PRIMARY = "facts"
+DEFAULT_PRIMARY = DEFAULT_PRIMARY_JUDGE  # the one definition is in core
 
 """(trace_id, judge, correct, ensemble members' votes)."""
 VerdictLike = Verdict | VerdictRow

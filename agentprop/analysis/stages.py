@@ -1,7 +1,8 @@
 """Stage-level propagation: the per-trace stage table and the per-group propagation rates.
 
 Both are pure functions. Stage indicators come only from a trace's structured events
-(DESIGN §4); a judge is consulted only for S3, through the `verdicts` mapping.
+(docs/injection.md defines each; docs/architecture.md, "The path of one work unit", shows
+where they sit); a judge is consulted only for S3, through the `verdicts` mapping.
 
 Per trace (`stage_table`):
 
@@ -30,7 +31,7 @@ Baseline traces (no `injection` event) get opportunity/S1/S2/corrected False and
 `error_type` None; `no_tool_call`, `S3` and `abstained` are computed as for any trace.
 An injected trace whose targeted call has no counterfactual recorded gets S2/corrected
 <NA> (the comparison cannot be made), never a guess. Imported traces carry
-`meta["release_stages"]`, whose non-missing keys override the event-derived values.
+`Trace.release_stages`, whose non-missing keys override the event-derived values.
 Stage columns use pandas' nullable "boolean" dtype.
 """
 
@@ -170,7 +171,7 @@ def stage_table(
     rows: list[dict[str, Any]] = []
     for t in traces:
         row = _stages(t)
-        release = t.meta.get("release_stages") if t.meta else None
+        release = t.release_stages
         if isinstance(release, Mapping):
             for key in _OVERRIDABLE:
                 if key in release:

@@ -120,17 +120,12 @@ def register(app: typer.Typer) -> None:
                                        envvar="AGENTPROP_WORKSPACE"),
     ) -> None:
         """Import the paper's released CSVs (validated first; nothing written on error)."""
-        from agentprop.interop import ReleaseFormatError, import_agenthallu, read_release
+        from agentprop.interop import import_agenthallu, read_release
 
-        try:
-            read_release(folder)  # validate before the workspace is even created
-        except ReleaseFormatError as e:
-            raise UserError(str(e)) from None
+        read_release(folder)  # validate before the workspace is even created
         ws = open_workspace(workspace, create=True)
         try:
             res = import_agenthallu(folder, ws)
-        except ReleaseFormatError as e:
-            raise UserError(str(e)) from None
         finally:
             ws.close()
         s = res.summary()

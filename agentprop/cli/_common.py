@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import json
 import sqlite3
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.segment import Segment
+from typer.core import TyperCommand
+
+from agentprop.errors import AgentpropError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,7 +39,7 @@ console = SafeConsole()
 err_console = SafeConsole(stderr=True)
 
 
-class UserError(Exception):
+class UserError(AgentpropError):
     """An error caused by the user's input; printed as one line, exit code 2."""
 
 
@@ -56,43 +59,63 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 
 
+@contextlib.contextmanager
+def error_boundary(workspace: Any = None) -> Iterator[None]:
+    """The CLI's one translation of expected failures into one line and a non-zero exit:
+    every `AgentpropError` (its `user_message()` and `exit_code`), SQLite and file-system
+    errors, and Ctrl-C. Anything else is a bug and keeps its traceback, unless the
+    `workspace` being read turned out damaged."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        raise typer.Exit(130) from None
+    except AgentpropError as e:
+        fail(e.user_message(), e.exit_code)
+    except sqlite3.DatabaseError as e:  # damaged, read-only or locked database
+        fail(database_error(workspace, e))
+    except FileNotFoundError as e:
+        fail(f"file not found: {e.filename or e}")
+    except PermissionError as e:
+        fail(f"permission denied: {e.filename or e}")
+    except IsADirectoryError as e:
+        fail(f"{e.filename or e} is a folder, expected a file")
+    except OSError as e:  # any other file or socket problem is the user's environment
+        where = f" ({e.filename})" if e.filename else ""
+        fail(f"{e.strerror or e}{where}")
+    except Exception:  # a bug, unless the workspace got damaged while we read it
+        damage = _damage(workspace)
+        if damage:
+            fail(damage)
+        raise
+
+
+class AppCommand(TyperCommand):
+    """Every agentprop command: runs its callback inside `error_boundary`, with the
+    command's own `--workspace` for the damage check."""
+
+    def invoke(self, ctx: Any) -> Any:
+        with error_boundary(ctx.params.get("workspace")):
+            return super().invoke(ctx)
+
+
+def install_error_boundary(app: typer.Typer) -> None:
+    """Make every command of `app` and its sub-apps an `AppCommand` (the one place where
+    errors become user messages; see `agentprop/cli/__init__.py`)."""
+    for info in app.registered_commands:
+        if info.cls in (None, TyperCommand):  # typer's default; keep a command's own class
+            info.cls = AppCommand
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            install_error_boundary(group.typer_instance)
+
+
 def user_errors(fn: F) -> F:
-    """Turn the library's expected exceptions into one line and a non-zero exit."""
-    from agentprop.core import UnknownNameError
-    from agentprop.models import ModelError
-    from agentprop.store import WorkspaceError
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except typer.Exit:
-            raise
-        except KeyboardInterrupt:
-            err_console.print("interrupted")
-            raise typer.Exit(130) from None
-        except (UserError, WorkspaceError, UnknownNameError) as e:
-            fail(str(e))
-        except ModelError as e:
-            fail(f"model error ({e.kind}): {e.message}")
-        except sqlite3.DatabaseError as e:  # damaged, read-only or locked database
-            fail(database_error(kwargs.get("workspace"), e))
-        except FileNotFoundError as e:
-            fail(f"file not found: {e.filename or e}")
-        except PermissionError as e:
-            fail(f"permission denied: {e.filename or e}")
-        except IsADirectoryError as e:
-            fail(f"{e.filename or e} is a folder, expected a file")
-        except OSError as e:  # any other file or socket problem is the user's environment
-            where = f" ({e.filename})" if e.filename else ""
-            fail(f"{e.strerror or e}{where}")
-        except Exception:  # a bug, unless the workspace got damaged while we read it
-            damage = _damage(kwargs.get("workspace"))
-            if damage:
-                fail(damage)
-            raise
-
-    return wrapper  # type: ignore[return-value]
+    """Deprecated no-op: `AppCommand` translates errors for every command. Kept while
+    modules being rewritten elsewhere still decorate their commands with it."""
+    return fn
 
 
 def _damage(workspace: Any) -> str | None:

@@ -16,7 +16,6 @@ from agentprop.cli._common import (
     UserError,
     console,
     err_console,
-    fail,
     open_workspace,
     print_json,
     probe_models,
@@ -39,12 +38,9 @@ JsonOpt = typer.Option(False, "--json", envvar="AGENTPROP_JSON", help="Print JSO
 
 
 def _suite(path: Path | None) -> Any:
-    from agentprop.suite import SuiteError, load_suite
+    from agentprop.suite import load_suite
 
-    try:
-        return load_suite(path)
-    except SuiteError as e:
-        raise UserError(str(e)) from None
+    return load_suite(path)
 
 
 def _f(x: Any, digits: int = 3) -> str:
@@ -71,15 +67,12 @@ def sweep_cmd(
 ) -> None:
     """Replay the 12 threshold configurations over stored un-intercepted traces (no model
     is called); save the best (highest F1, ties → fewer abstentions) in the workspace."""
-    from agentprop.intercept._workflow import InterceptError, run_sweep
+    from agentprop.intercept._workflow import run_sweep
 
     if split not in ("val", "test"):
         raise UserError(f"invalid split {split!r}: use val or test")
     with open_workspace(workspace, write=True) as ws:
-        try:
-            out = run_sweep(ws, split=split, judge=judge, suite=_suite(suite_file))
-        except InterceptError as e:
-            raise UserError(str(e)) from None
+        out = run_sweep(ws, split=split, judge=judge, suite=_suite(suite_file))
     from agentprop.intercept._workflow import records
 
     rows = records(out.table)
@@ -135,13 +128,11 @@ def evaluate_cmd(
     """Run the control and interceptor arms on the same tasks and seed, interleaved in
     one scheduler; judge both; report Δ hallucination and its tests."""
     from agentprop.intercept._workflow import (
-        InterceptError,
         plan_evaluation,
         resolve_config,
         run_evaluation,
     )
-    from agentprop.judges import JudgeError
-    from agentprop.runner import RunAborted, RunError, make_models
+    from agentprop.runner import make_models
 
     if split not in ("val", "test"):
         raise UserError(f"invalid split {split!r}: use val or test")
@@ -169,12 +160,6 @@ def evaluate_cmd(
                 domains=domain, run_id=run_id, use_cache=not no_cache,
                 progress=not as_json and sys.stderr.isatty(),
             )
-    except (InterceptError, JudgeError) as e:
-        raise UserError(str(e)) from None
-    except RunAborted as e:
-        fail(str(e), code=1)
-    except RunError as e:
-        raise UserError(str(e)) from None
     except KeyboardInterrupt:
         err_console.print("interrupted: rerun the same command to resume")
         raise typer.Exit(130) from None

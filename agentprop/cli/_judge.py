@@ -31,12 +31,9 @@ label_app = typer.Typer(help="Human labels: sample, annotate in a web app, impor
 
 
 def _suite(path: Path | None) -> Any:
-    from agentprop.suite import SuiteError, load_suite
+    from agentprop.suite import load_suite
 
-    try:
-        return load_suite(path)
-    except SuiteError as e:
-        raise UserError(str(e)) from None
+    return load_suite(path)
 
 
 def judge_models(judge: Any) -> list[Any]:
@@ -62,13 +59,7 @@ def judge_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Judge every trace that lacks a verdict of each judge (resumable, concurrent)."""
-    from agentprop.judges import (
-        JudgeError,
-        JudgeUnavailableError,
-        canonical_name,
-        get_judge,
-        judge_workspace,
-    )
+    from agentprop.judges import canonical_name, get_judge, judge_workspace
     from agentprop.models import ModelError
 
     names = [canonical_name(n) for n in judge]
@@ -85,12 +76,8 @@ def judge_cmd(
         summary = judge_workspace(ws, names, suite=suite, primary=primary,
                                   concurrency=concurrency, progress=not as_json,
                                   use_cache=not no_cache)
-    except JudgeUnavailableError as e:
-        fail(str(e), code=1)
     except ModelError as e:
         fail(f"judge model unavailable: {e.message}", code=1)
-    except JudgeError as e:
-        raise UserError(str(e)) from None
     if as_json:
         print_json(summary.model_dump())
     else:
@@ -122,19 +109,15 @@ def sample_cmd(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Draw a stratified, seeded label sample (replaces the previous sample)."""
-    from agentprop.labels import SampleError, sample_labels
+    from agentprop.labels import sample_labels
     from agentprop.safety import has_control_chars
 
     names = [a.strip() for a in annotators.split(",") if a.strip()]
     if any(has_control_chars(a) for a in names):
         raise UserError("--annotators: a name cannot hold control characters")
     ws = open_workspace(workspace, write=True)
-    try:
-        s = sample_labels(ws, n, [c.strip() for c in by.split(",") if c.strip()],
-                          overlap=overlap, seed=seed, condition=condition,
-                          annotators=names)
-    except SampleError as e:
-        raise UserError(str(e)) from None
+    s = sample_labels(ws, n, [c.strip() for c in by.split(",") if c.strip()],
+                      overlap=overlap, seed=seed, condition=condition, annotators=names)
     if as_json:
         print_json(s.model_dump())
         return
@@ -185,17 +168,14 @@ def import_cmd(
     workspace: Path = WorkspaceOpt,
 ) -> None:
     """Import labels from CSV, all or nothing."""
-    from agentprop.labels import LabelImportError, import_labels
+    from agentprop.labels import import_labels
 
     if file.is_dir():
         raise UserError(f"{file} is a folder, expected a CSV file")
     ws = open_workspace(workspace, write=True)
     if not file.exists():
         raise UserError(f"file not found: {file}")
-    try:
-        n = import_labels(file, ws)
-    except LabelImportError as e:
-        raise UserError(str(e)) from None
+    n = import_labels(file, ws)
     console.print(f"imported {n} label(s)")
 
 

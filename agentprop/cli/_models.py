@@ -113,7 +113,7 @@ def serve_sim(
     """Serve the sim profiles over the OpenAI (/v1/chat/completions), Anthropic
     (/v1/messages) and Gemini (/v1beta/models/<profile>:generateContent) APIs."""
     from agentprop.sim._server import ServerConfig, SimServer
-    from agentprop.suite import SuiteError, load_suite
+    from agentprop.suite import load_suite
 
     if not 0 <= port <= 65535:
         raise UserError(f"invalid port {port}")
@@ -129,10 +129,7 @@ def serve_sim(
                               hold_s=hold_s, fault_seed=fault_seed)
     except ValueError as e:
         raise UserError(str(e)) from None
-    try:
-        suite = load_suite(suite_file)
-    except SuiteError as e:
-        raise UserError(str(e)) from None
+    suite = load_suite(suite_file)
 
     async def _serve() -> None:
         server = SimServer(config, suite=suite)

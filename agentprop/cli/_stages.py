@@ -10,7 +10,6 @@ import typer
 
 from agentprop.cli._common import console, fail, open_workspace, print_json, user_errors
 
-DEFAULT_JUDGE = "facts"
 _SHOWN = (
     ("p_S1", "p_S1"), ("p_S2", "p_S2"), ("r_12", "r_12"), ("corrected", "corrected"),
     ("noticed", "noticed"), ("no_tool", "no-tool"),
@@ -57,14 +56,14 @@ def register(app: typer.Typer) -> None:
 
         ws = open_workspace(workspace)
         try:
-            judge_name = judge or ws.get_meta("primary_judge") or DEFAULT_JUDGE
+            judge_name = judge or ws.primary_judge()
             verdicts = {v.trace_id: v.correct for v in ws.verdicts(judge_name)}
             if judge and not verdicts:
                 known = ", ".join(ws.judges()) or "none"
                 fail(f"no verdicts by judge {judge!r} in {workspace} (judges with verdicts: "
                      f"{known}); run `agentprop judge` first")
             df = stage_table(ws.iter_traces(), verdicts)
-            imported = bool(ws.get_meta("imported"))
+            imported = bool(ws.meta().imported)
         finally:
             ws.close()
         if df.empty:

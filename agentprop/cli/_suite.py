@@ -40,12 +40,9 @@ def parse_seed(seed: str | None) -> int:
 
 def get_suite(suite_file: Path | None, seed: str | None = None):  # type: ignore[no-untyped-def]
     """The suite named on the command line: a file, else the built-in one for the seed."""
-    from agentprop.suite import SuiteError, load_suite
+    from agentprop.suite import load_suite
 
-    try:
-        return load_suite(suite_file, seed=parse_seed(seed))
-    except SuiteError as e:
-        raise UserError(str(e)) from None
+    return load_suite(suite_file, seed=parse_seed(seed))
 
 
 @suite_app.command("build")

@@ -1,6 +1,14 @@
 """Pydantic models of everything agentprop persists, and the shared registry type."""
 
-from agentprop.core._records import Label, LabelValue, RunSpec, Verdict, VerdictRow
+from agentprop.core._records import (
+    DEFAULT_PRIMARY_JUDGE,
+    Label,
+    LabelValue,
+    RunSpec,
+    Verdict,
+    VerdictRow,
+    WorkspaceMeta,
+)
 from agentprop.core._registry import Registry, UnknownNameError
 from agentprop.core._task import (
     Difficulty,
@@ -36,6 +44,7 @@ REFERENCE_DATE = "2025-06-16"
 """The suite's fixed "today" (a Monday): relative dates and forecasts are anchored on it."""
 
 __all__ = [
+    "DEFAULT_PRIMARY_JUDGE",
     "REFERENCE_DATE",
     "Difficulty",
     "ErrorEvent",
@@ -67,6 +76,7 @@ __all__ = [
     "Verdict",
     "VerdictRow",
     "WorkUnit",
+    "WorkspaceMeta",
     "stable_hash",
     "utcnow",
 ]

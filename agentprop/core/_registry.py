@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
+from agentprop.errors import AgentpropError
+
 T = TypeVar("T")
 
 
-class UnknownNameError(KeyError):
+class UnknownNameError(AgentpropError, KeyError):
     """Raised for a name not in a registry; its message lists what is known."""
 
     def __str__(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Split = Literal["val", "test"]
 Difficulty = Literal["easy", "medium", "hard"]
@@ -25,18 +25,26 @@ class ToolSpec(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
+    """Tool name the model calls."""
     description: str
+    """Shown to the model."""
     parameters: dict[str, Any]
+    """JSON Schema of the arguments (validated before execution)."""
     critical_params: dict[str, str] = Field(default_factory=dict)
+    """Parameter → entity kind the injector may corrupt."""
     mutates: bool = False
+    """True when the tool changes the environment state."""
 
 
 class ToolCall(BaseModel):
     """A tool call proposed by a model or listed in a gold plan."""
 
     id: str = ""
+    """Provider call id (empty in gold plans)."""
     name: str
+    """Tool name."""
     arguments: dict[str, Any] = Field(default_factory=dict)
+    """Arguments as JSON."""
 
 
 class Fact(BaseModel):
@@ -72,11 +80,17 @@ class Fact(BaseModel):
     """
 
     kind: FactKind
+    """How the value is read: number, entity, date, time, id, text, state, decision or polar."""
     key: str
+    """Name of the fact (matched by `Task.asks` patterns)."""
     value: str | float | int | bool
+    """The canonical value."""
     unit: str | None = None
+    """Unit of a number (``°C``, ``USD``...)."""
     tolerance: float | None = None
+    """Absolute tolerance of a number, in `unit`."""
     aliases: list[str] = Field(default_factory=list)
+    """Other accepted spellings of an entity."""
     role: FactRole = "asked"
     about: dict[str, list[str]] = Field(default_factory=dict)
     options: list[str] = Field(default_factory=list)
@@ -91,18 +105,49 @@ class Task(BaseModel):
     """A query, the tools to answer it, and the gold plan whose execution defines the answer."""
 
     id: str
+    """Stable task id (``<domain>_<nnnn>``)."""
     domain: str
+    """Domain name."""
     split: Split
+    """val (tuning) or test (reporting)."""
     difficulty: Difficulty
+    """easy, medium or hard."""
     intent: str
+    """The suite intent that generated it."""
     query: str
+    """The user's question."""
     tools: list[str]
+    """Names of the domain tools offered."""
     env_seed: int
+    """Seed of the environment."""
     gold_plan: list[ToolCall]
+    """The calls whose execution defines the answer."""
     reference_answer: str
+    """The answer rendered from the gold plan's observations."""
     expected_facts: list[Fact] = Field(default_factory=list)
+    """The facts a correct answer states (facts judge)."""
     expected_state: dict[str, Any] | None = None
+    """For state-changing tasks: the state the gold plan leaves."""
     asks: list[str] = Field(default_factory=list)
     """What the query asks for, as fact key patterns (fnmatch): the facts they match are
     ``asked``, the others ``context``. Set by the generator from the query's phrasing."""
+    query_entities: dict[str, Any] = Field(default_factory=dict)
+    """What the query names, by key: a tool parameter or observation echo key (``city``,
+    ``date``, ``patient_id``, ``query``...) → the value the user wrote. Simulated agents
+    copy these and the suite's checks use them. Persisted as ``meta["query_entities"]``
+    (the suite file format and checksum are unchanged); read from there on load."""
     meta: dict[str, Any] = Field(default_factory=dict)
+    """Generator-specific extras (e.g. ``answer_field``); nothing cross-package reads it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lift_query_entities(cls, data: Any) -> Any:
+        """Tasks written before the field existed, and drafts, carry it in `meta`."""
+        if isinstance(data, dict) and isinstance(data.get("meta"), dict) \
+                and "query_entities" in data["meta"]:
+            meta = dict(data["meta"])
+            lifted = meta.pop("query_entities")
+            data = {**data, "meta": meta}
+            if not data.get("query_entities"):
+                data["query_entities"] = lifted or {}
+        return data

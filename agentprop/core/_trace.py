@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from agentprop.core._task import ToolCall
 
@@ -18,46 +18,69 @@ def utcnow() -> datetime:
 
 class Usage(BaseModel):
     input_tokens: int = 0
+    """Prompt tokens the provider billed (0 for a cache hit's re-use)."""
     output_tokens: int = 0
+    """Completion tokens the provider billed."""
 
 
 class ModelOutput(BaseModel):
     """What one model call returned. `raw` is the provider's response as JSON."""
 
     text: str | None = None
+    """The assistant's text (the final answer when no tool is called)."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    """Tool calls the model proposed, in order."""
     reasoning: str | None = None
+    """Visible reasoning the provider returned beside the text, if any."""
     usage: Usage = Field(default_factory=Usage)
+    """Token counts of this call."""
     latency_s: float = 0.0
+    """Wall time of the call, seconds (0 for a cache hit)."""
     cost: float = 0.0
+    """US dollars, from models/_prices.py; 0 for simulated models and cache hits."""
     cached: bool = False
+    """True when served from the workspace's response cache (not billed again)."""
     raw: dict[str, Any] | None = None
+    """The provider's response as JSON, for audit; never read by analysis."""
 
 
 class Message(BaseModel):
     """A chat message in provider-neutral form."""
 
     role: Literal["system", "user", "assistant", "tool"]
+    """Chat role: system, user, assistant or tool."""
     content: str | None = None
+    """Text of the message (None for an assistant turn that only calls tools)."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    """For an assistant message: the calls it made."""
     tool_call_id: str | None = None
+    """For a tool message: the id of the call it answers."""
     name: str | None = None
+    """For a tool message: the tool's name."""
     reasoning: str | None = None
+    """For an assistant message: the reasoning shown beside it, if any."""
 
 
 class ModelCallEvent(BaseModel):
     type: Literal["model_call"] = "model_call"
+    """Discriminator of the event union."""
     step: int
+    """Agent step (0-based): one model call and the tools it called."""
     request_hash: str
+    """Hash of the request (messages, tools, config): the response-cache key."""
     output: ModelOutput
+    """What the model returned."""
 
 
 class ToolCallEvent(BaseModel):
     """A tool call as the model proposed it (before any injection)."""
 
     type: Literal["tool_call"] = "tool_call"
+    """Discriminator of the event union."""
     step: int
+    """Agent step."""
     call: ToolCall
+    """The call exactly as proposed."""
 
 
 InjectionStatus = Literal["applied", "no_tool_call", "no_target_param"]
@@ -65,17 +88,31 @@ InjectionStatus = Literal["applied", "no_tool_call", "no_target_param"]
 
 class InjectionEvent(BaseModel):
     type: Literal["injection"] = "injection"
+    """Discriminator of the event union."""
     step: int = 0
+    """Agent step of the targeted call (0: the first tool call)."""
     protocol: str
+    """Name of the injection protocol (P2: before the first call executes)."""
     error_type: str
+    """semantic_wrong, type_mismatch, out_of_range or missing_required."""
     status: InjectionStatus
+    """applied; no_tool_call (the agent called no tool); no_target_param (no critical parameter to
+    corrupt). Only `applied` counts for S1."""
     call_id: str | None = None
+    """Id of the corrupted call."""
     tool: str | None = None
+    """Name of the corrupted tool."""
     param: str | None = None
+    """The corrupted parameter."""
     original: Any = None
+    """The value the model proposed."""
     injected: Any = None
+    """The value executed instead (None when removed)."""
     removed: bool = False
+    """True when the parameter was dropped (missing_required)."""
     in_history: bool = True
+    """True when the model's own history shows the corrupted call (the default); False when it sees
+    the call it proposed."""
 
 
 class ToolResultEvent(BaseModel):
@@ -87,11 +124,17 @@ class ToolResultEvent(BaseModel):
     """
 
     type: Literal["tool_result"] = "tool_result"
+    """Discriminator of the event union."""
     step: int
+    """Agent step."""
     call_id: str
+    """Id of the call this result answers."""
     name: str
+    """Tool name."""
     arguments: dict[str, Any]
+    """The arguments actually executed (after any injection)."""
     observation: dict[str, Any]
+    """What the tool returned (an ``error`` object on failure)."""
     counterfactual: dict[str, Any] | None = None
 
 
@@ -100,28 +143,43 @@ InterceptLayer = Literal["L1", "L2", "L3"]
 
 class InterceptEvent(BaseModel):
     type: Literal["intercept"] = "intercept"
+    """Discriminator of the event union."""
     step: int
+    """Agent step at which the interceptor acted."""
     layer: InterceptLayer
+    """Which interceptor layer fired (L1 arguments, L2 observation, L3 answer)."""
     decision: Literal["abstain", "warn"]
+    """abstain (the answer was replaced) or warn (a warning was shown)."""
     reason: str
+    """Why, in one line (shown to the user in reports)."""
 
 
 class FinalEvent(BaseModel):
     type: Literal["final"] = "final"
+    """Discriminator of the event union."""
     step: int
+    """Agent step."""
     answer: str | None
+    """The final answer as given to the user (None if there was none)."""
     abstained: bool = False
+    """True when the interceptor replaced the answer by an abstention."""
     reason: str | None = None
+    """For an abstention: the interceptor's reason."""
 
 
 class ErrorEvent(BaseModel):
     """A failure after retries (provider error, step limit). The trace is kept and marked."""
 
     type: Literal["error"] = "error"
+    """Discriminator of the event union."""
     step: int
+    """Agent step."""
     kind: str
+    """ModelError kind (rate_limit, server, timeout, connection, auth...)."""
     message: str
+    """The provider's message, secrets redacted."""
     attempts: int = 1
+    """How many attempts were made before giving up."""
 
 
 TraceEvent = Annotated[
@@ -144,11 +202,17 @@ class WorkUnit(BaseModel):
     """
 
     run_id: str
+    """The run the unit belongs to."""
     model: str
+    """Model id provider/name."""
     task_id: str
+    """Suite task id."""
     condition: str = "baseline"
+    """baseline or an injection condition."""
     seed: int = 0
+    """Repetition seed (distinct episodes of the same unit)."""
     arm: str = ""
+    """"", "control" or "treatment" (interceptor experiments)."""
 
     @property
     def key(self) -> str:
@@ -163,22 +227,56 @@ class Trace(BaseModel):
     """One agent episode for one work unit. Immutable once written."""
 
     id: str
+    """The work unit's key: a stored id is never run again."""
     run_id: str
+    """Run that produced it (its RunSpec holds the configuration)."""
     model: str
+    """Model id provider/name."""
     task_id: str
+    """Suite task id."""
     domain: str
+    """Task domain (copied so analysis needs no suite)."""
     split: str
+    """val or test."""
     difficulty: str
+    """easy, medium or hard (or unknown, imported)."""
     condition: str = "baseline"
+    """baseline or the injection condition."""
     seed: int = 0
+    """Repetition seed."""
     arm: str = ""
+    """"", "control" or "treatment"."""
     status: TraceStatus = "ok"
+    """ok; error (a ModelError ended it); step_limit (out of steps)."""
     simulated: bool = False
+    """True when the model was simulated: reports label such numbers."""
     messages: list[Message] = Field(default_factory=list)
+    """The conversation as the model saw it."""
     events: list[TraceEvent] = Field(default_factory=list)
+    """Typed events in order: the record every indicator is computed from."""
     started_at: datetime = Field(default_factory=utcnow)
+    """UTC start time."""
     ended_at: datetime | None = None
+    """UTC end time (None if unfinished)."""
+    release_stages: dict[str, bool | None] | None = None
+    """For a trace imported from a published release (interop/): the stage indicators the
+    release itself recorded (``S1``, ``S2``, ``no_tool``...; None = not recorded), which
+    override the ones derived from the events. None for traces agentprop ran itself."""
     meta: dict[str, Any] = Field(default_factory=dict)
+    """Provenance extras (``imported``, ``source_file``...); nothing computed reads it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lift_release_stages(cls, data: Any) -> Any:
+        """Workspaces written before the field existed keep it in ``meta``."""
+        if isinstance(data, dict) and isinstance(data.get("meta"), dict) \
+                and "release_stages" in data["meta"]:
+            meta = dict(data["meta"])
+            lifted = meta.pop("release_stages")
+            data = {**data, "meta": meta}
+            if data.get("release_stages") is None:
+                data["release_stages"] = lifted
+        return data
 
     @property
     def final(self) -> FinalEvent | None:

@@ -29,6 +29,9 @@ def domain_names() -> list[str]:
 def _load_builtin() -> None:
     # Importing the modules registers the domains.
     from agentprop.domains import calendar, knowledge, medical, retail, weather  # noqa: F401
+    from agentprop.plugins import load_plugins
+
+    load_plugins()  # installed plugin packages register theirs (agentprop/plugins.py)
 
 
 __all__ = [

@@ -14,11 +14,12 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from agentprop.core import Registry, ToolSpec
+from agentprop.errors import AgentpropError
 
 Observation = dict[str, Any]
 
 
-class DomainError(Exception):
+class DomainError(AgentpropError):
     """Raised inside a tool function for a domain failure; becomes a typed error observation."""
 
     def __init__(self, type: str, message: str, param: str | None = None) -> None:

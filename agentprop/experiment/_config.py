@@ -10,10 +10,12 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agentprop.core import DEFAULT_PRIMARY_JUDGE
+from agentprop.errors import AgentpropError
 from agentprop.runner._plan import MAX_SEED
 
 
-class ConfigError(Exception):
+class ConfigError(AgentpropError):
     """An experiment file that cannot be read or does not validate; one line for the user."""
 
 
@@ -80,7 +82,7 @@ class ExperimentConfig(_Strict):
     models: list[ModelEntry]
     runs: list[RunBlock] = Field(default_factory=list)
     judges: list[str] = Field(default_factory=lambda: ["heuristic", "facts"])
-    primary_judge: str = "facts"
+    primary_judge: str = DEFAULT_PRIMARY_JUDGE
     labels: LabelBlock | None = None
     sweep: SweepBlock | None = None
     evaluate: EvaluateBlock | None = None

@@ -20,11 +20,15 @@ from agentprop.inject._protocols import (
     ERROR_TYPES,
     PROTOCOLS,
     Corruption,
+    ErrorProtocol,
     InjectionError,
-    Protocol,
     get_protocol,
     unit_rng,
 )
+
+# Deprecated alias: the old name shadowed typing.Protocol. Never persisted (traces store
+# the `error_type` string), kept only for code importing `agentprop.inject.Protocol`.
+Protocol = ErrorProtocol
 
 __all__ = [
     "ALL",
@@ -33,6 +37,7 @@ __all__ = [
     "PROTOCOLS",
     "PROTOCOL_NAME",
     "Corruption",
+    "ErrorProtocol",
     "InjectionError",
     "InjectionHooks",
     "Protocol",

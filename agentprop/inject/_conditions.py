@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from agentprop.core import Task, UnknownNameError, WorkUnit
 from agentprop.domains import get_domain
 from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks
-from agentprop.inject._protocols import ERROR_TYPES, get_protocol
+from agentprop.inject._protocols import ERROR_TYPES, PROTOCOLS, get_protocol
+from agentprop.plugins import load_plugins
 
 BASELINE = "baseline"
 ALL = f"{PROTOCOL_NAME}:all"
@@ -17,8 +18,15 @@ class UnknownConditionError(UnknownNameError, ValueError):
     """A condition name that is neither `baseline` nor `p2:<error_type>`; lists valid ones."""
 
 
+def _error_types() -> list[str]:
+    """The paper's four error types, then those plugins registered (`p2:all` expands to
+    the four only: a plugin's error type is asked for by name)."""
+    load_plugins()
+    return [*ERROR_TYPES, *(t for t in PROTOCOLS.names() if t not in ERROR_TYPES)]
+
+
 def valid_conditions() -> list[str]:
-    return [BASELINE, ALL, *(f"{PROTOCOL_NAME}:{t}" for t in ERROR_TYPES)]
+    return [BASELINE, ALL, *(f"{PROTOCOL_NAME}:{t}" for t in _error_types())]
 
 
 def _unknown(condition: str) -> UnknownConditionError:
@@ -32,7 +40,7 @@ def error_type_of(condition: str) -> str | None:
     if condition == BASELINE:
         return None
     prefix, _, kind = condition.partition(":")
-    if prefix == PROTOCOL_NAME and kind in ERROR_TYPES:
+    if prefix == PROTOCOL_NAME and kind in _error_types():
         return kind
     raise _unknown(condition)
 

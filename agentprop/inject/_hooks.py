@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from agentprop.agent import AgentHooks, CallRewrite, EpisodeContext
 from agentprop.core import InjectionEvent, Task, ToolCall, WorkUnit
 from agentprop.domains import Domain
-from agentprop.inject._protocols import Protocol, unit_rng
+from agentprop.inject._protocols import ErrorProtocol, unit_rng
 
 PROTOCOL_NAME = "p2"
 
@@ -31,7 +31,7 @@ class InjectionHooks(AgentHooks):
     unit: WorkUnit | None = None
     task: Task | None = None
     domain: Domain | None = None
-    protocol: Protocol | None = None
+    protocol: ErrorProtocol | None = None
     error_type: str = ""
     in_history: bool = True
     calls_seen: int = field(default=0, init=False)

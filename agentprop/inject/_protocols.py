@@ -49,8 +49,9 @@ def unit_rng(unit: WorkUnit, error_type: str) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-class Protocol:
-    """Base class of an error type. Subclasses implement `corrupt`."""
+class ErrorProtocol:
+    """Base class of an error type (the paper's injection protocols). Subclasses implement
+    `corrupt`. Named so it does not shadow `typing.Protocol`."""
 
     error_type: ClassVar[str]
 
@@ -60,7 +61,7 @@ class Protocol:
         raise NotImplementedError
 
 
-PROTOCOLS: Registry[type[Protocol]] = Registry("error type")
+PROTOCOLS: Registry[type[ErrorProtocol]] = Registry("error type")
 
 
 # -- helpers -----------------------------------------------------------------------------
@@ -139,7 +140,7 @@ def _first_breaking(
 # -- semantic_wrong ----------------------------------------------------------------------
 
 @PROTOCOLS.register("semantic_wrong")
-class SemanticWrong(Protocol):
+class SemanticWrong(ErrorProtocol):
     """Another real entity of the same kind (city, patient, date...), still schema-valid."""
 
     error_type = "semantic_wrong"
@@ -198,7 +199,7 @@ def _wrong_types(value: Any, schema: dict[str, Any], rng: random.Random) -> list
 
 
 @PROTOCOLS.register("type_mismatch")
-class TypeMismatch(Protocol):
+class TypeMismatch(ErrorProtocol):
     """A value of the wrong JSON type (a number for a string, a string for a number...)."""
 
     error_type = "type_mismatch"
@@ -287,7 +288,7 @@ def _array_breaks(value: Any, schema: dict[str, Any]) -> list[Any]:
 
 
 @PROTOCOLS.register("out_of_range")
-class OutOfRange(Protocol):
+class OutOfRange(ErrorProtocol):
     """A value of the right type that violates a constraint: bounds, enum, pattern, format.
 
     Prefers a numeric or enum parameter of the call, then a critical parameter with a
@@ -329,7 +330,7 @@ class OutOfRange(Protocol):
 # -- missing_required --------------------------------------------------------------------
 
 @PROTOCOLS.register("missing_required")
-class MissingRequired(Protocol):
+class MissingRequired(ErrorProtocol):
     """A required key removed from the arguments (a critical one when the call has one)."""
 
     error_type = "missing_required"
@@ -356,6 +357,6 @@ ERROR_TYPES: tuple[str, ...] = (
 """The P2 error types, in the order `p2:all` expands to."""
 
 
-def get_protocol(error_type: str) -> Protocol:
-    factory: Callable[[], Protocol] = PROTOCOLS.get(error_type)
+def get_protocol(error_type: str) -> ErrorProtocol:
+    factory: Callable[[], ErrorProtocol] = PROTOCOLS.get(error_type)
     return factory()

@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from agentprop.core import Task, WorkUnit, stable_hash, utcnow
+from agentprop.errors import AgentpropError
 from agentprop.intercept._config import InterceptConfig, default_configs, parse_config
 from agentprop.intercept._evaluate import (
     FireRow,
@@ -34,6 +35,10 @@ from agentprop.intercept._replay import signals_for
 from agentprop.intercept._signals import Signals
 from agentprop.intercept._sweep import best_config, keyword_sets, signal_config, sweep_table
 
+if TYPE_CHECKING:
+    from agentprop.store import Workspace
+    from agentprop.suite import Suite
+
 META_CONFIG = "interceptor_config"
 META_SWEEP = "interceptor_sweep"
 META_EVAL = "interceptor_eval"
@@ -41,7 +46,7 @@ UNINTERCEPTED_ARMS = ["", "control"]
 DEFAULT_CONDITION = "p2:semantic_wrong"
 
 
-class InterceptError(Exception):
+class InterceptError(AgentpropError):
     """A sweep or evaluation that cannot be carried out; one line for the user."""
 
 
@@ -59,16 +64,16 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def primary_judge(ws: Any, judge: str | None = None) -> str:
-    return judge or str(ws.get_meta("primary_judge", "facts"))
+def primary_judge(ws: Workspace, judge: str | None = None) -> str:
+    return judge or str(ws.primary_judge())
 
 
-def verdict_map(ws: Any, judge: str) -> dict[str, bool | None]:
+def verdict_map(ws: Workspace, judge: str) -> dict[str, bool | None]:
     """trace id → `correct` of `judge`, read without parsing the verdicts' payloads."""
     return {tid: correct for tid, _, correct, _ in ws.verdict_rows(judge)}
 
 
-def _task(suite: Any, task_id: str) -> Task | None:
+def _task(suite: Suite | None, task_id: str) -> Task | None:
     return suite.get(task_id) if suite is not None else None
 
 
@@ -83,11 +88,11 @@ class SweepOutcome:
 
 
 def run_sweep(
-    ws: Any,
+    ws: Workspace,
     *,
     split: str = "val",
     judge: str | None = None,
-    suite: Any = None,
+    suite: Suite | None = None,
     configs: Sequence[InterceptConfig] | None = None,
     save: bool = True,
 ) -> SweepOutcome:
@@ -132,17 +137,18 @@ def run_sweep(
     table = sweep_table(inputs, configs)
     best = best_config(table)
     if save:
-        ws.set_meta(META_CONFIG, best.model_dump(mode="json"))
-        ws.set_meta(META_SWEEP, [{**r, "split": split, "judge": name} for r in records(table)])
+        ws.update_meta(
+            interceptor_config=best.model_dump(mode="json"),
+            interceptor_sweep=[{**r, "split": split, "judge": name} for r in records(table)])
     return SweepOutcome(table=table, best=best, judge=name, split=split,
                         n_traces=int(table["n"].max()) if len(table) else 0)
 
 
 # -- evaluation -------------------------------------------------------------------------
-def resolve_config(ws: Any, spec: str, mode: str | None = None) -> InterceptConfig:
+def resolve_config(ws: Workspace | None, spec: str, mode: str | None = None) -> InterceptConfig:
     """`best` (the sweep's choice stored in the workspace) or a `tau_l1=..,...` spec."""
     if spec.strip().lower() == "best":
-        stored = ws.get_meta(META_CONFIG)
+        stored = ws.meta().interceptor_config if ws is not None else None
         if stored is None:
             raise InterceptError(
                 "no tuned interceptor configuration in the workspace; run `agentprop "
@@ -181,7 +187,7 @@ class EvalPlan:
 
 
 def plan_evaluation(
-    suite: Any,
+    suite: Suite,
     *,
     models: Sequence[str],
     config: InterceptConfig,
@@ -223,17 +229,18 @@ def plan_evaluation(
     })[:12]
     units = plan_units(rid, list(models), tasks, conds, seeds=(seed,),
                        arms=("control", "treatment"))
-    units = [u for u in units if u.condition == "baseline" or is_injectable(suite.get(u.task_id))]
+    injectable = {t.id for t in tasks if is_injectable(t)}
+    units = [u for u in units if u.condition == "baseline" or u.task_id in injectable]
     return EvalPlan(run_id=rid, units=units, tasks=tasks, conditions=conds, config=config)
 
 
 def summarize_evaluation(
-    ws: Any,
+    ws: Workspace,
     *,
     run_id: str,
     config: InterceptConfig,
     judge: str,
-    suite: Any = None,
+    suite: Suite | None = None,
     models: Sequence[str] | None = None,
     seed: int = 42,
     n_boot: int = 1000,
@@ -302,7 +309,7 @@ def summarize_evaluation(
     }
 
 
-def refuse_mixed_config(ws: Any, run_id: str, config: InterceptConfig) -> None:
+def refuse_mixed_config(ws: Workspace, run_id: str, config: InterceptConfig) -> None:
     """A stored evaluation run keeps its configuration: resuming it under another one would
     pair treatment traces of two interceptors in one set of numbers."""
     run = ws.get_run(run_id)
@@ -315,7 +322,7 @@ def refuse_mixed_config(ws: Any, run_id: str, config: InterceptConfig) -> None:
             "--run-id (or leave it out) so the two are kept apart")
 
 
-def evaluation_configs(ws: Any) -> dict[str, str]:
+def evaluation_configs(ws: Workspace) -> dict[str, str]:
     """run id → "LABEL mode=MODE" of every interceptor evaluation stored in `ws`."""
     out: dict[str, str] = {}
     for run in ws.runs():
@@ -327,9 +334,9 @@ def evaluation_configs(ws: Any) -> dict[str, str]:
 
 
 def run_evaluation(
-    ws: Any,
+    ws: Workspace,
     *,
-    suite: Any,
+    suite: Suite,
     models: Sequence[str],
     config: InterceptConfig,
     split: str = "test",
@@ -371,7 +378,7 @@ def run_evaluation(
                      "skipped": summary.skipped, "errors": summary.errors,
                      "cost": summary.cost, "wall_s": summary.wall_s}
     result["seed"] = seed
-    ws.set_meta(META_EVAL, _json_safe(result))
+    ws.update_meta(interceptor_eval=_json_safe(result))
     return result
 
 

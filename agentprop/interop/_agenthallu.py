@@ -9,7 +9,7 @@ is written; a malformed file raises `ReleaseFormatError` with one line naming fi
 problem, and the workspace is left untouched.
 
 The release's own semantics are kept: S1 = eps ≥ 1, S2 = eps ≥ 2 (in
-`meta["release_stages"]`, every row an injection attempt, no-tool = no `tool_selected`),
+`Trace.release_stages`, every row an injection attempt, no-tool = no `tool_selected`),
 S3 = not ensemble_correct under the judge `majority` (the primary judge); judges keep the
 release's names (`heuristic`, `gpt4o`, `gemini_25_flash`, `gpt4o_mini`, `majority`).
 """
@@ -21,9 +21,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentprop.core import FinalEvent, Label, Message, RunSpec, Trace, Verdict
+from agentprop.errors import AgentpropError
+
+if TYPE_CHECKING:
+    from agentprop.store import Workspace
 
 SOURCE = "agenthallu"
 PRIMARY = "majority"
@@ -43,7 +47,7 @@ INTERCEPTOR_REQUIRED = {"session_id", "task_id", "model", "domain", "condition",
                         "abstained", "final_correct", "hallucination"}
 
 
-class ReleaseFormatError(ValueError):
+class ReleaseFormatError(AgentpropError, ValueError):
     """A release file that cannot be imported; the message is one line for the user."""
 
 
@@ -194,8 +198,6 @@ class _Builder:
         task = r.text("task_id")
         meta: dict[str, Any] = {"imported": SOURCE, "source_file": r.fname,
                                 "source_line": r.line, "source_row": r.data}
-        if stages is not None:
-            meta["release_stages"] = stages
         self.res.traces.append(Trace(
             id=tid, run_id=run_id, model=r.text("model"), task_id=task,
             domain=domain or self.domain.get(task) or infer_domain(task),
@@ -203,7 +205,7 @@ class _Builder:
             condition=condition, arm=arm, status="ok", simulated=False,
             messages=[Message(role="user", content=query)] if query else [],
             events=[FinalEvent(step=0, answer=answer, abstained=abstained)],
-            meta=meta,
+            release_stages=stages, meta=meta,
         ))
         return tid
 
@@ -353,7 +355,7 @@ def _check_pairs(traces: Iterable[Trace]) -> None:
             seen[key] = t.id
 
 
-def import_agenthallu(folder: str | Path, workspace: Any) -> ImportResult:
+def import_agenthallu(folder: str | Path, workspace: Workspace) -> ImportResult:
     """Read, validate, then write everything to `workspace` (a store.Workspace).
 
     Validation happens entirely before the first write, so a malformed file leaves the
@@ -367,15 +369,14 @@ def import_agenthallu(folder: str | Path, workspace: Any) -> ImportResult:
         workspace.put_traces(res.traces)
         workspace.put_verdicts(res.verdicts)
         workspace.put_labels(res.labels)
-        workspace.set_meta("imported", SOURCE)
-        workspace.set_meta("primary_judge", PRIMARY)
+        workspace.update_meta(imported=SOURCE, primary_judge=PRIMARY)
     except Exception:
         _rollback(workspace, res, existing)
         raise
     return res
 
 
-def _rollback(workspace: Any, res: ImportResult, existing: set[str]) -> None:
+def _rollback(workspace: Workspace, res: ImportResult, existing: set[str]) -> None:
     """Best effort: remove what this import added if a write failed half-way."""
     new = [t.id for t in res.traces if t.id not in existing]
     with workspace.transaction() as conn:

@@ -6,13 +6,12 @@ from agentprop.judges._base import (
     JUDGES,
     TRANSIENT_KINDS,
     Judge,
-    canonical_name,
-    get_judge,
     is_transient,
 )
 from agentprop.judges._facts import FactsJudge, check_answer, fact_stated, query_vocabulary
 from agentprop.judges._heuristic import HeuristicJudge, heuristic_correct
 from agentprop.judges._llm import EnsembleJudge, LLMJudge, majority
+from agentprop.judges._lookup import canonical_name, get_judge
 from agentprop.judges._prompt import (
     JUDGE_SYSTEM,
     build_judge_messages,

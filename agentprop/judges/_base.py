@@ -1,15 +1,14 @@
-"""The judge contract, the judge registry and the parser for judge names.
+"""The judge contract and the judge registry that the built-in judges register into.
 
-A judge name is ``heuristic``, ``facts``, ``llm:<provider/model>`` or
-``ensemble:<m1>,<m2>[,...]``; `get_judge` turns it into a Judge. Verdicts carry the
-canonical name (spaces removed), so the same judge always writes the same rows.
+Name parsing and lookup (`canonical_name`, `get_judge`) live in `_lookup.py`, above the
+judge modules, so this module never imports the judges that import it.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Protocol
 
-from agentprop.core import Registry, Task, Trace, UnknownNameError, Verdict
+from agentprop.core import Registry, Task, Trace, Verdict
 
 JUDGE_FORMS = (
     "heuristic, facts, llm:<provider/model> (e.g. llm:openai/gpt-4o-mini), "
@@ -44,28 +43,6 @@ class JudgeFactory(Protocol):
 
 
 JUDGES: Registry[JudgeFactory] = Registry("judge")
-
-
-def _load_builtin() -> None:
-    from agentprop.judges import _facts, _heuristic, _llm  # noqa: F401  (they register)
-
-
-def canonical_name(name: str) -> str:
-    """``ensemble: a, b`` → ``ensemble:a,b``; raises UnknownNameError for malformed names."""
-    _load_builtin()
-    text = "".join(str(name).split())
-    kind, _, arg = text.partition(":")
-    if kind not in JUDGES:
-        raise UnknownNameError(f"unknown judge {name!r}; valid forms: {JUDGE_FORMS}")
-    return f"{kind}:{arg}" if arg else kind
-
-
-def get_judge(name: str, **options: Any) -> Judge:
-    """Instantiate the judge `name`. Options: ``cache`` (a Workspace for the model response
-    cache), ``suite`` (for sim-judge models), ``model_options`` (passed to `get_model`)."""
-    text = canonical_name(name)
-    kind, _, arg = text.partition(":")
-    return JUDGES.get(kind)(arg, **options)
 
 
 def unscored(trace: Trace, judge: str, reason: str, **raw: Any) -> Verdict:

@@ -22,7 +22,7 @@ import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentprop.core import REFERENCE_DATE, Fact, Task, ToolResultEvent, Trace, Verdict
 from agentprop.judges._base import JUDGES, Judge
@@ -57,6 +57,9 @@ from agentprop.judges._lexicon import (
 )
 from agentprop.judges._reading import Mention, Reading, chains
 from agentprop.judges._state import replay_state, state_checks
+
+if TYPE_CHECKING:
+    from agentprop.suite import Suite
 
 __all__ = ["FactsJudge", "check_answer", "fact_stated", "query_vocabulary"]
 
@@ -1006,7 +1009,7 @@ def fact_stated(fact: Fact, text: str, *, observations: list[dict[str, Any]] | N
 class FactsJudge(Judge):
     kind = "facts"
 
-    def __init__(self, suite: Any = None) -> None:
+    def __init__(self, suite: Suite | None = None) -> None:
         self.name = "facts"
         self._suite = suite
         self._vocab: Vocabulary | None = None

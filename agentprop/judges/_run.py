@@ -19,13 +19,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from agentprop.core import Task, Trace, Verdict
-from agentprop.judges._base import Judge, canonical_name, get_judge, unscored
+from agentprop.core import DEFAULT_PRIMARY_JUDGE, Task, Trace, Verdict
+from agentprop.errors import AgentpropError
+from agentprop.judges._base import Judge, unscored
+from agentprop.judges._lookup import canonical_name, get_judge
 from agentprop.store import VerdictWriter
+
+if TYPE_CHECKING:
+    from agentprop.store import Workspace
+    from agentprop.suite import Suite
 
 ABORT_KINDS = frozenset({"connection", "auth", "timeout"})
 ABORT_AFTER = 5
@@ -33,12 +39,14 @@ BATCH = 200
 FLUSH_S = 0.2
 
 
-class JudgeError(Exception):
+class JudgeError(AgentpropError):
     """A judging request that cannot be carried out; one line for the user."""
 
 
 class JudgeUnavailableError(JudgeError):
     """The judge's model could not be reached at all; nothing of the failed batch written."""
+
+    exit_code = 1
 
 
 class JudgeStats(BaseModel):
@@ -57,7 +65,7 @@ class JudgeStats(BaseModel):
 class JudgeSummary(BaseModel):
     judges: dict[str, JudgeStats] = Field(default_factory=dict)
     traces: int = 0
-    primary: str = "facts"
+    primary: str = DEFAULT_PRIMARY_JUDGE
 
     @property
     def failed(self) -> int:
@@ -76,7 +84,7 @@ def _llm_level(judge: Judge, verdicts: list[Verdict]) -> list[Verdict]:
 
 
 class _Runner:
-    def __init__(self, ws: Any, judges: list[Judge], suite: Any, concurrency: int,
+    def __init__(self, ws: Workspace, judges: list[Judge], suite: Suite, concurrency: int,
                  progress: bool) -> None:
         self.ws = ws
         self.judges = judges
@@ -228,10 +236,10 @@ class _Runner:
 
 
 async def ajudge_workspace(
-    workspace: Any,
+    workspace: Workspace,
     judge_names: Sequence[str],
     *,
-    suite: Any,
+    suite: Suite,
     primary: str | None = None,
     concurrency: int = 16,
     progress: bool = True,
@@ -253,16 +261,16 @@ async def ajudge_workspace(
     runner = _Runner(workspace, judges, suite, concurrency, progress)
     await runner.run(run_ids)
     if primary_name:
-        workspace.set_meta("primary_judge", primary_name)
+        workspace.update_meta(primary_judge=primary_name)
     return JudgeSummary(judges=runner.stats, traces=workspace.count_traces(),
-                        primary=workspace.get_meta("primary_judge", "facts"))
+                        primary=workspace.primary_judge())
 
 
 def judge_workspace(
-    workspace: Any,
+    workspace: Workspace,
     judge_names: Sequence[str],
     *,
-    suite: Any,
+    suite: Suite,
     primary: str | None = None,
     concurrency: int = 16,
     progress: bool = True,

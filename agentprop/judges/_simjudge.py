@@ -13,7 +13,7 @@ an unparseable reply.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -23,6 +23,9 @@ from agentprop.judges._facts import check_answer, query_vocabulary
 from agentprop.judges._prompt import parse_judge_prompt
 from agentprop.models import GenerateConfig, ModelError, register_provider
 from agentprop.models._cache import ResponseCache, request_key
+
+if TYPE_CHECKING:
+    from agentprop.suite import Suite
 
 
 class SimJudgeProfile(BaseModel):
@@ -61,7 +64,8 @@ _GARBAGE = ["It partially matches.", "MAYBE", "I cannot tell from the reference.
 class SimJudgeModel:
     """A Model answering the LLM-judge prompt from the facts judge plus stated noise."""
 
-    def __init__(self, profile: SimJudgeProfile, *, suite: Any = None, cache: Any = None) -> None:
+    def __init__(self, profile: SimJudgeProfile, *, suite: Suite | None = None,
+                 cache: Any = None) -> None:
         self.profile = profile
         self._suite = suite
         self._cache = ResponseCache(cache) if cache is not None else None

@@ -13,13 +13,16 @@ import asyncio
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentprop.core import FinalEvent, Task, ToolResultEvent, Trace
-from agentprop.judges._base import get_judge
+from agentprop.judges._lookup import get_judge
+
+if TYPE_CHECKING:
+    from agentprop.suite import Suite
 
 VALIDITY_FILE = Path(__file__).with_name("validity.json")
 """The facts judge's measured validity (written by bench/bench_judge_validity.py --write)."""
@@ -78,13 +81,14 @@ def _scaled(task: Task) -> bool:
                for f in task.expected_facts)
 
 
-async def _judge_all(items: list[LabelledAnswer], suite: Any, names: Iterable[str]
+async def _judge_all(items: list[LabelledAnswer], suite: Suite, names: Iterable[str]
                      ) -> list[dict[str, Any]]:
     rows = []
     for name in names:
         judge = get_judge(name, suite=suite)
         for item in items:
             task = suite.get(item.task_id)
+            assert task is not None  # validation_verdicts keeps only answers with a task
             verdict = (await judge.judge_many(as_trace(item, task), task))[0]
             rows.append({"id": item.id, "task_id": task.id, "domain": task.domain,
                          "intent": task.intent, "kind": item.kind,
@@ -94,7 +98,8 @@ async def _judge_all(items: list[LabelledAnswer], suite: Any, names: Iterable[st
     return rows
 
 
-def validation_verdicts(vset: ValidationSet, suite: Any, judges: Iterable[str]) -> pd.DataFrame:
+def validation_verdicts(vset: ValidationSet, suite: Suite,
+                        judges: Iterable[str]) -> pd.DataFrame:
     """One row per (answer, judge): the human label and the judge's verdict (None when the
     judge left it unscored). Answers whose task the suite lacks are skipped."""
     items = [i for i in vset.items if suite.get(i.task_id) is not None]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -27,6 +27,9 @@ from agentprop.analysis import (
 )
 from agentprop.analysis import human_consensus as _consensus
 from agentprop.core import Label, VerdictRow
+
+if TYPE_CHECKING:
+    from agentprop.store import Workspace
 
 
 def human_consensus(labels: Iterable[Label]) -> dict[str, bool]:
@@ -93,7 +96,7 @@ def agreement_summary(
     }
 
 
-def workspace_agreement(workspace: Any, *, n_resamples: int = N_RESAMPLES,
+def workspace_agreement(workspace: Workspace, *, n_resamples: int = N_RESAMPLES,
                         seed: int = SEED) -> dict[str, Any]:
     """`agreement_summary` over a workspace's verdicts, labels and trace → task map."""
     tasks = {r["id"]: r["task_id"] for r in workspace.trace_rows()}

@@ -28,13 +28,16 @@ from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from agentprop.core import Label, Message, Task, ToolCallEvent, ToolResultEvent, Trace
 from agentprop.labels._sample import annotator_queue
 from agentprop.safety import MISDIRECTED, has_control_chars, host_allowed
 from agentprop.store import Workspace
+
+if TYPE_CHECKING:
+    from agentprop.suite import Suite
 
 MAX_NAME = 64
 MAX_NOTE = 4000
@@ -575,7 +578,8 @@ class LabelServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def make_server(workspace: str | Path, suite: Any, *, host: str = "127.0.0.1", port: int = 8765,
+def make_server(workspace: str | Path, suite: Suite | None, *, host: str = "127.0.0.1",
+                port: int = 8765,
                 quiet: bool = True, max_connections: int = 32, header_timeout_s: float = 10.0,
                 body_timeout_s: float = 30.0) -> LabelServer:
     """A ready (not yet serving) label server; port 0 picks a free port."""

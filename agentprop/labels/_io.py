@@ -20,10 +20,14 @@ import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentprop.core import Label, LabelValue
+from agentprop.errors import AgentpropError
 from agentprop.safety import has_control_chars, neutralise_cell, restore_cell
+
+if TYPE_CHECKING:
+    from agentprop.store import Workspace
 
 LABEL_VALUES: dict[str, LabelValue] = {
     "yes": "correct", "correct": "correct", "no": "incorrect", "incorrect": "incorrect",
@@ -34,7 +38,7 @@ EXPORT_COLUMNS = ["trace_id", "annotator", "label", "time", "note", "task_id", "
                   "domain"]
 
 
-class LabelImportError(Exception):
+class LabelImportError(AgentpropError):
     """A label file rejected as a whole; the message lists the offending rows."""
 
 
@@ -42,7 +46,7 @@ def parse_label(value: str) -> LabelValue | None:
     return LABEL_VALUES.get(value.strip().lower())
 
 
-def _session_map(workspace: Any) -> dict[str, str]:
+def _session_map(workspace: Workspace) -> dict[str, str]:
     out: dict[str, str] = {}
     for t in workspace.iter_traces():
         sid = t.meta.get("session_id")
@@ -95,7 +99,7 @@ def _csv_problem(e: csv.Error) -> str:
     return f"not valid CSV ({text})"
 
 
-def read_labels(path: str | Path, workspace: Any) -> list[Label]:
+def read_labels(path: str | Path, workspace: Workspace) -> list[Label]:
     """Parse and validate a label CSV against `workspace`; raises LabelImportError."""
     path = Path(path)
     ids = workspace.trace_ids()
@@ -165,14 +169,14 @@ def read_labels(path: str | Path, workspace: Any) -> list[Label]:
     return labels
 
 
-def import_labels(path: str | Path, workspace: Any) -> int:
+def import_labels(path: str | Path, workspace: Workspace) -> int:
     """Validate the whole file, then write all its labels in one transaction."""
     labels = read_labels(path, workspace)
     workspace.put_labels(labels)
     return len(labels)
 
 
-def export_labels(workspace: Any, out: str | Path) -> int:
+def export_labels(workspace: Workspace, out: str | Path) -> int:
     """Write every label as CSV (atomically: a temporary file renamed into place)."""
     out = Path(out)
     rows = {r["id"]: r for r in workspace.trace_rows()}

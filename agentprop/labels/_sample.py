@@ -14,14 +14,19 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
+
+from agentprop.errors import AgentpropError
+
+if TYPE_CHECKING:
+    from agentprop.store import Workspace
 
 SAMPLE_COLUMNS = ("model", "domain", "condition", "split", "difficulty", "arm", "run_id")
 
 
-class SampleError(Exception):
+class SampleError(AgentpropError):
     """A sampling request that cannot be met; one line for the user."""
 
 
@@ -105,7 +110,7 @@ def stratified_sample(
 
 
 def sample_labels(
-    workspace: Any,
+    workspace: Workspace,
     n: int = 100,
     by: Sequence[str] = ("model", "domain"),
     *,

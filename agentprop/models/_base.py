@@ -7,6 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from agentprop.core import Message, ModelOutput, ToolSpec
+from agentprop.errors import AgentpropError
 
 
 class GenerateConfig(BaseModel):
@@ -19,7 +20,7 @@ class GenerateConfig(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
-class ModelError(Exception):
+class ModelError(AgentpropError):
     """A provider failure that survived the retries. `kind` is e.g. rate_limit, server,
     timeout, connection, bad_response, auth, bad_request."""
 
@@ -28,6 +29,9 @@ class ModelError(Exception):
         self.kind = kind
         self.message = message
         self.attempts = attempts
+
+    def user_message(self) -> str:
+        return f"model error ({self.kind}): {self.message}"
 
 
 @runtime_checkable

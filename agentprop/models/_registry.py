@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from agentprop.core import Registry, UnknownNameError
 from agentprop.models._base import Model
+from agentprop.plugins import load_plugins
 
 
 class ProviderFactory(Protocol):
@@ -55,6 +56,8 @@ def get_model(model_id: str, **options: Any) -> Model:
     prefix, name = split_model_id(model_id)
     if prefix not in PROVIDERS and prefix in _BUILTIN:
         importlib.import_module(_BUILTIN[prefix])
+    if prefix not in PROVIDERS:
+        load_plugins()  # an installed plugin package may provide it (agentprop/plugins.py)
     if prefix not in PROVIDERS:
         known = ", ".join(sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
         raise UnknownNameError(f"unknown model provider {prefix!r} (known: {known})")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO
 
 from agentprop.core import stable_hash
+from agentprop.errors import AgentpropError
 
 try:
     import fcntl
@@ -27,7 +28,7 @@ except ImportError:  # pragma: no cover - Windows
 LOCK_DIR = ".locks"
 
 
-class RunLockedError(Exception):
+class RunLockedError(AgentpropError):
     """The run is being executed by another process; one line for the user."""
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -14,8 +14,22 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-if TYPE_CHECKING:
-    from agentprop.runner._run import RunSummary
+
+class RunCounts(Protocol):
+    """What the bar shows of a run summary (`RunSummary` has it; declared here so the
+    bar does not import the runner that drives it)."""
+
+    @property
+    def completed(self) -> int: ...
+
+    @property
+    def errors(self) -> int: ...
+
+    @property
+    def tokens(self) -> int: ...
+
+    @property
+    def cost(self) -> float: ...
 
 
 class RunProgress:
@@ -48,7 +62,7 @@ class RunProgress:
         if self._progress is not None:
             self._progress.start()
 
-    def update(self, summary: RunSummary) -> None:
+    def update(self, summary: RunCounts) -> None:
         if self._progress is not None:
             self._progress.update(
                 self._task,

@@ -30,6 +30,7 @@ from agentprop.core import (
     WorkUnit,
     stable_hash,
 )
+from agentprop.errors import AgentpropError
 from agentprop.models import GenerateConfig, Model, get_model
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
@@ -44,7 +45,7 @@ R = TypeVar("R")
 BASELINE = "baseline"
 
 
-class RunError(Exception):
+class RunError(AgentpropError):
     """A run that cannot start or must stop; the message is one line for the user."""
 
 
@@ -55,6 +56,8 @@ class RunLocked(RunError):
 class RunAborted(RunError):
     """The first episodes of a model all failed (unreachable server, bad key, unknown
     model): stopping beats recording thousands of identical error traces."""
+
+    exit_code = 1
 
 
 class RunSummary(BaseModel):

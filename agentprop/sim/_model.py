@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentprop.core import Message, ModelOutput, Task, ToolSpec, UnknownNameError
 from agentprop.models._base import GenerateConfig
 from agentprop.sim._policy import Observation, RenderFn, decide
 from agentprop.sim._profiles import PROFILES, SimProfile
+
+if TYPE_CHECKING:
+    from agentprop.suite import Suite
 
 
 def get_profile(name: str) -> SimProfile:
@@ -32,7 +35,8 @@ class SimAgent:
     Shared by SimModel and the HTTP server so both answer identically.
     """
 
-    def __init__(self, suite: Any = None, generators: dict[str, Any] | None = None) -> None:
+    def __init__(self, suite: Suite | None = None,
+                 generators: dict[str, Any] | None = None) -> None:
         self._suite = suite
         self._generators: dict[str, Any] = dict(generators or {})
 
@@ -97,7 +101,7 @@ class SimModel:
 
     simulated = True
 
-    def __init__(self, profile: SimProfile, *, suite: Any = None, latency_ms: float = 0.0,
+    def __init__(self, profile: SimProfile, *, suite: Suite | None = None, latency_ms: float = 0.0,
                  generators: dict[str, Any] | None = None,
                  agent: SimAgent | None = None) -> None:
         self.profile = profile

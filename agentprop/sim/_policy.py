@@ -74,7 +74,7 @@ def is_error_obs(obs: Observation) -> bool:
 def mismatch(obs: Observation, task: Task, step: int) -> str | None:
     """Why observation `obs` for gold step `step` visibly does not answer the request
     (None if it looks right). Compares echoed arguments with the ones the query asks for:
-    the gold call's arguments, restricted to ``task.meta["query_entities"]`` keys when
+    the gold call's arguments, restricted to ``task.query_entities`` keys when
     the task names them."""
     if is_error_obs(obs):
         err = obs["error"]
@@ -82,9 +82,8 @@ def mismatch(obs: Observation, task: Task, step: int) -> str | None:
     if step >= len(task.gold_plan):
         return None
     expected = task.gold_plan[step].arguments
-    entities = task.meta.get("query_entities")
-    keys = [k for k in expected if not isinstance(entities, dict) or not entities
-            or k in entities]
+    entities = task.query_entities
+    keys = [k for k in expected if not entities or k in entities]
     for k in keys:
         found, got = _echoed(obs, k)
         if found and _norm(got) != _norm(expected[k]):

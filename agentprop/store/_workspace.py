@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from agentprop.core import Label, RunSpec, Trace, Verdict, VerdictRow
+from agentprop.core import (
+    DEFAULT_PRIMARY_JUDGE,
+    Label,
+    RunSpec,
+    Trace,
+    Verdict,
+    VerdictRow,
+    WorkspaceMeta,
+)
+from agentprop.errors import AgentpropError
 
 SCHEMA_VERSION = 1
 DB_NAME = "agentprop.sqlite"
@@ -58,7 +67,7 @@ def _set_wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
             time.sleep(0.05)
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(AgentpropError):
     """A workspace that cannot be opened or used; the message is one line for the user."""
 
 
@@ -239,11 +248,31 @@ class Workspace:
             yield self.conn
 
     # -- meta -----------------------------------------------------------------------------
+    def meta(self) -> WorkspaceMeta:
+        """Every meta key, typed (unknown keys in the table are ignored)."""
+        rows = self.conn.execute("SELECT key, value FROM meta").fetchall()
+        fields = WorkspaceMeta.model_fields
+        return WorkspaceMeta.model_validate({k: json.loads(v) for k, v in rows if k in fields})
+
+    def update_meta(self, **values: Any) -> None:
+        """Write meta keys, named and typed as in `WorkspaceMeta` (validated before writing)."""
+        WorkspaceMeta.model_validate(values)  # a wrong type fails before anything is written
+        for key, value in values.items():
+            self.set_meta(key, value)
+
+    def primary_judge(self) -> str:
+        """The workspace's primary judge, else `DEFAULT_PRIMARY_JUDGE`."""
+        return self.meta().primary_judge or DEFAULT_PRIMARY_JUDGE
+
     def get_meta(self, key: str, default: Any = None) -> Any:
+        """One meta value by its `WorkspaceMeta` name (prefer `meta()`)."""
+        _check_meta_key(key)
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
 
     def set_meta(self, key: str, value: Any) -> None:
+        """Write one meta value by its `WorkspaceMeta` name (prefer `update_meta`)."""
+        _check_meta_key(key)
         with self.conn:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
@@ -473,3 +502,9 @@ def _where(filters: dict[str, Any]) -> tuple[str, list[Any]]:
             clauses.append(f"{col}=?")
             params.append(val)
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _check_meta_key(key: str) -> None:
+    if key not in WorkspaceMeta.model_fields:
+        known = ", ".join(WorkspaceMeta.model_fields)
+        raise ValueError(f"unknown workspace meta key {key!r} (known: {known})")

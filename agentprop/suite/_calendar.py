@@ -17,7 +17,8 @@ partial event must match some event of the final calendar; each listed id must h
 deleted. Created events
 are given by content (title, date, start_time, duration_minutes), not by id.
 
-``task.meta``: ``query_entities`` maps observation echo keys (``date``, ``end_date``,
+``Task.query_entities`` (set via the draft's ``meta``) maps
+observation echo keys (``date``, ``end_date``,
 ``title``, ``start_time``, ``duration_minutes``, ``earliest``) to what the query asked for
 (a list when several values are legitimate, e.g. the old and new title of a replacement);
 ``date_phrase`` (and ``date_phrase_2``) / ``relative_date`` describe the date expression;
@@ -564,7 +565,7 @@ def _conclusion(task: Task, obs: list[Observation]) -> str:
         return f"There is no {title} on {obs[0].get('date', 'that day')}."
     if it == "book_or_next_free" and obs and _kind(obs[0]) == "events":
         req = str(task.meta.get("requested_time", ""))
-        dur = int(task.meta.get("query_entities", {}).get("duration_minutes", 0) or 0)
+        dur = int(task.query_entities.get("duration_minutes", 0) or 0)
         try:
             busy = _clash(obs[0], to_minutes(req), dur)
         except ValueError:
@@ -607,7 +608,7 @@ def _follows(task: Task, obs: list[Observation], i: int) -> bool:
                         and o.get("start_time") == prev[0]["start_time"])
         if it == "book_or_next_free":
             req = str(task.meta.get("requested_time", ""))
-            dur = int(task.meta.get("query_entities", {}).get("duration_minutes", 0) or 0)
+            dur = int(task.query_entities.get("duration_minutes", 0) or 0)
             busy = _clash(prev[0], to_minutes(req), dur)
             if busy is None:
                 return bool(i == 1 and o.get("created") and o.get("start_time") == req)

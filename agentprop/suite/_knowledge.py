@@ -13,8 +13,8 @@ Intents (difficulty):
 Facts: ``number`` (years with unit ``year``, ``population`` unit ``people``, ``area_km2``
 unit ``km2``, ``members`` unit ``members``; tolerance 0) or ``entity`` keyed by the
 infobox field; two-hop tasks also state the bridge entity (key ``bridge_<linking field>``).
-No task changes state. ``meta``: ``query_entities`` = ``{"query": <title searched>}``,
-``answer_field`` (infobox key answered), ``bridge_field`` (two-hop only).
+No task changes state. ``Task.query_entities`` = ``{"query": <title searched>}``;
+``meta``: ``answer_field`` (infobox key answered), ``bridge_field`` (two-hop only).
 """
 
 from __future__ import annotations
@@ -249,7 +249,7 @@ class KnowledgeGenerator(DescribingGenerator):
         facts: list[Fact] = []
         answer = str(task.meta.get("answer_field", ""))
         bridge = task.meta.get("bridge_field")
-        wanted = str(task.meta.get("query_entities", {}).get("query", ""))
+        wanted = str(task.query_entities.get("query", ""))
         articles = 0
         for i, obs in enumerate(observations):
             tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"

@@ -22,7 +22,8 @@ aliases), ``id`` (``appointment_id``), ``date`` (ISO) and ``time`` (HH:MM).
 Expected state (booking intents): ``{"new_appointments": [{"patient_id", "doctor_id",
 "date", "time"}]}`` (``[]`` when the branch books nothing), compared with
 `MedicalDomain.snapshot`.
-``meta["query_entities"]`` maps tool parameter names to the values the query names
+``Task.query_entities`` (set through the draft's ``meta``) maps tool parameter names to the
+values the query names
 (``patient_id``, ``drug_a``/``drug_b``, ``specialty``, ``doctor_id``, ``date``, ``time``);
 observations echo the same keys.
 """

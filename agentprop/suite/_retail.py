@@ -16,7 +16,8 @@ unit ``USD`` and tolerance 0.005 (``price``, ``total``, ``difference``, ``price_
 unit ``units`` (``stock``, ``quantity``), ``id`` (``order_id``).
 Expected state (ordering intents): ``{"orders": [{"product_id", "quantity", "unit_price",
 "total"}], "stock": {product_id: remaining}}``, compared with `RetailDomain.snapshot`.
-``meta["query_entities"]`` maps tool parameter names to what the query names
+``Task.query_entities`` (set via the draft's ``meta``) maps
+tool parameter names to what the query names
 (``product_id`` — a list when the query names two products —, ``quantity``, ``query``,
 ``max_price``, ``min_rating``).
 """

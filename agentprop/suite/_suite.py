@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentprop.core import Task
+from agentprop.errors import AgentpropError
 from agentprop.suite._generator import GENERATORS, TaskGenerator
 
 SUITE_VERSION = "1.2"  # 1.1: every query names exactly one task; 1.2: asked/context facts
@@ -34,7 +35,7 @@ HELD_OUT_DOMAINS = ("retail",)
 VAL_FRACTION = 0.10
 
 
-class SuiteError(Exception):
+class SuiteError(AgentpropError):
     """A suite file that cannot be read or is not a valid suite; one line for the user."""
 
 
@@ -42,6 +43,9 @@ def _load_generators() -> None:
     # Importing the modules registers the generators.
     for name in ("_calendar", "_knowledge", "_medical", "_retail", "_weather"):
         importlib.import_module(f"agentprop.suite.{name}")
+    from agentprop.plugins import load_plugins
+
+    load_plugins()  # installed plugin packages register generators of their domains
 
 
 def get_generator(domain: str) -> TaskGenerator:
@@ -194,6 +198,9 @@ _FACT_DEFAULTS: dict[str, Any] = {"role": "asked", "about": {}, "options": [], "
 
 def _canonical(task: Task) -> str:
     data = task.model_dump(mode="json")
+    entities = data.pop("query_entities")  # persisted where suite files always kept it
+    if entities:
+        data["meta"] = {**data["meta"], "query_entities": entities}
     if not data.get("asks"):
         data.pop("asks", None)
     for fact in data["expected_facts"]:

@@ -11,7 +11,8 @@ Facts: ``entity`` (city, warmer/winning city), ``date`` (ISO), ``text`` (conditi
 ``number`` (temperatures in "°C"/"°F" with tolerance 0.5/1.0, humidity "%", precipitation
 "mm", rainy days "days", wind "km/h"). Numbers are printed with at most one decimal.
 
-``task.meta``: ``query_entities`` maps an observation echo key (``city``, ``date``,
+``Task.query_entities`` (set via the draft's ``meta``) maps
+an observation echo key (``city``, ``date``,
 ``days``, ``start_date``, ``end_date``, ``month``, ``city_a``, ``city_b``, ``unit``) to the
 value the query asked for, or to a list of acceptable values when the task looks up several
 (e.g. ``{"city": ["Oslo", "Madrid"], "date": "2025-06-17", "unit": "celsius"}``); an

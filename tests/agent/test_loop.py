@@ -24,43 +24,12 @@ from agentprop.core import (
     ToolCall,
     ToolCallEvent,
     ToolResultEvent,
-    ToolSpec,
     Usage,
     WorkUnit,
 )
-from agentprop.domains import Domain, Tool
 from agentprop.models import GenerateConfig, ModelError
-
-
-def _lookup(state: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
-    return {"city": args["city"], "temp_c": len(args["city"]) * 3}
-
-
-def _book(state: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
-    state["bookings"].append(args["city"])
-    return {"city": args["city"], "booking_no": len(state["bookings"])}
-
-
-class TinyDomain(Domain):
-    name = "tiny"
-
-    def build_tools(self) -> list[Tool]:
-        schema = {
-            "type": "object",
-            "properties": {"city": {"type": "string", "minLength": 2}},
-            "required": ["city"],
-            "additionalProperties": False,
-        }
-        return [
-            Tool(ToolSpec(name="lookup", description="Weather of a city.", parameters=schema),
-                 _lookup),
-            Tool(ToolSpec(name="book", description="Book a trip.", parameters=schema,
-                          mutates=True), _book),
-        ]
-
-    def initial_state(self, seed: int) -> dict[str, Any]:
-        return {"bookings": []}
-
+from agentprop.testing import ScriptedModel as Scripted
+from agentprop.testing import TinyDomain
 
 TASK = Task(
     id="tiny-1", domain="tiny", split="test", difficulty="easy", intent="weather",
@@ -69,26 +38,6 @@ TASK = Task(
     reference_answer="15 C in Paris.",
 )
 UNIT = WorkUnit(run_id="r1", model="fake/scripted", task_id=TASK.id)
-
-
-class Scripted:
-    """A Model that replays a script of outputs (or ModelErrors) and records requests."""
-
-    id = "fake/scripted"
-    simulated = True
-
-    def __init__(self, script: list[ModelOutput | Exception]) -> None:
-        self.script = list(script)
-        self.requests: list[tuple[list[Message], list[ToolSpec]]] = []
-
-    async def generate(
-        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
-    ) -> ModelOutput:
-        self.requests.append(([m.model_copy(deep=True) for m in messages], list(tools)))
-        item = self.script.pop(0) if len(self.script) > 1 else self.script[0]
-        if isinstance(item, Exception):
-            raise item
-        return item
 
 
 def call(name: str, call_id: str = "", **args: Any) -> ToolCall:

@@ -7,9 +7,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from agentprop.core import Message, ModelOutput, Task, ToolCall, ToolSpec
+from agentprop import testing
+from agentprop.core import Task, ToolCall, ToolSpec
 from agentprop.domains import Domain, DomainError, Environment, Tool
-from agentprop.models import GenerateConfig
 
 CITIES = ["London", "Paris", "Berlin", "Madrid", "Oslo"]
 
@@ -75,21 +75,6 @@ def make_task(domain: str = "fake", tools: Sequence[str] = ("forecast", "ping"))
     )
 
 
-class ScriptedModel:
-    """Plays a fixed list of turns: each a list of ToolCalls, or a str (final answer)."""
-
-    simulated = True
-
-    def __init__(self, turns: list[list[ToolCall] | str]) -> None:
-        self.id = "sim/scripted"
-        self.turns = list(turns)
-        self.seen: list[list[Message]] = []
-
-    async def generate(
-        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
-    ) -> ModelOutput:
-        self.seen.append(list(messages))
-        turn = self.turns.pop(0) if self.turns else "done"
-        if isinstance(turn, str):
-            return ModelOutput(text=turn)
-        return ModelOutput(tool_calls=turn)
+def ScriptedModel(turns: list[list[ToolCall] | str]) -> testing.ScriptedModel:
+    """Plays a fixed list of turns (tool calls, or a str final answer), then "done"."""
+    return testing.ScriptedModel(turns, model_id="sim/scripted", after="done")

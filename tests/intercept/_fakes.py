@@ -20,6 +20,7 @@ from agentprop.core import (
 )
 from agentprop.domains import Domain, Tool
 from agentprop.models import GenerateConfig
+from agentprop.testing import ScriptedModel
 
 
 def _weather(state: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
@@ -65,28 +66,10 @@ def answer(text: str, reasoning: str | None = None) -> ModelOutput:
     return ModelOutput(text=text, reasoning=reasoning)
 
 
-class Scripted:
-    """A Model that plays a fixed list of outputs (the last one repeats)."""
-
-    id = "fake/scripted"
-    simulated = True
-
-    def __init__(self, script: list[ModelOutput]) -> None:
-        self.script = list(script)
-        self.calls = 0
-
-    async def generate(
-        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
-    ) -> ModelOutput:
-        item = self.script[min(self.calls, len(self.script) - 1)]
-        self.calls += 1
-        return item
-
-
 async def run(script: list[ModelOutput], hooks: list[AgentHooks], arm: str = "") -> Trace:
     unit = WorkUnit(run_id="r", model="fake/scripted", task_id=TASK.id, arm=arm)
     domain = TinyWeather()
-    return await run_episode(unit, TASK, Scripted(script), hooks, GenerateConfig(),
+    return await run_episode(unit, TASK, ScriptedModel(script), hooks, GenerateConfig(),
                              domain.make_env(1))
 
 

@@ -109,7 +109,7 @@ def test_imported_traces_carry_release_semantics(tmp_path: Path) -> None:
                                 "majority"}
     t = ws.get_trace("p2_semantic_wrong_gpt4o_mini_calendar_100_34fc8f")
     assert t is not None and t.condition == "p2:semantic_wrong"
-    assert t.meta["release_stages"]["S1"] is True and t.meta["release_stages"]["S2"] is True
+    assert t.release_stages["S1"] is True and t.release_stages["S2"] is True
     assert t.meta["imported"] == "agenthallu" and t.final_answer
     rows = ws.trace_rows()
     assert {r["domain"] for r in rows} <= {"calendar", "weather", "medical", "knowledge"}
@@ -205,7 +205,7 @@ def test_baseline_and_panel_files_are_recognised(tmp_path: Path) -> None:
     assert res.skipped == ["notes.csv"]
     by_id = {t.id: t for t in res.traces}
     assert by_id["b1"].condition == "baseline" and by_id["p2_c"].condition == "p2:out_of_range"
-    assert by_id["p2_c"].domain == "medical" and by_id["p2_c"].meta["release_stages"]["S1"] is None
+    assert by_id["p2_c"].domain == "medical" and by_id["p2_c"].release_stages["S1"] is None
     ws = Workspace(tmp_path / "W")
     import_agenthallu(d, ws)
     ws.close()

@@ -10,16 +10,15 @@ from typer.testing import CliRunner
 from agentprop.cli import app
 from agentprop.labels import LabelImportError, export_labels, import_labels
 from agentprop.store import Workspace
+from agentprop.testing import workspace_with
 from tests.judges.conftest import MEDICAL, WEATHER, make_trace
 
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Workspace:
-    w = Workspace(tmp_path / "w")
     t = make_trace("t2", MEDICAL, "high")
     t.meta["session_id"] = "S-99"
-    w.put_traces([make_trace("t1", WEATHER, "14 C"), t])
-    return w
+    return workspace_with(tmp_path / "w", [make_trace("t1", WEATHER, "14 C"), t])
 
 
 def _csv(tmp_path: Path, text: str) -> Path:

@@ -1,4 +1,5 @@
-"""Test plugin: a tiny domain, a tiny suite and a scripted `fake/<name>` provider.
+"""Test plugin: the shared tiny domain (agentprop.testing), a tiny suite and a scripted
+`fake/<name>` provider.
 
 Imported by the runner tests and, via PYTHONPATH, by `agentprop run` subprocesses.
 Options of the fake provider: delay_s (per call), fail ("connection" etc.: every call
@@ -17,54 +18,19 @@ from typing import Any
 from agentprop.core import (
     Message,
     ModelOutput,
-    Task,
     ToolCall,
     ToolSpec,
     Usage,
 )
-from agentprop.domains import DOMAINS, Domain, Tool
 from agentprop.models import PROVIDERS, GenerateConfig, ModelError, register_provider
 from agentprop.suite import Suite
+from agentprop.testing import register_tiny_domain, tiny_tasks
 
-CITIES = ["Paris", "Oslo", "Rome", "Lima", "Cairo", "Quito", "Hanoi", "Accra"]
-
-
-def _lookup(state: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
-    return {"city": args["city"], "temp_c": len(args["city"]) * 3}
-
-
-class TinyDomain(Domain):
-    name = "tiny"
-    injectable = False
-
-    def build_tools(self) -> list[Tool]:
-        schema = {
-            "type": "object",
-            "properties": {"city": {"type": "string", "minLength": 2}},
-            "required": ["city"],
-            "additionalProperties": False,
-        }
-        return [Tool(ToolSpec(name="lookup", description="Weather.", parameters=schema), _lookup)]
-
-
-if "tiny" not in DOMAINS:
-    DOMAINS.register("tiny")(TinyDomain)
+register_tiny_domain()
 
 
 def tiny_suite(n: int = 24) -> Suite:
-    tasks = []
-    for i in range(n):
-        city = CITIES[i % len(CITIES)]
-        tasks.append(
-            Task(
-                id=f"tiny-{i:03d}", domain="tiny", split="test", difficulty="easy",
-                intent="weather", query=f"Task {i}: how warm is it in {city}?",
-                tools=["lookup"], env_seed=i,
-                gold_plan=[ToolCall(name="lookup", arguments={"city": city})],
-                reference_answer=f"{len(city) * 3} C in {city}.",
-            )
-        )
-    return Suite(tasks, seed=1)
+    return Suite(tiny_tasks(n), seed=1)
 
 
 def write_suite(path: Path, n: int = 24) -> Path:

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import runner_fakes
 from runner_fakes import FakeModel, tiny_suite
 
 from agentprop.agent import AgentHooks
@@ -125,7 +124,9 @@ def test_fake_plugin_registered() -> None:
     from agentprop.models import get_model
 
     assert get_model("fake/x").id == "fake/x"
-    assert runner_fakes.TinyDomain.name == "tiny"
+    from agentprop.domains import get_domain
+
+    assert get_domain("tiny").name == "tiny"
 
 
 def test_summary_bills_only_calls_that_were_not_cached() -> None:

@@ -83,7 +83,7 @@ def make_suite(n: int = 48) -> Suite:
         task = Task(id=f"{DOMAIN}_{i + 1:04d}", domain=DOMAIN, split="test",
                     difficulty="easy" if len(plan) == 1 else "medium", intent="weather",
                     query=query, tools=[t.name for t in TOOLS], env_seed=i, gold_plan=plan,
-                    reference_answer="", meta={"query_entities": {"city": city, "date": d}})
+                    reference_answer="", query_entities={"city": city, "date": d})
         task.reference_answer = FakeGenerator().render_answer(task, obs)
         tasks.append(task)
     return Suite(tasks, seed=0)

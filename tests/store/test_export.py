@@ -22,6 +22,7 @@ from agentprop.core import (
     Usage,
 )
 from agentprop.store import CSV_COLUMNS, ExportError, TraceWriter, Workspace, export_traces
+from agentprop.testing import workspace_with
 
 
 def _trace(i: int, answer: str = "15 C") -> Trace:
@@ -49,9 +50,8 @@ def _trace(i: int, answer: str = "15 C") -> Trace:
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Workspace:
-    w = Workspace(tmp_path / "ws")
-    w.put_traces([_trace(i) for i in range(5)] + [_trace(9, "[bold red]x[/] {a} [link]")])
-    return w
+    return workspace_with(tmp_path / "ws",
+                          [_trace(i) for i in range(5)] + [_trace(9, "[bold red]x[/] {a} [link]")])
 
 
 def test_jsonl_round_trip(ws: Workspace, tmp_path: Path) -> None:

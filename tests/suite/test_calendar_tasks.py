@@ -95,7 +95,7 @@ def test_first_call_critical_and_query_entities(tasks: list[Task]) -> None:
         tool = DOM.tool(first.name)
         assert tool is not None
         assert set(tool.spec.critical_params) & set(first.arguments), t.id
-        qe = t.meta["query_entities"]
+        qe = t.query_entities
         assert "date" in qe
         for k, v in first.arguments.items():
             if k in qe:

@@ -52,13 +52,13 @@ def test_gold_plans_replay_and_references_are_grounded(gen: KnowledgeGenerator,
         for f in t.expected_facts:  # what the query asks for, the reference states
             if f.role == "asked":
                 assert fact_in_text(f, t.reference_answer), (t.id, f)
-        assert t.meta["query_entities"]["query"] == t.gold_plan[0].arguments["query"]
+        assert t.query_entities["query"] == t.gold_plan[0].arguments["query"]
 
 
 def test_answers_match_the_world(tasks: list[Task]) -> None:
     dom = get_domain("knowledge")
     for t in tasks:
-        target = dom.by_title[t.meta["query_entities"]["query"]]
+        target = dom.by_title[t.query_entities["query"]]
         answer = t.meta["answer_field"]
         final = next(f for f in t.expected_facts if f.key == answer)
         if t.intent == "two_hop":

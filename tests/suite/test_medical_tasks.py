@@ -61,7 +61,7 @@ def test_several_phrasings_per_intent(tasks: list[Task]) -> None:
     shapes: dict[str, set[str]] = {}
     for t in tasks:
         q = t.query
-        for v in t.meta["query_entities"].values():
+        for v in t.query_entities.values():
             q = q.replace(str(v), "X")
         q = re.sub(r"P\d{3}|D\d{3}|\d+", "X", q)
         shapes.setdefault(t.intent, set()).add(" ".join(q.split()[:3]))
@@ -86,7 +86,7 @@ def test_gold_plans_replay_and_references_are_grounded(gen: MedicalGenerator,
         first = t.gold_plan[0]
         tool = domain.tool(first.name)
         assert tool is not None and set(tool.spec.critical_params) & set(first.arguments)
-        ents = t.meta["query_entities"]
+        ents = t.query_entities
         assert ents, t.id
         for key in ("patient_id", "doctor_id", "drug_a", "drug_b"):
             if key in ents:
@@ -101,7 +101,7 @@ def test_state_changing_tasks_have_expected_state(tasks: list[Task]) -> None:
             assert t.expected_state is not None
             assert len(t.expected_state["new_appointments"]) == 1
             appt = t.expected_state["new_appointments"][0]
-            assert appt["patient_id"] == t.meta["query_entities"]["patient_id"]
+            assert appt["patient_id"] == t.query_entities["patient_id"]
         elif t.intent == "interaction_branch":
             assert t.expected_state == {"new_appointments": []}
             assert "not high severity" in t.reference_answer
@@ -115,7 +115,7 @@ def test_relative_dates_are_anchored_on_the_reference_date(tasks: list[Task]) ->
     today = dt.date.fromisoformat(REFERENCE_DATE)
     seen = 0
     for t in tasks:
-        date = t.meta["query_entities"].get("date")
+        date = t.query_entities.get("date")
         if date is None:
             continue
         delta = (dt.date.fromisoformat(date) - today).days
@@ -135,7 +135,7 @@ def test_relative_dates_are_anchored_on_the_reference_date(tasks: list[Task]) ->
 
 def test_reference_states_the_facts(tasks: list[Task]) -> None:
     meds = next(t for t in tasks if t.intent == "patient_medications")
-    record = get_domain("medical").patients[meds.meta["query_entities"]["patient_id"]]
+    record = get_domain("medical").patients[meds.query_entities["patient_id"]]
     assert all(m in meds.reference_answer for m in record.medications)
     inter = next(t for t in tasks if t.intent == "drug_interaction"
                  and "severity high" in t.reference_answer)
@@ -158,7 +158,7 @@ def test_render_answer_accepts_any_observations(gen: MedicalGenerator,
     failed = gen.render_answer(t, [err])
     assert "failed" in failed and "no patient with id P777" in failed
     # A corrupted observation (another patient) propagates into the answer.
-    pid = t.meta["query_entities"]["patient_id"]
+    pid = t.query_entities["patient_id"]
     other = next(p for p in get_domain("medical").patients.values()
                  if p.patient_id != pid and set(p.medications).isdisjoint(obs[0]["medications"]))
     wrong = gen.render_answer(t, [other.record()])

@@ -70,7 +70,7 @@ def test_gold_plans_replay_and_references_are_grounded(gen: RetailGenerator,
         first = t.gold_plan[0]
         tool = domain.tool(first.name)
         assert tool is not None and set(tool.spec.critical_params) & set(first.arguments)
-        assert t.meta["query_entities"]
+        assert t.query_entities
         ordered = any(c.name == "place_order" for c in t.gold_plan)
         assert (t.expected_state is not None) == ordered
         if ordered:
@@ -90,8 +90,8 @@ def test_order_totals_equal_price_times_quantity(tasks: list[Task]) -> None:
         assert t.expected_state["stock"] == {p.product_id: p.stock - order["quantity"]}
         assert f"= ${order['total']:.2f}" in t.reference_answer
         assert f"{order['quantity']} × " in t.reference_answer
-        if "quantity" in t.meta["query_entities"]:
-            assert order["quantity"] == t.meta["query_entities"]["quantity"]
+        if "quantity" in t.query_entities:
+            assert order["quantity"] == t.query_entities["quantity"]
         orders += 1
     assert orders > 100
 
@@ -100,8 +100,8 @@ def test_cheapest_and_compare_are_right(tasks: list[Task]) -> None:
     products = get_domain("retail").products
     for t in tasks:
         if t.intent == "cheapest_search":
-            ptype = t.meta["query_entities"]["query"]
-            floor = t.meta["query_entities"].get("min_rating", 0)
+            ptype = t.query_entities["query"]
+            floor = t.query_entities.get("min_rating", 0)
             cheapest = min((p for p in products.values()
                             if p.product_type == ptype and p.rating >= floor),
                            key=lambda p: p.price)
@@ -111,7 +111,7 @@ def test_cheapest_and_compare_are_right(tasks: list[Task]) -> None:
                          if f.key.endswith(".price") and cheapest.name in f.about["product"])
             assert price == cheapest.price
         if t.intent in ("compare_products", "compare_and_order"):
-            a, b = (products[i] for i in t.meta["query_entities"]["product_id"])
+            a, b = (products[i] for i in t.query_entities["product_id"])
             cheaper = next(f.value for f in t.expected_facts if f.key == "cheaper")
             assert cheaper == min(a, b, key=lambda p: p.price).name
             if t.intent == "compare_products":
@@ -131,7 +131,7 @@ def test_render_answer_accepts_any_observations(gen: RetailGenerator,
     assert "failed" in failed and "only 1 units" in failed
     # A wrong product's details propagate into the answer.
     d = next(t for t in tasks if t.intent == "product_details")
-    pid = d.meta["query_entities"]["product_id"]
+    pid = d.query_entities["product_id"]
     env = get_domain("retail").make_env(d.env_seed)
     other = env.call("get_product", {"product_id": "PRD1002" if pid != "PRD1002" else "PRD1003"})
     wrong = gen.render_answer(d, [other])

@@ -94,7 +94,7 @@ def test_first_call_has_a_critical_param_and_query_entities(tasks: list[Task]) -
         tool = DOM.tool(first.name)
         assert tool is not None
         assert set(tool.spec.critical_params) & set(first.arguments), t.id
-        qe = t.meta["query_entities"]
+        qe = t.query_entities
         assert qe and set(first.arguments) - {"unit"} <= set(qe), (t.id, qe)
         for k, v in first.arguments.items():
             allowed = qe[k] if isinstance(qe[k], list) else [qe[k]]
