@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from agentprop.cli import _analyze, _intercept, _judge, _main_job, _models, _run, _stages, _suite
+from agentprop.cli import (
+    _analyze,
+    _external,
+    _intercept,
+    _judge,
+    _main_job,
+    _models,
+    _run,
+    _stages,
+    _suite,
+)
 
 app = typer.Typer(
     name="agentprop",
@@ -17,7 +27,8 @@ app = typer.Typer(
     context_settings={"auto_envvar_prefix": "AGENTPROP"},
 )
 
-for _module in (_suite, _models, _run, _stages, _judge, _analyze, _intercept, _main_job):
+for _module in (_suite, _models, _run, _stages, _judge, _analyze, _intercept, _main_job,
+                _external):
     _module.register(app)
 
 

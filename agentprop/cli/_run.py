@@ -167,7 +167,7 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def run(
         model: list[str] = typer.Option(
-            ...,
+            [],
             "--model",
             "-m",
             envvar="AGENTPROP_MODEL",
@@ -246,8 +246,24 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(
             False, "--json", envvar="AGENTPROP_JSON", help="Print one JSON summary at the end."
         ),
+        agent: str = typer.Option(
+            None,
+            "--agent",
+            envvar="AGENTPROP_AGENT",
+            help="Your own agent instead of --model: MODULE_OR_FILE:CALLABLE, awaited with "
+            "an episode (query, MCP URL) per unit (docs/external-agents.md).",
+        ),
+        agent_name: str = typer.Option(
+            None, "--agent-name", envvar="AGENTPROP_AGENT_NAME",
+            help="The agent's name in traces and reports (default: module.callable).",
+        ),
+        episode_timeout: float = typer.Option(
+            300.0, "--episode-timeout", envvar="AGENTPROP_EPISODE_TIMEOUT",
+            help="--agent: seconds before an episode becomes an error trace.",
+        ),
     ) -> None:
-        """Run agent episodes: one per model × task × condition × seed. Resumable."""
+        """Run agent episodes: one per model (or --agent) × task × condition × seed.
+        Resumable."""
         from agentprop.cli._suite import get_suite
         from agentprop.runner import (
             RunAborted,
@@ -263,6 +279,13 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
         if max_steps < 1:
             raise UserError(f"invalid max steps {max_steps}: must be at least 1")
+        external = None
+        if agent is not None:  # a bad callable fails here, before any unit starts
+            from agentprop.cli._external import agent_executor
+
+            external, model = agent_executor(agent, agent_name, episode_timeout, model)
+        elif not model:
+            raise UserError("give --model (a model id) or --agent (your own agent)")
         options = _parse_options(option)
         if base_url:
             probe_base_url(base_url)
@@ -283,12 +306,12 @@ def register(app: typer.Typer) -> None:
                 raise UserError(str(e)) from None
         models = list(dict.fromkeys(model))
         try:  # an unknown provider, profile or option fails before anything is written
-            built = make_models(
+            built = {} if external else make_models(
                 models, workspace=None, suite=suite, model_options=options, use_cache=False
             )
         except RunError as e:
             raise UserError(str(e)) from None
-        if not base_url:  # e.g. OPENAI_BASE_URL: an unreachable server fails before the workspace
+        if not base_url and not external:  # e.g. OPENAI_BASE_URL: an unreachable server fails before the workspace
             probe_models(built.values())
         rid = run_id or default_run_id(
             redact_secrets(
@@ -310,6 +333,7 @@ def register(app: typer.Typer) -> None:
                         if (v := os.environ.get(k))
                     },
                     "model_options": options,
+                    **({"agent": agent} if agent else {}),
                 }
             )
         )
@@ -333,8 +357,10 @@ def register(app: typer.Typer) -> None:
                 use_cache=not no_cache,
                 max_steps=max_steps,
                 text_mode=text_mode,
-                in_history=not executed_only,
+                in_history=not executed_only and external is None,
+                executor=external,
                 manifest={
+                    **({"agent": agent} if agent else {}),
                     "split": split,
                     "domains": domain,
                     "limit": limit,

@@ -1,0 +1,164 @@
+"""One external agent's episode as agentprop sees it: calls in, a native-format trace out.
+
+An external agent (any framework) reaches the task's tools over MCP and, optionally, its
+model through the recording gateway. `EpisodeRecorder` is what both feed: every tool call
+goes through `agentprop.agent.execute_call`, the boundary the native loop uses, so P2
+injection, the counterfactual observation and the interceptor hooks behave identically;
+model turns reported by the gateway become the same `ModelCallEvent`s a native loop
+records. `finish` / `fail` build the `Trace` in the native format, so judges, stages and
+reports need no special case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentprop.agent import AgentHooks, EpisodeContext, execute_call, observation_text
+from agentprop.core import (
+    ErrorEvent,
+    FinalEvent,
+    Message,
+    ModelCallEvent,
+    ModelOutput,
+    Task,
+    ToolCall,
+    ToolSpec,
+    Trace,
+    TraceStatus,
+    WorkUnit,
+    utcnow,
+)
+from agentprop.domains import Environment, Observation
+
+
+@dataclass
+class EpisodeRecorder:
+    """The live record of one external episode (one work unit, its own environment).
+
+    Tool calls from any number of MCP sessions of the episode are serialised by a lock, so
+    the environment sees them in one order and the "first eligible call" of P2 is well
+    defined. Once finished, further calls are refused (the trace is already written).
+    """
+
+    unit: WorkUnit
+    task: Task
+    env: Environment
+    hooks: Sequence[AgentHooks] = ()
+    ctx: EpisodeContext = field(init=False)
+    finished: bool = field(default=False, init=False)
+    model_turns: int = field(default=0, init=False)
+    _calls: int = field(default=0, init=False)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+
+    def __post_init__(self) -> None:
+        self.started = utcnow()
+        messages = [Message(role="user", content=self.task.query)]
+        self.ctx = EpisodeContext(
+            unit=self.unit, task=self.task, env=self.env, messages=messages, events=[]
+        )
+
+    @property
+    def id(self) -> str:
+        return self.unit.key
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """Only this task's tools, with the domain's JSON Schemas."""
+        return self.env.domain.tool_specs(self.task.tools)
+
+    def _step(self) -> int:
+        # With the gateway, steps are model turns as in the native loop; without it, each
+        # tool call is its own step (the agent's turns are not visible).
+        return max(self.model_turns - 1, 0) if self.model_turns else self._calls
+
+    async def call_tool(self, name: str, arguments: Any) -> Observation:
+        """Run one tool call of the agent through the hooks and the environment."""
+        async with self._lock:
+            if self.finished:
+                raise EpisodeClosed(f"episode {self.id} has ended")
+            self.ctx.step = self._step()
+            args = arguments if isinstance(arguments, dict) else {"_": arguments}
+            proposed = ToolCall(id=f"mcp_{self._calls}", name=name, arguments=args)
+            self._calls += 1
+            at = len(self.ctx.messages)
+            self.ctx.messages.append(Message(role="assistant", tool_calls=[proposed]))
+            history, observation = execute_call(self.ctx, self.hooks, proposed)
+            self.ctx.messages[at] = Message(role="assistant", tool_calls=[history])
+            self.ctx.messages.append(
+                Message(role="tool", content=observation_text(observation),
+                        tool_call_id=proposed.id, name=history.name)
+            )
+            return observation
+
+    def record_model_output(self, output: ModelOutput, request: Any = None) -> None:
+        """A model turn seen by the gateway: the same event the native loop records.
+        Hooks see it (`on_model_output`); a message they would add cannot reach an
+        external agent's history and is dropped (docs/external-agents.md)."""
+        if self.finished:
+            return
+        self.model_turns += 1
+        self.ctx.step = self.model_turns - 1
+        digest = hashlib.sha256(
+            json.dumps(request, sort_keys=True, default=str).encode()
+        ).hexdigest()
+        self.ctx.events.append(
+            ModelCallEvent(step=self.ctx.step, request_hash=digest, output=output)
+        )
+        if output.text and not output.tool_calls:
+            self.ctx.messages.append(
+                Message(role="assistant", content=output.text, reasoning=output.reasoning)
+            )
+        for h in self.hooks:
+            h.on_model_output(self.ctx, output)
+
+    def finish(self, answer: str) -> Trace:
+        """The agent returned `answer`: the final event goes through `before_final`."""
+        final = FinalEvent(step=self._step(), answer=answer)
+        for h in self.hooks:
+            replaced = h.before_final(self.ctx, final)
+            if replaced is not None:
+                final = replaced
+        last = self.ctx.messages[-1]
+        if not (last.role == "assistant" and last.content == answer):
+            self.ctx.messages.append(Message(role="assistant", content=answer))
+        self.ctx.events.append(final)
+        return self._trace("ok")
+
+    def fail(self, kind: str, message: str) -> Trace:
+        """The agent raised, hung or gave no answer: an error trace, as the native loop
+        writes for a provider failure."""
+        self.ctx.events.append(ErrorEvent(step=self._step(), kind=kind, message=message))
+        return self._trace("error")
+
+    def _trace(self, status: TraceStatus) -> Trace:
+        self.finished = True
+        for h in self.hooks:
+            h.on_episode_end(self.ctx)
+        unit, task = self.unit, self.task
+        return Trace.model_construct(
+            id=unit.key,
+            run_id=unit.run_id,
+            model=unit.model,
+            task_id=task.id,
+            domain=task.domain,
+            split=task.split,
+            difficulty=task.difficulty,
+            condition=unit.condition,
+            seed=unit.seed,
+            arm=unit.arm,
+            status=status,
+            simulated=False,
+            messages=self.ctx.messages,
+            events=self.ctx.events,
+            started_at=self.started,
+            ended_at=utcnow(),
+            meta={"external": True, "model_turns_recorded": self.model_turns},
+        )
+
+
+class EpisodeClosed(RuntimeError):
+    """A call for an episode whose trace is already written."""
