@@ -12,6 +12,7 @@ Run it against the suite with injected errors:
 from __future__ import annotations
 
 import json
+import functools
 import os
 from typing import Any
 
@@ -21,8 +22,14 @@ SYSTEM = "You are a support agent. Use the tools to answer; be concise."
 MAX_TURNS = 10
 
 
+@functools.cache
+def _client() -> AsyncOpenAI:
+    """One client for all episodes: a client per episode would redo its TLS setup."""
+    return AsyncOpenAI(api_key=os.environ.get("OPENAI_API_KEY", "sk-none"))
+
+
 async def agent(episode: Any) -> str:
-    client = AsyncOpenAI(api_key=os.environ.get("OPENAI_API_KEY", "sk-none"))
+    client = _client()
     model = os.environ.get("AGENT_MODEL", "balanced")
     async with episode.session() as session:
         listed = await session.list_tools()

@@ -42,10 +42,15 @@ class Episode:
 
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[ClientSession]:
+        import httpx
         from mcp.client.streamable_http import streamable_http_client
 
+        # Plain HTTP on loopback: no TLS context (loading the CA store costs ~70 ms).
+        client = httpx.AsyncClient(verify=False, follow_redirects=False,
+                                   timeout=httpx.Timeout(30.0, read=300.0))
         async with (
-            streamable_http_client(self.mcp_url) as (read, write, _),
+            client,
+            streamable_http_client(self.mcp_url, http_client=client) as (read, write, _),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
