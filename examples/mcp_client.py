@@ -11,8 +11,8 @@ Run it against the suite with injected errors:
 
 from __future__ import annotations
 
-import json
 import functools
+import json
 import os
 from typing import Any
 

@@ -311,7 +311,8 @@ def register(app: typer.Typer) -> None:
             )
         except RunError as e:
             raise UserError(str(e)) from None
-        if not base_url and not external:  # e.g. OPENAI_BASE_URL: an unreachable server fails before the workspace
+        # e.g. OPENAI_BASE_URL: an unreachable server fails before the workspace
+        if not base_url and not external:
             probe_models(built.values())
         rid = run_id or default_run_id(
             redact_secrets(

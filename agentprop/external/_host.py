@@ -20,6 +20,7 @@ import json
 import logging
 import re
 import socket
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -37,6 +38,7 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 _PATH = re.compile(r"^/episodes/([^/]+)/(mcp|model-turns)/?$")
 _SCOPE_KEY = "agentprop.episode"
 MAX_TURN_BODY = 8 * 1024 * 1024
+MAX_ENDED = 256
 
 
 async def _send_json(send: Send, status: int, payload: Any) -> None:
@@ -74,6 +76,9 @@ class EpisodeHost:
         self.port = port
         self.episodes: dict[str, EpisodeRecorder] = {}
         self._sessions: dict[str, str] = {}
+        # Ended episodes stay reachable for their open sessions (a client re-lists the
+        # tools after the last call, then ends its session), bounded.
+        self._ended: OrderedDict[str, EpisodeRecorder] = OrderedDict()
         self._server = build_server(self._resolve, submit=submit)
         self._manager = StreamableHTTPSessionManager(
             self._server, json_response=True, session_idle_timeout=900.0)
@@ -86,9 +91,13 @@ class EpisodeHost:
         self.episodes[recorder.id] = recorder
 
     def remove(self, episode_id: str) -> None:
-        self.episodes.pop(episode_id, None)
-        for sid in [s for s, e in self._sessions.items() if e == episode_id]:
-            del self._sessions[sid]
+        rec = self.episodes.pop(episode_id, None)
+        if rec is not None:
+            self._ended[episode_id] = rec
+        while len(self._ended) > MAX_ENDED:
+            old, _ = self._ended.popitem(last=False)
+            for sid in [s for s, e in self._sessions.items() if e == old]:
+                del self._sessions[sid]
 
     @property
     def url(self) -> str:
@@ -100,7 +109,7 @@ class EpisodeHost:
     def _resolve(self) -> EpisodeRecorder:
         request = self._server.request_context.request
         eid = request.scope.get(_SCOPE_KEY) if request is not None else None
-        rec = self.episodes.get(eid) if eid else None
+        rec = (self.episodes.get(eid) or self._ended.get(eid)) if eid else None
         if rec is None:
             raise UnknownEpisode(f"no episode {eid!r}")
         return rec
@@ -171,14 +180,16 @@ class EpisodeHost:
             await _send_json(send, 404, {"error": f"no route {method} {path}"})
             return
         eid, what = hit.group(1), hit.group(2)
+        sid = headers.get("mcp-session-id")
         rec = self.episodes.get(eid)
-        if rec is None or rec.finished:
+        if rec is None and what == "mcp" and sid is not None and self._sessions.get(sid) == eid:
+            rec = self._ended.get(eid)  # an open session of an ended episode: calls are refused
+        if rec is None:
             await _send_json(send, 404, {"error": f"unknown episode {eid!r}"})
             return
         if what == "model-turns":
             await self._model_turn(rec, method, receive, send)
             return
-        sid = headers.get("mcp-session-id")
         if sid is not None and self._sessions.get(sid, eid) != eid:
             await _send_json(send, 404, {"error": "this MCP session belongs to another episode"})
             return

@@ -54,7 +54,7 @@ def build_server(resolve: Resolve, *, submit: Submit | None = None,
 
     server: Server[Any, Any] = Server(name, version=__version__)
 
-    @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
+    @server.list_tools()
     async def list_tools() -> list[types.Tool]:
         rec = resolve()
         tools = [
@@ -65,7 +65,7 @@ def build_server(resolve: Resolve, *, submit: Submit | None = None,
             tools.append(_submit_spec())
         return tools
 
-    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
+    @server.call_tool(validate_input=False)
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         rec = resolve()
         if submit is not None and name == SUBMIT_TOOL:

@@ -12,11 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from agentprop.cli import app
+from agentprop.cli._suite import get_suite
 from agentprop.core import ErrorEvent, InjectionEvent, ToolResultEvent, WorkUnit
 from agentprop.domains import get_domain
 from agentprop.external import EpisodeHost, EpisodeRecorder
 from agentprop.store import Workspace
-from agentprop.cli._suite import get_suite
 
 AGENTS = Path(__file__).with_name("_agents.py")
 runner = CliRunner()
