@@ -11,7 +11,7 @@ from agentprop.cli._common import UserError, user_errors
 
 
 def agent_executor(spec: str, name: str | None, timeout_s: float,
-                   models: list[str]) -> tuple[Any, list[str]]:
+                   models: list[str], port: int = 0) -> tuple[Any, list[str]]:
     """The executor for `run --agent SPEC` and the unit's model name; a UserError (one
     line) for a callable that does not exist or cannot take the episode."""
     from agentprop.external import AgentExecutor, AgentLoadError, load_agent
@@ -27,7 +27,9 @@ def agent_executor(spec: str, name: str | None, timeout_s: float,
     agent_name = (name or default_name).strip()
     if not agent_name:
         raise UserError("the agent name must not be empty")
-    return AgentExecutor(fn, timeout_s=timeout_s), [agent_name]
+    if not 0 <= port <= 65535:
+        raise UserError(f"invalid episodes port {port}")
+    return AgentExecutor(fn, timeout_s=timeout_s, port=port), [agent_name]
 
 
 
@@ -138,6 +140,65 @@ def serve_tools(
                       f"({summary.errors} errors) in run {rid}", highlight=False)
 
 
+def gateway(
+    upstream: str = typer.Option(..., "--upstream", envvar="AGENTPROP_GATEWAY_UPSTREAM",
+                                 help="The real OpenAI-compatible endpoint (…/v1)."),
+    episodes: str = typer.Option(None, "--episodes", envvar="AGENTPROP_EPISODES_URL",
+                                 help="The episode host to record into: http://127.0.0.1:PORT"
+                                 " of `run --agent --episodes-port PORT` or serve-tools."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Bind address (loopback default)."),
+    port: int = typer.Option(8767, "--port", min=0, max=65535, help="Port."),
+    inject_at_generation: bool = typer.Option(
+        False, "--inject-at-generation",
+        help="Apply P2 by rewriting the first eligible tool call in the model's response "
+        "(the agent's history then holds it), instead of at the tool boundary."),
+) -> None:
+    """An OpenAI-compatible chat-completions proxy (streaming and not) that records the
+    model turns of requests carrying an episode id (X-Agentprop-Episode header or a
+    model@<episode id> suffix) into that episode's trace."""
+    import asyncio
+
+    import httpx
+
+    from agentprop.cli._common import err_console, probe_base_url
+    from agentprop.external._gateway import Gateway, http_report
+    from agentprop.external._host import AsgiServer
+    from agentprop.safety import redact_url
+
+    if not upstream.startswith(("http://", "https://")):
+        raise UserError(f"invalid upstream {redact_url(upstream)!r}: expected an http(s) URL")
+    if episodes is not None and not episodes.startswith(("http://", "https://")):
+        raise UserError(f"invalid episodes URL {episodes!r}: expected http://HOST:PORT")
+    probe_base_url(upstream)
+
+    async def main() -> None:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=10.0)) as client:
+
+            async def refuse(*_: Any) -> None:
+                return None  # no episode host: every episode is unknown
+
+            report = http_report(episodes, client) if episodes else refuse
+            gw = Gateway(upstream, report, bind_host=host, port=port,
+                         inject_at_generation=inject_at_generation, client=client)
+            server = AsgiServer(gw.app, host, port)
+            await server.start()
+            gw.port = server.port
+            err_console.print(f"gateway: http://{host}:{server.port}/v1 → "
+                              f"{redact_url(upstream)}", highlight=False)
+            try:
+                await asyncio.Event().wait()
+            finally:
+                await server.stop()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except OSError as e:
+        raise UserError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+
+
 def register(app: typer.Typer) -> None:
     """Add `serve-tools` and `gateway` to the main app."""
     app.command("serve-tools")(user_errors(serve_tools))
+    app.command("gateway")(user_errors(gateway))

@@ -261,6 +261,10 @@ def register(app: typer.Typer) -> None:
             300.0, "--episode-timeout", envvar="AGENTPROP_EPISODE_TIMEOUT",
             help="--agent: seconds before an episode becomes an error trace.",
         ),
+        episodes_port: int = typer.Option(
+            0, "--episodes-port", envvar="AGENTPROP_EPISODES_PORT",
+            help="--agent: the port of the episode host (MCP, gateway reports); 0: any.",
+        ),
     ) -> None:
         """Run agent episodes: one per model (or --agent) × task × condition × seed.
         Resumable."""
@@ -283,7 +287,8 @@ def register(app: typer.Typer) -> None:
         if agent is not None:  # a bad callable fails here, before any unit starts
             from agentprop.cli._external import agent_executor
 
-            external, model = agent_executor(agent, agent_name, episode_timeout, model)
+            external, model = agent_executor(agent, agent_name, episode_timeout, model,
+                                             episodes_port)
         elif not model:
             raise UserError("give --model (a model id) or --agent (your own agent)")
         options = _parse_options(option)

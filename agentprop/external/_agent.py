@@ -40,6 +40,15 @@ class Episode:
     condition: str
     seed: int
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """The header that ties a model request to this episode at the gateway."""
+        return {"X-Agentprop-Episode": self.id}
+
+    def model_name(self, model: str) -> str:
+        """`model` with this episode's suffix, for clients that cannot add a header."""
+        return f"{model}@{self.id}"
+
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[ClientSession]:
         import httpx

@@ -22,11 +22,14 @@ from agentprop.agent import AgentHooks, EpisodeContext, execute_call, observatio
 from agentprop.core import (
     ErrorEvent,
     FinalEvent,
+    InjectionEvent,
     Message,
     ModelCallEvent,
     ModelOutput,
     Task,
     ToolCall,
+    ToolCallEvent,
+    ToolResultEvent,
     ToolSpec,
     Trace,
     TraceStatus,
@@ -54,6 +57,8 @@ class EpisodeRecorder:
     model_turns: int = field(default=0, init=False)
     _calls: int = field(default=0, init=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+    _generated: dict[str, ToolCall] = field(default_factory=dict, init=False)
+    at_generation: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         self.started = utcnow()
@@ -86,7 +91,14 @@ class EpisodeRecorder:
             self._calls += 1
             at = len(self.ctx.messages)
             self.ctx.messages.append(Message(role="assistant", tool_calls=[proposed]))
-            history, observation = execute_call(self.ctx, self.hooks, proposed)
+            original = self._generated.pop(_call_key(name, args), None)
+            # corrupted at generation: what the model's own call would have returned, on
+            # the state before this call (as the native loop records it)
+            counterfactual = (self.env.copy().call(original.name, original.arguments)
+                              if original is not None else None)
+            history, observation = execute_call(self.ctx, self._boundary_hooks(), proposed)
+            if original is not None:
+                self._mark_generated(proposed, original, counterfactual)
             self.ctx.messages[at] = Message(role="assistant", tool_calls=[history])
             self.ctx.messages.append(
                 Message(role="tool", content=observation_text(observation),
@@ -94,12 +106,19 @@ class EpisodeRecorder:
             )
             return observation
 
-    def record_model_output(self, output: ModelOutput, request: Any = None) -> None:
+    def record_model_output(self, output: ModelOutput, request: Any = None, *,
+                            inject: bool = False) -> list[ToolCall]:
         """A model turn seen by the gateway: the same event the native loop records.
-        Hooks see it (`on_model_output`); a message they would add cannot reach an
+        Returns the turn's tool calls, with P2 applied to the first eligible one when
+        `inject` (the gateway's --inject-at-generation: the agent then carries the
+        corrupted arguments in its own history, the paper's parameter-generation stage).
+        Hooks see the turn (`on_model_output`); a message they would add cannot reach an
         external agent's history and is dropped (docs/external-agents.md)."""
         if self.finished:
-            return
+            return list(output.tool_calls)
+        calls = [self._generate(c) if inject else c for c in output.tool_calls]
+        if calls != output.tool_calls:
+            output = output.model_copy(update={"tool_calls": calls})
         self.model_turns += 1
         self.ctx.step = self.model_turns - 1
         digest = hashlib.sha256(
@@ -114,6 +133,39 @@ class EpisodeRecorder:
             )
         for h in self.hooks:
             h.on_model_output(self.ctx, output)
+        return calls
+
+    def _generate(self, call: ToolCall) -> ToolCall:
+        """P2 at generation: the injector's rewrite of `call`, remembered so the boundary
+        records the counterfactual of the original arguments when the call arrives. From
+        the first such turn on, the injector no longer acts at the tool boundary."""
+        from agentprop.inject import InjectionHooks
+
+        self.at_generation = True
+        for h in self.hooks:
+            if not isinstance(h, InjectionHooks):
+                continue
+            self.ctx.step = self.model_turns
+            n = len(self.ctx.events)
+            rewrite = h.before_tool_call(self.ctx, call)
+            h.calls_seen -= 1  # counted when the call reaches the boundary
+            if rewrite is not None:
+                for ev in self.ctx.events[n:]:
+                    if isinstance(ev, InjectionEvent):
+                        ev.in_history = True  # the agent's own history carries it
+                self._generated[_call_key(call.name, rewrite.executed.arguments)] = call
+                return rewrite.executed.model_copy(update={"id": call.id})
+        return call
+
+    def _boundary_hooks(self) -> Sequence[AgentHooks]:
+        if not self.at_generation:
+            return self.hooks
+        from agentprop.inject import InjectionHooks
+
+        for h in self.hooks:  # seen, not injected: the gateway already did
+            if isinstance(h, InjectionHooks):
+                h.calls_seen += 1
+        return [h for h in self.hooks if not isinstance(h, InjectionHooks)]
 
     def finish(self, answer: str) -> Trace:
         """The agent returned `answer`: the final event goes through `before_final`."""
@@ -158,6 +210,23 @@ class EpisodeRecorder:
             ended_at=utcnow(),
             meta={"external": True, "model_turns_recorded": self.model_turns},
         )
+
+
+    def _mark_generated(self, proposed: ToolCall, original: ToolCall,
+                        counterfactual: Observation | None) -> None:
+        """The events of a call corrupted at generation read as a native injected call:
+        the tool-call event holds the model's own arguments, the result the
+        counterfactual."""
+        for ev in reversed(self.ctx.events):
+            if isinstance(ev, ToolResultEvent) and ev.call_id == proposed.id:
+                ev.counterfactual = counterfactual
+            if isinstance(ev, ToolCallEvent) and ev.call.id == proposed.id:
+                ev.call = original.model_copy(update={"id": proposed.id})
+                break
+
+
+def _call_key(name: str, arguments: dict[str, Any]) -> str:
+    return name + "\x1f" + json.dumps(arguments, sort_keys=True, default=str)
 
 
 class EpisodeClosed(RuntimeError):

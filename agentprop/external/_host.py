@@ -63,6 +63,47 @@ async def _read_body(receive: Receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
+class AsgiServer:
+    """An ASGI app served by uvicorn in the running event loop, bound before it starts
+    (so port 0 gives the real port), without uvicorn's signal handlers (the caller owns
+    Ctrl-C and SIGTERM)."""
+
+    def __init__(self, app: Any, host: str, port: int) -> None:
+        self.app, self.host, self.port = app, host, port
+        self._uvicorn: Any = None
+        self._serving: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        import uvicorn
+
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.port))
+        except OSError:
+            sock.close()
+            raise
+        self.port = int(sock.getsockname()[1])
+        config = uvicorn.Config(self.app, interface="asgi3", log_level="warning",
+                                lifespan="off", access_log=False, timeout_graceful_shutdown=1,
+                                backlog=1024)
+        self._uvicorn = uvicorn.Server(config)
+        self._uvicorn.install_signal_handlers = lambda: None
+        self._serving = asyncio.ensure_future(self._uvicorn.serve(sockets=[sock]))
+        while not self._uvicorn.started:
+            if self._serving.done():
+                self._serving.result()  # re-raise why it could not start
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        if self._uvicorn is not None:
+            self._uvicorn.should_exit = True
+            if self._serving is not None:
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(self._serving, 5.0)
+
+
 class EpisodeHost:
     """Serves the MCP tools of every registered episode over streamable HTTP.
 
@@ -83,8 +124,7 @@ class EpisodeHost:
         self._manager = StreamableHTTPSessionManager(
             self._server, json_response=True, session_idle_timeout=900.0)
         self._stack = contextlib.AsyncExitStack()
-        self._uvicorn: Any = None
-        self._serving: asyncio.Task[None] | None = None
+        self._asgi: AsgiServer | None = None
 
     # -- episodes -------------------------------------------------------------------------
     def add(self, recorder: EpisodeRecorder) -> None:
@@ -123,35 +163,15 @@ class EpisodeHost:
         await self.stop()
 
     async def start(self) -> None:
-        import uvicorn
-
         _quiet_sdk()
         await self._stack.enter_async_context(self._manager.run())
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((self.host, self.port))
-        except OSError:
-            sock.close()
-            raise
-        self.port = int(sock.getsockname()[1])
-        config = uvicorn.Config(self.app, interface="asgi3", log_level="warning", lifespan="off",
-                                access_log=False, timeout_graceful_shutdown=1)
-        self._uvicorn = uvicorn.Server(config)
-        self._uvicorn.install_signal_handlers = lambda: None  # the runner owns signals
-        self._serving = asyncio.ensure_future(self._uvicorn.serve(sockets=[sock]))
-        while not self._uvicorn.started:
-            if self._serving.done():
-                self._serving.result()  # re-raise why it could not start
-            await asyncio.sleep(0.01)
+        self._asgi = AsgiServer(self.app, self.host, self.port)
+        await self._asgi.start()
+        self.port = self._asgi.port
 
     async def stop(self) -> None:
-        if self._uvicorn is not None:
-            self._uvicorn.should_exit = True
-            if self._serving is not None:
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(self._serving, 5.0)
+        if self._asgi is not None:
+            await self._asgi.stop()
         await self._stack.aclose()
 
     # -- ASGI -----------------------------------------------------------------------------
@@ -218,8 +238,9 @@ class EpisodeHost:
         except (ValueError, KeyError, TypeError) as e:
             await _send_json(send, 400, {"error": f"invalid model turn: {e}"})
             return
-        rec.record_model_output(output, data.get("request"))
-        await _send_json(send, 200, {"ok": True})
+        calls = rec.record_model_output(output, data.get("request"),
+                                        inject=bool(data.get("inject")))
+        await _send_json(send, 200, {"tool_calls": [c.model_dump(mode="json") for c in calls]})
 
 
 class _ClosedStreamFilter(logging.Filter):
