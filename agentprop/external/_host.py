@@ -63,6 +63,14 @@ async def _read_body(receive: Receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
+try:  # uvicorn's C parser when installed (a core dependency): ~1 ms less per MCP call
+    import httptools  # noqa: F401
+
+    _HTTP = "httptools"
+except ImportError:  # pragma: no cover
+    _HTTP = "h11"
+
+
 class AsgiServer:
     """An ASGI app served by uvicorn in the running event loop, bound before it starts
     (so port 0 gives the real port), without uvicorn's signal handlers (the caller owns
@@ -79,13 +87,14 @@ class AsgiServer:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             sock.bind((self.host, self.port))
         except OSError:
             sock.close()
             raise
         self.port = int(sock.getsockname()[1])
-        config = uvicorn.Config(self.app, interface="asgi3", log_level="warning",
+        config = uvicorn.Config(self.app, interface="asgi3", log_level="warning", http=_HTTP,
                                 lifespan="off", access_log=False, timeout_graceful_shutdown=1,
                                 backlog=1024)
         self._uvicorn = uvicorn.Server(config)
