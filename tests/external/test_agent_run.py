@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from agentprop.cli import app
 from agentprop.cli._suite import get_suite
-from agentprop.core import ErrorEvent, InjectionEvent, ToolResultEvent, WorkUnit
+from agentprop.core import ErrorEvent, InjectionEvent, InterceptEvent, ToolResultEvent, WorkUnit
 from agentprop.domains import get_domain
 from agentprop.external import EpisodeHost, EpisodeRecorder
 from agentprop.store import Workspace
@@ -114,3 +114,17 @@ async def test_host_refuses_foreign_hosts_unknown_episodes_and_borrowed_sessions
         trace = recs[0].finish("done")
         assert trace.status == "ok"
         assert host.url.startswith("http://127.0.0.1:")
+
+
+def test_interceptor_evaluation_runs_an_external_agent(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["intercept", "evaluate", "--agent", f"{AGENTS}:probe", "-n", "2",
+                              "-d", "weather", "--config", "tau_l1=1,tau_l2=2,l3=on",
+                              "-w", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    traces = _traces(tmp_path)
+    assert {t.arm for t in traces} == {"control", "treatment"}
+    assert {t.model for t in traces} == {"_agents.probe"}
+    assert all(t.status == "ok" for t in traces)
+    # the interceptor's hooks ran at the MCP boundary, in the treatment arm only
+    fired = {t.arm for t in traces for e in t.events if isinstance(e, InterceptEvent)}
+    assert fired == {"treatment"}
