@@ -47,3 +47,12 @@ async def two_args(episode: Any, other: Any) -> str:
 
 
 not_callable = 42
+
+
+async def slow(episode: Any) -> str:
+    """Calls one tool, then takes a while (for kill -9 tests)."""
+    async with episode.session() as s:
+        tools = (await s.list_tools()).tools
+        await s.call_tool(tools[0].name, {})
+    await asyncio.sleep(0.3)
+    return "slow answer"

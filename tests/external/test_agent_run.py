@@ -128,3 +128,37 @@ def test_interceptor_evaluation_runs_an_external_agent(tmp_path: Path) -> None:
     # the interceptor's hooks ran at the MCP boundary, in the treatment arm only
     fired = {t.arm for t in traces for e in t.events if isinstance(e, InterceptEvent)}
     assert fired == {"treatment"}
+
+
+def test_kill_9_then_rerun_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    ws = tmp_path / "w"
+    cmd = [sys.executable, "-c", "from agentprop.cli import main; main()", "run", "--agent",
+           f"{AGENTS}:slow", "-n", "4", "-d", "weather", "-c", "baseline", "-c", "p2:all",
+           "--concurrency", "2", "-w", str(ws), "--json"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if (ws / "agentprop.sqlite").exists():
+            with Workspace(ws, create=False) as w:
+                if w.count_traces() >= 2:
+                    break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with Workspace(ws, create=False) as w:
+        before = w.count_traces()
+    done = runner.invoke(app, cmd[3:])  # the rerun, in-process
+    assert done.exit_code == 0, done.output
+    summary = json.loads(done.stdout)
+    with Workspace(ws, create=False) as w:
+        ids = [r["id"] for r in w.trace_rows()]
+    assert 0 < before < summary["units"]
+    assert summary["skipped"] == before
+    assert len(ids) == len(set(ids)) == summary["units"]

@@ -47,7 +47,7 @@ def test_example_agent_runs_judged_with_injections(
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
-    assert summary["completed"] == summary["units"] > 4 and summary["errors"] == 0
+    assert summary["completed"] == summary["units"] > 5 and summary["errors"] == 0
 
     with Workspace(ws, create=False) as w:
         traces = [w.get_trace(i) for i in w.trace_ids()]
