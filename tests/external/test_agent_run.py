@@ -162,3 +162,22 @@ def test_kill_9_then_rerun_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     assert 0 < before < summary["units"]
     assert summary["skipped"] == before
     assert len(ids) == len(set(ids)) == summary["units"]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["gateway", "--upstream", "ftp://x"], "expected an http(s) URL"),
+    (["gateway", "--upstream", "http://127.0.0.1:9/v1", "--episodes", "nope"],
+     "expected http://HOST:PORT"),
+    (["serve-tools", "-w", "W", "--episode-timeout", "0"], "must be > 0"),
+    (["serve-tools", "-w", "W", "-c", "p2:nonsense"], "nonsense"),
+    (["run", "--agent", f"{AGENTS}:probe", "-m", "sim/balanced", "-w", "W"], "not both"),
+    (["run", "-w", "W"], "give --model"),
+])
+def test_external_commands_bad_input(args: list[str], says: str, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("AGENTPROP_MODEL", raising=False)
+    res = runner.invoke(app, args)
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert res.exit_code != 0 and len(lines) == 1 and says in lines[0], res.output
+    assert not (tmp_path / "W").exists()
