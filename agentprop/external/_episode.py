@@ -86,7 +86,7 @@ class EpisodeRecorder:
             if self.finished:
                 raise EpisodeClosed(f"episode {self.id} has ended")
             self.ctx.step = self._step()
-            args = arguments if isinstance(arguments, dict) else {"_": arguments}
+            args = dict(arguments) if isinstance(arguments, dict) else {}
             proposed = ToolCall(id=f"mcp_{self._calls}", name=name, arguments=args)
             self._calls += 1
             at = len(self.ctx.messages)
