@@ -6,7 +6,9 @@ unreachable model, a locked run). The CLI catches `AgentpropError` in one place
 Errors that are internal signals, not user-facing, deliberately do not derive from it:
 `models.RetryableError` (retried, never escapes), `suite.GoldError` (the draw is redrawn),
 `inject.InjectionError` (a domain broke the injection contract: a bug) and
-`labels._app.BadRequest` (answered as HTTP 400). This module imports nothing from
+`labels._app.BadRequest` (answered as HTTP 400), and the external-agent servers'
+`EpisodeClosed`, `UnknownEpisode` and `UnknownEpisodeError` (answered to the agent as a tool
+error or HTTP 404). This module imports nothing from
 agentprop, so every layer may use it."""
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ import agentprop
 from agentprop.cli._common import install_error_boundary
 from agentprop.errors import AgentpropError
 
-INTERNAL = {"RetryableError", "GoldError", "InjectionError", "BadRequest"}
+INTERNAL = {"RetryableError", "GoldError", "InjectionError", "BadRequest",
+            "EpisodeClosed", "UnknownEpisode", "UnknownEpisodeError"}
 
 
 def _exception_classes() -> dict[str, type[BaseException]]:

@@ -1,7 +1,13 @@
 """The single agent loop and its hook points."""
 
 from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
-from agentprop.agent._loop import DEFAULT_MAX_STEPS, observation_text, run_episode, system_prompt
+from agentprop.agent._loop import (
+    DEFAULT_MAX_STEPS,
+    execute_call,
+    observation_text,
+    run_episode,
+    system_prompt,
+)
 from agentprop.agent._text import parse_react, text_system_prompt
 
 __all__ = [
@@ -9,6 +15,7 @@ __all__ = [
     "AgentHooks",
     "CallRewrite",
     "EpisodeContext",
+    "execute_call",
     "observation_text",
     "parse_react",
     "run_episode",

@@ -177,7 +177,7 @@ async def run_episode(
             messages.append(dialect.assistant_message(output, turn, history))
             observations = []
             for i, proposed in enumerate(turn.calls):
-                hist, obs = _execute(ctx, hooks, proposed)
+                hist, obs = execute_call(ctx, hooks, proposed)
                 history[i] = hist
                 observations.append(obs)
             # Rebuilt so the agent's history shows the calls as hooks substituted them.
@@ -248,11 +248,11 @@ def _unique_ids(calls: list[ToolCall], used: set[str], step: int) -> list[ToolCa
     return out
 
 
-def _execute(
+def execute_call(
     ctx: EpisodeContext, hooks: Sequence[AgentHooks], proposed: ToolCall
 ) -> tuple[ToolCall, Observation]:
     """One proposed call through the hooks and the environment. Returns (history call,
-    observation)."""
+    observation). The one boundary shared by the native loop and external agents (MCP)."""
     ctx.events.append(ToolCallEvent(step=ctx.step, call=proposed))
     executed = history = proposed
     for h in hooks:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from agentprop.cli import _analyze, _intercept, _judge, _main_job, _models, _run, _stages, _suite
+from agentprop.cli import (
+    _analyze,
+    _external,
+    _intercept,
+    _judge,
+    _main_job,
+    _models,
+    _run,
+    _stages,
+    _suite,
+)
 from agentprop.cli._common import install_error_boundary
 
 app = typer.Typer(
@@ -18,7 +28,8 @@ app = typer.Typer(
     context_settings={"auto_envvar_prefix": "AGENTPROP"},
 )
 
-for _module in (_suite, _models, _run, _stages, _judge, _analyze, _intercept, _main_job):
+for _module in (_suite, _models, _run, _stages, _judge, _analyze, _intercept, _main_job,
+                _external):
     _module.register(app)
 # The one place where library errors become one line and an exit code (AgentpropError).
 install_error_boundary(app)

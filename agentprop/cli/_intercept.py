@@ -100,8 +100,14 @@ def sweep_cmd(
 @user_errors
 def evaluate_cmd(
     workspace: Path = WorkspaceOpt,
-    model: list[str] = typer.Option(..., "--model", "-m", envvar="AGENTPROP_MODEL",
+    model: list[str] = typer.Option([], "--model", "-m", envvar="AGENTPROP_MODEL",
                                     help="Model id (repeatable), e.g. sim/propagator."),
+    agent: str = typer.Option(None, "--agent", envvar="AGENTPROP_AGENT",
+                              help="Your own agent instead of --model: "
+                              "MODULE_OR_FILE:CALLABLE (docs/external-agents.md)."),
+    agent_name: str = typer.Option(None, "--agent-name", envvar="AGENTPROP_AGENT_NAME"),
+    episode_timeout: float = typer.Option(300.0, "--episode-timeout",
+                                          envvar="AGENTPROP_EPISODE_TIMEOUT"),
     split: str = typer.Option("test", "--split", envvar="AGENTPROP_SPLIT"),
     n: int = typer.Option(600, "--n", "-n", envvar="AGENTPROP_N",
                           help="Tasks (balanced over domain × difficulty)."),
@@ -140,10 +146,19 @@ def evaluate_cmd(
         raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
     if mode is not None and mode not in ("abstain", "warn"):
         raise UserError(f"invalid mode {mode!r}: use abstain or warn")
+    external = None
+    if agent is not None:  # a bad callable fails here, before anything is written
+        from agentprop.cli._external import agent_executor
+
+        external, model = agent_executor(agent, agent_name, episode_timeout, model)
+    elif not model:
+        raise UserError("give --model (a model id) or --agent (your own agent)")
     suite = _suite(suite_file)
     models = list(dict.fromkeys(model))
     # fail early: an unknown model or an unreachable server, before any workspace is created
-    probe_models(make_models(models, workspace=None, suite=suite, use_cache=False).values())
+    if external is None:
+        probe_models(make_models(models, workspace=None, suite=suite,
+                                 use_cache=False).values())
     best = config.strip().lower() == "best"
     try:
         # Everything that can be checked without the workspace is checked before it is
@@ -158,7 +173,7 @@ def evaluate_cmd(
                 ws, suite=suite, models=models, config=cfg, split=split, n=n,
                 conditions=condition, seed=seed, concurrency=concurrency, judge=judge,
                 domains=domain, run_id=run_id, use_cache=not no_cache,
-                progress=not as_json and sys.stderr.isatty(),
+                progress=not as_json and sys.stderr.isatty(), executor=external,
             )
     except KeyboardInterrupt:
         err_console.print("interrupted: rerun the same command to resume")

@@ -47,28 +47,6 @@ def _parse_options(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def _select_tasks(suite: Any, domains: list[str], split: str, limit: int | None) -> list[Any]:
-    from agentprop.suite import CORE_DOMAINS
-
-    known = sorted({t.domain for t in suite.tasks})
-    for d in domains:
-        if d not in known:
-            raise UserError(f"unknown domain {d!r} (known: {', '.join(known)})")
-    if split not in ("val", "test", "all"):
-        raise UserError(f"invalid split {split!r}: use val, test or all")
-    if limit is not None and limit < 1:
-        raise UserError(f"invalid limit {limit}: must be at least 1")
-    chosen = domains or [d for d in CORE_DOMAINS if d in known] or known
-    from agentprop.suite import select_tasks
-
-    # A balanced (domain × difficulty) deterministic sample when --limit is given.
-    return list(
-        select_tasks(
-            suite, domains=chosen, split=None if split == "all" else split, n=limit, seed=0
-        )
-    )
-
-
 def _stored(workspace: Path, run_id: str) -> int:
     try:
         with open_workspace(workspace) as ws:
@@ -167,7 +145,7 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def run(
         model: list[str] = typer.Option(
-            ...,
+            [],
             "--model",
             "-m",
             envvar="AGENTPROP_MODEL",
@@ -246,9 +224,29 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(
             False, "--json", envvar="AGENTPROP_JSON", help="Print one JSON summary at the end."
         ),
+        agent: str = typer.Option(
+            None,
+            "--agent",
+            envvar="AGENTPROP_AGENT",
+            help="Your own agent instead of --model: MODULE_OR_FILE:CALLABLE, awaited with "
+            "an episode (query, MCP URL) per unit (docs/external-agents.md).",
+        ),
+        agent_name: str = typer.Option(
+            None, "--agent-name", envvar="AGENTPROP_AGENT_NAME",
+            help="The agent's name in traces and reports (default: module.callable).",
+        ),
+        episode_timeout: float = typer.Option(
+            300.0, "--episode-timeout", envvar="AGENTPROP_EPISODE_TIMEOUT",
+            help="--agent: seconds before an episode becomes an error trace.",
+        ),
+        episodes_port: int = typer.Option(
+            0, "--episodes-port", envvar="AGENTPROP_EPISODES_PORT",
+            help="--agent: the port of the episode host (MCP, gateway reports); 0: any.",
+        ),
     ) -> None:
-        """Run agent episodes: one per model × task × condition × seed. Resumable."""
-        from agentprop.cli._suite import get_suite
+        """Run agent episodes: one per model (or --agent) × task × condition × seed.
+        Resumable."""
+        from agentprop.cli._suite import get_suite, select_run_tasks
         from agentprop.runner import (
             RunAborted,
             RunError,
@@ -263,12 +261,20 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
         if max_steps < 1:
             raise UserError(f"invalid max steps {max_steps}: must be at least 1")
+        external = None
+        if agent is not None:  # a bad callable fails here, before any unit starts
+            from agentprop.cli._external import agent_executor
+
+            external, model = agent_executor(agent, agent_name, episode_timeout, model,
+                                             episodes_port)
+        elif not model:
+            raise UserError("give --model (a model id) or --agent (your own agent)")
         options = _parse_options(option)
         if base_url:
             probe_base_url(base_url)
             options["base_url"] = base_url
         suite = get_suite(suite_file)
-        tasks = _select_tasks(suite, domain, split, limit)
+        tasks = select_run_tasks(suite, domain, split, limit)
         if not tasks:
             raise UserError("no tasks match the selection")
         conditions = list(dict.fromkeys(c.strip() for c in condition))
@@ -283,12 +289,13 @@ def register(app: typer.Typer) -> None:
                 raise UserError(str(e)) from None
         models = list(dict.fromkeys(model))
         try:  # an unknown provider, profile or option fails before anything is written
-            built = make_models(
+            built = {} if external else make_models(
                 models, workspace=None, suite=suite, model_options=options, use_cache=False
             )
         except RunError as e:
             raise UserError(str(e)) from None
-        if not base_url:  # e.g. OPENAI_BASE_URL: an unreachable server fails before the workspace
+        # e.g. OPENAI_BASE_URL: an unreachable server fails before the workspace
+        if not base_url and not external:
             probe_models(built.values())
         rid = run_id or default_run_id(
             redact_secrets(
@@ -310,6 +317,7 @@ def register(app: typer.Typer) -> None:
                         if (v := os.environ.get(k))
                     },
                     "model_options": options,
+                    **({"agent": agent} if agent else {}),
                 }
             )
         )
@@ -333,8 +341,10 @@ def register(app: typer.Typer) -> None:
                 use_cache=not no_cache,
                 max_steps=max_steps,
                 text_mode=text_mode,
-                in_history=not executed_only,
+                in_history=not executed_only and external is None,
+                executor=external,
                 manifest={
+                    **({"agent": agent} if agent else {}),
                     "split": split,
                     "domains": domain,
                     "limit": limit,

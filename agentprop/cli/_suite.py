@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from agentprop.cli._common import UserError, console, fail, print_json, user_errors
+
+if TYPE_CHECKING:
+    from agentprop.core import Task
+    from agentprop.suite import Suite
 
 suite_app = typer.Typer(
     help="Build, inspect, check and export the task suite.", no_args_is_help=True
@@ -163,3 +168,29 @@ def export(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(suite_app, name="suite")
+
+
+def select_run_tasks(
+    suite: Suite, domains: list[str], split: str, limit: int | None
+) -> list[Task]:
+    """The tasks `run` (and `run --agent`) plan: known domains, a valid split, and a balanced
+    deterministic sample when `limit` is given."""
+    from agentprop.suite import CORE_DOMAINS
+
+    known = sorted({t.domain for t in suite.tasks})
+    for d in domains:
+        if d not in known:
+            raise UserError(f"unknown domain {d!r} (known: {', '.join(known)})")
+    if split not in ("val", "test", "all"):
+        raise UserError(f"invalid split {split!r}: use val, test or all")
+    if limit is not None and limit < 1:
+        raise UserError(f"invalid limit {limit}: must be at least 1")
+    chosen = domains or [d for d in CORE_DOMAINS if d in known] or known
+    from agentprop.suite import select_tasks
+
+    # A balanced (domain × difficulty) deterministic sample when --limit is given.
+    return list(
+        select_tasks(
+            suite, domains=chosen, split=None if split == "all" else split, n=limit, seed=0
+        )
+    )

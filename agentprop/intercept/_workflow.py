@@ -351,9 +351,12 @@ def run_evaluation(
     use_cache: bool = True,
     progress: bool = False,
     runtime_models: Mapping[str, Any] | None = None,
+    executor: Any = None,
 ) -> dict[str, Any]:
     """Run both arms in one scheduler, judge them, compute and store the summary (meta
-    `interceptor_eval`). Resumable: rerunning the same evaluation skips stored units."""
+    `interceptor_eval`). Resumable: rerunning the same evaluation skips stored units.
+    `executor` runs an external agent instead of `models` (`models` then holds its name;
+    P2 then corrupts only the executed call, the agent's history is its own)."""
     import asyncio
 
     from agentprop.judges import judge_workspace
@@ -365,7 +368,8 @@ def run_evaluation(
     summary: RunSummary = asyncio.run(run_units(
         plan.units, workspace=ws, suite=suite, model_options=model_options,
         concurrency=concurrency, extra_hooks=treatment_hooks(config), progress=progress,
-        use_cache=use_cache, models=runtime_models,
+        use_cache=use_cache, models=runtime_models, executor=executor,
+        in_history=executor is None,
         manifest={"command": "agentprop intercept evaluate", "split": split, "n": n,
                   "interceptor": config.model_dump(mode="json")},
     ))

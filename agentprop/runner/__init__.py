@@ -1,5 +1,6 @@
 """The async runner: work units, bounded concurrency, one batching writer, resume."""
 
+from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._plan import MAX_SEED, check_seeds, default_run_id, plan_units
 from agentprop.runner._run import (
     RunAborted,
@@ -14,6 +15,8 @@ from agentprop.runner._secrets import redact, redact_text
 
 __all__ = [
     "MAX_SEED",
+    "EpisodeExecutor",
+    "NativeExecutor",
     "RunAborted",
     "RunError",
     "RunLocked",

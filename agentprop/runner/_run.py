@@ -20,7 +20,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel, Field
 
-from agentprop.agent import AgentHooks, run_episode
+from agentprop.agent import AgentHooks
 from agentprop.core import (
     ErrorEvent,
     ModelCallEvent,
@@ -32,6 +32,7 @@ from agentprop.core import (
 )
 from agentprop.errors import AgentpropError
 from agentprop.models import GenerateConfig, Model, get_model
+from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
 from agentprop.runner._progress import RunProgress
@@ -196,6 +197,7 @@ async def run_units(
     preflight: int = 3,
     batch_size: int = 64,
     flush_interval_s: float = 0.5,
+    executor: EpisodeExecutor | None = None,
 ) -> RunSummary:
     """Run every unit not yet stored in `workspace`; return what this invocation did.
 
@@ -203,7 +205,8 @@ async def run_units(
     keys to each run's stored RunSpec config (e.g. the CLI's task selection); secrets are
     redacted. `models` overrides model construction (tests, benchmarks). If the first
     `preflight` episodes of a model all fail without a single successful model call, the
-    run stops with `RunAborted` and those error traces are not stored.
+    run stops with `RunAborted` and those error traces are not stored. `executor` runs the
+    episodes instead of the native loop over `models` (e.g. an external agent over MCP).
     Cancellation (Ctrl-C) flushes the finished traces and re-raises. A seed outside
     0..MAX_SEED is a RunError before anything is written; a run another process is
     executing on this workspace is `RunLocked` (no unit is called twice).
@@ -231,8 +234,8 @@ async def run_units(
     conditions = {u.condition for u in pending}
     hooks_for = _hooks_factory(conditions)
     model_objs = (
-        dict(models)
-        if models is not None
+        dict(models or {})
+        if models is not None or executor is not None
         else make_models(
             [u.model for u in pending],
             workspace=workspace,
@@ -306,16 +309,7 @@ async def run_units(
         if extra_hooks is not None:
             hooks.extend(extra_hooks(unit, task))
         env = get_domain(task.domain).make_env(task.env_seed)
-        trace = await run_episode(
-            unit,
-            task,
-            model_objs[unit.model],
-            hooks,
-            config_for(unit.seed),
-            env,
-            max_steps=max_steps,
-            text_mode=text_mode,
-        )
+        trace = await runner.run(unit, task, hooks, env)
         if trace.status == "error":
             for ev in trace.events:
                 if isinstance(ev, ErrorEvent):
@@ -339,7 +333,7 @@ async def run_units(
         if model in verified or preflight <= 0:
             accept(trace)
             return
-        if any(isinstance(ev, ModelCallEvent) for ev in trace.events):
+        if runner.reached(trace):
             verified.add(model)
             for t in held.pop(model, []):
                 accept(t)
@@ -355,21 +349,26 @@ async def run_units(
             )
 
     queue = iter(pending)
+    runner: EpisodeExecutor = executor or NativeExecutor(
+        model_objs, config_for, max_steps=max_steps, text_mode=text_mode)
 
     async def worker() -> None:
         for unit in queue:  # one shared iterator: units start in plan order
             record(await episode(unit))
 
-    workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, len(pending)))]
     bar.start()
     try:
-        await asyncio.gather(*workers)
-    except BaseException:
-        for w in workers:
-            w.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.gather(*workers, return_exceptions=True)
-        raise
+        async with runner:
+            workers = [asyncio.ensure_future(worker())
+                       for _ in range(min(concurrency, len(pending)))]
+            try:
+                await asyncio.gather(*workers)
+            except BaseException:
+                for w in workers:
+                    w.cancel()
+                with contextlib.suppress(BaseException):
+                    await asyncio.gather(*workers, return_exceptions=True)
+                raise
     finally:
         bar.stop()
         writer.close()  # flush whatever finished, also on Ctrl-C and on errors

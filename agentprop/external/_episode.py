@@ -1,0 +1,233 @@
+"""One external agent's episode as agentprop sees it: calls in, a native-format trace out.
+
+An external agent (any framework) reaches the task's tools over MCP and, optionally, its
+model through the recording gateway. `EpisodeRecorder` is what both feed: every tool call
+goes through `agentprop.agent.execute_call`, the boundary the native loop uses, so P2
+injection, the counterfactual observation and the interceptor hooks behave identically;
+model turns reported by the gateway become the same `ModelCallEvent`s a native loop
+records. `finish` / `fail` build the `Trace` in the native format, so judges, stages and
+reports need no special case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentprop.agent import AgentHooks, EpisodeContext, execute_call, observation_text
+from agentprop.core import (
+    ErrorEvent,
+    FinalEvent,
+    InjectionEvent,
+    Message,
+    ModelCallEvent,
+    ModelOutput,
+    Task,
+    ToolCall,
+    ToolCallEvent,
+    ToolResultEvent,
+    ToolSpec,
+    Trace,
+    TraceStatus,
+    WorkUnit,
+    utcnow,
+)
+from agentprop.domains import Environment, Observation
+
+
+@dataclass
+class EpisodeRecorder:
+    """The live record of one external episode (one work unit, its own environment).
+
+    Tool calls from any number of MCP sessions of the episode are serialised by a lock, so
+    the environment sees them in one order and the "first eligible call" of P2 is well
+    defined. Once finished, further calls are refused (the trace is already written).
+    """
+
+    unit: WorkUnit
+    task: Task
+    env: Environment
+    hooks: Sequence[AgentHooks] = ()
+    ctx: EpisodeContext = field(init=False)
+    finished: bool = field(default=False, init=False)
+    model_turns: int = field(default=0, init=False)
+    _calls: int = field(default=0, init=False)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+    _generated: dict[str, ToolCall] = field(default_factory=dict, init=False)
+    at_generation: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        self.started = utcnow()
+        messages = [Message(role="user", content=self.task.query)]
+        self.ctx = EpisodeContext(
+            unit=self.unit, task=self.task, env=self.env, messages=messages, events=[]
+        )
+
+    @property
+    def id(self) -> str:
+        return self.unit.key
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """Only this task's tools, with the domain's JSON Schemas."""
+        return self.env.domain.tool_specs(self.task.tools)
+
+    def _step(self) -> int:
+        # With the gateway, steps are model turns as in the native loop; without it, each
+        # tool call is its own step (the agent's turns are not visible).
+        return max(self.model_turns - 1, 0) if self.model_turns else self._calls
+
+    async def call_tool(self, name: str, arguments: Any) -> Observation:
+        """Run one tool call of the agent through the hooks and the environment."""
+        async with self._lock:
+            if self.finished:
+                raise EpisodeClosed(f"episode {self.id} has ended")
+            self.ctx.step = self._step()
+            args = dict(arguments) if isinstance(arguments, dict) else {}
+            proposed = ToolCall(id=f"mcp_{self._calls}", name=name, arguments=args)
+            self._calls += 1
+            at = len(self.ctx.messages)
+            self.ctx.messages.append(Message(role="assistant", tool_calls=[proposed]))
+            original = self._generated.pop(_call_key(name, args), None)
+            # corrupted at generation: what the model's own call would have returned, on
+            # the state before this call (as the native loop records it)
+            counterfactual = (self.env.copy().call(original.name, original.arguments)
+                              if original is not None else None)
+            history, observation = execute_call(self.ctx, self._boundary_hooks(), proposed)
+            if original is not None:
+                self._mark_generated(proposed, original, counterfactual)
+            self.ctx.messages[at] = Message(role="assistant", tool_calls=[history])
+            self.ctx.messages.append(
+                Message(role="tool", content=observation_text(observation),
+                        tool_call_id=proposed.id, name=history.name)
+            )
+            return observation
+
+    def record_model_output(self, output: ModelOutput, request: Any = None, *,
+                            inject: bool = False) -> list[ToolCall]:
+        """A model turn seen by the gateway: the same event the native loop records.
+        Returns the turn's tool calls, with P2 applied to the first eligible one when
+        `inject` (the gateway's --inject-at-generation: the agent then carries the
+        corrupted arguments in its own history, the paper's parameter-generation stage).
+        Hooks see the turn (`on_model_output`); a message they would add cannot reach an
+        external agent's history and is dropped (docs/external-agents.md)."""
+        if self.finished:
+            return list(output.tool_calls)
+        calls = [self._generate(c) if inject else c for c in output.tool_calls]
+        if calls != output.tool_calls:
+            output = output.model_copy(update={"tool_calls": calls})
+        self.model_turns += 1
+        self.ctx.step = self.model_turns - 1
+        digest = hashlib.sha256(
+            json.dumps(request, sort_keys=True, default=str).encode()
+        ).hexdigest()
+        self.ctx.events.append(
+            ModelCallEvent(step=self.ctx.step, request_hash=digest, output=output)
+        )
+        if output.text and not output.tool_calls:
+            self.ctx.messages.append(
+                Message(role="assistant", content=output.text, reasoning=output.reasoning)
+            )
+        for h in self.hooks:
+            h.on_model_output(self.ctx, output)
+        return calls
+
+    def _generate(self, call: ToolCall) -> ToolCall:
+        """P2 at generation: the injector's rewrite of `call`, remembered so the boundary
+        records the counterfactual of the original arguments when the call arrives. From
+        the first such turn on, the injector no longer acts at the tool boundary."""
+        from agentprop.inject import InjectionHooks
+
+        self.at_generation = True
+        for h in self.hooks:
+            if not isinstance(h, InjectionHooks):
+                continue
+            self.ctx.step = self.model_turns
+            n = len(self.ctx.events)
+            rewrite = h.before_tool_call(self.ctx, call)
+            h.calls_seen -= 1  # counted when the call reaches the boundary
+            if rewrite is not None:
+                for ev in self.ctx.events[n:]:
+                    if isinstance(ev, InjectionEvent):
+                        ev.in_history = True  # the agent's own history carries it
+                self._generated[_call_key(call.name, rewrite.executed.arguments)] = call
+                return rewrite.executed.model_copy(update={"id": call.id})
+        return call
+
+    def _boundary_hooks(self) -> Sequence[AgentHooks]:
+        if not self.at_generation:
+            return self.hooks
+        from agentprop.inject import InjectionHooks
+
+        for h in self.hooks:  # seen, not injected: the gateway already did
+            if isinstance(h, InjectionHooks):
+                h.calls_seen += 1
+        return [h for h in self.hooks if not isinstance(h, InjectionHooks)]
+
+    def finish(self, answer: str) -> Trace:
+        """The agent returned `answer`: the final event goes through `before_final`."""
+        final = FinalEvent(step=self._step(), answer=answer)
+        for h in self.hooks:
+            replaced = h.before_final(self.ctx, final)
+            if replaced is not None:
+                final = replaced
+        last = self.ctx.messages[-1]
+        if not (last.role == "assistant" and last.content == answer):
+            self.ctx.messages.append(Message(role="assistant", content=answer))
+        self.ctx.events.append(final)
+        return self._trace("ok")
+
+    def fail(self, kind: str, message: str) -> Trace:
+        """The agent raised, hung or gave no answer: an error trace, as the native loop
+        writes for a provider failure."""
+        self.ctx.events.append(ErrorEvent(step=self._step(), kind=kind, message=message))
+        return self._trace("error")
+
+    def _trace(self, status: TraceStatus) -> Trace:
+        self.finished = True
+        for h in self.hooks:
+            h.on_episode_end(self.ctx)
+        unit, task = self.unit, self.task
+        return Trace.model_construct(
+            id=unit.key,
+            run_id=unit.run_id,
+            model=unit.model,
+            task_id=task.id,
+            domain=task.domain,
+            split=task.split,
+            difficulty=task.difficulty,
+            condition=unit.condition,
+            seed=unit.seed,
+            arm=unit.arm,
+            status=status,
+            simulated=False,
+            messages=self.ctx.messages,
+            events=self.ctx.events,
+            started_at=self.started,
+            ended_at=utcnow(),
+            meta={"external": True, "model_turns_recorded": self.model_turns},
+        )
+
+
+    def _mark_generated(self, proposed: ToolCall, original: ToolCall,
+                        counterfactual: Observation | None) -> None:
+        """The events of a call corrupted at generation read as a native injected call:
+        the tool-call event holds the model's own arguments, the result the
+        counterfactual."""
+        for ev in reversed(self.ctx.events):
+            if isinstance(ev, ToolResultEvent) and ev.call_id == proposed.id:
+                ev.counterfactual = counterfactual
+            if isinstance(ev, ToolCallEvent) and ev.call.id == proposed.id:
+                ev.call = original.model_copy(update={"id": proposed.id})
+                break
+
+
+def _call_key(name: str, arguments: dict[str, Any]) -> str:
+    return name + "\x1f" + json.dumps(arguments, sort_keys=True, default=str)
+
+
+class EpisodeClosed(RuntimeError):
+    """A call for an episode whose trace is already written."""

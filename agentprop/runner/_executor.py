@@ -1,0 +1,63 @@
+"""What runs one episode: the native loop over a model, or an external agent.
+
+`run_units` owns everything around an episode (planning, resume, locks, concurrency, the
+writer, progress, the pre-flight abort) and builds each unit's hooks and environment; an
+`EpisodeExecutor` only turns (unit, task, hooks, environment) into a trace. So an agent
+run over MCP (`agentprop.external`) plans, resumes and reports exactly like a model run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
+
+from agentprop.agent import AgentHooks, run_episode
+from agentprop.core import ModelCallEvent, Task, Trace, WorkUnit
+from agentprop.domains import Environment
+from agentprop.models import GenerateConfig, Model
+
+
+class EpisodeExecutor(Protocol):
+    """Runs episodes; entered once (async context) around all the episodes of a run."""
+
+    async def __aenter__(self) -> EpisodeExecutor: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+    async def run(
+        self, unit: WorkUnit, task: Task, hooks: Sequence[AgentHooks], env: Environment
+    ) -> Trace:
+        """One episode's trace; failures become error traces, never exceptions."""
+        ...
+
+    def reached(self, trace: Trace) -> bool:
+        """Whether `trace` shows the agent was reached (the pre-flight check: a run whose
+        first episodes all fail this stops instead of recording thousands of them)."""
+        ...
+
+
+class NativeExecutor:
+    """The built-in agent loop over `models` (one per unit.model)."""
+
+    def __init__(self, models: Mapping[str, Model], config_for: Callable[[int], GenerateConfig],
+                 *, max_steps: int, text_mode: bool) -> None:
+        self.models = models
+        self.config_for = config_for
+        self.max_steps = max_steps
+        self.text_mode = text_mode
+
+    async def __aenter__(self) -> NativeExecutor:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def run(
+        self, unit: WorkUnit, task: Task, hooks: Sequence[AgentHooks], env: Environment
+    ) -> Trace:
+        return await run_episode(unit, task, self.models[unit.model], hooks,
+                                 self.config_for(unit.seed), env,
+                                 max_steps=self.max_steps, text_mode=self.text_mode)
+
+    def reached(self, trace: Trace) -> bool:
+        return any(isinstance(ev, ModelCallEvent) for ev in trace.events)
