@@ -64,6 +64,11 @@ InjectionStatus = Literal["applied", "no_tool_call", "no_target_param"]
 
 
 class InjectionEvent(BaseModel):
+    """What an injector did to one episode. `protocol` is the condition family (`p2`,
+    `out`, `fault`); `call_index` the 1-based ordinal of the corrupted call among the
+    episode's tool calls; for `out`, `param` is the path of the corrupted observation
+    field."""
+
     type: Literal["injection"] = "injection"
     step: int = 0
     protocol: str
@@ -76,14 +81,16 @@ class InjectionEvent(BaseModel):
     injected: Any = None
     removed: bool = False
     in_history: bool = True
+    call_index: int | None = None
 
 
 class ToolResultEvent(BaseModel):
     """A tool's observation for the arguments that were actually executed.
 
-    `counterfactual` is the observation the proposed (uncorrupted) arguments would have
-    produced, computed on a copy of the episode state; None when no injection touched
-    this call.
+    `observation` is what the agent saw. `counterfactual` is the true observation of the
+    proposed (uncorrupted) call, computed on a copy of the episode state (or, for a
+    corrupted observation, the tool's real result); None when no injection touched this
+    call.
     """
 
     type: Literal["tool_result"] = "tool_result"
