@@ -63,7 +63,11 @@ def register(app: typer.Typer) -> None:
                 known = ", ".join(ws.judges()) or "none"
                 fail(f"no verdicts by judge {judge!r} in {workspace} (judges with verdicts: "
                      f"{known}); run `agentprop judge` first")
-            df = stage_table(ws.iter_traces(), verdicts)
+            from agentprop.experiment._execute import suite_vocabulary, workspace_suite
+
+            tasks = workspace_suite(ws)
+            df = stage_table(ws.iter_traces(), verdicts, tasks=tasks,
+                             vocabulary=suite_vocabulary(tasks))
             imported = bool(ws.get_meta("imported"))
         finally:
             ws.close()

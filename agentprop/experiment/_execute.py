@@ -50,12 +50,34 @@ def _models(
     return out
 
 
-def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42) -> Path:
+def workspace_suite(ws: Workspace, suite: Any = None) -> Any:
+    """The suite the workspace's runs used (the given one or the built-in default), or None
+    when their checksum says it was another: `fabricated` is then left undefined rather
+    than read against the wrong tasks."""
+    from agentprop.suite import SuiteError, load_suite
+
+    used = {r.suite_checksum for r in ws.runs() if r.suite_checksum}
+    if suite is None:
+        try:
+            suite = load_suite()
+        except SuiteError:
+            return None
+    return suite if not used or suite.checksum in used else None
+
+
+def suite_vocabulary(suite: Any) -> Any:
+    from agentprop.judges import query_vocabulary
+
+    return query_vocabulary(suite.tasks) if suite is not None else None
+
+
+def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
+                     suite: Any = None) -> Path:
     """Analyse a workspace and write its report folder; the path of index.html."""
     from agentprop.analysis import analyze
     from agentprop.report import build_report
 
-    inp = load_analysis_input(ws)
+    inp = load_analysis_input(ws, suite)
     runs = [r.model_dump(mode="json") for r in ws.runs()]
     result = analyze(inp, n_resamples=resamples, seed=seed)
     return build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
@@ -70,7 +92,7 @@ def example_rationales(ws: Workspace, inp: Any) -> dict[str, str]:
     return ws.rationales(str(inp.primary_judge), ids)
 
 
-def load_analysis_input(ws: Workspace) -> Any:
+def load_analysis_input(ws: Workspace, suite: Any = None) -> Any:
     """The analysis input from a workspace: traces, verdicts, labels, primary judge, sweep,
     and the simulation check when the study ran simulated agents. Traces are streamed and
     verdicts read as light rows, so memory does not grow with their payloads."""
@@ -91,6 +113,7 @@ def load_analysis_input(ws: Workspace) -> Any:
     validity = load_validity()
     if validity:
         meta["judge_validity"] = validity  # measured on the labelled validation set
+    tasks = workspace_suite(ws, suite)
     return build_input(
         ws.iter_traces(),
         ws.verdict_rows(),
@@ -98,10 +121,13 @@ def load_analysis_input(ws: Workspace) -> Any:
         primary_judge=ws.get_meta("primary_judge") or "facts",
         sweep=pd.DataFrame(sweep_rows) if sweep_rows else None,
         meta=meta,
+        tasks=tasks,
+        vocabulary=suite_vocabulary(tasks),
     )
 
 
-def compute_simulation_check(ws: Workspace, *, seed: int = 42) -> list[dict[str, Any]]:
+def compute_simulation_check(ws: Workspace, *, seed: int = 42,
+                             suite: Any = None) -> list[dict[str, Any]]:
     """The simulation-check rows for the simulated agents in the workspace (stored in meta)."""
     from agentprop.analysis.stages import stage_table
     from agentprop.sim import PROFILES
@@ -117,8 +143,10 @@ def compute_simulation_check(ws: Workspace, *, seed: int = 42) -> list[dict[str,
         return []
     verdicts = {tid: correct for tid, _, correct, _ in ws.verdict_rows(primary)}
     # streamed, and only the profiles' own traces: the check reads no others
-    table = simulation_check(stage_table(ws.iter_traces(arm="", model=list(truth)), verdicts),
-                             truth, seed=seed)
+    tasks = workspace_suite(ws, suite)
+    stages = stage_table(ws.iter_traces(arm="", model=list(truth)), verdicts, tasks=tasks,
+                         vocabulary=suite_vocabulary(tasks))
+    table = simulation_check(stages, truth, seed=seed)
     rows: list[dict[str, Any]] = [
         {str(k): (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
         for r in table.to_dict("records")
@@ -233,7 +261,7 @@ def run_experiment(
                 say(f"[5/6] label sample: {s.n} traces over {len(s.strata)} strata")
             else:
                 say("[5/6] label sample: kept the existing sample")
-        rows = compute_simulation_check(ws)
+        rows = compute_simulation_check(ws, suite=suite)
         if rows:
             summary["simulation_check_covered"] = sum(r["covered"] for r in rows)
             summary["simulation_check_total"] = len(rows)
@@ -243,7 +271,7 @@ def run_experiment(
         if cfg.report:
             t0 = time.perf_counter()
             say("[6/6] analysis and report")
-            report = report_workspace(ws, resamples=resamples)
+            report = report_workspace(ws, resamples=resamples, suite=suite)
             timed("report", t0)
         summary["traces"] = ws.count_traces()
         return ExperimentResult(
