@@ -82,10 +82,18 @@ class Values:
                     numbers.append(float(v))
                 else:
                     words.add(_fold(str(v)))
+                    # a figure inside a text ("founded in 1878 by...") is observed too
+                    numbers += [float(m.group(0).replace(",", "."))
+                                for m in _NUM.finditer(str(v)) if len(m.group(0)) < 12]
         return cls(tuple(numbers), frozenset(words))
 
     def has_number(self, x: float, tol: float) -> bool:
-        return any(abs(n - x) <= tol for n in self.numbers)
+        """`x` is observed, or the difference of two observed numbers (a gap worked out
+        from what was seen is supported by it: "warmer by 3.9 °C")."""
+        if any(abs(n - x) <= tol for n in self.numbers):
+            return True
+        nums = sorted(set(self.numbers))
+        return any(abs(abs(a - b) - x) <= tol for i, a in enumerate(nums) for b in nums[i + 1:])
 
     def has_word(self, text: str) -> bool:
         w = _fold(text)
@@ -137,21 +145,12 @@ class FabricationRule:
         return hit
 
     def claims(self, task: Task, answer: str) -> list[tuple[Fact, Any]]:
-        """(fact, value the answer gives it) for each graded fact the answer commits to."""
-        from agentprop.judges import check_answer
+        """(fact, value the answer gives it) for each checkable-kind fact the answer
+        commits to (`agentprop.judges.answer_claims`)."""
+        from agentprop.judges import answer_claims
 
-        _, raw = check_answer(task, answer, vocabulary=self.vocabulary)
-        by_key = {f.key: f for f in task.expected_facts}
-        out: list[tuple[Fact, Any]] = []
-        for row in raw.get("asked", []):
-            f = by_key.get(row["key"])
-            if f is not None and row["status"] == "stated":
-                out.append((f, f.value))
-        for row in raw.get("contradicted", []):
-            f = by_key.get(row.get("key", ""))
-            if f is not None and row.get("found"):
-                out.append((f, row["found"]))
-        return [(f, v) for f, v in out if f.kind not in UNCHECKABLE_KINDS]
+        return [(f, v) for f, v in answer_claims(task, answer, vocabulary=self.vocabulary)
+                if f.kind not in UNCHECKABLE_KINDS]
 
     def __call__(self, trace: Trace, task: Task) -> bool | None:
         fin = trace.final

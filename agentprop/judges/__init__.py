@@ -10,7 +10,13 @@ from agentprop.judges._base import (
     get_judge,
     is_transient,
 )
-from agentprop.judges._facts import FactsJudge, check_answer, fact_stated, query_vocabulary
+from agentprop.judges._facts import (
+    FactsJudge,
+    answer_claims,
+    check_answer,
+    fact_stated,
+    query_vocabulary,
+)
 from agentprop.judges._heuristic import HeuristicJudge, heuristic_correct
 from agentprop.judges._llm import EnsembleJudge, LLMJudge, majority
 from agentprop.judges._prompt import (
@@ -52,6 +58,7 @@ __all__ = [
     "ajudge_workspace",
     "build_judge_messages",
     "canonical_name",
+    "answer_claims",
     "check_answer",
     "fact_stated",
     "get_judge",
