@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from agentprop.analysis._calibration import Calibrator, stratum_note
-from agentprop.analysis._interceptor import interceptor_ab, sweep_table
+from agentprop.analysis._interceptor import interceptor_ab, interceptor_layers, sweep_table
 from agentprop.analysis._judges import (
     calibration_pairs,
     calibration_table,
@@ -82,6 +82,8 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
         "interceptor": interceptor_ab(st, n_resamples=n_resamples, seed=seed,
                                       evaluations=inp.meta.get("interceptor_evaluations")),
         "interceptor_sweep": sweep_table(inp.sweep),
+        "interceptor_layers": interceptor_layers(inp.layer_hits, n_resamples=n_resamples,
+                                                 seed=seed),
         "judges": judge_agreement(inp.verdicts, inp.labels, members=inp.members,
                                   reference=reference, tasks=task_map(st),
                                   n_resamples=n_resamples, seed=seed),

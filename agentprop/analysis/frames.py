@@ -90,6 +90,7 @@ class AnalysisInput:
     primary_judge: str = DEFAULT_PRIMARY
     sweep: pd.DataFrame | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    layer_hits: pd.DataFrame | None = None  # agentprop.intercept.layer_hits, per trace
 
 
 def build_input(
@@ -102,6 +103,7 @@ def build_input(
     meta: Mapping[str, Any] | None = None,
     tasks: Any = None,
     vocabulary: Any = None,
+    layer_hits: pd.DataFrame | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
     `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
@@ -114,4 +116,5 @@ def build_input(
         primary_judge=primary_judge,
         sweep=sweep,
         meta=dict(meta or {}),
+        layer_hits=layer_hits,
     )

@@ -71,6 +71,25 @@ def suite_vocabulary(suite: Any) -> Any:
     return query_vocabulary(suite.tasks) if suite is not None else None
 
 
+META_LAYERS = "interceptor_layers"
+
+
+def store_layer_hits(ws: Workspace, config: Any, *, judge: str | None = None,
+                     suite: Any = None) -> int:
+    """Replay the chosen interceptor configuration over every injected un-intercepted
+    trace (no model calls) and store which layer fires on each (meta
+    `interceptor_layers`): the report's "which layer catches which fault class"."""
+    from agentprop.intercept._sweep import layer_hits
+
+    name = judge or ws.get_meta("primary_judge") or "facts"
+    verdicts = {tid: correct for tid, _, correct, _ in ws.verdict_rows(name)}
+    tasks = {t.id: t for t in suite.tasks} if suite is not None else None
+    hits = layer_hits(ws.iter_traces(arm=["", "control"]), config, verdicts=verdicts,
+                      tasks=tasks)
+    ws.set_meta(META_LAYERS, hits.to_dict("records"))
+    return len(hits)
+
+
 def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
                      suite: Any = None) -> Path:
     """Analyse a workspace and write its report folder; the path of index.html."""
@@ -108,6 +127,7 @@ def load_analysis_input(ws: Workspace, suite: Any = None) -> Any:
     if simcheck:
         meta["simulation_check"] = simcheck
     sweep_rows = ws.get_meta("interceptor_sweep")
+    layer_rows = ws.get_meta(META_LAYERS)
     from agentprop.judges._validity import load_validity
 
     validity = load_validity()
@@ -123,6 +143,7 @@ def load_analysis_input(ws: Workspace, suite: Any = None) -> Any:
         meta=meta,
         tasks=tasks,
         vocabulary=suite_vocabulary(tasks),
+        layer_hits=pd.DataFrame(layer_rows) if layer_rows else None,
     )
 
 
@@ -223,6 +244,7 @@ def run_experiment(
             say(f"[3/6] interceptor sweep over {cfg.sweep.split} traces (no model calls)")
             outcome = run_sweep(ws, split=cfg.sweep.split, judge=cfg.primary_judge, suite=suite)
             summary["interceptor_config"] = outcome.best.label
+            store_layer_hits(ws, outcome.best, judge=cfg.primary_judge, suite=suite)
             timed("sweep", t0)
         if cfg.evaluate:
             t0 = time.perf_counter()

@@ -20,7 +20,7 @@ from agentprop.inject._conditions import (
     valid_conditions,
 )
 from agentprop.inject._faults import FAULT_KINDS, FaultHooks, fault_observation
-from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position
+from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position, eligible_plan_calls
 from agentprop.inject._multi import MultiInjectionHooks
 from agentprop.inject._output import (
     OUTPUT_KINDS,
@@ -59,6 +59,7 @@ __all__ = [
     "Protocol",
     "UnknownConditionError",
     "corrupt_observation",
+    "eligible_plan_calls",
     "error_type_of",
     "expand_conditions",
     "fault_observation",

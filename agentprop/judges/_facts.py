@@ -1011,9 +1011,9 @@ def answer_claims(task: Task, answer: str, *, vocabulary: Vocabulary | None = No
     for row in (_number_contradictions(ctx) + _clock_contradictions(ctx)
                 + _date_contradictions(ctx) + _time_contradictions(ctx)
                 + _scale_contradictions(ctx)):
-        f = by_key.get(row.get("key", ""))
-        if f is not None and row.get("found"):
-            out.append((f, row["found"]))
+        hit = by_key.get(row.get("key", ""))
+        if hit is not None and row.get("found"):
+            out.append((hit, row["found"]))
     return out
 
 

@@ -31,6 +31,7 @@ TITLES = {
     "baseline_vs_p2": "Baseline vs P2 correctness",
     "interceptor": "Interceptor A/B (paired control vs treatment)",
     "interceptor_sweep": "Interceptor threshold sweep",
+    "interceptor_layers": "Which interceptor layer catches which fault class",
     "judges": "Judge reliability",
     "calibration": "Human calibration factors of the primary judge",
     "replication": "Cross-domain replication (held-out retail vs core domains)",
@@ -40,7 +41,8 @@ TITLES = {
 # the interceptor, replication; the simulation check and raw material come last
 ORDER = ("stopping", "propagation", "propagation_by_type", "fault_classes", "rejection_recovery",
          "baseline_vs_p2",
-         "judges", "calibration", "interceptor", "interceptor_sweep", "replication")
+         "judges", "calibration", "interceptor", "interceptor_sweep", "interceptor_layers",
+         "replication")
 
 EXPLAIN = {
     "stopping": "One outcome per injected trace: no tool call; no visible effect (the "
@@ -89,6 +91,13 @@ EXPLAIN = {
                          "is wrong under the primary judge; a configuration predicts positive "
                          "when the interceptor fires. abstention = share of traces where it "
                          "fires; n = traces replayed.",
+    "interceptor_layers": "Offline replay of the sweep's chosen thresholds, all three layers "
+                          "on, over every injected un-intercepted trace whose corruption was "
+                          "applied: the share on which L1 (tool errors), L2 (doubt words in "
+                          "the reasoning) and L3 (an answer figure no observation supports) "
+                          "fire, per fault class, and caught_wrong = the share of wrong "
+                          "answers any layer catches. Where all three are low the "
+                          "interceptor is blind to that fault class.",
     "replication": "Per model on the core domains and on held-out retail; the pooled row "
                    "gives the rank correlations between the two (bootstrap over models).",
 }
@@ -102,6 +111,7 @@ KEY_COLUMNS: dict[str, tuple[tuple[str, ...], str]] = {
     "judges": (("judge", "reference"), "~"),
     "interceptor_sweep": (("configuration",), ""),
     "calibration": (("judge",), ""),
+    "interceptor_layers": (("condition",), ""),
 }
 # shown first when the key has several parts (rows are grouped by it)
 KEY_FIRST = {"judges": 1}

@@ -33,6 +33,7 @@ DISPLAY: dict[str, list[str]] = {
                     "selective_accuracy_treatment", "mcnemar_p", "ztest_p", "cohens_h",
                     "power"],
     "interceptor_sweep": ["precision", "recall", "f1", "abstention", "best_f1"],
+    "interceptor_layers": ["L1", "L2", "L3", "any", "caught_wrong"],
     "judges": ["kappa", "kappa_loo", "kappa_asymptotic", "agreement", "judge_correct_share",
                "reference_correct_share", "bias", "tp", "fp", "fn", "tn",
                "krippendorff_alpha"],
