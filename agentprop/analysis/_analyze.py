@@ -31,7 +31,8 @@ from agentprop.analysis.frames import AnalysisInput
 
 SECTIONS = (
     "propagation", "stopping", "propagation_by_type", "fault_classes", "rejection_recovery",
-    "baseline_vs_p2", "interceptor", "interceptor_sweep", "judges", "calibration", "replication",
+    "baseline_vs_p2", "interceptor", "interceptor_sweep", "interceptor_layers", "judges",
+    "calibration", "replication",
 )
 FACTS = "facts"
 
