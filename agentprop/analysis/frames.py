@@ -56,7 +56,7 @@ def primary_verdicts(verdicts: Iterable[VerdictLike], judge: str) -> dict[str, b
 
 
 def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None], *,
-                tasks: Any = None, vocabulary: Any = None) -> pd.DataFrame:
+                tasks: Any = None, vocabulary: Any = None, rule: Any = None) -> pd.DataFrame:
     """The stage table (agentprop.analysis.stages) plus each trace's final `answer`.
     `tasks` (a suite) defines `fabricated` (see `stage_table`).
 
@@ -71,7 +71,7 @@ def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None], *,
             answers[t.id] = t.final_answer
             yield t
 
-    df = stage_table(tap(traces), verdicts, tasks=tasks, vocabulary=vocabulary)
+    df = stage_table(tap(traces), verdicts, tasks=tasks, vocabulary=vocabulary, rule=rule)
     if df.empty:
         df = pd.DataFrame(columns=list(STAGE_COLUMNS))
     df = df.copy()
@@ -104,12 +104,13 @@ def build_input(
     tasks: Any = None,
     vocabulary: Any = None,
     layer_hits: pd.DataFrame | None = None,
+    rule: Any = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
     `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
     return AnalysisInput(
         stages=stage_frame(traces, primary_verdicts(verdicts, primary_judge), tasks=tasks,
-                           vocabulary=vocabulary),
+                           vocabulary=vocabulary, rule=rule),
         verdicts=verdict_frame(verdicts),
         members=members_frame(verdicts),
         labels=label_frame(labels),

@@ -201,16 +201,19 @@ def _set_noticing(out: dict[str, Any], trace: Trace, injection: InjectionEvent |
 def stage_table(
     traces: Iterable[Trace], verdicts: Mapping[str, bool | None] | None = None,
     *, tasks: TaskLookup | None = None, vocabulary: Any = None,
+    rule: FabricationRule | None = None,
 ) -> pd.DataFrame:
     """One row per trace with the columns in `STAGE_COLUMNS` (see the module docstring).
 
     `verdicts` maps trace id → the primary judge's `correct` (True correct, False wrong,
     None unscored); a trace missing from it has S3 <NA>. `tasks` (a suite) gives the
     tasks `fabricated` is read against (with the facts judge's `vocabulary`); without it
-    `fabricated` is <NA>.
+    `fabricated` is <NA>. Pass a `rule` to share its caches between tables of the same
+    workspace (answers repeat: each is read once).
     """
     verdicts = verdicts or {}
-    rule = FabricationRule(vocabulary) if tasks is not None else None
+    if rule is None and tasks is not None:
+        rule = FabricationRule(vocabulary)
     rows: list[dict[str, Any]] = []
     for t in traces:
         row = _stages(t)

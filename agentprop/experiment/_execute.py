@@ -71,6 +71,14 @@ def suite_vocabulary(suite: Any) -> Any:
     return query_vocabulary(suite.tasks) if suite is not None else None
 
 
+def fabrication_rule(ws: Workspace, suite: Any = None) -> Any:
+    """One `FabricationRule` for a workspace's analyses (None when its suite is unknown)."""
+    from agentprop.analysis.fabrication import FabricationRule
+
+    tasks = workspace_suite(ws, suite)
+    return FabricationRule(suite_vocabulary(tasks)) if tasks is not None else None
+
+
 META_LAYERS = "interceptor_layers"
 
 
@@ -91,12 +99,12 @@ def store_layer_hits(ws: Workspace, config: Any, *, judge: str | None = None,
 
 
 def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
-                     suite: Any = None) -> Path:
+                     suite: Any = None, rule: Any = None) -> Path:
     """Analyse a workspace and write its report folder; the path of index.html."""
     from agentprop.analysis import analyze
     from agentprop.report import build_report
 
-    inp = load_analysis_input(ws, suite)
+    inp = load_analysis_input(ws, suite, rule=rule)
     runs = [r.model_dump(mode="json") for r in ws.runs()]
     result = analyze(inp, n_resamples=resamples, seed=seed)
     return build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
@@ -111,7 +119,7 @@ def example_rationales(ws: Workspace, inp: Any) -> dict[str, str]:
     return ws.rationales(str(inp.primary_judge), ids)
 
 
-def load_analysis_input(ws: Workspace, suite: Any = None) -> Any:
+def load_analysis_input(ws: Workspace, suite: Any = None, *, rule: Any = None) -> Any:
     """The analysis input from a workspace: traces, verdicts, labels, primary judge, sweep,
     and the simulation check when the study ran simulated agents. Traces are streamed and
     verdicts read as light rows, so memory does not grow with their payloads."""
@@ -142,13 +150,14 @@ def load_analysis_input(ws: Workspace, suite: Any = None) -> Any:
         sweep=pd.DataFrame(sweep_rows) if sweep_rows else None,
         meta=meta,
         tasks=tasks,
-        vocabulary=suite_vocabulary(tasks),
+        vocabulary=None if rule is not None else suite_vocabulary(tasks),
+        rule=rule,
         layer_hits=pd.DataFrame(layer_rows) if layer_rows else None,
     )
 
 
-def compute_simulation_check(ws: Workspace, *, seed: int = 42,
-                             suite: Any = None) -> list[dict[str, Any]]:
+def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Any = None,
+                             rule: Any = None) -> list[dict[str, Any]]:
     """The simulation-check rows for the simulated agents in the workspace (stored in meta)."""
     from agentprop.analysis.stages import stage_table
     from agentprop.sim import PROFILES
@@ -166,7 +175,8 @@ def compute_simulation_check(ws: Workspace, *, seed: int = 42,
     # streamed, and only the profiles' own traces: the check reads no others
     tasks = workspace_suite(ws, suite)
     stages = stage_table(ws.iter_traces(arm="", model=list(truth)), verdicts, tasks=tasks,
-                         vocabulary=suite_vocabulary(tasks))
+                         vocabulary=None if rule is not None else suite_vocabulary(tasks),
+                         rule=rule)
     table = simulation_check(stages, truth, seed=seed)
     rows: list[dict[str, Any]] = [
         {str(k): (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
@@ -283,7 +293,8 @@ def run_experiment(
                 say(f"[5/6] label sample: {s.n} traces over {len(s.strata)} strata")
             else:
                 say("[5/6] label sample: kept the existing sample")
-        rows = compute_simulation_check(ws, suite=suite)
+        rule = fabrication_rule(ws, suite)  # shared: each answer is read once
+        rows = compute_simulation_check(ws, suite=suite, rule=rule)
         if rows:
             summary["simulation_check_covered"] = sum(r["covered"] for r in rows)
             summary["simulation_check_total"] = len(rows)
@@ -293,7 +304,7 @@ def run_experiment(
         if cfg.report:
             t0 = time.perf_counter()
             say("[6/6] analysis and report")
-            report = report_workspace(ws, resamples=resamples, suite=suite)
+            report = report_workspace(ws, resamples=resamples, suite=suite, rule=rule)
             timed("report", t0)
         summary["traces"] = ws.count_traces()
         return ExperimentResult(
