@@ -994,15 +994,17 @@ def _summary(asked: list[dict[str, Any]], contradicted: list[dict[str, Any]],
 
 
 def answer_claims(task: Task, answer: str, *, vocabulary: Vocabulary | None = None,
-                  ) -> list[tuple[Fact, Any]]:
+                  keys: Iterable[str] | None = None) -> list[tuple[Fact, Any]]:
     """(fact, the value the answer gives it) for every graded fact, asked or context, the
     answer commits to under this judge's entity binding: a fact it states (its true value)
-    or one a value of the answer contradicts (the value found). The `fabricated`
-    indicator (agentprop.analysis.fabrication) reads answers through this."""
+    or one a value of the answer contradicts (the value found); `keys` limits it to those
+    facts. The `fabricated` indicator (agentprop.analysis.fabrication) reads answers
+    through this."""
     ctx = _context(task, answer, vocabulary)
-    by_key = {f.key: f for f in task.expected_facts}
+    wanted = None if keys is None else set(keys)
+    by_key = {f.key: f for f in task.expected_facts if wanted is None or f.key in wanted}
     out: list[tuple[Fact, Any]] = []
-    for f in task.expected_facts:
+    for f in by_key.values():
         status, found = _status(ctx, f, [])
         if status == "stated":
             out.append((f, f.value))
