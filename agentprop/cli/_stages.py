@@ -13,7 +13,7 @@ from agentprop.cli._common import console, fail, open_workspace, print_json, use
 DEFAULT_JUDGE = "facts"
 _SHOWN = (
     ("p_S1", "p_S1"), ("p_S2", "p_S2"), ("r_12", "r_12"), ("corrected", "corrected"),
-    ("noticed", "noticed"), ("no_tool", "no-tool"),
+    ("noticed", "noticed"), ("no_tool", "no-tool"), ("fabricated", "fabricated"),
 )
 _JUDGED = (("r_23", "r_23"), ("recovered", "recovered"))
 
@@ -51,8 +51,8 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(42, "--seed", min=0, help="Bootstrap seed."),
     ) -> None:
         """Stage counts and propagation rates (p_S1, p_S2, r_12, r_23, correction, noticed,
-        recovered, no-tool share) per model and condition, with 95 % bootstrap CIs clustered
-        by task."""
+        recovered, no-tool share, fabricated) per model and condition, with 95 % bootstrap
+        CIs clustered by task."""
         from agentprop.analysis.stages import propagation_rates, stage_table
 
         ws = open_workspace(workspace)
