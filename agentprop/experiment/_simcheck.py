@@ -102,8 +102,10 @@ def simulation_check(
             r = hit.iloc[0]
             est, lo, hi = float(r[col]), float(r[f"{col}_lo"]), float(r[f"{col}_hi"])
             n = int(r[f"{col}_n"])
-            if n == 0:
-                continue  # nothing to estimate it on (e.g. a profile that never calls tools)
+            if n == 0 and cond != condition:
+                # a fault/output check with nothing to estimate it on (a profile that
+                # rarely calls tools); a P2 check stays, undefined and not covered
+                continue
             true = float(truth[true_key])
             covered = bool(lo - 1e-9 <= true <= hi + 1e-9) if pd.notna(est) else False
             note = NOTES[part] + ("" if cond == condition else
