@@ -4,10 +4,14 @@ The agent loop calls, in order, for every hook in its chain:
 - `on_model_output` after each model response (may return a message to append, e.g. a
   warning; the loop then gives the model another turn instead of accepting an answer);
 - `before_tool_call` before a proposed call executes (may return a `CallRewrite`: the
-  arguments to execute and the arguments to keep in the agent's history); when the
-  executed arguments differ from the proposed ones, the loop also runs the proposed call
-  on a copy of the environment and stores that counterfactual observation;
-- `after_tool_result` after each observation;
+  arguments to execute and the arguments to keep in the agent's history, or an
+  `observation` that replaces the call: the tool does not run, e.g. a timeout); when the
+  executed arguments differ from the proposed ones, or the call was replaced, the loop
+  also runs the proposed call on a copy of the environment and stores that counterfactual
+  observation;
+- `rewrite_observation` after the tool ran (may return another observation for the agent
+  to see, e.g. a stale or truncated result; the true one is then the counterfactual);
+- `after_tool_result` after each observation (the one the agent sees);
 - `before_final` before a final answer is accepted (may return a `FinalEvent` that replaces
   it, e.g. an abstention);
 - `on_episode_end` once, last (e.g. to record that the injector never saw a tool call).
@@ -37,10 +41,13 @@ class EpisodeContext:
 
 @dataclass
 class CallRewrite:
-    """What to execute, and what the agent's history should say it called."""
+    """What to execute, and what the agent's history should say it called. With
+    `observation` set the call is not executed at all: the agent sees that observation
+    (a tool failure) and the proposed call's true result becomes the counterfactual."""
 
     executed: ToolCall
     history: ToolCall
+    observation: Observation | None = None
 
 
 @dataclass
@@ -53,6 +60,11 @@ class AgentHooks:
         return None
 
     def before_tool_call(self, ctx: EpisodeContext, call: ToolCall) -> CallRewrite | None:
+        return None
+
+    def rewrite_observation(
+        self, ctx: EpisodeContext, call: ToolCall, observation: Observation
+    ) -> Observation | None:
         return None
 
     def after_tool_result(

@@ -255,16 +255,29 @@ def execute_call(
     observation). The one boundary shared by the native loop and external agents (MCP)."""
     ctx.events.append(ToolCallEvent(step=ctx.step, call=proposed))
     executed = history = proposed
+    replaced: Observation | None = None
     for h in hooks:
         rewrite: CallRewrite | None = h.before_tool_call(ctx, executed)
         if rewrite is not None:
             executed = _with_id(rewrite.executed, proposed.id)
             history = _with_id(rewrite.history, proposed.id)
+            if rewrite.observation is not None:
+                replaced = rewrite.observation
     counterfactual = None
-    if not _same_call(executed, proposed):
-        # Before the real call: a mutating tool must see the state the agent's call saw.
+    if replaced is not None:  # the call failed: it never reached the environment
         counterfactual = ctx.env.copy().call(proposed.name, proposed.arguments)
-    observation = ctx.env.call(executed.name, executed.arguments)
+        observation = replaced
+    else:
+        if not _same_call(executed, proposed):
+            # Before the real call: a mutating tool must see the state the agent's call saw.
+            counterfactual = ctx.env.copy().call(proposed.name, proposed.arguments)
+        observation = ctx.env.call(executed.name, executed.arguments)
+        for h in hooks:
+            seen = h.rewrite_observation(ctx, executed, observation)
+            if seen is not None:
+                if counterfactual is None:
+                    counterfactual = observation
+                observation = seen
     ctx.events.append(
         ToolResultEvent(
             step=ctx.step,

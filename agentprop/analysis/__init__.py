@@ -24,6 +24,7 @@ from agentprop.analysis._judges import (
 )
 from agentprop.analysis._propagation import (
     baseline_vs_p2,
+    fault_class_table,
     injected_traces,
     propagation_by_type,
     propagation_table,
@@ -93,6 +94,7 @@ __all__ = [
     "cohens_h",
     "conditional_ci",
     "cross_domain",
+    "fault_class_table",
     "group_rng",
     "human_consensus",
     "injected_traces",

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from agentprop.analysis._calibration import Calibrator, stratum_note
-from agentprop.analysis._interceptor import interceptor_ab, sweep_table
+from agentprop.analysis._interceptor import interceptor_ab, interceptor_layers, sweep_table
 from agentprop.analysis._judges import (
     calibration_pairs,
     calibration_table,
@@ -18,6 +18,7 @@ from agentprop.analysis._judges import (
 )
 from agentprop.analysis._propagation import (
     baseline_vs_p2,
+    fault_class_table,
     injected_traces,
     propagation_by_type,
     propagation_table,
@@ -29,8 +30,9 @@ from agentprop.analysis._stats import N_RESAMPLES, SEED
 from agentprop.analysis.frames import AnalysisInput
 
 SECTIONS = (
-    "propagation", "stopping", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
-    "interceptor", "interceptor_sweep", "judges", "calibration", "replication",
+    "propagation", "stopping", "propagation_by_type", "fault_classes", "rejection_recovery",
+    "baseline_vs_p2", "interceptor", "interceptor_sweep", "interceptor_layers", "judges",
+    "calibration", "replication",
 )
 FACTS = "facts"
 
@@ -74,12 +76,15 @@ def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
         "stopping": stopping_table(st, conditions=conditions, n_resamples=n_resamples,
                                    seed=seed),
         "propagation_by_type": propagation_by_type(st, n_resamples=n_resamples, seed=seed),
+        "fault_classes": fault_class_table(st, n_resamples=n_resamples, seed=seed),
         "rejection_recovery": rejection_recovery(prop, n_resamples=n_resamples, seed=seed),
         "baseline_vs_p2": baseline_vs_p2(st, conditions=conditions, n_resamples=n_resamples,
                                          seed=seed),
         "interceptor": interceptor_ab(st, n_resamples=n_resamples, seed=seed,
                                       evaluations=inp.meta.get("interceptor_evaluations")),
         "interceptor_sweep": sweep_table(inp.sweep),
+        "interceptor_layers": interceptor_layers(inp.layer_hits, n_resamples=n_resamples,
+                                                 seed=seed),
         "judges": judge_agreement(inp.verdicts, inp.labels, members=inp.members,
                                   reference=reference, tasks=task_map(st),
                                   n_resamples=n_resamples, seed=seed),

@@ -25,6 +25,7 @@ from agentprop.analysis._stats import (
     cohens_h,
     group_rng,
     mcnemar_test,
+    proportion_ci,
     two_proportion_z,
 )
 from agentprop.analysis._tidy import frame, row
@@ -204,3 +205,28 @@ def sweep_table(sweep: pd.DataFrame | None) -> pd.DataFrame:
         f1_of = {x["key"]: x["value"] for x in rows if x["metric"] == "f1"}
         rows.append(row({"config": ""}, "", "best_f1", f1_of.get(pick, best[0]), 0, note=pick))
     return frame(rows, cols)
+
+
+def interceptor_layers(hits: pd.DataFrame | None, *, n_resamples: int = N_RESAMPLES,
+                       seed: int = SEED) -> pd.DataFrame:
+    """Which interceptor layer catches which fault class (key: the condition): the share
+    of applied corruptions on which L1, L2, L3 or any layer fires, and `caught_wrong` =
+    the share of wrong answers any layer catches; CIs resample tasks. `hits` is
+    `agentprop.intercept.layer_hits` (an offline replay of stored traces)."""
+    rows: list[dict[str, Any]] = []
+    if hits is None or hits.empty:
+        return frame(rows, ["condition"])
+    for cond, g in hits.groupby("condition", sort=True):
+        keys = {"condition": cond}
+        tasks = g["task_id"].astype(str).to_numpy()
+        cols = {k: g[k].astype(bool).to_numpy() for k in ("L1", "L2", "L3")}
+        cols["any"] = cols["L1"] | cols["L2"] | cols["L3"]
+        for metric, x in cols.items():
+            rows.append(row(keys, str(cond), metric, proportion_ci(
+                x.astype(float), clusters=tasks, n_resamples=n_resamples,
+                rng=group_rng(seed, str(cond), metric))))
+        wrong = g["wrong"].astype("boolean").fillna(False).to_numpy(dtype=bool)
+        rows.append(row(keys, str(cond), "caught_wrong", proportion_ci(
+            cols["any"][wrong].astype(float), clusters=tasks[wrong],
+            n_resamples=n_resamples, rng=group_rng(seed, str(cond), "caught_wrong"))))
+    return frame(rows, ["condition"])

@@ -229,6 +229,21 @@ def propagation_by_type(
     return frame(rows, by)
 
 
+def fault_class_table(
+    stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES, seed: int = SEED
+) -> pd.DataFrame:
+    """Every injected condition side by side, per (model, condition); key "MODEL|COND":
+    P2 at each call position and `p2:multi=K`, corrupted output (`out:*`) and tool
+    failures (`fault:*`), with their S2 reach, r_23, noticing, correction (a retry, after a
+    failure), abstention and `fabricated` (the headline under `fault:*`)."""
+    if stages.empty:
+        return frame([], ["model", "condition"])
+    d = stages[(stages["arm"].fillna("") == "") & (stages["condition"] != "baseline")]
+    by = ["model", "condition"]
+    rows = [] if d.empty else _table_rows(d, by, n_resamples, seed, None, "", False)
+    return frame(rows, by)
+
+
 def rejection_recovery(
     propagation: pd.DataFrame, *, by: str = "model", n_resamples: int = N_RESAMPLES,
     seed: int = SEED,

@@ -55,8 +55,10 @@ def primary_verdicts(verdicts: Iterable[VerdictLike], judge: str) -> dict[str, b
     return {tid: correct for tid, name, correct, _ in map(_row, verdicts) if name == judge}
 
 
-def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None]) -> pd.DataFrame:
+def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None], *,
+                tasks: Any = None, rule: Any = None) -> pd.DataFrame:
     """The stage table (agentprop.analysis.stages) plus each trace's final `answer`.
+    `tasks` (a suite) defines `fabricated` (see `stage_table`).
 
     Reads `traces` once, so a workspace's traces can be streamed rather than held in memory.
     """
@@ -69,7 +71,7 @@ def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None]) ->
             answers[t.id] = t.final_answer
             yield t
 
-    df = stage_table(tap(traces), verdicts)
+    df = stage_table(tap(traces), verdicts, tasks=tasks, rule=rule)
     if df.empty:
         df = pd.DataFrame(columns=list(STAGE_COLUMNS))
     df = df.copy()
@@ -88,6 +90,7 @@ class AnalysisInput:
     primary_judge: str = DEFAULT_PRIMARY
     sweep: pd.DataFrame | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    layer_hits: pd.DataFrame | None = None  # agentprop.intercept.layer_hits, per trace
 
 
 def build_input(
@@ -98,15 +101,20 @@ def build_input(
     primary_judge: str = DEFAULT_PRIMARY,
     sweep: pd.DataFrame | None = None,
     meta: Mapping[str, Any] | None = None,
+    tasks: Any = None,
+    layer_hits: pd.DataFrame | None = None,
+    rule: Any = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
     `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
     return AnalysisInput(
-        stages=stage_frame(traces, primary_verdicts(verdicts, primary_judge)),
+        stages=stage_frame(traces, primary_verdicts(verdicts, primary_judge), tasks=tasks,
+                           rule=rule),
         verdicts=verdict_frame(verdicts),
         members=members_frame(verdicts),
         labels=label_frame(labels),
         primary_judge=primary_judge,
         sweep=sweep,
         meta=dict(meta or {}),
+        layer_hits=layer_hits,
     )

@@ -8,7 +8,8 @@ noticing gives the trace its kind:
 
 - ``requery``: a later call of the same tool that re-issues the proposed call (an argument
   the runtime changed has its proposed value again, every other argument agrees: the
-  `corrected` rule), or, after an error observation, changes the argument the
+  `corrected` rule; after a corrupted observation or a failed call, `out:*`/`fault:*`,
+  the identical call), or, after an error observation, changes the argument the
   error names and no other (any argument when the error names none); or a same-tool call
   whose text says it retries (`RETRY`) or names a problem (`PROBLEM`) without saying it
   carries on regardless (`CONTINUE`).
@@ -352,12 +353,13 @@ class _Reference:
     proposed: dict[str, Any]
     error: bool
     error_param: str | None
+    observation_level: bool = False  # out:*/fault:*: the call was right, what it saw was not
 
 
 def _structural_requery(args: dict[str, Any], ref: _Reference) -> bool:
     """A same-tool call that redoes the reference call (see the module docstring)."""
     if _norm(args) == _norm(ref.executed):
-        return False
+        return ref.observation_level  # re-issuing a right call is a retry only then
     changed = [k for k, v in ref.proposed.items()
                if k not in ref.executed or _norm(v) != _norm(ref.executed[k])]
     if any(restores(args, ref.proposed, k) for k in changed):
@@ -391,7 +393,8 @@ def _reference(trace: Trace, injection: InjectionEvent | None,
         return None
     at, r = hit
     return _Reference(at, r.name, r.arguments, proposed if proposed is not None else r.arguments,
-                      *_error_of(r.observation))
+                      *_error_of(r.observation),
+                      observation_level=injection.protocol in ("out", "fault"))
 
 
 def _error_of(obs: Any) -> tuple[bool, str | None]:

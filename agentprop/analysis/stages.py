@@ -26,6 +26,17 @@ Per trace (`stage_table`):
   or unscored). Computed for every trace, baseline included.
 - `recovered`: S2 and the answer is right (not S3); <NA> without S2 or when unjudged.
 - `stopped_at`: where the error stopped (`agentprop.analysis.outcomes`); None for baseline.
+- `n_injected`: how many corruptions were applied (`p2:multi=K` places up to K; the stages
+  follow the first).
+- `fabricated`: the answer states a graded fact no observation supports
+  (`agentprop.judges.FabricationRule`, passed in as `rule`); <NA> without a rule and a
+  task lookup, or when the task has no checkable fact.
+
+Corrupted output (`out:*`) and failed calls (`fault:*`) leave the arguments alone: there
+`S1` means the corrupted observation reached the agent (the call executed), `S2` that
+what it saw differs from the true result (the counterfactual), and `corrected` that a
+later call re-issued the same call (for a failure: a retry). So r_12 is 1 by
+construction for them; their measurements are S2 onwards.
 
 Baseline traces (no `injection` event) get opportunity/S1/S2/corrected False and
 `error_type` None; `no_tool_call`, `S3` and `abstained` are computed as for any trace.
@@ -39,7 +50,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -50,6 +61,7 @@ from agentprop.analysis.outcomes import stopped_at
 from agentprop.core import (
     FinalEvent,
     InjectionEvent,
+    Task,
     ToolCallEvent,
     ToolResultEvent,
     Trace,
@@ -60,10 +72,12 @@ STAGE_COLUMNS: tuple[str, ...] = (
     "error_type", "target_param", "seed", "arm", "status", "simulated", "opportunity",
     "no_tool_call",
     "S1", "S2", "corrected", "noticed", "noticed_kind", "S3", "recovered", "stopped_at",
-    "abstained", "error",
+    "abstained", "error", "n_injected", "fabricated",
 )
 _NULLABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3",
-             "recovered")
+             "recovered", "fabricated")
+OBSERVATION_LEVEL = frozenset({"out", "fault"})
+"""Injection protocols that corrupt what the agent sees, not what it calls."""
 _OVERRIDABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected")
 
 
@@ -79,12 +93,14 @@ def _error_type(condition: str, injection: InjectionEvent | None) -> str | None:
     if injection is not None and injection.error_type:
         return injection.error_type
     prefix, sep, kind = condition.partition(":")
-    return kind if sep and prefix == "p2" and kind else None
+    return kind.partition("@")[0] if sep and prefix in ("p2", "out", "fault") and kind \
+        else None
 
 
 def _stages(trace: Trace) -> dict[str, Any]:
     """Event-derived stage values of one trace (single pass over its events)."""
     injection: InjectionEvent | None = None
+    n_injected = 0
     calls: list[tuple[int, ToolCallEvent]] = []
     results: list[tuple[int, ToolResultEvent]] = []
     final: FinalEvent | None = None
@@ -94,7 +110,10 @@ def _stages(trace: Trace) -> dict[str, Any]:
         elif isinstance(ev, ToolResultEvent):
             results.append((i, ev))
         elif isinstance(ev, InjectionEvent):
-            if injection is None and ev.protocol == "p2":
+            if ev.status == "applied":
+                n_injected += 1
+            # the target is the first applied corruption (else the not-applied record)
+            if injection is None or (injection.status != "applied" and ev.status == "applied"):
                 injection = ev
         elif isinstance(ev, FinalEvent):
             final = ev
@@ -110,6 +129,7 @@ def _stages(trace: Trace) -> dict[str, Any]:
         "noticed": None,
         "noticed_kind": None,
         "target_param": None,
+        "n_injected": n_injected,
     }
     if injection is None:
         _set_noticing(out, trace, None, None)
@@ -126,6 +146,9 @@ def _stages(trace: Trace) -> dict[str, Any]:
     if target is None:  # applied but never executed (e.g. episode cut short)
         return out
     at, result = target
+    if injection.protocol in OBSERVATION_LEVEL:
+        _observation_stages(out, trace, injection, result, at, calls)
+        return out
     proposed = next(
         (c.call.arguments for _, c in calls if cid and c.call.id == cid),
         None,
@@ -153,6 +176,36 @@ def _stages(trace: Trace) -> dict[str, Any]:
     return out
 
 
+def _observation_stages(out: dict[str, Any], trace: Trace, injection: InjectionEvent,
+                        result: ToolResultEvent, at: int,
+                        calls: list[tuple[int, ToolCallEvent]]) -> None:
+    """Stages of an observation-level corruption (see the module docstring)."""
+    _set_noticing(out, trace, injection, result.arguments)
+    out["S1"] = True
+    if result.counterfactual is None:
+        out["S2"] = out["corrected"] = None
+        return
+    s2 = _differs(result.observation, result.counterfactual)
+    out["S2"] = s2
+    if s2:
+        same = _norm(result.arguments)
+        out["corrected"] = any(i > at and c.call.name == result.name
+                               and _norm(c.call.arguments) == same for i, c in calls)
+
+
+class TaskLookup(Protocol):
+    """Where tasks come from (a `Suite`, or any object with `get`)."""
+
+    def get(self, task_id: str) -> Task | None: ...
+
+
+class FabricationCheck(Protocol):
+    """Whether a trace's answer states a graded fact no observation supports (None when
+    its task has no checkable fact): `agentprop.judges.FabricationRule`."""
+
+    def __call__(self, trace: Trace, task: Task) -> bool | None: ...
+
+
 def _set_noticing(out: dict[str, Any], trace: Trace, injection: InjectionEvent | None,
                   proposed: dict[str, Any] | None) -> None:
     n = notice(trace, injection, proposed)
@@ -160,12 +213,16 @@ def _set_noticing(out: dict[str, Any], trace: Trace, injection: InjectionEvent |
 
 
 def stage_table(
-    traces: Iterable[Trace], verdicts: Mapping[str, bool | None] | None = None
+    traces: Iterable[Trace], verdicts: Mapping[str, bool | None] | None = None,
+    *, tasks: TaskLookup | None = None, rule: FabricationCheck | None = None,
 ) -> pd.DataFrame:
     """One row per trace with the columns in `STAGE_COLUMNS` (see the module docstring).
 
     `verdicts` maps trace id → the primary judge's `correct` (True correct, False wrong,
-    None unscored); a trace missing from it has S3 <NA>.
+    None unscored); a trace missing from it has S3 <NA>. `fabricated` is `rule(trace,
+    task)` for the trace's task in `tasks` (a suite); without both it is <NA>. The rule is
+    `agentprop.judges.FabricationRule` (analysis reads no answers itself); share one
+    between tables of the same workspace, since it caches each answer's reading.
     """
     verdicts = verdicts or {}
     rows: list[dict[str, Any]] = []
@@ -177,6 +234,8 @@ def stage_table(
                 if key in release:
                     row[key] = None if release[key] is None else bool(release[key])
         correct = verdicts.get(t.id)
+        task = tasks.get(t.task_id) if tasks is not None else None
+        row["fabricated"] = rule(t, task) if rule is not None and task is not None else None
         row.update(
             trace_id=t.id, run_id=t.run_id, model=t.model, task_id=t.task_id,
             domain=t.domain, split=t.split, difficulty=t.difficulty, condition=t.condition,
@@ -190,6 +249,7 @@ def stage_table(
     for col in ("simulated", "abstained", "error"):
         df[col] = df[col].astype(bool)
     df["seed"] = df["seed"].astype("int64")
+    df["n_injected"] = df["n_injected"].fillna(0).astype("int64")
     df["error_type"] = df["error_type"].astype(object)
     return with_outcomes(df)
 
@@ -223,6 +283,8 @@ RATES: tuple[tuple[str, str, str | None], ...] = (
     ("noticed_share", "noticed", None),
     *((f"noticed_{k}", f"noticed_{k}", "S2") for k in KINDS),
     ("recovered", "recovered", "S2"),
+    ("fabricated", "fabricated", None),
+    ("fabricated_given_S2", "fabricated", "S2"),
 )
 """The propagation rates: P(event | condition). `noticed_<kind>` is P(the first sign of
 noticing is of that kind | S2)."""
@@ -260,9 +322,10 @@ def propagation_rates(
     `noticed_share` = P(noticed) where defined (the false-alarm rate on baseline rows),
     `p_S3` = P(S3) over judged traces, `p_S1_given_tool_call` = P(S1 | opportunity and the
     agent called a tool),
-    `recovered` = P(answer right | S2) = 1 − r_23. p_S1 and p_S2 are conditional on an
-    opportunity so that traces without a tool call are never counted as "rejected"
-    (paper-compatible rejection = 1 − p_S1, recovery = 1 − r_23).
+    `recovered` = P(answer right | S2) = 1 − r_23, `fabricated` = P(fabricated) over
+    the traces where it is defined, `fabricated_given_S2` = P(fabricated | S2). p_S1 and
+    p_S2 are conditional on an opportunity so that traces without a tool call are never
+    counted as "rejected" (paper-compatible rejection = 1 − p_S1, recovery = 1 − r_23).
 
     Columns: the `by` columns, `n` (non-error traces), `n_error` (error traces, excluded
     from every rate), `n_opportunity`, `n_S1`, `n_S2`, `n_tasks`, then for each rate `X`:
@@ -312,8 +375,10 @@ def _rate_columns() -> list[str]:
 
 
 def _group_rates(g: pd.DataFrame, rs: Resampler, alpha: float) -> dict[str, Any]:
-    cols = {c: _as_float(g[c]) for c in {e for _, e, _ in RATES} | {c for _, _, c in RATES}
-            if c is not None and c in g and not c.startswith("noticed_")}
+    # a column a frame lacks (e.g. `fabricated` in an older stage table) is unknown: NaN
+    cols = {c: _as_float(g[c]) if c in g else np.full(len(g), np.nan)
+            for c in {e for _, e, _ in RATES} | {c for _, _, c in RATES}
+            if c is not None and c != "tool_opportunity" and not c.startswith("noticed_")}
     cols.update(kind_columns(g))
     no_tool = _as_float(g["no_tool_call"])
     cols["tool_opportunity"] = np.where(np.isnan(no_tool), 1.0, 1 - no_tool) * cols["opportunity"]

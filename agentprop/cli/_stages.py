@@ -12,7 +12,7 @@ from agentprop.cli._common import console, fail, open_workspace, print_json, use
 
 _SHOWN = (
     ("p_S1", "p_S1"), ("p_S2", "p_S2"), ("r_12", "r_12"), ("corrected", "corrected"),
-    ("noticed", "noticed"), ("no_tool", "no-tool"),
+    ("noticed", "noticed"), ("no_tool", "no-tool"), ("fabricated", "fabricated"),
 )
 _JUDGED = (("r_23", "r_23"), ("recovered", "recovered"))
 
@@ -50,8 +50,8 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(42, "--seed", min=0, help="Bootstrap seed."),
     ) -> None:
         """Stage counts and propagation rates (p_S1, p_S2, r_12, r_23, correction, noticed,
-        recovered, no-tool share) per model and condition, with 95 % bootstrap CIs clustered
-        by task."""
+        recovered, no-tool share, fabricated) per model and condition, with 95 % bootstrap
+        CIs clustered by task."""
         from agentprop.analysis.stages import propagation_rates, stage_table
 
         ws = open_workspace(workspace)
@@ -62,7 +62,11 @@ def register(app: typer.Typer) -> None:
                 known = ", ".join(ws.judges()) or "none"
                 fail(f"no verdicts by judge {judge!r} in {workspace} (judges with verdicts: "
                      f"{known}); run `agentprop judge` first")
-            df = stage_table(ws.iter_traces(), verdicts)
+            from agentprop.experiment._execute import fabrication_rule, workspace_suite
+
+            tasks = workspace_suite(ws)
+            df = stage_table(ws.iter_traces(), verdicts, tasks=tasks,
+                             rule=fabrication_rule(ws))
             imported = bool(ws.meta().imported)
         finally:
             ws.close()

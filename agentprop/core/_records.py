@@ -94,3 +94,7 @@ class WorkspaceMeta(BaseModel):
     whether the CI covers it (experiment/_simcheck.py)."""
     experiment: dict[str, Any] | None = None
     """The experiment configuration that produced the workspace (`ExperimentConfig`)."""
+    interceptor_layers: list[dict[str, Any]] | None = None
+    """Per injected trace, which interceptor layer (L1-L3) fires when the chosen
+    configuration is replayed offline: the report's "which layer catches which fault
+    class" (experiment/_execute.py::store_layer_hits)."""

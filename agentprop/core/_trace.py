@@ -87,6 +87,11 @@ InjectionStatus = Literal["applied", "no_tool_call", "no_target_param"]
 
 
 class InjectionEvent(BaseModel):
+    """What an injector did to one episode. `protocol` is the condition family (`p2`,
+    `out`, `fault`); `call_index` the 1-based ordinal of the corrupted call among the
+    episode's tool calls; for `out`, `param` is the path of the corrupted observation
+    field."""
+
     type: Literal["injection"] = "injection"
     """Discriminator of the event union."""
     step: int = 0
@@ -113,14 +118,17 @@ class InjectionEvent(BaseModel):
     in_history: bool = True
     """True when the model's own history shows the corrupted call (the default); False when it sees
     the call it proposed."""
+    call_index: int | None = None
+    """1-based ordinal of the corrupted call among the episode's tool calls."""
 
 
 class ToolResultEvent(BaseModel):
     """A tool's observation for the arguments that were actually executed.
 
-    `counterfactual` is the observation the proposed (uncorrupted) arguments would have
-    produced, computed on a copy of the episode state; None when no injection touched
-    this call.
+    `observation` is what the agent saw. `counterfactual` is the true observation of the
+    proposed (uncorrupted) call, computed on a copy of the episode state (or, for a
+    corrupted observation, the tool's real result); None when no injection touched this
+    call.
     """
 
     type: Literal["tool_result"] = "tool_result"

@@ -4,6 +4,7 @@ from functools import cache
 
 from agentprop.domains._base import (
     DOMAINS,
+    TRANSIENT_ERRORS,
     Domain,
     DomainError,
     Environment,
@@ -11,6 +12,7 @@ from agentprop.domains._base import (
     Tool,
     error_observation,
     is_error,
+    is_failure,
 )
 
 
@@ -36,6 +38,7 @@ def _load_builtin() -> None:
 
 __all__ = [
     "DOMAINS",
+    "TRANSIENT_ERRORS",
     "Domain",
     "DomainError",
     "Environment",
@@ -45,4 +48,5 @@ __all__ = [
     "error_observation",
     "get_domain",
     "is_error",
+    "is_failure",
 ]

@@ -40,6 +40,18 @@ def is_error(observation: Observation) -> bool:
     return isinstance(observation, dict) and isinstance(observation.get("error"), dict)
 
 
+TRANSIENT_ERRORS: tuple[str, ...] = ("timeout", "server_error", "rate_limited")
+"""Error types of a failed call (the tool never answered), as opposed to the domain's own
+errors (validation, not_found...): a retry of the same call can succeed."""
+
+
+def is_failure(observation: Observation) -> bool:
+    """A failed call as an agent sees it: a transient error, or an empty result (`{}`)."""
+    if observation == {}:
+        return True
+    return is_error(observation) and observation["error"].get("type") in TRANSIENT_ERRORS
+
+
 def _param_of(err: ValidationError, args: dict[str, Any]) -> str | None:
     if err.path:
         return str(err.path[0])

@@ -13,9 +13,6 @@ from agentprop.experiment._plan import build_plan
 from agentprop.experiment._simcheck import simulation_check
 from agentprop.store import Workspace
 
-META_EXPERIMENT = "experiment"
-META_SIMCHECK = "simulation_check"
-
 Say = Callable[[str], None]
 
 
@@ -50,12 +47,62 @@ def _models(
     return out
 
 
-def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42) -> Path:
+def workspace_suite(ws: Workspace, suite: Any = None) -> Any:
+    """The suite the workspace's runs used (the given one or the built-in default), or None
+    when their checksum says it was another: `fabricated` is then left undefined rather
+    than read against the wrong tasks."""
+    from agentprop.suite import SuiteError, load_suite
+
+    used = {r.suite_checksum for r in ws.runs() if r.suite_checksum}
+    if suite is None:
+        try:
+            suite = load_suite()
+        except SuiteError:
+            return None
+    return suite if not used or suite.checksum in used else None
+
+
+def suite_vocabulary(suite: Any) -> Any:
+    from agentprop.judges import query_vocabulary
+
+    return query_vocabulary(suite.tasks) if suite is not None else None
+
+
+def _rule_for(tasks: Any) -> Any:
+    """A fresh `FabricationRule` for a suite (None without one: `fabricated` is <NA>)."""
+    from agentprop.judges import FabricationRule
+
+    return FabricationRule(suite_vocabulary(tasks)) if tasks is not None else None
+
+
+def fabrication_rule(ws: Workspace, suite: Any = None) -> Any:
+    """One `FabricationRule` for a workspace's analyses (None when its suite is unknown)."""
+    return _rule_for(workspace_suite(ws, suite))
+
+
+def store_layer_hits(ws: Workspace, config: Any, *, judge: str | None = None,
+                     suite: Any = None) -> int:
+    """Replay the chosen interceptor configuration over every injected un-intercepted
+    trace (no model calls) and store which layer fires on each (meta
+    `interceptor_layers`): the report's "which layer catches which fault class"."""
+    from agentprop.intercept._sweep import layer_hits
+
+    name = judge or ws.primary_judge()
+    verdicts = {tid: correct for tid, _, correct, _ in ws.verdict_rows(name)}
+    tasks = {t.id: t for t in suite.tasks} if suite is not None else None
+    hits = layer_hits(ws.iter_traces(arm=["", "control"]), config, verdicts=verdicts,
+                      tasks=tasks)
+    ws.update_meta(interceptor_layers=hits.to_dict("records"))
+    return len(hits)
+
+
+def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
+                     suite: Any = None, rule: Any = None) -> Path:
     """Analyse a workspace and write its report folder; the path of index.html."""
     from agentprop.analysis import analyze
     from agentprop.report import build_report
 
-    inp = load_analysis_input(ws)
+    inp = load_analysis_input(ws, suite, rule=rule)
     runs = [r.model_dump(mode="json") for r in ws.runs()]
     result = analyze(inp, n_resamples=resamples, seed=seed)
     return build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
@@ -70,7 +117,7 @@ def example_rationales(ws: Workspace, inp: Any) -> dict[str, str]:
     return ws.rationales(str(inp.primary_judge), ids)
 
 
-def load_analysis_input(ws: Workspace) -> Any:
+def load_analysis_input(ws: Workspace, suite: Any = None, *, rule: Any = None) -> Any:
     """The analysis input from a workspace: traces, verdicts, labels, primary judge, sweep,
     and the simulation check when the study ran simulated agents. Traces are streamed and
     verdicts read as light rows, so memory does not grow with their payloads."""
@@ -79,53 +126,61 @@ def load_analysis_input(ws: Workspace) -> Any:
     from agentprop.analysis import build_input
     from agentprop.intercept._workflow import evaluation_configs
 
+    stored = ws.meta()
     meta: dict[str, Any] = {"interceptor_evaluations": evaluation_configs(ws)}
-    if ws.get_meta("imported"):
-        meta["imported"] = ws.get_meta("imported")
-    simcheck = ws.get_meta(META_SIMCHECK)
-    if simcheck:
-        meta["simulation_check"] = simcheck
-    sweep_rows = ws.get_meta("interceptor_sweep")
+    if stored.imported:
+        meta["imported"] = stored.imported
+    if stored.simulation_check:
+        meta["simulation_check"] = stored.simulation_check
+    sweep_rows = stored.interceptor_sweep
+    layer_rows = stored.interceptor_layers
     from agentprop.judges._validity import load_validity
 
     validity = load_validity()
     if validity:
         meta["judge_validity"] = validity  # measured on the labelled validation set
+    tasks = workspace_suite(ws, suite)
     return build_input(
         ws.iter_traces(),
         ws.verdict_rows(),
         ws.labels(),
-        primary_judge=ws.get_meta("primary_judge") or "facts",
+        primary_judge=ws.primary_judge(),
         sweep=pd.DataFrame(sweep_rows) if sweep_rows else None,
         meta=meta,
+        tasks=tasks,
+        rule=rule if rule is not None else _rule_for(tasks),
+        layer_hits=pd.DataFrame(layer_rows) if layer_rows else None,
     )
 
 
-def compute_simulation_check(ws: Workspace, *, seed: int = 42) -> list[dict[str, Any]]:
+def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Any = None,
+                             rule: Any = None) -> list[dict[str, Any]]:
     """The simulation-check rows for the simulated agents in the workspace (stored in meta)."""
     from agentprop.analysis.stages import stage_table
     from agentprop.sim import PROFILES
 
-    primary = ws.get_meta("primary_judge") or "facts"
+    primary = ws.primary_judge()
     truth = {
         f"sim/{name}": p.true_rates()
         for name, p in PROFILES.items()
         if ws.count_traces(arm="", model=f"sim/{name}")
     }
     if not truth:
-        ws.set_meta(META_SIMCHECK, [])
+        ws.update_meta(simulation_check=[])
         return []
     verdicts = {tid: correct for tid, _, correct, _ in ws.verdict_rows(primary)}
     # streamed, and only the profiles' own traces: the check reads no others
-    table = simulation_check(stage_table(ws.iter_traces(arm="", model=list(truth)), verdicts),
-                             truth, seed=seed)
+    tasks = workspace_suite(ws, suite)
+    stages = stage_table(ws.iter_traces(arm="", model=list(truth)), verdicts, tasks=tasks,
+                         rule=rule if rule is not None else _rule_for(tasks))
+    table = simulation_check(stages, truth, seed=seed)
     rows: list[dict[str, Any]] = [
         {str(k): (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
         for r in table.to_dict("records")
     ]
     for r in rows:
         r["judge"] = primary
-    ws.set_meta(META_SIMCHECK, rows)
+    ws.update_meta(simulation_check=rows)
     return rows
 
 
@@ -157,7 +212,7 @@ def run_experiment(
     _models(cfg, None, suite, False)  # an unknown provider fails before anything is written
     ws = Workspace(workspace, create=True)
     try:
-        ws.set_meta(META_EXPERIMENT, cfg.model_dump(mode="json"))
+        ws.update_meta(experiment=cfg.model_dump(mode="json"))
         models = _models(cfg, ws, suite, use_cache)
 
         def judge_all() -> None:
@@ -195,6 +250,7 @@ def run_experiment(
             say(f"[3/6] interceptor sweep over {cfg.sweep.split} traces (no model calls)")
             outcome = run_sweep(ws, split=cfg.sweep.split, judge=cfg.primary_judge, suite=suite)
             summary["interceptor_config"] = outcome.best.label
+            store_layer_hits(ws, outcome.best, judge=cfg.primary_judge, suite=suite)
             timed("sweep", t0)
         if cfg.evaluate:
             t0 = time.perf_counter()
@@ -233,7 +289,8 @@ def run_experiment(
                 say(f"[5/6] label sample: {s.n} traces over {len(s.strata)} strata")
             else:
                 say("[5/6] label sample: kept the existing sample")
-        rows = compute_simulation_check(ws)
+        rule = fabrication_rule(ws, suite)  # shared: each answer is read once
+        rows = compute_simulation_check(ws, suite=suite, rule=rule)
         if rows:
             summary["simulation_check_covered"] = sum(r["covered"] for r in rows)
             summary["simulation_check_total"] = len(rows)
@@ -243,7 +300,7 @@ def run_experiment(
         if cfg.report:
             t0 = time.perf_counter()
             say("[6/6] analysis and report")
-            report = report_workspace(ws, resamples=resamples)
+            report = report_workspace(ws, resamples=resamples, suite=suite, rule=rule)
             timed("report", t0)
         summary["traces"] = ws.count_traces()
         return ExperimentResult(

@@ -1,21 +1,33 @@
-"""Injection protocol P2: corrupt one parameter of the agent's first eligible tool call.
+"""Fault injection: P2 (a wrong parameter in a chosen call, or several), corrupted tool
+output (`out:*`) and tool failures (`fault:*`).
 
-Conditions are `baseline` (no injection) and `p2:<error_type>` with the error types in
-`ERROR_TYPES`; `p2:all` expands to all four. `hooks_for(condition, unit, task)` returns
-the agent hook that applies a condition to one work unit. See docs/injection.md.
+`expand_conditions` validates and canonicalises condition names; `hooks_for(condition,
+unit, task)` returns the agent hook that applies a condition to one work unit. See
+docs/injection.md.
 """
 
 from agentprop.inject._conditions import (
     ALL,
     BASELINE,
+    FAMILIES,
+    Condition,
     UnknownConditionError,
     error_type_of,
     expand_conditions,
     hooks_for,
     is_injectable,
+    parse_condition,
     valid_conditions,
 )
-from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks
+from agentprop.inject._faults import FAULT_KINDS, FaultHooks, fault_observation
+from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position, eligible_plan_calls
+from agentprop.inject._multi import MultiInjectionHooks
+from agentprop.inject._output import (
+    OUTPUT_KINDS,
+    OutputCorruption,
+    OutputHooks,
+    corrupt_observation,
+)
 from agentprop.inject._protocols import (
     ERROR_TYPES,
     PROTOCOLS,
@@ -34,19 +46,32 @@ __all__ = [
     "ALL",
     "BASELINE",
     "ERROR_TYPES",
+    "FAMILIES",
+    "FAULT_KINDS",
+    "OUTPUT_KINDS",
     "PROTOCOLS",
     "PROTOCOL_NAME",
+    "Condition",
     "Corruption",
     "ErrorProtocol",
+    "FaultHooks",
     "InjectionError",
     "InjectionHooks",
+    "MultiInjectionHooks",
+    "OutputCorruption",
+    "OutputHooks",
+    "Position",
     "Protocol",
     "UnknownConditionError",
+    "corrupt_observation",
+    "eligible_plan_calls",
     "error_type_of",
     "expand_conditions",
+    "fault_observation",
     "get_protocol",
     "hooks_for",
     "is_injectable",
+    "parse_condition",
     "unit_rng",
     "valid_conditions",
 ]

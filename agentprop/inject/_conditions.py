@@ -1,21 +1,66 @@
-"""Run conditions: `baseline` (no injection) and `p2:<error_type>`; their hooks."""
+"""Run conditions: their names, how they parse, and the hook that applies one to a unit.
+
+- `baseline`: no injection.
+- `p2:<error_type>[@first|@last|@random|@n=K]`: P2, one wrong parameter in the chosen
+  eligible call (`@first`, the paper's, is the default and the canonical name drops it).
+- `p2:multi=K`: K parameters corrupted, in one call or across calls.
+- `out:<kind>`: the tool runs correctly, the agent sees a corrupted observation.
+- `fault:<kind>`: the call fails (a typed error) or returns an empty result.
+`p2:all`, `out:all` and `fault:all` expand to every kind of their family.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
 
+from agentprop.agent import AgentHooks
 from agentprop.core import Task, UnknownNameError, WorkUnit
 from agentprop.domains import get_domain
-from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks
+from agentprop.inject._faults import FAULT_KINDS, FaultHooks
+from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position
+from agentprop.inject._multi import MAX_MULTI, MultiInjectionHooks
+from agentprop.inject._output import OUTPUT_KINDS, OutputHooks
 from agentprop.inject._protocols import ERROR_TYPES, PROTOCOLS, get_protocol
 from agentprop.plugins import load_plugins
 
 BASELINE = "baseline"
 ALL = f"{PROTOCOL_NAME}:all"
+OUTPUT = "out"
+FAULT = "fault"
+Family = Literal["p2", "out", "fault"]
+FAMILIES: dict[str, tuple[str, ...]] = {
+    PROTOCOL_NAME: ERROR_TYPES, OUTPUT: OUTPUT_KINDS, FAULT: FAULT_KINDS,
+}
+POSITIONS = ("first", "last", "random")
+_AT_N = re.compile(r"^n=(\d+)$")
+_MULTI = re.compile(r"^multi=(\d+)$")
 
 
 class UnknownConditionError(UnknownNameError, ValueError):
-    """A condition name that is neither `baseline` nor `p2:<error_type>`; lists valid ones."""
+    """A condition name no family knows; the message lists the valid ones."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A parsed condition. `kind` is the error type, output kind or fault kind ("multi" for
+    `p2:multi=K`, with `k` set); `position` says which eligible call is corrupted."""
+
+    family: Family
+    kind: str
+    position: Position = "first"
+    k: int = 1
+
+    @property
+    def name(self) -> str:
+        """The canonical name (`@first` and `@n=1` are the default and are dropped)."""
+        if self.kind == "multi":
+            return f"{self.family}:multi={self.k}"
+        at = "" if self.position in ("first", 1) else (
+            f"@n={self.position}" if isinstance(self.position, int) else f"@{self.position}")
+        return f"{self.family}:{self.kind}{at}"
 
 
 def _error_types() -> list[str]:
@@ -25,59 +70,112 @@ def _error_types() -> list[str]:
     return [*ERROR_TYPES, *(t for t in PROTOCOLS.names() if t not in ERROR_TYPES)]
 
 
+def _kinds(family: str) -> tuple[str, ...]:
+    """The kinds a family accepts by name (p2: the paper's four and plugins' types)."""
+    return tuple(_error_types()) if family == PROTOCOL_NAME else FAMILIES[family]
+
+
 def valid_conditions() -> list[str]:
-    return [BASELINE, ALL, *(f"{PROTOCOL_NAME}:{t}" for t in _error_types())]
+    """Every condition name, with the position and multi forms as patterns."""
+    out = [BASELINE]
+    for family in FAMILIES:
+        out += [f"{family}:all", *(f"{family}:{k}" for k in _kinds(family))]
+        if family == PROTOCOL_NAME:
+            out += ["p2:<type>@first", "p2:<type>@last", "p2:<type>@random", "p2:<type>@n=K",
+                    f"p2:multi=K (K = 2..{MAX_MULTI})"]
+    return out
 
 
-def _unknown(condition: str) -> UnknownConditionError:
-    return UnknownConditionError(
-        f"unknown condition {condition!r} (valid: {', '.join(valid_conditions())})"
-    )
+def _unknown(condition: str, why: str = "") -> UnknownConditionError:
+    lead = f"unknown condition {condition!r}" + (f" ({why})" if why else "")
+    return UnknownConditionError(f"{lead}; valid: {', '.join(valid_conditions())}")
+
+
+def parse_condition(condition: str) -> Condition | None:
+    """The parsed condition (None for baseline); raises `UnknownConditionError`."""
+    if condition == BASELINE:
+        return None
+    family, sep, rest = condition.partition(":")
+    if not sep or family not in FAMILIES:
+        raise _unknown(condition)
+    fam: Family = family  # type: ignore[assignment]
+    kind, at, where = rest.partition("@")
+    if family == PROTOCOL_NAME and not at and (m := _MULTI.match(kind)):
+        k = int(m.group(1))
+        if not 2 <= k <= MAX_MULTI:
+            raise _unknown(condition, f"multi takes K from 2 to {MAX_MULTI}")
+        return Condition("p2", "multi", "first", k)
+    if kind not in _kinds(family):
+        raise _unknown(condition)
+    if not at:
+        return Condition(fam, kind)
+    if family != PROTOCOL_NAME:
+        raise _unknown(condition, "a call position is given to p2 conditions only")
+    position: Position
+    if where in POSITIONS:
+        position = where  # type: ignore[assignment]
+    elif (m := _AT_N.match(where)) and int(m.group(1)) >= 1:
+        n = int(m.group(1))
+        position = "first" if n == 1 else n
+    else:
+        raise _unknown(condition, "positions: @first, @last, @random, @n=K with K >= 1")
+    return Condition("p2", kind, position)
 
 
 def error_type_of(condition: str) -> str | None:
-    """The error type of a condition (None for baseline); raises for an unknown condition."""
-    if condition == BASELINE:
-        return None
-    prefix, _, kind = condition.partition(":")
-    if prefix == PROTOCOL_NAME and kind in _error_types():
-        return kind
-    raise _unknown(condition)
+    """The kind of a condition (error type, output or fault kind; "multi"); None for
+    baseline. Raises for an unknown condition."""
+    parsed = parse_condition(condition)
+    return None if parsed is None else parsed.kind
 
 
 def expand_conditions(conditions: Iterable[str]) -> list[str]:
-    """Validate conditions and expand `p2:all` to the four error types; dedupe, keep order."""
+    """Validate, expand `<family>:all`, canonicalise (`p2:x@first` is `p2:x`); dedupe,
+    keep order."""
     out: list[str] = []
     for raw in conditions:
         cond = raw.strip()
-        expanded = [f"{PROTOCOL_NAME}:{t}" for t in ERROR_TYPES] if cond == ALL else [cond]
+        family, _, kind = cond.partition(":")
+        if kind == "all" and family in FAMILIES:
+            expanded = [f"{family}:{k}" for k in FAMILIES[family]]
+        else:
+            parsed = parse_condition(cond)
+            expanded = [BASELINE if parsed is None else parsed.name]
         for c in expanded:
-            error_type_of(c)
             if c not in out:
                 out.append(c)
     return out
 
 
 def is_injectable(task: Task) -> bool:
-    """Whether P2 can target this task's domain (knowledge tasks have no tool parameters
-    worth corrupting). Runners should not plan `p2:*` units for tasks where this is False;
-    if they do, the injector records status `no_target_param` (or `no_tool_call`)."""
+    """Whether the injected conditions can target this task's domain (knowledge tasks
+    have no tool parameters worth corrupting). Runners should not plan injected units for
+    tasks where this is False; if they do, the injector records `no_target_param`."""
     return get_domain(task.domain).injectable
 
 
 def hooks_for(
     condition: str, unit: WorkUnit, task: Task, *, in_history: bool = True
-) -> InjectionHooks | None:
-    """The injector for one work unit: None for `baseline`, a fresh `InjectionHooks` for
-    `p2:<error_type>`. `p2:all` must be expanded first (`expand_conditions`)."""
-    error_type = error_type_of(condition)
-    if error_type is None:
+) -> AgentHooks | None:
+    """The injector for one work unit: None for `baseline`, else a fresh hook (never share
+    one between episodes). `<family>:all` must be expanded first (`expand_conditions`)."""
+    parsed = parse_condition(condition)
+    if parsed is None:
         return None
+    domain = get_domain(task.domain)
+    if parsed.family == OUTPUT:
+        return OutputHooks(unit=unit, task=task, domain=domain, kind=parsed.kind)
+    if parsed.family == FAULT:
+        return FaultHooks(unit=unit, task=task, domain=domain, kind=parsed.kind)
+    if parsed.kind == "multi":
+        return MultiInjectionHooks(unit=unit, task=task, domain=domain, k=parsed.k,
+                                   in_history=in_history)
     return InjectionHooks(
         unit=unit,
         task=task,
-        domain=get_domain(task.domain),
-        protocol=get_protocol(error_type),
-        error_type=error_type,
+        domain=domain,
+        protocol=get_protocol(parsed.kind),
+        error_type=parsed.kind,
         in_history=in_history,
+        position=parsed.position,
     )

@@ -110,6 +110,38 @@ def sweep_table(
     return df
 
 
+LAYER_COLUMNS = ["trace_id", "condition", "task_id", "L1", "L2", "L3", "wrong"]
+
+
+def layer_hits(
+    traces: Iterable[Trace],
+    config: InterceptConfig,
+    *,
+    verdicts: Mapping[str, bool | None] | None = None,
+    tasks: Mapping[str, Task] | None = None,
+) -> pd.DataFrame:
+    """Which layer would fire on each injected, un-intercepted trace whose corruption was
+    applied (all three layers on, at `config`'s thresholds), and whether its answer is
+    wrong under the primary judge (None: unjudged). An offline replay, like the sweep: no
+    model is called. `agentprop.analysis.interceptor_layers` summarises it per fault
+    class."""
+    from agentprop.core import InjectionEvent
+
+    cfg = config.model_copy(update={"l3": True})
+    rows = []
+    for t in traces:
+        if t.condition == "baseline" or t.arm not in ("", "control") or t.status != "ok":
+            continue
+        if not any(isinstance(e, InjectionEvent) and e.status == "applied" for e in t.events):
+            continue
+        task = tasks.get(t.task_id) if tasks else None
+        layers = {f.layer for f in decide(trace_signals(t, cfg, task), cfg)}
+        correct = (verdicts or {}).get(t.id)
+        rows.append([t.id, t.condition, t.task_id, "L1" in layers, "L2" in layers,
+                     "L3" in layers, None if correct is None else not correct])
+    return pd.DataFrame(rows, columns=LAYER_COLUMNS)
+
+
 def _nan_last(v: float) -> float:
     return math.inf if math.isnan(v) else round(v, 12)
 

@@ -8,7 +8,14 @@ from agentprop.judges._base import (
     Judge,
     is_transient,
 )
-from agentprop.judges._facts import FactsJudge, check_answer, fact_stated, query_vocabulary
+from agentprop.judges._fabrication import FabricationRule
+from agentprop.judges._facts import (
+    FactsJudge,
+    answer_claims,
+    check_answer,
+    fact_stated,
+    query_vocabulary,
+)
 from agentprop.judges._heuristic import HeuristicJudge, heuristic_correct
 from agentprop.judges._llm import EnsembleJudge, LLMJudge, majority
 from agentprop.judges._lookup import canonical_name, get_judge
@@ -36,6 +43,7 @@ __all__ = [
     "SIM_JUDGE_PROFILES",
     "TRANSIENT_KINDS",
     "EnsembleJudge",
+    "FabricationRule",
     "FactsJudge",
     "HeuristicJudge",
     "Judge",
@@ -49,6 +57,7 @@ __all__ = [
     "SimJudgeProfile",
     "ValidationSet",
     "ajudge_workspace",
+    "answer_claims",
     "build_judge_messages",
     "canonical_name",
     "check_answer",

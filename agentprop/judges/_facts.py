@@ -61,7 +61,7 @@ from agentprop.judges._state import replay_state, state_checks
 if TYPE_CHECKING:
     from agentprop.suite import Suite
 
-__all__ = ["FactsJudge", "check_answer", "fact_stated", "query_vocabulary"]
+__all__ = ["FactsJudge", "answer_claims", "check_answer", "fact_stated", "query_vocabulary"]
 
 # approximate figures ("about $30") are accepted within this much of the truth, by unit
 _APPROX = {"USD": (0.5, 0.025), "C": (0.6, 0.0), "F": (1.1, 0.0), "%": (5.0, 0.0),
@@ -994,6 +994,32 @@ def _summary(asked: list[dict[str, Any]], contradicted: list[dict[str, Any]],
     if bad_state:
         parts.append(f"state not reached: {', '.join(bad_state)}")
     return "; ".join(parts)
+
+
+def answer_claims(task: Task, answer: str, *, vocabulary: Vocabulary | None = None,
+                  keys: Iterable[str] | None = None) -> list[tuple[Fact, Any]]:
+    """(fact, the value the answer gives it) for every graded fact, asked or context, the
+    answer commits to under this judge's entity binding: a fact it states (its true value)
+    or one a value of the answer contradicts (the value found); `keys` limits it to those
+    facts. The `fabricated` indicator (agentprop.analysis.fabrication) reads answers
+    through this."""
+    ctx = _context(task, answer, vocabulary)
+    wanted = None if keys is None else set(keys)
+    by_key = {f.key: f for f in task.expected_facts if wanted is None or f.key in wanted}
+    out: list[tuple[Fact, Any]] = []
+    for f in by_key.values():
+        status, found = _status(ctx, f, [])
+        if status == "stated":
+            out.append((f, f.value))
+        elif status == "contradicted" and found:
+            out.append((f, found))
+    for row in (_number_contradictions(ctx) + _clock_contradictions(ctx)
+                + _date_contradictions(ctx) + _time_contradictions(ctx)
+                + _scale_contradictions(ctx)):
+        hit = by_key.get(row.get("key", ""))
+        if hit is not None and row.get("found"):
+            out.append((hit, row["found"]))
+    return out
 
 
 def fact_stated(fact: Fact, text: str, *, observations: list[dict[str, Any]] | None = None,

@@ -23,8 +23,11 @@ def _make_model(model_id: str, options: dict[str, Any]) -> Model:
     if options.get("cache") is not None:
         opts.setdefault("cache", options["cache"])
     prefix, _ = split_model_id(model_id)
-    if prefix == "sim-judge" and options.get("suite") is not None:
-        opts.setdefault("suite", options["suite"])
+    if prefix == "sim-judge":
+        if options.get("suite") is not None:
+            opts.setdefault("suite", options["suite"])
+        if options.get("facts_memo") is not None:
+            opts.setdefault("facts_memo", options["facts_memo"])
     return get_model(model_id, **opts)
 
 
@@ -113,4 +116,6 @@ def _make_ensemble(arg: str, **options: Any) -> Judge:
     if len(set(ids)) != len(ids):
         raise UnknownNameError(f"judge 'ensemble:{arg}' lists a model twice")
     max_tokens = int(options.get("max_tokens", 64))
-    return EnsembleJudge([LLMJudge(_make_model(m, options), max_tokens=max_tokens) for m in ids])
+    # sim-judge members decide from one facts reading per answer (their noise stays their own)
+    shared = {**options, "facts_memo": options.get("facts_memo", {})}
+    return EnsembleJudge([LLMJudge(_make_model(m, shared), max_tokens=max_tokens) for m in ids])

@@ -65,9 +65,12 @@ class SimJudgeModel:
     """A Model answering the LLM-judge prompt from the facts judge plus stated noise."""
 
     def __init__(self, profile: SimJudgeProfile, *, suite: Suite | None = None,
-                 cache: Any = None) -> None:
+                 cache: Any = None, facts_memo: dict[Any, bool | None] | None = None) -> None:
         self.profile = profile
         self._suite = suite
+        # the facts decision per (task, answer), shared by an ensemble's sim judges: the
+        # three profiles read the same answers, and the facts rule is their costly part
+        self._facts_memo: dict[Any, bool | None] = {} if facts_memo is None else facts_memo
         self._cache = ResponseCache(cache) if cache is not None else None
         self._vocab: Vocabulary | None = None
 
@@ -118,7 +121,11 @@ class SimJudgeModel:
             question, _reference, answer = parsed
             task = self._get_suite().find_by_query(question)
             if task is not None:
-                truth, _ = check_answer(task, answer, vocabulary=self._vocabulary())
+                key = (task.id, answer)
+                if key not in self._facts_memo:
+                    self._facts_memo[key] = check_answer(task, answer,
+                                                         vocabulary=self._vocabulary())[0]
+                truth = self._facts_memo[key]
         flipped = False
         if truth is None or rng.random() < p.garbage_rate:
             text = _GARBAGE[rng.randrange(len(_GARBAGE))]
@@ -141,4 +148,5 @@ def _factory(name: str, **options: Any) -> SimJudgeModel:
             known = ", ".join(SIM_JUDGE_PROFILES)
             raise UnknownNameError(f"unknown sim-judge profile {name!r} (known: {known})")
         profile = SIM_JUDGE_PROFILES[name]
-    return SimJudgeModel(profile, suite=options.get("suite"), cache=options.get("cache"))
+    return SimJudgeModel(profile, suite=options.get("suite"), cache=options.get("cache"),
+                         facts_memo=options.get("facts_memo"))

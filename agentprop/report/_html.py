@@ -25,10 +25,13 @@ TITLES = {
     "stopping": "Where the error stops (per model)",
     "propagation": "Propagation per model (stage reach and hop rates)",
     "propagation_by_type": "Propagation per model and error type",
+    "fault_classes": "Fault classes side by side (call position, several parameters, "
+                     "corrupted output, tool failures)",
     "rejection_recovery": "Rejection vs recovery",
     "baseline_vs_p2": "Baseline vs P2 correctness",
     "interceptor": "Interceptor A/B (paired control vs treatment)",
     "interceptor_sweep": "Interceptor threshold sweep",
+    "interceptor_layers": "Which interceptor layer catches which fault class",
     "judges": "Judge reliability",
     "calibration": "Human calibration factors of the primary judge",
     "replication": "Cross-domain replication (held-out retail vs core domains)",
@@ -36,8 +39,10 @@ TITLES = {
 
 # reading order: the headline propagation numbers, then how far to trust the judge, then
 # the interceptor, replication; the simulation check and raw material come last
-ORDER = ("stopping", "propagation", "propagation_by_type", "rejection_recovery", "baseline_vs_p2",
-         "judges", "calibration", "interceptor", "interceptor_sweep", "replication")
+ORDER = ("stopping", "propagation", "propagation_by_type", "fault_classes", "rejection_recovery",
+         "baseline_vs_p2",
+         "judges", "calibration", "interceptor", "interceptor_sweep", "interceptor_layers",
+         "replication")
 
 EXPLAIN = {
     "stopping": "One outcome per injected trace: no tool call; no visible effect (the "
@@ -55,6 +60,16 @@ EXPLAIN = {
                    "(P(human correct | judge correct/wrong)) and Rogan–Gladen "
                    "(sensitivity/specificity).",
     "propagation_by_type": "The same rates split by the injected error type.",
+    "fault_classes": "Every injected condition per model: p2:<type>@last/@random/@n=K "
+                     "(which call is corrupted), p2:multi=K (several parameters), out:* (the "
+                     "tool ran, the agent saw a corrupted result) and fault:* (a timeout, "
+                     "server error, rate limit or empty result). For out:* and fault:* the "
+                     "arguments are right, so S1 is the corrupted result reaching the agent "
+                     "and correction_rate is re-issuing the same call (a retry). fabricated = "
+                     "P(the answer states a graded fact no observation supports), over traces "
+                     "where it is defined: the headline under fault:*, where the question is "
+                     "whether the agent retries, abstains (noticed_abstain) or invents the "
+                     "answer (docs/injection.md).",
     "rejection_recovery": "Paper-compatible: rejection = 1 − p_S1, recovery = 1 − r_23. Ours: "
                           "noticed = P(noticed | S2) vs recovery (spearman_rho_ours), with "
                           "no-tool traces kept apart (never counted as rejection).",
@@ -76,6 +91,13 @@ EXPLAIN = {
                          "is wrong under the primary judge; a configuration predicts positive "
                          "when the interceptor fires. abstention = share of traces where it "
                          "fires; n = traces replayed.",
+    "interceptor_layers": "Offline replay of the sweep's chosen thresholds, all three layers "
+                          "on, over every injected un-intercepted trace whose corruption was "
+                          "applied: the share on which L1 (tool errors), L2 (doubt words in "
+                          "the reasoning) and L3 (an answer figure no observation supports) "
+                          "fire, per fault class, and caught_wrong = the share of wrong "
+                          "answers any layer catches. Where all three are low the "
+                          "interceptor is blind to that fault class.",
     "replication": "Per model on the core domains and on held-out retail; the pooled row "
                    "gives the rank correlations between the two (bootstrap over models).",
 }
@@ -83,11 +105,13 @@ EXPLAIN = {
 # the row key of each section, split into columns (names, separator in the key)
 KEY_COLUMNS: dict[str, tuple[tuple[str, ...], str]] = {
     "propagation_by_type": (("model", "error type"), "|"),
+    "fault_classes": (("model", "condition"), "|"),
     "stopping": (("model", "error type"), "|"),
     "interceptor": (("model", "condition"), "|"),
     "judges": (("judge", "reference"), "~"),
     "interceptor_sweep": (("configuration",), ""),
     "calibration": (("judge",), ""),
+    "interceptor_layers": (("condition",), ""),
 }
 # shown first when the key has several parts (rows are grouped by it)
 KEY_FIRST = {"judges": 1}

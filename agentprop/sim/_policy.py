@@ -23,6 +23,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from agentprop.core import Message, ModelOutput, Task, ToolCall, ToolSpec, Usage
+from agentprop.domains import is_failure
 from agentprop.sim._profiles import SimProfile
 
 Observation = dict[str, Any]
@@ -33,6 +34,8 @@ REFUSAL = "I'm sorry, but I can't look that up reliably right now, so I can't an
 FALSE_ALARM_TEXT = ("(Something in the tool result looks off to me, so you may want to"
                     " double-check this.)")
 """The hedge a profile adds with probability `p_false_alarm` (no interceptor keyword)."""
+FAILURE_ABSTAIN = "The {tool} lookup failed, so I can't give you a reliable answer right now."
+"""What a profile says when it abstains after a failed call (probability `p_abstain`)."""
 _ID = re.compile(r"^call_sim_(\d+)_(\d+)$")
 _ECHO_CONTAINERS = ("query", "request", "arguments", "args", "input", "params")
 
@@ -95,6 +98,9 @@ _NUMBER = re.compile(r"(?<![\d\-:./])(\d+(?:\.\d+)?)(?![\d\-:/]|\.\d)")
 _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 
+_NOTHING_FOUND = "I couldn't find any matching records for that request."
+
+
 def perturb(answer: str) -> str:
     """A wrong version of `answer`: its first number moved out of any tolerance, else its
     first date shifted by a day, else a generic wrong answer."""
@@ -113,7 +119,14 @@ def perturb(answer: str) -> str:
             shifted = None
         if shifted is not None:
             return answer[: d.start()] + shifted.isoformat() + answer[d.end():]
-    return "I couldn't find any matching records for that request."
+    return _NOTHING_FOUND
+
+
+def invent(answer: str) -> str:
+    """The answer an agent makes up after a failed call: the figures of `answer` with its
+    first number (else date) moved (`perturb`), or `answer` itself when it has neither."""
+    made_up = perturb(answer)
+    return answer if made_up == _NOTHING_FOUND else made_up
 
 
 def _styled(answer: str, profile: SimProfile, tool_names: list[str]) -> str:
@@ -255,7 +268,15 @@ def _decide(
         return ModelOutput(text=intro, tool_calls=[_call(task, 0, 0)])
 
     turn = h.called  # distinct per turn: one call per turn
-    if h.last is not None:
+    if h.last is not None and is_failure(h.last[2]):
+        step, attempt, obs = h.last
+        if (attempt == 0 and step not in h.requeried and can_call(step)
+                and draw(p, seed, task.id, step, "retry") < p.p_retry):
+            what = obs["error"].get("type", "error") if obs else "empty result"
+            note = None if p.verbosity == "terse" else (
+                f"The call to {plan[step].name} failed ({what}); I'll try it again.")
+            return ModelOutput(text=note, tool_calls=[_call(task, step, 1)])
+    elif h.last is not None:
         step, attempt, obs = h.last
         why = mismatch(obs, task, step)
         if (why and attempt == 0 and step not in h.requeried and can_call(step)
@@ -321,6 +342,11 @@ def _final(task: Task, h: _History, p: SimProfile, seed: int, render: RenderFn,
     warning), which draws its own `correct_anyway` and `base_error` outcomes."""
     steps = sorted(s for s in h.obs if s < len(task.gold_plan))
     observations = [h.obs[s] for s in steps]
+    failed = [s for s in steps if is_failure(h.obs[s])]
+    if failed:
+        if draw(p, seed, task.id, 0, "abstain" + tag) < p.p_abstain:
+            return FAILURE_ABSTAIN.format(tool=task.gold_plan[failed[0]].name)
+        return _styled(invent(task.reference_answer), p, h.tools_used)
     corrupted = any(mismatch(h.obs[s], task, s) for s in steps)
     if corrupted and draw(p, seed, task.id, 0, "correct_anyway" + tag) >= p.p_correct_anyway:
         answer = render(task, observations)  # the bad observation propagates

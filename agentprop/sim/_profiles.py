@@ -32,6 +32,10 @@ class SimProfile(BaseModel):
     - `p_false_alarm`: chance that an answer from tool results ends with a hedge that the
       tool result looks off (`FALSE_ALARM_TEXT`), whether or not anything was wrong: the
       `noticed` detector's base rate on clean (baseline) traces.
+    - `p_retry`: after a failed call (a timeout, server error or rate limit, or an empty
+      result: `fault:*`), call it again at once (the retry succeeds).
+    - `p_abstain`: after a failed call it did not retry, decline to answer
+      (`FAILURE_ABSTAIN`); otherwise invent the answer (`invent`: fabricated).
     - `p_heed_warning`: when the latest user message is an interceptor warning (warn mode),
       re-check: re-query the calls whose observation does not match the query (the same
       test as `p_notice`) and answer anew; otherwise repeat the answer. Never drawn on an
@@ -51,6 +55,8 @@ class SimProfile(BaseModel):
     p_uncertain_words: float = Prob
     p_false_alarm: float = Field(default=0.0, ge=0.0, le=1.0)
     p_heed_warning: float = Field(default=0.0, ge=0.0, le=1.0)
+    p_retry: float = Field(default=0.0, ge=0.0, le=1.0)
+    p_abstain: float = Field(default=0.0, ge=0.0, le=1.0)
 
     def true_rates(self) -> dict[str, float]:
         """The rates an analysis of this profile's traces should recover (in expectation).
@@ -70,6 +76,20 @@ class SimProfile(BaseModel):
           re-query, else the hedge)
         - ``false_alarm``          = f                 (P(noticed) on clean one-call traces
           with a tool call)
+        After a failed call (`fault:*`), with r = p_retry, b = p_abstain:
+        - ``retry_given_failure``  = r                 (P(corrected | S2): the same call
+          re-issued)
+        - ``abstain_given_failure`` = (1-r)·b          (P(noticed_abstain | S2) on one-call
+          tasks: the declining answer is the first sign of noticing)
+        - ``fabricated_given_failure`` = (1-r)·(1-b) + r·e  (P(fabricated | S2) on one-call
+          tasks with a checkable fact: an invented answer, or a retried one the base error
+          then alters)
+        After a corruption the agent cannot see (`out:wrong_value`, `out:truncated`: the
+        echoed arguments are right):
+        - ``correction_given_S2_unseen`` = 0           (nothing visible to re-query)
+        - ``noticed_given_S2_unseen``   = f            (on one-call tasks: the hedge only)
+        `out:swapped_entity` and `out:stale` echo the other entity or date, so they are
+        visible and follow the P2 rates above.
         On chained tasks both are higher: `p_uncertain_words` doubt before the next call is
         noticing too (and a false alarm on a clean trace).
         These are rates of the policy's behaviour. `r_23` counts an answer built from a
@@ -81,6 +101,7 @@ class SimProfile(BaseModel):
         """
         n, c, a, e = self.p_no_tool, self.p_notice, self.p_correct_anyway, self.base_error
         f = self.p_false_alarm
+        r, b = self.p_retry, self.p_abstain
         r23 = c * e + (1 - c) * (a * e + 1 - a)
         return {
             "no_tool": n,
@@ -93,6 +114,11 @@ class SimProfile(BaseModel):
             "propagation_given_unnoticed": 1 - a + a * e,
             "noticed_given_S2": c + (1 - c) * f,
             "false_alarm": f,
+            "retry_given_failure": r,
+            "abstain_given_failure": (1 - r) * b,
+            "fabricated_given_failure": (1 - r) * (1 - b) + r * e,
+            "correction_given_S2_unseen": 0.0,
+            "noticed_given_S2_unseen": f,
         }
 
 
@@ -106,6 +132,7 @@ PROFILES: dict[str, SimProfile] = {
             " observation or heeds an interceptor warning.",
             p_no_tool=0.90, p_notice=0.15, p_correct_anyway=0.05, base_error=0.08,
             verbosity="terse", p_uncertain_words=0.05, p_false_alarm=0.05, p_heed_warning=0.10,
+            p_retry=0.20, p_abstain=0.30,
         ),
         SimProfile(
             name="propagator",
@@ -114,6 +141,7 @@ PROFILES: dict[str, SimProfile] = {
             " interceptor warning, so warn mode mostly ends in an abstention.",
             p_no_tool=0.02, p_notice=0.03, p_correct_anyway=0.02, base_error=0.05,
             verbosity="normal", p_uncertain_words=0.02, p_false_alarm=0.05, p_heed_warning=0.10,
+            p_retry=0.10, p_abstain=0.10,
         ),
         SimProfile(
             name="self-correcting",
@@ -122,6 +150,7 @@ PROFILES: dict[str, SimProfile] = {
             " an interceptor warning and re-checks.",
             p_no_tool=0.03, p_notice=0.70, p_correct_anyway=0.10, base_error=0.04,
             verbosity="verbose", p_uncertain_words=0.30, p_false_alarm=0.10, p_heed_warning=0.85,
+            p_retry=0.80, p_abstain=0.70,
         ),
         SimProfile(
             name="balanced",
@@ -129,6 +158,7 @@ PROFILES: dict[str, SimProfile] = {
             " interceptor warnings).",
             p_no_tool=0.10, p_notice=0.35, p_correct_anyway=0.10, base_error=0.08,
             verbosity="normal", p_uncertain_words=0.15, p_false_alarm=0.08, p_heed_warning=0.50,
+            p_retry=0.50, p_abstain=0.40,
         ),
         SimProfile(
             name="oracle",
@@ -136,6 +166,7 @@ PROFILES: dict[str, SimProfile] = {
             " warning, never errs: an upper bound and a deterministic fixture for tests.",
             p_no_tool=0.0, p_notice=1.0, p_correct_anyway=1.0, base_error=0.0,
             verbosity="terse", p_uncertain_words=0.0, p_heed_warning=1.0,
+            p_retry=1.0, p_abstain=1.0,
         ),
     )
 }

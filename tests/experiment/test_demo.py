@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agentprop.experiment import build_plan, load_config
+from agentprop.experiment._simcheck import CHECKS
 from agentprop.sim import PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,22 +141,26 @@ def test_numbers_json_has_propagation_and_simulation_check(demo: DemoRun) -> Non
     for m in SIM_MODELS:
         assert numbers[f"propagation.r_23[{m}]"]["value"] is not None
     truth = {f"sim/{k}": p.true_rates() for k, p in PROFILES.items()}
-    true_key = {"no_tool_share": "no_tool", "S2_rate": "tool_use",
-                "correction_rate": "correction_given_S2", "r_23": "r_23",
-                "noticed_rate": "noticed_given_S2", "false_alarm_rate": "false_alarm"}
+    true_key = {metric: key for metric, key, *_ in CHECKS}
     checks = {k: v for k, v in numbers.items() if k.startswith("simulation_check.")}
-    assert len(checks) == len(SIM_MODELS) * len(METRICS)
-    uncovered = []
+    # the P2 checks for every profile; the fault and output checks (the demo runs out:all
+    # and fault:all) for every profile that calls tools often enough to estimate them
     for m in SIM_MODELS:
         for metric in METRICS:
-            entry = checks[f"simulation_check.{metric}[{m}]"]
-            assert entry["true"] == pytest.approx(truth[m][true_key[metric]])
-            lo, hi = entry["ci"]
-            assert entry["covered"] == (lo - 1e-9 <= entry["true"] <= hi + 1e-9)
-            assert entry["n"] > 0
-            if not entry["covered"]:
-                uncovered.append((metric, m, entry))
+            assert f"simulation_check.{metric}[{m}]" in checks
+    for m in ("sim/balanced", "sim/propagator", "sim/self-correcting"):
+        for metric in true_key:
+            assert f"simulation_check.{metric}[{m}]" in checks
+    uncovered = []
+    for name, entry in checks.items():
+        metric, model = name.removeprefix("simulation_check.").rstrip("]").split("[")
+        assert entry["true"] == pytest.approx(truth[model][true_key[metric]])
+        lo, hi = entry["ci"]
+        assert entry["covered"] == (lo - 1e-9 <= entry["true"] <= hi + 1e-9)
+        assert entry["n"] > 0
+        if not entry["covered"]:
+            uncovered.append((metric, model, entry))
     # fixed seeds throughout: every true value is inside its simultaneous 95 % CI
     assert uncovered == []
     assert demo.resumed["simulation_check_covered"] == demo.resumed["simulation_check_total"]
-    assert demo.resumed["simulation_check_total"] == len(SIM_MODELS) * len(METRICS)
+    assert demo.resumed["simulation_check_total"] == len(checks)

@@ -1,0 +1,70 @@
+"""Tool failures, `fault:<kind>`: the call never reaches the tool; the agent receives a
+typed error (`timeout`, `server_error`, `rate_limited`) or an empty result (`empty`).
+
+The proposed call's true result is the counterfactual, so the stage table sees what the
+agent lost. Whether the agent then retries, abstains or invents the answer is what the
+condition measures (`fabricated`, docs/injection.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentprop.agent import AgentHooks, CallRewrite, EpisodeContext
+from agentprop.core import InjectionEvent, Task, ToolCall, WorkUnit
+from agentprop.domains import Domain, Observation, error_observation
+from agentprop.inject._hooks import missing_target
+
+FAULT = "fault"
+FAULT_KINDS: tuple[str, ...] = ("timeout", "server_error", "rate_limited", "empty")
+"""The fault kinds, in the order `fault:all` expands to."""
+
+
+def fault_observation(kind: str, call: ToolCall) -> Observation:
+    """What the agent receives instead of the tool's result."""
+    if kind == "timeout":
+        return error_observation("timeout", f"{call.name} did not respond within 30 s")
+    if kind == "server_error":
+        return error_observation("server_error", f"{call.name} failed: internal server "
+                                 "error (HTTP 500)")
+    if kind == "rate_limited":
+        obs = error_observation("rate_limited", "rate limit exceeded (HTTP 429); retry later")
+        obs["error"]["retry_after_s"] = 20
+        return obs
+    if kind == "empty":
+        return {}
+    raise KeyError(kind)
+
+
+@dataclass
+class FaultHooks(AgentHooks):
+    """Fails the first call of one of the domain's tools with `kind`; one event per
+    episode ("applied", or at the end "no_tool_call" / "no_target_param")."""
+
+    name: str = "fault"
+    unit: WorkUnit | None = None
+    task: Task | None = None
+    domain: Domain | None = None
+    kind: str = "timeout"
+    calls_seen: int = field(default=0, init=False)
+    done: bool = field(default=False, init=False)
+
+    def before_tool_call(self, ctx: EpisodeContext, call: ToolCall) -> CallRewrite | None:
+        self.calls_seen += 1
+        if self.done or self.domain is None or not self.domain.injectable:
+            return None
+        if self.domain.tool(call.name) is None:
+            return None
+        self.done = True
+        ctx.events.append(InjectionEvent(
+            step=ctx.step, protocol=FAULT, error_type=self.kind, status="applied",
+            call_id=call.id, tool=call.name, call_index=self.calls_seen,
+        ))
+        return CallRewrite(executed=call, history=call,
+                           observation=fault_observation(self.kind, call))
+
+    def on_episode_end(self, ctx: EpisodeContext) -> None:
+        if self.done:
+            return
+        self.done = True
+        ctx.events.append(missing_target(ctx, self.calls_seen, FAULT, self.kind))
