@@ -67,11 +67,13 @@ class OpenAIModel(RemoteModel):
             key = "sk-local"  # loopback servers need none
         self.__key = key
 
-    def _make_client(self, connections: int) -> Any:
+    def _make_client(self, connections: int, *, aio: bool = False) -> Any:
         import httpx2
         import openai
 
-        http = openai.DefaultAsyncHttpxClient(
+        transport = openai.DefaultAioHttpClient if aio else openai.DefaultAsyncHttpxClient
+        http = transport(
+            verify=self.ssl_context(),
             limits=httpx2.Limits(max_connections=connections,
                                  max_keepalive_connections=connections)
         )
@@ -113,7 +115,8 @@ class OpenAIModel(RemoteModel):
             # costs more CPU than the rest of the call; the body is already wire-format.
             resp = await client.post("/chat/completions", cast_to=httpx2.Response,
                                      body={**params, **extra},
-                                     options={"timeout": config.timeout_s})
+                                     options={"timeout": config.timeout_s,
+                                              "idempotency_key": self.idempotency_key()})
         except openai.OpenAIError as e:
             raise sdk_error(openai, e, model_id=self.id,
                             where=self.where, secret=self.__key,
