@@ -9,13 +9,10 @@ from pydantic import BaseModel, Field
 
 from agentprop.core import WorkUnit
 from agentprop.experiment._config import ConfigError, ExperimentConfig
+from agentprop.runner._budget import estimate_unit
 from agentprop.suite import Suite, select_tasks
 
-# Rough per-call token sizes for estimates: system prompt + tool schemas + growing history
-# in, a short tool call or answer out; judges read question + reference + answer.
-AGENT_INPUT_TOKENS_FIRST = 650
-AGENT_INPUT_TOKENS_PER_STEP = 180
-AGENT_OUTPUT_TOKENS = 90
+# Judges read question + reference + answer (the agents' sizes: runner/_budget.py).
 JUDGE_INPUT_TOKENS = 420
 JUDGE_OUTPUT_TOKENS = 3
 
@@ -63,11 +60,9 @@ def _estimate_agent(step: StepPlan, suite: Suite, prices: object) -> None:
     table = price_table(prices)
     unpriced: set[str] = set()
     for u in step.units:
-        task = suite.get(u.task_id)
-        steps = (len(task.gold_plan) if task else 2) + 1
-        tin = sum(AGENT_INPUT_TOKENS_FIRST + AGENT_INPUT_TOKENS_PER_STEP * k for k in range(steps))
-        tout = AGENT_OUTPUT_TOKENS * steps
-        step.model_calls += steps
+        e = estimate_unit(suite.get(u.task_id))
+        tin, tout = e.input_tokens, e.output_tokens
+        step.model_calls += e.calls
         step.input_tokens += tin
         step.output_tokens += tout
         if not u.model.startswith("sim/"):

@@ -25,8 +25,9 @@ from urllib.parse import urlsplit
 from agentprop.core import Message, ModelOutput, ToolSpec
 from agentprop.models._base import GenerateConfig, ModelError
 from agentprop.models._cache import ResponseCache, request_key
+from agentprop.models._limits import Limiter, RateLimits
 from agentprop.models._prices import PriceTable, price_table
-from agentprop.models._retry import RetryPolicy, call_with_retries
+from agentprop.models._retry import RetryableError, RetryPolicy, call_with_retries
 
 DEFAULT_MAX_CONNECTIONS = 100
 SHARD_CONNECTIONS = 8
@@ -67,6 +68,8 @@ class RemoteModel:
         retry_max_s: float = 30.0,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         prices: Any = None,
+        rpm: float | None = None,
+        tpm: float | None = None,
         rng_seed: int = 0,
         suite: Any = None,  # accepted so one options dict serves every provider; unused
     ) -> None:
@@ -81,10 +84,10 @@ class RemoteModel:
         self.retry = RetryPolicy(max_attempts=max_attempts, base_delay_s=retry_base_s,
                                  max_delay_s=retry_max_s)
         self.max_connections = max_connections
+        self.limiter = Limiter(RateLimits(rpm=rpm, tpm=tpm), max_connections)
         self.prices: PriceTable = price_table(prices)
         self._rng = random.Random(rng_seed)  # jitter only; never affects outputs
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._sem: asyncio.Semaphore | None = None
         self._clients: list[Any] = []
         self._turn = 0
         self._ssl: Any = None
@@ -147,7 +150,7 @@ class RemoteModel:
 
     async def aclose(self) -> None:
         """Close the clients `open()` made (aiohttp sessions must be closed explicitly)."""
-        clients, self._clients, self._sem, self._loop = self._clients, [], None, None
+        clients, self._clients, self._loop = self._clients, [], None
         for client in clients:
             closer = getattr(client, "close", None)
             if closer is not None:
@@ -156,16 +159,24 @@ class RemoteModel:
                     if asyncio.iscoroutine(result):
                         await result
 
-    def _per_loop(self, *, aio: bool = False) -> tuple[Any, asyncio.Semaphore]:
+    def _per_loop(self, *, aio: bool = False) -> Any:
         loop = asyncio.get_running_loop()
-        if self._loop is not loop or self._sem is None:
+        if self._loop is not loop or not self._clients:
             self._loop = loop
-            self._sem = asyncio.Semaphore(self.max_connections)
             n = -(-self.max_connections // SHARD_CONNECTIONS)
             per = -(-self.max_connections // n)
             self._clients = [self._make_client(per, aio=aio) for _ in range(n)]
         self._turn = (self._turn + 1) % len(self._clients)
-        return self._clients[self._turn], self._sem
+        return self._clients[self._turn]
+
+    def set_rate_limits(self, limits: RateLimits) -> None:
+        """Budgets for this model (`--rpm`/`--tpm`); replaces the constructor's."""
+        self.limiter = Limiter(limits, self.max_connections)
+
+    @property
+    def rate_limited(self) -> int:
+        """429 answers received so far (every attempt counts)."""
+        return self.limiter.rate_limited
 
     def cache_key(self, messages: list[Message], tools: list[ToolSpec],
                   config: GenerateConfig) -> str:
@@ -181,11 +192,24 @@ class RemoteModel:
             hit = self.cache.get(key)
             if hit is not None:
                 return hit
-        client, sem = self._per_loop()
+        client = self._per_loop()
+        limiter = self.limiter
 
         async def once() -> ModelOutput:
-            async with sem:
-                return await self._attempt(client, messages, tools, config)
+            estimate = await limiter.admit()
+            try:
+                out = await self._attempt(client, messages, tools, config)
+            except RetryableError as e:
+                if e.kind == "rate_limit":
+                    await limiter.refused(estimate, e.retry_after)
+                else:
+                    await limiter.failed(estimate)
+                raise
+            except BaseException:
+                await limiter.failed(estimate)
+                raise
+            await limiter.done(estimate, out.usage.input_tokens + out.usage.output_tokens)
+            return out
 
         start = time.perf_counter()
         out, attempts = await call_with_retries(once, self.retry, self._rng)
