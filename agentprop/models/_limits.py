@@ -23,8 +23,8 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Protocol
 
-DEFAULT_TOKENS_PER_CALL = 1000.0
-"""The token estimate of a model's first call, before any usage has been reported."""
+DEFAULT_OUTPUT_TOKENS = 100.0
+"""The completion-token estimate before any usage has been reported."""
 
 
 class Clock(Protocol):
@@ -148,9 +148,22 @@ class AdaptiveConcurrency:
             self.paused_until = max(self.paused_until, now + retry_after)
 
 
+@dataclass(frozen=True)
+class Reservation:
+    """What `Limiter.admit` reserved for one request."""
+
+    tokens: float
+    chars: int
+
+
 class Limiter:
-    """A model's budgets and concurrency together: `await admit()` before a request,
-    then exactly one of `done(estimate, used)` or `refused(estimate, retry_after)`."""
+    """A model's budgets and concurrency together: `await admit(chars)` before a request,
+    then exactly one of `done`, `failed` or `refused`.
+
+    A request's tokens are estimated from its size in characters: prompt characters ×
+    the model's learned tokens-per-character (reported prompt tokens ÷ characters sent,
+    a running mean starting at 1/4), plus the running mean of reported completion tokens.
+    """
 
     def __init__(self, limits: RateLimits, max_connections: int, *,
                  clock: Clock | None = None) -> None:
@@ -161,49 +174,56 @@ class Limiter:
                          if limits.rpm is not None else None)
         self.tokens = (TokenBucket(limits.tpm, clock=self.clock)
                        if limits.tpm is not None else None)
-        self.tokens_per_call = DEFAULT_TOKENS_PER_CALL
+        self.tokens_per_char = 0.25
+        self.output_tokens = DEFAULT_OUTPUT_TOKENS
         self.rate_limited = 0
 
-    def estimate(self) -> float:
-        """The tokens the next call will likely use: the running mean of reported usage."""
-        return self.tokens_per_call
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether `admit` needs the request's size (only a TPM budget uses it)."""
+        return self.tokens is not None
 
-    async def admit(self) -> float:
-        """Wait for a slot and for the budgets; returns the reserved token estimate."""
+    def estimate(self, chars: int) -> float:
+        """The tokens a request of `chars` prompt characters will likely use."""
+        return chars * self.tokens_per_char + self.output_tokens
+
+    async def admit(self, chars: int = 0) -> Reservation:
+        """Wait for a slot and for the budgets; returns what was reserved."""
         await self.concurrency.acquire()
-        est = self.estimate()
+        res = Reservation(self.estimate(chars) if self.tokens is not None else 0.0, chars)
         try:
             wait = 0.0
             if self.requests is not None:
                 wait = max(wait, self.requests.reserve(1))
             if self.tokens is not None:
-                wait = max(wait, self.tokens.reserve(est))
+                wait = max(wait, self.tokens.reserve(res.tokens))
             if wait > 0:
                 await self.clock.sleep(wait)
         except BaseException:
             await self.concurrency.release()
             raise
-        return est
+        return res
 
-    async def done(self, estimate: float, used: int) -> None:
+    async def done(self, res: Reservation, input_tokens: int, output_tokens: int) -> None:
         """A response arrived: settle the token budget with the reported usage."""
         if self.tokens is not None:
-            self.tokens.settle(used - estimate)
-        if used > 0:
-            self.tokens_per_call += 0.2 * (used - self.tokens_per_call)
+            self.tokens.settle(input_tokens + output_tokens - res.tokens)
+            if res.chars > 0 and input_tokens > 0:
+                self.tokens_per_char += 0.2 * (input_tokens / res.chars - self.tokens_per_char)
+            self.output_tokens += 0.2 * (output_tokens - self.output_tokens)
         self.concurrency.on_success()
         await self.concurrency.release()
 
-    async def failed(self, estimate: float) -> None:
+    async def failed(self, res: Reservation) -> None:
         """A request failed otherwise (no usage): its reservation is given back."""
         if self.tokens is not None:
-            self.tokens.settle(-estimate)
+            self.tokens.settle(-res.tokens)
         await self.concurrency.release()
 
-    async def refused(self, estimate: float, retry_after: float | None) -> None:
+    async def refused(self, res: Reservation, retry_after: float | None) -> None:
         """A 429: nothing was spent; back off and honour Retry-After."""
         self.rate_limited += 1
         if self.tokens is not None:
-            self.tokens.settle(-estimate)
+            self.tokens.settle(-res.tokens)
         self.concurrency.on_rate_limited(retry_after)
         await self.concurrency.release()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import random
 import time
@@ -48,6 +49,19 @@ def check_base_url(url: str) -> tuple[str, str, int]:
         raise ModelError("bad_request", f"invalid base URL {redact_url(url)!r}: expected "
                          "http(s)://host[:port]/...")
     return parts.scheme, host, port or (443 if parts.scheme == "https" else 80)
+
+
+def request_chars(messages: list[Message], tools: list[ToolSpec]) -> int:
+    """A request's prompt size in characters (text, tool calls, tool schemas): what the
+    TPM budget's token estimate scales."""
+    n = 0
+    for m in messages:
+        n += len(m.content or "") + 8
+        for c in m.tool_calls:
+            n += len(c.name) + len(json.dumps(c.arguments))
+    for t in tools:
+        n += len(t.name) + len(t.description) + len(json.dumps(t.parameters))
+    return n
 
 
 class RemoteModel:
@@ -195,20 +209,22 @@ class RemoteModel:
         client = self._per_loop()
         limiter = self.limiter
 
+        chars = request_chars(messages, tools) if limiter.counts_tokens else 0
+
         async def once() -> ModelOutput:
-            estimate = await limiter.admit()
+            reserved = await limiter.admit(chars)
             try:
                 out = await self._attempt(client, messages, tools, config)
             except RetryableError as e:
                 if e.kind == "rate_limit":
-                    await limiter.refused(estimate, e.retry_after)
+                    await limiter.refused(reserved, e.retry_after)
                 else:
-                    await limiter.failed(estimate)
+                    await limiter.failed(reserved)
                 raise
             except BaseException:
-                await limiter.failed(estimate)
+                await limiter.failed(reserved)
                 raise
-            await limiter.done(estimate, out.usage.input_tokens + out.usage.output_tokens)
+            await limiter.done(reserved, out.usage.input_tokens, out.usage.output_tokens)
             return out
 
         start = time.perf_counter()

@@ -66,6 +66,7 @@ class ServerConfig:
     fault_seed: int = 0
     rpm: float | None = None
     tpm: float | None = None
+    limit_burst_s: float = 5.0
     aliases: dict[str, str] = field(default_factory=dict)
     default_profile: str | None = None
     idle_timeout_s: float = 60.0
@@ -187,7 +188,7 @@ class SimServer:
         if config.default_profile is not None and config.default_profile not in self.profiles:
             raise ValueError(f"no sim profile {config.default_profile!r} "
                              f"(known: {', '.join(sorted(self.profiles))})")
-        self.admission = Admission(config.rpm, config.tpm)
+        self.admission = Admission(config.rpm, config.tpm, burst_s=config.limit_burst_s)
         self.stats = _Stats()
         self._seen: Counter[str] = Counter()
         self._server: asyncio.Server | None = None
