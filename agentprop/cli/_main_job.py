@@ -37,38 +37,11 @@ def _load(config: Path) -> Any:
 
 
 def _print_plan(plan: Any) -> None:
-    table = Table(
-        "step",
-        "kind",
-        "units",
-        "model calls",
-        "tokens in",
-        "tokens out",
-        "cost USD",
-        title=f"plan: {escape(plan.name)} (estimates; nothing is called)",
-    )
-    for s in plan.steps:
-        table.add_row(
-            escape(s.name),
-            s.kind,
-            f"{s.n_units:,}",
-            f"{s.model_calls:,}",
-            f"{s.input_tokens:,}",
-            f"{s.output_tokens:,}",
-            f"{s.cost_usd:,.2f}",
-        )
-    t = plan.totals
-    table.add_row(
-        "total",
-        "",
-        f"{int(t['units']):,}",
-        f"{int(t['model_calls']):,}",
-        f"{int(t['input_tokens']):,}",
-        f"{int(t['output_tokens']):,}",
-        f"{t['cost_usd']:,.2f}",
-        style="bold",
-    )
-    console.print(table)
+    from agentprop.cli._layout import plan_table
+
+    console.print(plan_table(f"plan: {plan.name} (estimates; nothing is called)",
+                             plan.rows(), [r.model_dump() for r in plan.model_totals()],
+                             plan.totals))
     for s in plan.steps:
         if s.note and "no price" in s.note:
             console.print(f"[yellow]{escape(s.name)}: {escape(s.note)}[/]")
@@ -158,6 +131,8 @@ def _run_checked(
                 {
                     "name": plan.name,
                     "steps": [s.model_dump() for s in plan.steps],
+                    "rows": plan.rows(),
+                    "model_totals": [r.model_dump() for r in plan.model_totals()],
                     "totals": plan.totals,
                 }
             )

@@ -10,7 +10,6 @@ from typing import Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from agentprop.cli._common import (
@@ -452,23 +451,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(rows)
             return
-        table = Table(title=f"{len(rows)} of {total} traces", title_justify="left")
-        table.add_column("id", no_wrap=True, min_width=24)
-        for col in ("model", "task", "condition", "seed", "arm", "status", "answer"):
-            table.add_column(col, overflow="fold" if col == "answer" else "ellipsis")
-        for r in rows:
-            answer = "[abstained]" if r["abstained"] else (r["final_answer"] or "")
-            style = "red" if r["status"] != "ok" else None
-            table.add_row(
-                Text(r["id"]),
-                Text(r["model"]),
-                Text(r["task_id"]),
-                Text(r["condition"]),
-                str(r["seed"]),
-                Text(r["arm"] or ""),
-                Text(r["status"], style=style or ""),
-                Text(answer[:120] + ("…" if len(answer) > 120 else "")),
-            )
+        from agentprop.cli._layout import traces_table
+
+        table = traces_table(f"{len(rows)} of {total} traces", rows)
         console.print(table)
 
     @traces_app.command("show")
