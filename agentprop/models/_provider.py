@@ -103,7 +103,10 @@ class RemoteModel:
         self._rng = random.Random(rng_seed)  # jitter only; never affects outputs
         self._loop: asyncio.AbstractEventLoop | None = None
         self._clients: list[Any] = []
-        self._turn = 0
+        self._turn = -1
+        self._shards = 1
+        self._per_shard = max_connections
+        self._aio = False
         self._ssl: Any = None
         self._request_ids = itertools.count()
         self._request_prefix = os.urandom(6).hex()
@@ -152,15 +155,18 @@ class RemoteModel:
         uuid4 from os.urandom, a system call that cost ~0.2 ms per call under load."""
         return f"stainless-python-retry-{self._request_prefix}-{next(self._request_ids)}"
 
-    def open(self) -> None:
+    def open(self, concurrency: int | None = None) -> None:
         """Create this event loop's clients now, on the SDK's aiohttp transport when
-        aiohttp is installed (`aclose()` must follow). The runner calls it before the
-        first episode: no call waits for the clients of all the others, and the aiohttp
-        transport costs ~40 % less client CPU per call than the default httpx one
-        (bench/README.md, whole-episode throughput)."""
+        aiohttp is installed (`aclose()` must follow), for at most `concurrency` calls
+        at once. The runner calls it before the first episode: no call waits for the
+        clients of all the others, and the aiohttp transport costs ~40 % less client CPU
+        per call than the default httpx one (bench/README.md, whole-episode throughput)."""
         import importlib.util
 
-        self._per_loop(aio=importlib.util.find_spec("aiohttp") is not None)
+        limit = min(self.max_connections, concurrency or self.max_connections)
+        self._start_loop(limit, aio=importlib.util.find_spec("aiohttp") is not None)
+        while len(self._clients) < self._shards:
+            self._clients.append(self._make_client(self._per_shard, aio=self._aio))
 
     async def aclose(self) -> None:
         """Close the clients `open()` made (aiohttp sessions must be closed explicitly)."""
@@ -173,14 +179,21 @@ class RemoteModel:
                     if asyncio.iscoroutine(result):
                         await result
 
-    def _per_loop(self, *, aio: bool = False) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._loop is not loop or not self._clients:
-            self._loop = loop
-            n = -(-self.max_connections // SHARD_CONNECTIONS)
-            per = -(-self.max_connections // n)
-            self._clients = [self._make_client(per, aio=aio) for _ in range(n)]
-        self._turn = (self._turn + 1) % len(self._clients)
+    def _start_loop(self, limit: int, *, aio: bool) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._clients, self._aio, self._turn = [], aio, -1
+        self._shards = -(-limit // SHARD_CONNECTIONS)
+        self._per_shard = -(-limit // self._shards)
+
+    def _per_loop(self) -> Any:
+        """The next client shard of this event loop, round-robin; shards are made when
+        first needed, so a model used for a few calls builds one SDK client, not 13."""
+        if self._loop is not asyncio.get_running_loop():
+            self._start_loop(self.max_connections, aio=False)
+        self._turn = (self._turn + 1) % self._shards
+        if self._turn >= len(self._clients):
+            self._clients.append(self._make_client(self._per_shard, aio=self._aio))
+            self._turn = len(self._clients) - 1
         return self._clients[self._turn]
 
     def set_rate_limits(self, limits: RateLimits) -> None:

@@ -395,7 +395,7 @@ async def run_units(
     for m in model_objs.values():  # clients now, not inside the first calls
         opener = getattr(m, "open", None)
         if callable(opener):
-            opener()
+            opener(concurrency)
     # The suite, tasks and models are long-lived: move them out of the collector's sight,
     # so the collections the episodes' garbage triggers do not rescan them every time
     # (≈ 8 % of the client's CPU at 64 concurrent episodes; bench/bench_throughput.py).

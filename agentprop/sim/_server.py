@@ -188,6 +188,7 @@ class SimServer:
         if config.default_profile is not None and config.default_profile not in self.profiles:
             raise ValueError(f"no sim profile {config.default_profile!r} "
                              f"(known: {', '.join(sorted(self.profiles))})")
+        self._judge: Any = None
         self.admission = Admission(config.rpm, config.tpm, burst_s=config.limit_burst_s)
         self.stats = _Stats()
         self._seen: Counter[str] = Counter()
@@ -343,6 +344,25 @@ class SimServer:
             return 200, {"ok": True}, {}
         return (*_error(404, f"no route {method} {path}"), {})
 
+    async def _answer(self, req: Any, profile: SimProfile) -> Any:
+        """The agent policy's answer; an LLM-judge prompt (no tools, question, reference
+        and answer) is answered YES/NO by the `exact` simulated judge instead, so a study
+        whose judges are real model names runs end to end here (`--rehearse`)."""
+        if not req.tools:
+            from agentprop.judges._prompt import parse_judge_prompt
+
+            if parse_judge_prompt(req.messages) is not None:
+                if self._judge is None:
+                    from agentprop.judges._simjudge import SIM_JUDGE_PROFILES, SimJudgeModel
+
+                    self._judge = SimJudgeModel(SIM_JUDGE_PROFILES["exact"],
+                                                suite=self.agent.suite)
+                from agentprop.models import GenerateConfig
+
+                return await self._judge.generate(req.messages, [],
+                                                  GenerateConfig(seed=req.seed))
+        return self.agent.respond(req.messages, req.tools, profile, req.seed)
+
     def profile_name(self, model: str) -> str | None:
         """The sim profile answering `model`: an alias (`--alias gpt-4o-mini=balanced`), a
         profile name, else the default profile (None when there is none)."""
@@ -384,7 +404,7 @@ class SimServer:
             return (*_error(500, "internal error (simulated)", wire), {})
         if fault == "timeout":
             return None
-        out = self.agent.respond(req.messages, req.tools, profile, req.seed)
+        out = await self._answer(req, profile)
         if self.admission.limited:
             wait = self.admission.admit(out.usage.input_tokens + out.usage.output_tokens)
             if wait is not None:
