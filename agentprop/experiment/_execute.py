@@ -43,6 +43,9 @@ def _models(
             opts["max_attempts"] = m.max_attempts
         if m.concurrency:
             opts["max_connections"] = m.concurrency
+        limits = {k: v for k, v in (("rpm", m.rpm), ("tpm", m.tpm)) if v is not None}
+        if limits and not m.id.startswith(("sim/", "sim-judge/")):
+            opts.update(limits)  # simulated models have no provider limits
         model = get_model(m.id, **opts)
         if use_cache and ws is not None and not model.simulated:
             model = get_model(m.id, **opts, cache=ws)

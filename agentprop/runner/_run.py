@@ -351,7 +351,9 @@ async def run_units(
     def accept(trace: Trace) -> None:
         writer.put(trace)
         summary.count(trace)
-        bar.update(summary)
+        if bar.enabled:
+            bar.update(summary, sum(int(getattr(m, "rate_limited", 0)) - limited_before[mid]
+                                    for mid, m in model_objs.items()))
 
     def record(trace: Trace) -> None:
         model = trace.model

@@ -180,3 +180,23 @@ def test_aliases_and_default_profile(fake_suite, fake_generators):
         assert httpx.get(srv.root_url + "/stats").json()["by_model"] == {"oracle": 3}
     with pytest.raises(ValueError, match="no sim profile"):
         ServerThread(ServerConfig(port=0, aliases={"x": "nope"}), suite=fake_suite)
+
+
+def test_experiment_file_limits_reach_the_model(tmp_path) -> None:
+    from agentprop.experiment import load_config
+    from agentprop.experiment._execute import _models
+
+    f = tmp_path / "study.yaml"
+    f.write_text("name: s\nmodels:\n  - id: openai/gpt-4o-mini\n    base_url: "
+                 "http://127.0.0.1:9/v1\n    rpm: 500\n    tpm: 200000\n  - id: sim/oracle\n"
+                 "    tpm: 1000\nruns:\n  - name: r\n    models: [openai/gpt-4o-mini]\n")
+    cfg = load_config(f)
+    models = _models(cfg, None, None, False)
+    lim = models["openai/gpt-4o-mini"].limiter
+    assert lim.limits == RateLimits(rpm=500, tpm=200000)
+    assert lim.tokens is not None and lim.tokens.rate == pytest.approx(200000 / 60)
+    f.write_text(f.read_text().replace("tpm: 200000", "tpm: -5"))
+    from agentprop.experiment import ConfigError
+
+    with pytest.raises(ConfigError, match="tpm"):
+        load_config(f)
