@@ -34,7 +34,7 @@ def plan_table(title: str, rows: Iterable[Mapping[str, Any]],
     """The dry-run plan: each step on its own line, then one line per model under it;
     then each model's totals and the overall total."""
     table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), title_justify="left",
-                  expand=False)
+                  show_edge=False, pad_edge=False)
     table.add_column("step / model", overflow="fold", ratio=1, min_width=16)
     for name in ("units", "calls", "tokens", "USD"):
         table.add_column(name, justify="right", no_wrap=True)
@@ -64,19 +64,19 @@ def plan_table(title: str, rows: Iterable[Mapping[str, Any]],
 
 
 def traces_table(title: str, rows: Iterable[Mapping[str, Any]]) -> Table:
-    """`traces list`: id over model, task over condition/seed/arm, status, answer."""
-    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), title_justify="left")
-    table.add_column("trace / model", overflow="fold", min_width=24)
-    table.add_column("task / condition", overflow="fold", min_width=14)
-    table.add_column("status", no_wrap=True)
-    table.add_column("answer", overflow="fold", ratio=1, min_width=12)
+    """`traces list`: the id in a fixed column; beside it, stacked, the model, then task,
+    condition, seed and arm, then the status and the start of the final answer."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), title_justify="left",
+                  show_edge=False, pad_edge=False)
+    table.add_column("trace", no_wrap=True, width=24)
+    table.add_column("model / task, condition / status: answer", overflow="fold")
     for r in rows:
         answer = "[abstained]" if r["abstained"] else (r["final_answer"] or "")
-        where = f"{r['condition']}  seed {r['seed']}" + (f"  arm {r['arm']}" if r["arm"] else "")
-        table.add_row(
-            Text(f"{r['id']}\n{r['model']}"),
-            Text(f"{r['task_id']}\n{where}"),
-            Text(r["status"], style="red" if r["status"] != "ok" else ""),
-            Text(answer[:120] + ("…" if len(answer) > 120 else "")),
-        )
+        where = f"{r['task_id']} · {r['condition']} · seed {r['seed']}"
+        if r["arm"]:
+            where += f" · arm {r['arm']}"
+        cell = Text(f"{r['model']}\n{where}\n")
+        cell.append(r["status"], style="red" if r["status"] != "ok" else "green")
+        cell.append(": " + answer[:120] + ("…" if len(answer) > 120 else ""))
+        table.add_row(Text(r["id"]), cell)
     return table
