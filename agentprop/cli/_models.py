@@ -116,6 +116,9 @@ def serve_sim(
     default_profile: str = typer.Option(
         None, "--default-profile",
         help="Profile answering any model name that is neither a profile nor an alias."),
+    answer_judges: bool = typer.Option(
+        False, "--answer-judges", help="Answer LLM-judge prompts YES/NO with the exact "
+        "simulated judge (as `experiment run --rehearse` does)."),
     suite_file: Path = typer.Option(None, "--suite", envvar="AGENTPROP_SUITE",
                                     help="Suite JSONL file (default: built-in)."),
 ) -> None:
@@ -142,7 +145,8 @@ def serve_sim(
         config = ServerConfig(host=host, port=port, latency_ms=latency_ms, fail_rate=fail_rate,
                               faults=_parse_faults(faults), retry_after_s=retry_after,
                               hold_s=hold_s, fault_seed=fault_seed, rpm=rpm, tpm=tpm,
-                              aliases=aliases, default_profile=default_profile)
+                              aliases=aliases, default_profile=default_profile,
+                              answer_judges=answer_judges)
     except ValueError as e:
         raise UserError(str(e)) from None
     try:

@@ -82,7 +82,7 @@ def rehearse(
     suite = load_suite(seed=cfg.suite_seed if cfg.suite_seed is not None else DEFAULT_SEED)
     scaled = scale_config(cfg, suite, scale)
     server_cfg = ServerConfig(port=0, aliases=dict(aliases or {}),
-                              default_profile=default_profile)
+                              default_profile=default_profile, answer_judges=True)
     try:
         server = ServerThread(server_cfg, suite=suite)
     except ValueError as e:

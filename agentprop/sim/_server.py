@@ -69,6 +69,7 @@ class ServerConfig:
     limit_burst_s: float = 5.0
     aliases: dict[str, str] = field(default_factory=dict)
     default_profile: str | None = None
+    answer_judges: bool = False
     idle_timeout_s: float = 60.0
     header_timeout_s: float = 10.0
     body_timeout_s: float = 30.0
@@ -345,10 +346,11 @@ class SimServer:
         return (*_error(404, f"no route {method} {path}"), {})
 
     async def _answer(self, req: Any, profile: SimProfile) -> Any:
-        """The agent policy's answer; an LLM-judge prompt (no tools, question, reference
-        and answer) is answered YES/NO by the `exact` simulated judge instead, so a study
-        whose judges are real model names runs end to end here (`--rehearse`)."""
-        if not req.tools:
+        """The agent policy's answer. With `answer_judges`, an LLM-judge prompt (no tools;
+        question, reference and answer) is answered YES/NO by the `exact` simulated judge
+        instead, so a study whose judges are real model names runs end to end here
+        (`--rehearse`)."""
+        if self.config.answer_judges and not req.tools:
             from agentprop.judges._prompt import parse_judge_prompt
 
             if parse_judge_prompt(req.messages) is not None:
