@@ -164,7 +164,11 @@ class RemoteModel:
         import importlib.util
 
         limit = min(self.max_connections, concurrency or self.max_connections)
-        self._start_loop(limit, aio=importlib.util.find_spec("aiohttp") is not None)
+        # aiohttp refuses credentials in the URL next to the SDK's Authorization header:
+        # such a base URL keeps the httpx transport
+        userinfo = bool(self.base_url and urlsplit(self.base_url).username)
+        aio = importlib.util.find_spec("aiohttp") is not None and not userinfo
+        self._start_loop(limit, aio=aio)
         while len(self._clients) < self._shards:
             self._clients.append(self._make_client(self._per_shard, aio=self._aio))
 
