@@ -155,6 +155,9 @@ class AnthropicModel(RemoteModel):
                                  f" .env to use anthropic/{name}")
             key = "sk-local"
         self.__key = key
+        # the SDK is imported now (~0.5 s), when the model is built, not inside the first
+        # call of a run, where every episode would wait for it
+        import anthropic  # noqa: F401
 
     def _make_client(self, connections: int, *, aio: bool = False) -> Any:
         import anthropic

@@ -66,6 +66,9 @@ class OpenAIModel(RemoteModel):
                                  f" .env to use {provider}/{name}")
             key = "sk-local"  # loopback servers need none
         self.__key = key
+        # the SDK is imported now (~0.5 s), when the model is built, not inside the first
+        # call of a run, where every episode would wait for it
+        import openai  # noqa: F401
 
     def _make_client(self, connections: int, *, aio: bool = False) -> Any:
         import httpx2
