@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from rich.table import Table
 from agentprop.cli._common import (
     UserError,
     console,
+    err_console,
     fail,
     print_json,
     probe_base_url,
@@ -37,38 +39,11 @@ def _load(config: Path) -> Any:
 
 
 def _print_plan(plan: Any) -> None:
-    table = Table(
-        "step",
-        "kind",
-        "units",
-        "model calls",
-        "tokens in",
-        "tokens out",
-        "cost USD",
-        title=f"plan: {escape(plan.name)} (estimates; nothing is called)",
-    )
-    for s in plan.steps:
-        table.add_row(
-            escape(s.name),
-            s.kind,
-            f"{s.n_units:,}",
-            f"{s.model_calls:,}",
-            f"{s.input_tokens:,}",
-            f"{s.output_tokens:,}",
-            f"{s.cost_usd:,.2f}",
-        )
-    t = plan.totals
-    table.add_row(
-        "total",
-        "",
-        f"{int(t['units']):,}",
-        f"{int(t['model_calls']):,}",
-        f"{int(t['input_tokens']):,}",
-        f"{int(t['output_tokens']):,}",
-        f"{t['cost_usd']:,.2f}",
-        style="bold",
-    )
-    console.print(table)
+    from agentprop.cli._layout import plan_table
+
+    console.print(plan_table(f"plan: {plan.name} (estimates; nothing is called)",
+                             plan.rows(), [r.model_dump() for r in plan.model_totals()],
+                             plan.totals))
     for s in plan.steps:
         if s.note and "no price" in s.note:
             console.print(f"[yellow]{escape(s.name)}: {escape(s.note)}[/]")
@@ -119,7 +94,7 @@ def _summary_table(workspace: Path) -> None:
         )
     console.print(table)
     with Workspace(workspace, create=False) as ws:
-        rows = ws.get_meta("simulation_check") or []
+        rows = ws.meta().simulation_check or []
     if rows:
         covered = sum(bool(r["covered"]) for r in rows)
         console.print(
@@ -128,14 +103,32 @@ def _summary_table(workspace: Path) -> None:
         )
 
 
-def _run(config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool) -> None:
+@dataclass(frozen=True)
+class RunOptions:
+    """How `experiment run` runs beyond the file: cost guard and rehearsal."""
+
+    max_cost: float | None = None
+    rehearse: bool = False
+    scale: float = 1.0
+    aliases: dict[str, str] = field(default_factory=dict)
+    resamples: int = 1000
+
+
+def _run(config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool,
+         opts: RunOptions | None = None) -> None:
     from agentprop.experiment import ConfigError
     from agentprop.intercept._workflow import InterceptError
     from agentprop.judges import JudgeError
     from agentprop.runner import RunAborted, RunError
 
     try:
-        _run_checked(config, workspace, dry_run, no_cache, as_json)
+        _run_checked(config, workspace, dry_run, no_cache, as_json, opts or RunOptions())
+    except KeyboardInterrupt:
+        from agentprop.cli._run import resume_command
+
+        err_console.print(f"interrupted: what finished is stored in {workspace}; to resume,"
+                          f" run:\n  {resume_command()}", highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
     except RunAborted as e:
         fail(str(e), code=1)
     except (ConfigError, InterceptError, JudgeError, RunError) as e:
@@ -143,7 +136,8 @@ def _run(config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: b
 
 
 def _run_checked(
-    config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool
+    config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool,
+    opts: RunOptions,
 ) -> None:
     from agentprop.experiment import build_plan, run_experiment
     from agentprop.suite import DEFAULT_SEED, load_suite
@@ -152,35 +146,54 @@ def _run_checked(
         suite = load_suite(
             seed=config.suite_seed if config.suite_seed is not None else DEFAULT_SEED
         )
+        if opts.rehearse:
+            from agentprop.experiment._rehearse import scale_config
+
+            config = scale_config(config, suite, opts.scale)
         plan = build_plan(config, suite)
         if as_json:
             print_json(
                 {
                     "name": plan.name,
                     "steps": [s.model_dump() for s in plan.steps],
+                    "rows": plan.rows(),
+                    "model_totals": [r.model_dump() for r in plan.model_totals()],
                     "totals": plan.totals,
                 }
             )
         else:
             _print_plan(plan)
         return
-    for entry in config.models:  # a bad or unreachable server fails before the workspace
-        if entry.base_url:
-            probe_base_url(entry.base_url)
     say = (lambda _m: None) if as_json else (lambda m: console.print(escape(m)))
-    result = run_experiment(
-        config, workspace=workspace, progress=not as_json, use_cache=not no_cache, say=say
-    )
+    if opts.rehearse:
+        from agentprop.experiment._rehearse import rehearse
+
+        result = rehearse(config, workspace=workspace, scale=opts.scale,
+                          aliases=opts.aliases, progress=not as_json,
+                          use_cache=not no_cache, say=say, max_cost=opts.max_cost,
+                          resamples=opts.resamples)
+    else:
+        for entry in config.models:  # a bad or unreachable server fails before the workspace
+            if entry.base_url:
+                probe_base_url(entry.base_url)
+        result = run_experiment(
+            config, workspace=workspace, progress=not as_json, use_cache=not no_cache,
+            say=say, max_cost=opts.max_cost, resamples=opts.resamples,
+        )
     if as_json:
         print_json(
             {
                 "workspace": str(result.workspace),
                 "report": str(result.report) if result.report else None,
+                "rehearsal": opts.rehearse,
                 "steps_s": result.steps,
                 **result.summary,
             }
         )
         return
+    if opts.rehearse:
+        console.print("[bold yellow]REHEARSAL[/]: simulated answers behind the real SDKs "
+                      "— not results")
     _summary_table(workspace)
     if result.report:
         console.print(f"report: {escape(str(result.report))}")
@@ -200,11 +213,40 @@ def experiment_run(
     dry_run: bool = typer.Option(False, "--dry-run", help="print the plan, call nothing"),
     no_cache: bool = typer.Option(False, "--no-cache", help="bypass the response cache"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    max_cost: float = typer.Option(
+        None, "--max-cost", envvar="AGENTPROP_MAX_COST",
+        help="cost guard (USD, this invocation): no agent episode starts once the estimated "
+        "spend would pass it; rerun with a higher limit to resume"),
+    rehearse: bool = typer.Option(
+        False, "--rehearse", help="run the whole study through every provider's SDK against "
+        "a local serve-sim (real names → sim profiles); nothing reaches a real API"),
+    scale: float = typer.Option(
+        1.0, "--scale", help="with --rehearse: every block's task count times this (0-1]"),
+    alias: list[str] = typer.Option(
+        [], "--alias", help="with --rehearse: NAME=PROFILE, the sim profile serving a model "
+        "name (default: balanced)"),
+    resamples: int = typer.Option(
+        1000, "--resamples", min=10, help="bootstrap resamples of the report's CIs"),
 ) -> None:
     """Run (or with --dry-run, plan and cost) every step of a study; resumable."""
     cfg = _load(config)
-    ws = workspace or Path(cfg.workspace or f"agentprop-runs/{cfg.name}")
-    _run(cfg, ws, dry_run, no_cache, as_json)
+    if max_cost is not None and max_cost < 0:
+        raise UserError(f"invalid --max-cost {max_cost:g}: must be >= 0")
+    if not 0 < scale <= 1:
+        raise UserError(f"invalid --scale {scale:g}: must be in (0, 1]")
+    if scale != 1.0 and not rehearse:
+        raise UserError("--scale needs --rehearse")
+    aliases: dict[str, str] = {}
+    for pair in alias:
+        name, sep, profile = pair.partition("=")
+        if not sep or not name.strip() or not profile.strip():
+            raise UserError(f"invalid --alias {pair!r}: expected NAME=PROFILE")
+        aliases[name.strip()] = profile.strip()
+    default_ws = f"agentprop-runs/{cfg.name}" + ("-rehearsal" if rehearse else "")
+    ws = workspace or (Path(default_ws) if rehearse else Path(cfg.workspace or default_ws))
+    _run(cfg, ws, dry_run, no_cache, as_json,
+         RunOptions(max_cost=max_cost, rehearse=rehearse, scale=scale, aliases=aliases,
+                    resamples=resamples))
 
 
 def register(app: typer.Typer) -> None:

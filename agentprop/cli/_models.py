@@ -107,6 +107,18 @@ def serve_sim(
     retry_after: float = typer.Option(1.0, "--retry-after", help="Retry-After of a 429 (s)."),
     hold_s: float = typer.Option(300.0, "--hold-s", help="How long a timeout fault holds."),
     fault_seed: int = typer.Option(0, "--fault-seed", help="Seed of the fault draws."),
+    rpm: float = typer.Option(None, "--rpm", help="Requests per minute; 429 above it."),
+    tpm: float = typer.Option(None, "--tpm",
+                              help="Tokens per minute (prompt + completion); 429 above it."),
+    alias: list[str] = typer.Option(
+        [], "--alias", help="Serve a real model name with a sim profile, NAME=PROFILE "
+        "(repeatable), e.g. gpt-4o-mini=balanced."),
+    default_profile: str = typer.Option(
+        None, "--default-profile",
+        help="Profile answering any model name that is neither a profile nor an alias."),
+    answer_judges: bool = typer.Option(
+        False, "--answer-judges", help="Answer LLM-judge prompts YES/NO with the exact "
+        "simulated judge (as `experiment run --rehearse` does)."),
     suite_file: Path = typer.Option(None, "--suite", envvar="AGENTPROP_SUITE",
                                     help="Suite JSONL file (default: built-in)."),
 ) -> None:
@@ -123,16 +135,28 @@ def serve_sim(
         raise UserError("--latency-ms must be >= 0")
     if retry_after < 0 or hold_s < 0:
         raise UserError("--retry-after and --hold-s must be >= 0")
+    aliases: dict[str, str] = {}
+    for pair in alias:
+        name, sep, profile = pair.partition("=")
+        if not sep or not name.strip() or not profile.strip():
+            raise UserError(f"invalid --alias {pair!r}: expected NAME=PROFILE")
+        aliases[name.strip()] = profile.strip()
     try:
         config = ServerConfig(host=host, port=port, latency_ms=latency_ms, fail_rate=fail_rate,
                               faults=_parse_faults(faults), retry_after_s=retry_after,
-                              hold_s=hold_s, fault_seed=fault_seed)
+                              hold_s=hold_s, fault_seed=fault_seed, rpm=rpm, tpm=tpm,
+                              aliases=aliases, default_profile=default_profile,
+                              answer_judges=answer_judges)
     except ValueError as e:
         raise UserError(str(e)) from None
     suite = load_suite(suite_file)
 
-    async def _serve() -> None:
+    try:
         server = SimServer(config, suite=suite)
+    except ValueError as e:  # an alias or default naming no profile
+        raise UserError(str(e)) from None
+
+    async def _serve() -> None:
         try:
             await server.start()
         except OSError as e:  # a bad host or a port in use: before any banner is printed

@@ -10,7 +10,6 @@ from typing import Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from agentprop.cli._common import (
@@ -45,6 +44,38 @@ def _parse_options(pairs: list[str]) -> dict[str, Any]:
             value = raw
         out[key.strip().replace("-", "_")] = value
     return out
+
+
+def parse_limits(models: list[str], rpm: list[str], tpm: list[str]) -> dict[str, Any]:
+    """Per-model budgets from `--rpm`/`--tpm` values `N` (every model) or `MODEL=N`."""
+    from agentprop.models import RateLimits
+
+    values: dict[str, dict[str, float]] = {m: {} for m in models}
+    for flag, items in (("rpm", rpm), ("tpm", tpm)):
+        for item in items:
+            model, sep, raw = item.rpartition("=")
+            targets = [model] if sep else models
+            if sep and model not in values:
+                raise UserError(f"--{flag} {item!r}: {model!r} is not a --model of this run")
+            try:
+                value = float(raw)
+            except ValueError:
+                raise UserError(f"invalid --{flag} {item!r}: expected N or MODEL=N") from None
+            if not value > 0:
+                raise UserError(f"invalid --{flag} {item!r}: must be positive")
+            for t in targets:
+                values[t][flag] = value
+    return {m: RateLimits(**v) for m, v in values.items() if v}
+
+
+def resume_command() -> str:
+    """The command line of this invocation, to print after Ctrl-C (secrets redacted):
+    the run id is derived from the options, so the same command resumes the run."""
+    import shlex
+
+    from agentprop.runner import redact_text
+
+    return redact_text("agentprop " + shlex.join(sys.argv[1:]))
 
 
 def _stored(workspace: Path, run_id: str) -> int:
@@ -243,6 +274,16 @@ def register(app: typer.Typer) -> None:
             0, "--episodes-port", envvar="AGENTPROP_EPISODES_PORT",
             help="--agent: the port of the episode host (MCP, gateway reports); 0: any.",
         ),
+        rpm: list[str] = typer.Option(
+            [], "--rpm", help="Requests per minute, for every model (N) or one (MODEL=N);"
+            " repeatable."),
+        tpm: list[str] = typer.Option(
+            [], "--tpm", help="Tokens per minute (reported usage), for every model (N) or one"
+            " (MODEL=N); repeatable."),
+        max_cost: float = typer.Option(
+            None, "--max-cost", envvar="AGENTPROP_MAX_COST",
+            help="Cost guard (USD, this invocation): no unit starts once the estimated spend"
+            " would pass it; rerun with a higher limit to resume."),
     ) -> None:
         """Run agent episodes: one per model (or --agent) × task × condition × seed.
         Resumable."""
@@ -328,6 +369,9 @@ def register(app: typer.Typer) -> None:
         if is_injectable is not None and any(c != "baseline" for c in conditions):
             injectable = {t.id: is_injectable(t) for t in tasks}
             units = [u for u in units if u.condition == "baseline" or injectable[u.task_id]]
+        if max_cost is not None and max_cost < 0:
+            raise UserError(f"invalid --max-cost {max_cost:g}: must be >= 0")
+        limits = parse_limits(models, rpm, tpm)
         ws = open_workspace(workspace, create=True)
         progress = not as_json and sys.stderr.isatty()
         try:
@@ -351,13 +395,15 @@ def register(app: typer.Typer) -> None:
                     "suite_file": str(suite_file) if suite_file else None,
                     "command": "agentprop run",
                 },
+                max_cost=max_cost,
+                model_limits=limits,
             )
         except KeyboardInterrupt:
             stored = _stored(workspace, rid)
             err_console.print(
                 f"interrupted: {stored} of {len(units)} units stored in run {rid}; "
-                "rerun the same command to resume",
-                highlight=False,
+                f"to resume, run:\n  {resume_command()}",
+                highlight=False, soft_wrap=True,
             )
             raise typer.Exit(130) from None
         except RunAborted as e:
@@ -374,11 +420,18 @@ def register(app: typer.Typer) -> None:
         console.print(
             f"run [bold]{escape(rid)}[/]: {summary.completed} traces written "
             f"({summary.errors} errors), {summary.skipped} already stored, "
-            f"{summary.model_calls} model calls ({summary.cached_calls} cached), "
+            f"{summary.model_calls} model calls ({summary.cached_calls} cached, "
+            f"{summary.rate_limited} answered 429), "
             f"{summary.tokens:,} tokens, ${summary.cost:.4f}, {summary.wall_s:.1f} s "
             f"→ {escape(str(workspace))}",
             highlight=False,
         )
+        if summary.not_started:
+            err_console.print(
+                f"cost guard: {summary.not_started} units not started (the estimated spend "
+                f"would pass ${max_cost:g}); rerun with a higher --max-cost to resume",
+                highlight=False, soft_wrap=True,
+            )
 
     @traces_app.command("list")
     @user_errors
@@ -408,23 +461,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(rows)
             return
-        table = Table(title=f"{len(rows)} of {total} traces", title_justify="left")
-        table.add_column("id", no_wrap=True, min_width=24)
-        for col in ("model", "task", "condition", "seed", "arm", "status", "answer"):
-            table.add_column(col, overflow="fold" if col == "answer" else "ellipsis")
-        for r in rows:
-            answer = "[abstained]" if r["abstained"] else (r["final_answer"] or "")
-            style = "red" if r["status"] != "ok" else None
-            table.add_row(
-                Text(r["id"]),
-                Text(r["model"]),
-                Text(r["task_id"]),
-                Text(r["condition"]),
-                str(r["seed"]),
-                Text(r["arm"] or ""),
-                Text(r["status"], style=style or ""),
-                Text(answer[:120] + ("…" if len(answer) > 120 else "")),
-            )
+        from agentprop.cli._layout import traces_table
+
+        table = traces_table(f"{len(rows)} of {total} traces", rows)
         console.print(table)
 
     @traces_app.command("show")

@@ -94,6 +94,10 @@ class WorkspaceMeta(BaseModel):
     whether the CI covers it (experiment/_simcheck.py)."""
     experiment: dict[str, Any] | None = None
     """The experiment configuration that produced the workspace (`ExperimentConfig`)."""
+    rehearsal: dict[str, Any] | None = None
+    """Set by `experiment run --rehearse` (experiment/_rehearse.py): the scale, aliases and
+    default profile of a study run against a local serve-sim; the report's first line
+    says the numbers are not results."""
     interceptor_layers: list[dict[str, Any]] | None = None
     """Per injected trace, which interceptor layer (L1-L3) fires when the chosen
     configuration is replayed offline: the report's "which layer catches which fault

@@ -30,6 +30,8 @@ class ModelEntry(_Strict):
     base_url: str | None = None
     concurrency: int | None = Field(default=None, ge=1, le=1024)
     max_attempts: int | None = Field(default=None, ge=1, le=20)
+    rpm: float | None = Field(default=None, gt=0, description="requests per minute budget")
+    tpm: float | None = Field(default=None, gt=0, description="tokens per minute budget")
     text_mode: bool = False
 
 

@@ -40,6 +40,9 @@ def _models(
             opts["max_attempts"] = m.max_attempts
         if m.concurrency:
             opts["max_connections"] = m.concurrency
+        limits = {k: v for k, v in (("rpm", m.rpm), ("tpm", m.tpm)) if v is not None}
+        if limits and not m.id.startswith(("sim/", "sim-judge/")):
+            opts.update(limits)  # simulated models have no provider limits
         model = get_model(m.id, **opts)
         if use_cache and ws is not None and not model.simulated:
             model = get_model(m.id, **opts, cache=ws)
@@ -130,6 +133,8 @@ def load_analysis_input(ws: Workspace, suite: Any = None, *, rule: Any = None) -
     meta: dict[str, Any] = {"interceptor_evaluations": evaluation_configs(ws)}
     if stored.imported:
         meta["imported"] = stored.imported
+    if stored.rehearsal:  # experiment/_rehearse.py: the report's first line says so
+        meta["rehearsal"] = stored.rehearsal
     if stored.simulation_check:
         meta["simulation_check"] = stored.simulation_check
     sweep_rows = stored.interceptor_sweep
@@ -192,8 +197,17 @@ def run_experiment(
     use_cache: bool = True,
     say: Say = print,
     resamples: int = 1000,
+    max_cost: float | None = None,
+    judge_options: dict[str, Any] | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> ExperimentResult:
-    """Run every step of `cfg` into `workspace`; rerunning resumes where it stopped."""
+    """Run every step of `cfg` into `workspace`; rerunning resumes where it stopped.
+
+    `max_cost` (USD, this invocation) is the cost guard over the agent episodes (runs and
+    the interceptor evaluation): once it stops a unit, the study stops after that step
+    and `summary["not_started"]` says how many units are left for a rerun with a higher
+    limit. `judge_options` go to the LLM judges' models (a base URL); `meta` is stored
+    in the workspace first (the rehearsal mark)."""
     from agentprop.intercept._workflow import resolve_config, run_evaluation, run_sweep
     from agentprop.judges import judge_workspace
     from agentprop.labels import sample_labels
@@ -212,13 +226,14 @@ def run_experiment(
     _models(cfg, None, suite, False)  # an unknown provider fails before anything is written
     ws = Workspace(workspace, create=True)
     try:
-        ws.update_meta(experiment=cfg.model_dump(mode="json"))
+        ws.update_meta(experiment=cfg.model_dump(mode="json"), **dict(meta or {}))
         models = _models(cfg, ws, suite, use_cache)
 
         def judge_all() -> None:
             """Every configured judge over every trace lacking its verdict (resumable)."""
             judge_workspace(ws, cfg.judges, suite=suite, primary=cfg.primary_judge,
-                            progress=progress, use_cache=use_cache)
+                            progress=progress, use_cache=use_cache,
+                            model_options=judge_options)
 
         t0 = time.perf_counter()
         agent_units = [u for s in plan.steps if s.kind == "run" for u in s.units]
@@ -231,6 +246,7 @@ def run_experiment(
             concurrency=cfg.concurrency,
             progress=progress,
             manifest={"experiment": cfg.name},
+            max_cost=max_cost,
         )
         timed("runs", t0)
         summary: dict[str, Any] = {
@@ -238,7 +254,16 @@ def run_experiment(
             "completed": rs.completed,
             "skipped": rs.skipped,
             "errors": rs.errors,
+            "rate_limited": rs.rate_limited,
+            "cost": round(rs.cost, 4),
+            "not_started": rs.not_started,
         }
+        if rs.not_started:
+            say(f"cost guard: {rs.not_started} units not started (the estimated spend would "
+                f"pass ${max_cost:g}); rerun with a higher --max-cost to resume")
+            summary["traces"] = ws.count_traces()
+            return ExperimentResult(workspace=Path(workspace), report=None, steps=timings,
+                                    summary=summary)
 
         t0 = time.perf_counter()
         say(f"[2/6] judges: {', '.join(cfg.judges)} (primary {cfg.primary_judge})")
@@ -258,7 +283,7 @@ def run_experiment(
             icfg = resolve_config(ws, ev.config, ev.mode)
             n_units = sum(s.n_units for s in plan.steps if s.kind == "evaluate")
             say(f"[4/6] interceptor evaluation ({icfg.label}): {n_units} paired units")
-            run_evaluation(
+            ev_out = run_evaluation(
                 ws,
                 suite=suite,
                 models=ev.models,
@@ -274,7 +299,17 @@ def run_experiment(
                 use_cache=use_cache,
                 progress=progress,
                 runtime_models={m: models[m] for m in ev.models},
+                judge_options=judge_options,
+                max_cost=None if max_cost is None else max(0.0, max_cost - rs.cost),
             )
+            left = int(ev_out.get("run", {}).get("not_started") or 0)
+            if left:
+                say(f"cost guard: {left} evaluation units not started; rerun with a higher "
+                    "--max-cost to resume")
+                summary["not_started"] = left
+                summary["traces"] = ws.count_traces()
+                return ExperimentResult(workspace=Path(workspace), report=None,
+                                        steps=timings, summary=summary)
             # the other judges score the evaluation's traces too (resumable, cached)
             judge_all()
             timed("evaluate", t0)

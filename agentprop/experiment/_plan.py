@@ -9,19 +9,34 @@ from pydantic import BaseModel, Field
 
 from agentprop.core import WorkUnit
 from agentprop.experiment._config import ConfigError, ExperimentConfig
+from agentprop.runner._budget import estimate_unit, is_free
 from agentprop.suite import Suite, select_tasks
 
-# Rough per-call token sizes for estimates: system prompt + tool schemas + growing history
-# in, a short tool call or answer out; judges read question + reference + answer.
-AGENT_INPUT_TOKENS_FIRST = 650
-AGENT_INPUT_TOKENS_PER_STEP = 180
-AGENT_OUTPUT_TOKENS = 90
+# Judges read question + reference + answer (the agents' sizes: runner/_budget.py).
 JUDGE_INPUT_TOKENS = 420
 JUDGE_OUTPUT_TOKENS = 3
 
 
+class ModelCost(BaseModel):
+    """One model's share of a step (or of the whole study)."""
+
+    model: str
+    units: int = 0
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: ModelCost) -> None:
+        self.units += other.units
+        self.model_calls += other.model_calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd += other.cost_usd
+
+
 class StepPlan(BaseModel):
-    """One step of the study and what it will cost."""
+    """One step of the study and what it will cost, in total and per model."""
 
     name: str
     kind: str
@@ -32,7 +47,16 @@ class StepPlan(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    per_model: list[ModelCost] = Field(default_factory=list)
     note: str = ""
+
+    def model_row(self, model: str) -> ModelCost:
+        for row in self.per_model:
+            if row.model == model:
+                return row
+        row = ModelCost(model=model)
+        self.per_model.append(row)
+        return row
 
 
 class Plan(BaseModel):
@@ -51,6 +75,30 @@ class Plan(BaseModel):
             "cost_usd": round(sum(s.cost_usd for s in self.steps), 4),
         }
 
+    def model_totals(self) -> list[ModelCost]:
+        """Each model's sums over the steps (agent and judge calls alike)."""
+        out: dict[str, ModelCost] = {}
+        for s in self.steps:
+            for row in s.per_model:
+                out.setdefault(row.model, ModelCost(model=row.model)).add(row)
+        for row in out.values():
+            row.cost_usd = round(row.cost_usd, 4)
+        return list(out.values())
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The plan as flat rows, one per step × model (a step without model calls has
+        one row with model None): what `--dry-run` prints and `--json` gives."""
+        rows: list[dict[str, Any]] = []
+        for s in self.steps:
+            if not s.per_model:
+                rows.append({"step": s.name, "kind": s.kind, "model": None,
+                             "units": s.n_units, "model_calls": s.model_calls,
+                             "input_tokens": s.input_tokens,
+                             "output_tokens": s.output_tokens, "cost_usd": s.cost_usd})
+            for r in s.per_model:
+                rows.append({"step": s.name, "kind": s.kind, **r.model_dump()})
+        return rows
+
 
 def _seed_for(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "big") >> 1
@@ -62,18 +110,25 @@ def _estimate_agent(step: StepPlan, suite: Suite, prices: object) -> None:
 
     table = price_table(prices)
     unpriced: set[str] = set()
+    for m in step.models:
+        step.model_row(m)
     for u in step.units:
-        task = suite.get(u.task_id)
-        steps = (len(task.gold_plan) if task else 2) + 1
-        tin = sum(AGENT_INPUT_TOKENS_FIRST + AGENT_INPUT_TOKENS_PER_STEP * k for k in range(steps))
-        tout = AGENT_OUTPUT_TOKENS * steps
-        step.model_calls += steps
-        step.input_tokens += tin
-        step.output_tokens += tout
-        if not u.model.startswith("sim/"):
-            step.cost_usd += table.cost(u.model, Usage(input_tokens=tin, output_tokens=tout))
+        e = estimate_unit(suite.get(u.task_id))
+        tin, tout = e.input_tokens, e.output_tokens
+        row = step.model_row(u.model)
+        row.units += 1
+        row.model_calls += e.calls
+        row.input_tokens += tin
+        row.output_tokens += tout
+        if not is_free(u.model):
+            row.cost_usd += table.cost(u.model, Usage(input_tokens=tin, output_tokens=tout))
             if table.lookup(u.model) is None:
                 unpriced.add(u.model)
+    for row in step.per_model:
+        step.model_calls += row.model_calls
+        step.input_tokens += row.input_tokens
+        step.output_tokens += row.output_tokens
+        step.cost_usd += row.cost_usd
     if unpriced:
         step.note = "; ".join(
             x for x in (step.note, f"no price for {', '.join(sorted(unpriced))}: counted as $0")
@@ -210,8 +265,12 @@ def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Pl
             )
             step.input_tokens += tin
             step.output_tokens += tout
-            if not m.startswith(("sim/", "sim-judge/")):
-                step.cost_usd += table.cost(m, Usage(input_tokens=tin, output_tokens=tout))
+            cost = 0.0 if is_free(m) else table.cost(m, Usage(input_tokens=tin,
+                                                              output_tokens=tout))
+            step.cost_usd += cost
+            step.model_row(m).add(ModelCost(model=m, units=len(agent_units),
+                                            model_calls=len(agent_units), input_tokens=tin,
+                                            output_tokens=tout, cost_usd=cost))
         steps.append(step)
     if cfg.labels:
         steps.append(
@@ -225,4 +284,6 @@ def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Pl
         steps.append(StepPlan(name="report", kind="report"))
     for s in steps:
         s.cost_usd = round(s.cost_usd, 4)
+        for row in s.per_model:
+            row.cost_usd = round(row.cost_usd, 4)
     return Plan(name=cfg.name, steps=steps)

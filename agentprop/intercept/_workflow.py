@@ -352,11 +352,15 @@ def run_evaluation(
     progress: bool = False,
     runtime_models: Mapping[str, Any] | None = None,
     executor: Any = None,
+    judge_options: Mapping[str, Any] | None = None,
+    max_cost: float | None = None,
 ) -> dict[str, Any]:
     """Run both arms in one scheduler, judge them, compute and store the summary (meta
     `interceptor_eval`). Resumable: rerunning the same evaluation skips stored units.
     `executor` runs an external agent instead of `models` (`models` then holds its name;
-    P2 then corrupts only the executed call, the agent's history is its own)."""
+    P2 then corrupts only the executed call, the agent's history is its own).
+    `judge_options` go to the judge's models (e.g. a base URL); `max_cost` is the
+    runner's cost guard."""
     import asyncio
 
     from agentprop.judges import judge_workspace
@@ -369,17 +373,19 @@ def run_evaluation(
         plan.units, workspace=ws, suite=suite, model_options=model_options,
         concurrency=concurrency, extra_hooks=treatment_hooks(config), progress=progress,
         use_cache=use_cache, models=runtime_models, executor=executor,
-        in_history=executor is None,
+        in_history=executor is None, max_cost=max_cost,
         manifest={"command": "agentprop intercept evaluate", "split": split, "n": n,
                   "interceptor": config.model_dump(mode="json")},
     ))
     name = primary_judge(ws, judge)
     judge_workspace(ws, [name], suite=suite, progress=progress, concurrency=concurrency,
-                    run_ids=[plan.run_id])
+                    run_ids=[plan.run_id],
+                    model_options=dict(judge_options) if judge_options else None)
     result = summarize_evaluation(ws, run_id=plan.run_id, config=config, judge=name,
                                   suite=suite, models=models)
     result["run"] = {"units": summary.units, "completed": summary.completed,
                      "skipped": summary.skipped, "errors": summary.errors,
+                     "not_started": summary.not_started,
                      "cost": summary.cost, "wall_s": summary.wall_s}
     result["seed"] = seed
     ws.update_meta(interceptor_eval=_json_safe(result))

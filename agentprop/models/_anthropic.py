@@ -155,12 +155,17 @@ class AnthropicModel(RemoteModel):
                                  f" .env to use anthropic/{name}")
             key = "sk-local"
         self.__key = key
+        # the SDK is imported now (~0.5 s), when the model is built, not inside the first
+        # call of a run, where every episode would wait for it
+        import anthropic  # noqa: F401
 
-    def _make_client(self, connections: int) -> Any:
+    def _make_client(self, connections: int, *, aio: bool = False) -> Any:
         import anthropic
         import httpx2
 
-        http = anthropic.DefaultAsyncHttpxClient(
+        transport = anthropic.DefaultAioHttpClient if aio else anthropic.DefaultAsyncHttpxClient
+        http = transport(
+            verify=self.ssl_context(),
             limits=httpx2.Limits(max_connections=connections,
                                  max_keepalive_connections=connections))
         return anthropic.AsyncAnthropic(api_key=self.__key, base_url=self.base_url,
@@ -188,7 +193,8 @@ class AnthropicModel(RemoteModel):
         import anthropic
 
         params = self.request_params(messages, tools, config)
-        options: dict[str, Any] = {"timeout": config.timeout_s}
+        options: dict[str, Any] = {"timeout": config.timeout_s,
+                                   "idempotency_key": self.idempotency_key()}
         if "extra_headers" in params:
             options["headers"] = params.pop("extra_headers")
         body = {**params, **(params.pop("extra_body", None) or {})}

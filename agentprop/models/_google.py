@@ -183,7 +183,7 @@ class GoogleModel(RemoteModel):
             key = "local-key"  # loopback servers need none
         self.__key = key
 
-    def _make_client(self, connections: int) -> Any:
+    def _make_client(self, connections: int, *, aio: bool = False) -> Any:
         from google import genai
         from google.genai import types
 

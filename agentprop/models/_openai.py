@@ -66,12 +66,17 @@ class OpenAIModel(RemoteModel):
                                  f" .env to use {provider}/{name}")
             key = "sk-local"  # loopback servers need none
         self.__key = key
+        # the SDK is imported now (~0.5 s), when the model is built, not inside the first
+        # call of a run, where every episode would wait for it
+        import openai  # noqa: F401
 
-    def _make_client(self, connections: int) -> Any:
+    def _make_client(self, connections: int, *, aio: bool = False) -> Any:
         import httpx2
         import openai
 
-        http = openai.DefaultAsyncHttpxClient(
+        transport = openai.DefaultAioHttpClient if aio else openai.DefaultAsyncHttpxClient
+        http = transport(
+            verify=self.ssl_context(),
             limits=httpx2.Limits(max_connections=connections,
                                  max_keepalive_connections=connections)
         )
@@ -113,7 +118,8 @@ class OpenAIModel(RemoteModel):
             # costs more CPU than the rest of the call; the body is already wire-format.
             resp = await client.post("/chat/completions", cast_to=httpx2.Response,
                                      body={**params, **extra},
-                                     options={"timeout": config.timeout_s})
+                                     options={"timeout": config.timeout_s,
+                                              "idempotency_key": self.idempotency_key()})
         except openai.OpenAIError as e:
             raise sdk_error(openai, e, model_id=self.id,
                             where=self.where, secret=self.__key,

@@ -464,6 +464,15 @@ def render_html(
              "<meta name='viewport' content='width=device-width, initial-scale=1'>",
              "<title>agentprop report</title>", f"<style>{CSS}</style></head><body>",
              "<h1>agentprop report</h1>"]
+    rehearsal = info.get("rehearsal")
+    if rehearsal:  # first, before any number: these are simulated answers
+        parts[2] = "<title>REHEARSAL — agentprop report</title>"
+        parts[3] = parts[3] + (
+            "<p class='sim'><b>REHEARSAL — not results.</b> Every model name in this report "
+            "was answered by a simulated agent or judge behind its provider's SDK on a local"
+            f" serve-sim (scale {escape(str(rehearsal.get('scale')))}, profile "
+            f"{escape(str(rehearsal.get('default_profile')))}); the run tested keys, "
+            "providers, judges and this report, not the models.</p>")
     facts = [f"Primary judge (S3): <b>{escape(str(info.get('primary_judge')))}</b>"
              + validity_note(info, str(info.get("primary_judge"))),
              f"traces: {escape(str(info.get('n_traces')))}",

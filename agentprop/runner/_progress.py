@@ -1,7 +1,9 @@
-"""The run's progress bar (stderr): done, errors, ETA, tokens, cost."""
+"""The run's progress bar (stderr): done, errors, 429s, tokens, cost, ETA, and each
+model's call rate (so a slow or throttled provider shows itself in a mixed run)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any, Protocol
 
 from rich.console import Console
@@ -31,6 +33,18 @@ class RunCounts(Protocol):
     @property
     def cost(self) -> float: ...
 
+    @property
+    def calls_by_model(self) -> dict[str, int]: ...
+
+
+def model_rates(calls_by_model: dict[str, int], elapsed_s: float) -> str:
+    """`gpt-4o-mini 12.3/s · gemini-2.0-flash 8.1/s`: model calls per second so far, by
+    the model's name without its provider."""
+    if elapsed_s <= 0:
+        return ""
+    return " · ".join(f"{m.split('/', 1)[-1]} {n / elapsed_s:.1f}/s"
+                      for m, n in calls_by_model.items())
+
 
 class RunProgress:
     """A rich progress bar, or nothing when disabled (tests, --json, benchmarks)."""
@@ -39,6 +53,7 @@ class RunProgress:
         self.enabled = enabled
         self._progress: Progress | None = None
         self._task: Any = None
+        self._t0 = time.perf_counter()
         if not enabled:
             return
         self._progress = Progress(
@@ -46,23 +61,27 @@ class RunProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("errors [red]{task.fields[errors]}[/]"),
+            TextColumn("429s {task.fields[limited]}"),
             TextColumn("{task.fields[tokens]:,} tok"),
             TextColumn("${task.fields[cost]:.4f}"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
+            TextColumn("{task.fields[rates]}"),
             console=Console(stderr=True),
             transient=False,
         )
         self._task = self._progress.add_task(
-            "run", total=total, errors=0, tokens=0, cost=0.0, skipped=skipped
+            "run", total=total, errors=0, tokens=0, cost=0.0, skipped=skipped, limited=0,
+            rates="",
         )
 
     def start(self) -> None:
+        self._t0 = time.perf_counter()
         if self._progress is not None:
             self._progress.start()
 
-    def update(self, summary: RunCounts) -> None:
+    def update(self, summary: RunCounts, rate_limited: int = 0) -> None:
         if self._progress is not None:
             self._progress.update(
                 self._task,
@@ -70,6 +89,8 @@ class RunProgress:
                 errors=summary.errors,
                 tokens=summary.tokens,
                 cost=summary.cost,
+                limited=rate_limited,
+                rates=model_rates(summary.calls_by_model, time.perf_counter() - self._t0),
             )
 
     def stop(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import importlib
 import signal
 import time
@@ -31,7 +32,8 @@ from agentprop.core import (
     stable_hash,
 )
 from agentprop.errors import AgentpropError
-from agentprop.models import GenerateConfig, Model, get_model
+from agentprop.models import GenerateConfig, Model, RateLimits, get_model
+from agentprop.runner._budget import CostGuard
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
@@ -77,6 +79,10 @@ class RunSummary(BaseModel):
     output_tokens: int = 0
     tokens: int = 0
     cost: float = 0.0
+    rate_limited: int = 0
+    not_started: int = 0
+    max_cost: float | None = None
+    calls_by_model: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
 
     def count(self, trace: Trace) -> None:
@@ -89,6 +95,7 @@ class RunSummary(BaseModel):
             if isinstance(ev, ModelCallEvent):
                 out = ev.output
                 self.model_calls += 1
+                self.calls_by_model[trace.model] = self.calls_by_model.get(trace.model, 0) + 1
                 if out.cached:  # a cache hit costs nothing now: count it, don't bill it
                     self.cached_calls += 1
                     continue
@@ -96,6 +103,12 @@ class RunSummary(BaseModel):
                 self.output_tokens += out.usage.output_tokens
                 self.cost += out.cost
         self.tokens = self.input_tokens + self.output_tokens
+
+
+def trace_cost(trace: Trace) -> float:
+    """What an episode spent: its model calls' cost, cache hits excluded."""
+    return sum(ev.output.cost for ev in trace.events
+               if isinstance(ev, ModelCallEvent) and not ev.output.cached)
 
 
 def _hooks_factory(conditions: set[str]) -> Callable[..., AgentHooks | None] | None:
@@ -198,6 +211,8 @@ async def run_units(
     batch_size: int = 64,
     flush_interval_s: float = 0.5,
     executor: EpisodeExecutor | None = None,
+    max_cost: float | None = None,
+    model_limits: Mapping[str, RateLimits] | None = None,
 ) -> RunSummary:
     """Run every unit not yet stored in `workspace`; return what this invocation did.
 
@@ -207,6 +222,10 @@ async def run_units(
     `preflight` episodes of a model all fail without a single successful model call, the
     run stops with `RunAborted` and those error traces are not stored. `executor` runs the
     episodes instead of the native loop over `models` (e.g. an external agent over MCP).
+    `max_cost` (USD, this invocation's spend) is the cost guard: no unit starts once the
+    estimated spend would pass it; those units are counted in `not_started` and a rerun
+    with a higher limit runs them. `model_limits` gives models request/token budgets
+    (remote models only); 429 answers received are counted in `rate_limited`.
     Cancellation (Ctrl-C) flushes the finished traces and re-raises. A seed outside
     0..MAX_SEED is a RunError before anything is written; a run another process is
     executing on this workspace is `RunLocked` (no unit is called twice).
@@ -229,7 +248,10 @@ async def run_units(
     for rid in run_ids:
         done |= workspace.trace_ids(rid)
     pending = [u for u in units if u.key not in done]
-    summary = RunSummary(units=len(units), skipped=len(units) - len(pending), run_ids=run_ids)
+    summary = RunSummary(units=len(units), skipped=len(units) - len(pending), run_ids=run_ids,
+                         max_cost=max_cost)
+    if max_cost is not None and max_cost < 0:
+        raise RunError(f"the cost limit must be >= 0, got {max_cost:g}")
 
     conditions = {u.condition for u in pending}
     hooks_for = _hooks_factory(conditions)
@@ -326,7 +348,9 @@ async def run_units(
     def accept(trace: Trace) -> None:
         writer.put(trace)
         summary.count(trace)
-        bar.update(summary)
+        if bar.enabled:
+            bar.update(summary, sum(int(getattr(m, "rate_limited", 0)) - limited_before[mid]
+                                    for mid, m in model_objs.items()))
 
     def record(trace: Trace) -> None:
         model = trace.model
@@ -351,11 +375,36 @@ async def run_units(
     queue = iter(pending)
     runner: EpisodeExecutor = executor or NativeExecutor(
         model_objs, config_for, max_steps=max_steps, text_mode=text_mode)
+    guard = CostGuard(max_cost, tasks) if max_cost is not None else None
 
     async def worker() -> None:
         for unit in queue:  # one shared iterator: units start in plan order
-            record(await episode(unit))
+            if guard is not None and not guard.may_start(unit):
+                summary.not_started += 1
+                continue
+            trace = await episode(unit)
+            if guard is not None:
+                guard.finished(unit, trace_cost(trace))
+            record(trace)
 
+    for mid, limits in (model_limits or {}).items():
+        setter = getattr(model_objs.get(mid), "set_rate_limits", None)
+        if callable(setter) and limits.any:
+            setter(limits)
+    limited_before = {mid: int(getattr(m, "rate_limited", 0))
+                      for mid, m in model_objs.items()}
+    for m in model_objs.values():  # clients now, not inside the first calls
+        opener = getattr(m, "open", None)
+        if callable(opener):
+            opener(concurrency)
+    # The suite, tasks and models are long-lived: move them out of the collector's sight,
+    # so the collections the episodes' garbage triggers do not rescan them every time
+    # (≈ 8 % of the client's CPU at 64 concurrent episodes; bench/bench_throughput.py).
+    gc.freeze()
+    thresholds = gc.get_threshold()
+    # Most of an episode's garbage is freed by reference counting; collecting the young
+    # generation every 700 allocations mostly traverses objects that are about to die.
+    gc.set_threshold(max(thresholds[0], 20_000), *thresholds[1:])
     bar.start()
     try:
         async with runner:
@@ -370,8 +419,17 @@ async def run_units(
                     await asyncio.gather(*workers, return_exceptions=True)
                 raise
     finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        summary.rate_limited = sum(int(getattr(m, "rate_limited", 0)) - limited_before[mid]
+                                   for mid, m in model_objs.items())
         bar.stop()
         writer.close()  # flush whatever finished, also on Ctrl-C and on errors
+        for m in model_objs.values():
+            closer = getattr(m, "aclose", None)
+            if callable(closer):
+                with contextlib.suppress(Exception):
+                    await closer()
     summary.wall_s = time.perf_counter() - t0
     return summary
 

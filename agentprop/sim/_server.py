@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentprop.safety import MISDIRECTED, host_allowed
+from agentprop.sim._admission import Admission
 from agentprop.sim._model import SimAgent
 from agentprop.sim._profiles import PROFILES, SimProfile
 from agentprop.sim._wire_anthropic import AnthropicWire
@@ -63,6 +64,12 @@ class ServerConfig:
     retry_after_s: float = 1.0
     hold_s: float = 300.0
     fault_seed: int = 0
+    rpm: float | None = None
+    tpm: float | None = None
+    limit_burst_s: float = 5.0
+    aliases: dict[str, str] = field(default_factory=dict)
+    default_profile: str | None = None
+    answer_judges: bool = False
     idle_timeout_s: float = 60.0
     header_timeout_s: float = 10.0
     body_timeout_s: float = 30.0
@@ -79,6 +86,9 @@ class ServerConfig:
             raise ValueError("a positive fail rate needs at least one fault type")
         if min(self.idle_timeout_s, self.header_timeout_s, self.body_timeout_s) <= 0:
             raise ValueError("timeouts must be > 0")
+        for name, v in (("rpm", self.rpm), ("tpm", self.tpm)):
+            if v is not None and v <= 0:
+                raise ValueError(f"{name} must be positive")
 
 
 @dataclass
@@ -97,6 +107,7 @@ class _Stats:
     requests, and `ok`/`faults` sum over routes (`by_route` splits them)."""
 
     requests: int = 0
+    rate_limited: int = 0
     by_model: Counter[str] = field(default_factory=Counter)
     by_route: dict[str, _RouteStats] = field(default_factory=lambda: {
         w.route: _RouteStats() for w in (_OPENAI, _ANTHROPIC, _GEMINI)})
@@ -105,7 +116,7 @@ class _Stats:
         faults: Counter[str] = Counter()
         for r in self.by_route.values():
             faults.update(r.faults)
-        return {"requests": self.requests,
+        return {"requests": self.requests, "rate_limited": self.rate_limited,
                 **{name: r.requests for name, r in self.by_route.items()},
                 "ok": sum(r.ok for r in self.by_route.values()), "faults": dict(faults),
                 "by_model": dict(self.by_model),
@@ -171,6 +182,15 @@ class SimServer:
         self.config = config
         self.agent = SimAgent(suite, generators=generators)
         self.profiles = dict(profiles or PROFILES)
+        for alias, target in config.aliases.items():
+            if target not in self.profiles:
+                raise ValueError(f"alias {alias}={target}: no sim profile {target!r} "
+                                 f"(known: {', '.join(sorted(self.profiles))})")
+        if config.default_profile is not None and config.default_profile not in self.profiles:
+            raise ValueError(f"no sim profile {config.default_profile!r} "
+                             f"(known: {', '.join(sorted(self.profiles))})")
+        self._judge: Any = None
+        self.admission = Admission(config.rpm, config.tpm, burst_s=config.limit_burst_s)
         self.stats = _Stats()
         self._seen: Counter[str] = Counter()
         self._server: asyncio.Server | None = None
@@ -325,6 +345,37 @@ class SimServer:
             return 200, {"ok": True}, {}
         return (*_error(404, f"no route {method} {path}"), {})
 
+    async def _answer(self, req: Any, profile: SimProfile) -> Any:
+        """The agent policy's answer. With `answer_judges`, an LLM-judge prompt (no tools;
+        question, reference and answer) is answered YES/NO by the `exact` simulated judge
+        instead, so a study whose judges are real model names runs end to end here
+        (`--rehearse`)."""
+        if self.config.answer_judges and not req.tools:
+            from agentprop.judges._prompt import parse_judge_prompt
+
+            if parse_judge_prompt(req.messages) is not None:
+                if self._judge is None:
+                    from agentprop.judges._simjudge import SIM_JUDGE_PROFILES, SimJudgeModel
+
+                    self._judge = SimJudgeModel(SIM_JUDGE_PROFILES["exact"],
+                                                suite=self.agent.suite)
+                from agentprop.models import GenerateConfig
+
+                return await self._judge.generate(req.messages, [],
+                                                  GenerateConfig(seed=req.seed))
+        return self.agent.respond(req.messages, req.tools, profile, req.seed)
+
+    def profile_name(self, model: str) -> str | None:
+        """The sim profile answering `model`: an alias (`--alias gpt-4o-mini=balanced`), a
+        profile name, else the default profile (None when there is none)."""
+        name = model.removeprefix("models/")
+        if name in self.config.aliases:
+            return self.config.aliases[name]
+        name = name.removeprefix("sim/")
+        if name in self.profiles:
+            return name
+        return self.config.default_profile
+
     async def _generate(self, wire: WireFormat, body: bytes, headers: dict[str, str],
                         path_model: str | None) -> tuple[int, Any, dict[str, str]] | None:
         """One model call in any wire format: the same policy, faults and latency."""
@@ -334,9 +385,9 @@ class SimServer:
             req = wire.parse(body, headers, path_model)
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             return (*_error(400, f"invalid request: {e}", wire), {})
-        name = req.model.removeprefix("models/").removeprefix("sim/")
-        profile = self.profiles.get(name)
-        if profile is None:
+        name = self.profile_name(req.model)
+        profile = self.profiles.get(name) if name is not None else None
+        if profile is None or name is None:
             known = ", ".join(sorted(self.profiles))
             return (*_error(404, f"unknown model {req.model!r} (known: {known})", wire), {})
         self.stats.by_model[name] += 1
@@ -355,9 +406,17 @@ class SimServer:
             return (*_error(500, "internal error (simulated)", wire), {})
         if fault == "timeout":
             return None
+        out = await self._answer(req, profile)
+        if self.admission.limited:
+            wait = self.admission.admit(out.usage.input_tokens + out.usage.output_tokens)
+            if wait is not None:
+                self.stats.rate_limited += 1
+                return (*_error(429, "rate limit exceeded: requests or tokens per minute",
+                                wire),
+                        {"Retry-After": f"{max(1, round(wait + 0.5))}",
+                         "retry-after-ms": f"{int(wait * 1000) + 1}"})
         if cfg.latency_ms > 0:
             await asyncio.sleep(cfg.latency_ms / 1000.0)
-        out = self.agent.respond(req.messages, req.tools, profile, req.seed)
         payload = wire.response(out, req.model, key[:16])
         if fault == "malformed":
             wire.malform(payload, req.tools)

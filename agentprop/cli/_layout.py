@@ -1,0 +1,82 @@
+"""Tables that fit an 80-column terminal without cutting a name.
+
+Names (steps, models, judges, trace ids) are never truncated: they go in columns that
+fold onto further lines, and several fields are stacked in one cell rather than spread
+over many narrow columns. Numbers never wrap. Text from models or files goes through
+`Text`, never markup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+_BREAKS = re.compile(r"([,:])")
+
+
+def breakable(name: str) -> str:
+    """`name` with a space after its commas and colons, so a long judge ensemble wraps
+    at its members instead of mid-word (`ensemble:a,b` → `ensemble: a, b`)."""
+    return _BREAKS.sub(r"\1 ", name).replace("  ", " ")
+
+
+def _n(x: float) -> str:
+    return f"{int(x):,}"
+
+
+def plan_table(title: str, rows: Iterable[Mapping[str, Any]],
+               model_totals: Iterable[Mapping[str, Any]], totals: Mapping[str, Any]) -> Table:
+    """The dry-run plan: each step on its own line, then one line per model under it;
+    then each model's totals and the overall total."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), title_justify="left",
+                  show_edge=False, pad_edge=False)
+    table.add_column("step / model", overflow="fold", ratio=1, min_width=16)
+    for name in ("units", "calls", "tokens", "USD"):
+        table.add_column(name, justify="right", no_wrap=True)
+    current = None
+    for r in rows:
+        if r["step"] != current:
+            current = r["step"]
+            table.add_row(Text(f"{breakable(r['step'])} ({r['kind']})", style="bold"),
+                          "", "", "", "")
+        if r["model"] is None:
+            if r["model_calls"] or r["units"]:
+                table.add_row(Text("  (no model calls)", style="dim"), _n(r["units"]),
+                              _n(r["model_calls"]), "", "")
+            continue
+        table.add_row(Text("  " + r["model"]), _n(r["units"]), _n(r["model_calls"]),
+                      _n(r["input_tokens"] + r["output_tokens"]), f"{r['cost_usd']:,.2f}")
+    table.add_section()
+    table.add_row(Text("per model", style="bold"), "", "", "", "")
+    for r in model_totals:
+        table.add_row(Text("  " + r["model"]), _n(r["units"]), _n(r["model_calls"]),
+                      _n(r["input_tokens"] + r["output_tokens"]), f"{r['cost_usd']:,.2f}")
+    table.add_section()
+    table.add_row(Text("total", style="bold"), _n(totals["units"]), _n(totals["model_calls"]),
+                  _n(totals["input_tokens"] + totals["output_tokens"]),
+                  f"{totals['cost_usd']:,.2f}", style="bold")
+    return table
+
+
+def traces_table(title: str, rows: Iterable[Mapping[str, Any]]) -> Table:
+    """`traces list`: the id in a fixed column; beside it, stacked, the model, then task,
+    condition, seed and arm, then the status and the start of the final answer."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), title_justify="left",
+                  show_edge=False, pad_edge=False)
+    table.add_column("trace", no_wrap=True, width=24)
+    table.add_column("model / task, condition / status: answer", overflow="fold")
+    for r in rows:
+        answer = "[abstained]" if r["abstained"] else (r["final_answer"] or "")
+        where = f"{r['task_id']} · {r['condition']} · seed {r['seed']}"
+        if r["arm"]:
+            where += f" · arm {r['arm']}"
+        cell = Text(f"{r['model']}\n{where}\n")
+        cell.append(r["status"], style="red" if r["status"] != "ok" else "green")
+        cell.append(": " + answer[:120] + ("…" if len(answer) > 120 else ""))
+        table.add_row(Text(r["id"]), cell)
+    return table
