@@ -4,6 +4,7 @@ from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
 from agentprop.agent._loop import (
     DEFAULT_MAX_STEPS,
     execute_call,
+    finish_episode,
     observation_text,
     run_episode,
     system_prompt,
@@ -16,6 +17,7 @@ __all__ = [
     "CallRewrite",
     "EpisodeContext",
     "execute_call",
+    "finish_episode",
     "observation_text",
     "parse_react",
     "run_episode",

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, datetime
+from typing import Any
 
 from agentprop.agent._dialect import Dialect, Turn
 from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
@@ -207,8 +208,18 @@ async def run_episode(
             )
         )
 
+    return finish_episode(ctx, hooks, status, simulated=bool(model.simulated),
+                          started=started, meta={"text_mode": True} if text_mode else {})
+
+
+def finish_episode(ctx: EpisodeContext, hooks: Sequence[AgentHooks], status: TraceStatus, *,
+                   simulated: bool, started: datetime, meta: dict[str, Any]) -> Trace:
+    """End an episode (every hook's `on_episode_end`) and build its trace from the
+    context: the one place a trace gets its unit's and task's fields, for the native loop
+    and for an external agent's episode alike."""
     for h in hooks:
         h.on_episode_end(ctx)
+    unit, task = ctx.unit, ctx.task
     return Trace.model_construct(
         id=unit.key,
         run_id=unit.run_id,
@@ -221,12 +232,12 @@ async def run_episode(
         seed=unit.seed,
         arm=unit.arm,
         status=status,
-        simulated=bool(model.simulated),
-        messages=messages,
-        events=events,
+        simulated=simulated,
+        messages=ctx.messages,
+        events=ctx.events,
         started_at=started,
         ended_at=utcnow(),
-        meta={"text_mode": True} if text_mode else {},
+        meta=meta,
     )
 
 

@@ -18,7 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentprop.agent import AgentHooks, EpisodeContext, execute_call, observation_text
+from agentprop.agent import (
+    AgentHooks,
+    EpisodeContext,
+    execute_call,
+    finish_episode,
+    observation_text,
+)
 from agentprop.core import (
     ErrorEvent,
     FinalEvent,
@@ -188,28 +194,9 @@ class EpisodeRecorder:
 
     def _trace(self, status: TraceStatus) -> Trace:
         self.finished = True
-        for h in self.hooks:
-            h.on_episode_end(self.ctx)
-        unit, task = self.unit, self.task
-        return Trace.model_construct(
-            id=unit.key,
-            run_id=unit.run_id,
-            model=unit.model,
-            task_id=task.id,
-            domain=task.domain,
-            split=task.split,
-            difficulty=task.difficulty,
-            condition=unit.condition,
-            seed=unit.seed,
-            arm=unit.arm,
-            status=status,
-            simulated=False,
-            messages=self.ctx.messages,
-            events=self.ctx.events,
-            started_at=self.started,
-            ended_at=utcnow(),
-            meta={"external": True, "model_turns_recorded": self.model_turns},
-        )
+        return finish_episode(self.ctx, self.hooks, status, simulated=False,
+                              started=self.started,
+                              meta={"external": True, "model_turns_recorded": self.model_turns})
 
 
     def _mark_generated(self, proposed: ToolCall, original: ToolCall,
