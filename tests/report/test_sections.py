@@ -1,0 +1,116 @@
+"""A report section is one module: a module that registers a `Section` puts its analysis in
+numbers.json and its table, explanation and figure in the report, with no other file touched;
+and every built-in section module registers the section named like the file."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import pkgutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentprop.analysis import AnalysisInput, build_input
+from agentprop.core import FinalEvent, ToolCall, ToolCallEvent, ToolResultEvent, Trace, Verdict
+from agentprop.report import SECTIONS, analyze, build_report, report_sections
+
+NEW_SECTION = '''
+"""Answer length per model (a section a newcomer adds)."""
+
+from agentprop.analysis import AnalysisContext, AnalysisResult, Estimate, tidy_frame, tidy_row
+from agentprop.report import Section, SectionFigure, register
+from agentprop.report._figures import subplots
+
+
+def compute(ctx: AnalysisContext):
+    st = ctx.stages
+    rows = [tidy_row({"model": m}, m, "answer_chars",
+                     Estimate(float(g["answer"].str.len().mean()), len(g)))
+            for m, g in st.groupby("model", sort=True)]
+    return tidy_frame(rows, ["model"])
+
+
+def bars(res: AnalysisResult, label):
+    t = res.tables["answer_length"]
+    fig, ax = subplots((4, 3))
+    ax.bar(range(len(t)), t["value"])
+    return fig
+
+
+SECTION = register(Section(
+    name="answer_length",
+    title="Answer length <per model>",
+    compute=compute,
+    order=15,
+    explain="Mean characters per answer.",
+    columns=("answer_chars",),
+    figures=(SectionFigure("answer_length_bars", "Answer length per model.", bars),),
+))
+'''
+
+
+def _trace(model: str, task: str, answer: str) -> Trace:
+    call = ToolCall(id="c1", name="get_weather", arguments={"city": "Paris"})
+    return Trace(id=f"{model}-{task}", run_id="r", model=model, task_id=task,
+                 domain="weather", split="test", difficulty="easy", condition="baseline",
+                 events=[ToolCallEvent(step=0, call=call),
+                         ToolResultEvent(step=0, call_id="c1", name="get_weather",
+                                         arguments={"city": "Paris"},
+                                         observation={"temp_c": 14}),
+                         FinalEvent(step=1, answer=answer)])
+
+
+def _input() -> AnalysisInput:
+    traces = [_trace(m, f"weather_{k:03d}", "x" * (k + len(m))) for m in ("sim/a", "sim/b")
+              for k in range(4)]
+    return build_input(traces, [Verdict(trace_id=t.id, judge="facts", correct=True)
+                                for t in traces])
+
+
+def test_a_new_section_module_is_in_numbers_tables_figures_and_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    report_sections()  # the built-in ones registered first, so the copy below holds them
+    monkeypatch.setattr(SECTIONS, "_items", dict(SECTIONS._items))  # undone after the test
+    path = tmp_path / "my_section.py"
+    path.write_text(NEW_SECTION, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("my_section", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "my_section", module)
+    spec.loader.exec_module(module)  # importing the module registers the section
+
+    result = analyze(_input(), n_resamples=20)
+    assert list(result.tables)[:3] == ["stopping", "answer_length", "propagation"]
+    index = build_report(result, tmp_path / "report")
+    out = tmp_path / "report"
+    numbers = json.loads((out / "numbers.json").read_text(encoding="utf-8"))
+    assert numbers["answer_length.answer_chars[sim/a]"] == {"value": 6.5, "n": 4, "ci": None}
+    assert (out / "tables" / "answer_length.md").read_text(encoding="utf-8").startswith(
+        "## Answer length <per model>")
+    assert (out / "tables" / "answer_length.csv").exists()
+    assert (out / "figures" / "answer_length_bars.png").exists()
+    html = index.read_text(encoding="utf-8")
+    assert '<h2 id="sec-answer_length">Answer length &lt;per model&gt;</h2>' in html
+    assert '<a href="#sec-answer_length">' in html and "Mean characters per answer." in html
+    assert "<th>answer_<wbr>chars</th>" in html and "Answer length per model." in html
+    assert html.index('id="sec-answer_length"') < html.index('id="sec-propagation"')
+
+
+def test_the_new_section_is_gone_once_unregistered() -> None:
+    assert "answer_length" not in SECTIONS
+    assert "answer_length" not in analyze(_input(), n_resamples=20).tables
+
+
+def test_each_built_in_module_registers_its_own_section() -> None:
+    import agentprop.report.sections as package
+
+    names = [m.name for m in pkgutil.iter_modules(package.__path__)]
+    assert len(names) >= 12
+    for name in names:
+        module = importlib.import_module(f"{package.__name__}.{name}")
+        assert module.SECTION.name == name and SECTIONS.get(name) is module.SECTION
+    orders = [s.order for s in report_sections()]
+    assert len(set(orders)) == len(orders)  # the reading order is never a tie
