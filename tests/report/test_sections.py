@@ -1,6 +1,6 @@
-"""A report section is one module: a module that registers a `Section` puts its analysis in
-numbers.json and its table, explanation and figure in the report, with no other file touched;
-and every built-in section module registers the section named like the file."""
+"""A report section is one module: the module docs/architecture.md shows, imported, puts its
+analysis in numbers.json and its table, explanation and figure in the report, with no other
+file touched; and every built-in section module registers the section named like the file."""
 
 from __future__ import annotations
 
@@ -17,39 +17,14 @@ from agentprop.analysis import AnalysisInput, build_input
 from agentprop.core import FinalEvent, ToolCall, ToolCallEvent, ToolResultEvent, Trace, Verdict
 from agentprop.report import SECTIONS, analyze, build_report, report_sections
 
-NEW_SECTION = '''
-"""Answer length per model (a section a newcomer adds)."""
-
-from agentprop.analysis import AnalysisContext, AnalysisResult, Estimate, tidy_frame, tidy_row
-from agentprop.report import Section, SectionFigure, register
-from agentprop.report._figures import subplots
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def compute(ctx: AnalysisContext):
-    st = ctx.stages
-    rows = [tidy_row({"model": m}, m, "answer_chars",
-                     Estimate(float(g["answer"].str.len().mean()), len(g)))
-            for m, g in st.groupby("model", sort=True)]
-    return tidy_frame(rows, ["model"])
-
-
-def bars(res: AnalysisResult, label):
-    t = res.tables["answer_length"]
-    fig, ax = subplots((4, 3))
-    ax.bar(range(len(t)), t["value"])
-    return fig
-
-
-SECTION = register(Section(
-    name="answer_length",
-    title="Answer length <per model>",
-    compute=compute,
-    order=15,
-    explain="Mean characters per answer.",
-    columns=("answer_chars",),
-    figures=(SectionFigure("answer_length_bars", "Answer length per model.", bars),),
-))
-'''
+def _doc_example() -> str:
+    """The section module docs/architecture.md shows under "a report section"."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    part = doc.split("### a report section", 1)[1]
+    return part.split("```python\n", 1)[1].split("```", 1)[0]
 
 
 def _trace(model: str, task: str, answer: str) -> Trace:
@@ -75,7 +50,7 @@ def test_a_new_section_module_is_in_numbers_tables_figures_and_page(
     report_sections()  # the built-in ones registered first, so the copy below holds them
     monkeypatch.setattr(SECTIONS, "_items", dict(SECTIONS._items))  # undone after the test
     path = tmp_path / "my_section.py"
-    path.write_text(NEW_SECTION, encoding="utf-8")
+    path.write_text(_doc_example(), encoding="utf-8")
     spec = importlib.util.spec_from_file_location("my_section", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -89,11 +64,11 @@ def test_a_new_section_module_is_in_numbers_tables_figures_and_page(
     numbers = json.loads((out / "numbers.json").read_text(encoding="utf-8"))
     assert numbers["answer_length.answer_chars[sim/a]"] == {"value": 6.5, "n": 4, "ci": None}
     assert (out / "tables" / "answer_length.md").read_text(encoding="utf-8").startswith(
-        "## Answer length <per model>")
+        "## Answer length per model")
     assert (out / "tables" / "answer_length.csv").exists()
     assert (out / "figures" / "answer_length_bars.png").exists()
     html = index.read_text(encoding="utf-8")
-    assert '<h2 id="sec-answer_length">Answer length &lt;per model&gt;</h2>' in html
+    assert '<h2 id="sec-answer_length">Answer length per model</h2>' in html
     assert '<a href="#sec-answer_length">' in html and "Mean characters per answer." in html
     assert "<th>answer_<wbr>chars</th>" in html and "Answer length per model." in html
     assert html.index('id="sec-answer_length"') < html.index('id="sec-propagation"')
