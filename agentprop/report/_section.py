@@ -54,11 +54,17 @@ class Section:
     """The analysis (a pure function of `analysis.AnalysisContext`): a tidy table, or None
     when the section does not apply to this input."""
     order: int
-    """Position in the page's reading order (and in numbers.json)."""
+    """Position in the page's reading order (and in numbers.json): the headline propagation
+    numbers (10–60), how far to trust the judge (70–80), the interceptor (90–110),
+    replication (120); the simulation check and the raw material follow every section."""
     explain: str = ""
     """What the numbers mean, shown under the title."""
     columns: tuple[str, ...] = ()
     """The metrics shown, in this order (the others stay in the CSV); () shows them all."""
+    counts: tuple[str, ...] = ()
+    """Metrics shown as whole numbers, besides the shared ones (`_tables.COUNT_METRICS`)."""
+    p_values: tuple[str, ...] = ()
+    """Metrics shown as p-values, besides the shared ones (`_tables.P_METRICS`)."""
     key_columns: tuple[str, ...] = ("model",)
     """The row key split into these columns on the page, at `key_separator`."""
     key_separator: str = ""

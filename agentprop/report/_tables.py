@@ -7,18 +7,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import pandas as pd
 
 from agentprop.analysis import Estimate
-from agentprop.report._section import get_section, report_sections
+from agentprop.report._section import Section, get_section, report_sections
 
 COUNT_METRICS = {"n", "n_S1", "n_S2", "n_pairs", "saved", "broken", "tp", "fp", "fn", "tn",
                  "n_labels", "n_error", "n_tasks", "n_no_stage_info", "n_undecided",
                  "false_alarms", "n_control_correct"}
 
 CONSTANT_NOTE = "1 by construction: the runtime applies the corruption"
-PAPER_REJECTION = ("rejection", "rejection_given_tool_call", "spearman_rho", "spearman_p")
 
 
 def constant_rates(info: Mapping[str, object]) -> set[str]:
@@ -46,24 +46,40 @@ def constant_sentence(info: Mapping[str, object]) -> str:
 
 P_METRICS = {"spearman_p", "spearman_p_ours", "mcnemar_p", "mcnemar_midp", "ztest_p"}
 
+CellKind = Literal["estimate", "count", "p_value"]
 
-def cell_parts(metric: str, value: float, n: int, lo: float,
+
+def metric_kind(metric: str, section: Section | None = None) -> CellKind:
+    """How a metric reads: a count, a p-value, or an estimate (value [CI] (n)); the shared
+    names above, plus a section's own `counts` and `p_values`."""
+    if metric in COUNT_METRICS or (section is not None and metric in section.counts):
+        return "count"
+    if metric in P_METRICS or (section is not None and metric in section.p_values):
+        return "p_value"
+    return "estimate"
+
+
+def cell_parts(kind: CellKind, value: float, n: int, lo: float,
                hi: float) -> tuple[str, str, int | None]:
     """(value, "lo, hi" or "", n or None for a count): the one formatting of a number."""
-    if metric in COUNT_METRICS:
+    if kind == "count":
         return ("—" if math.isnan(value) else f"{int(value)}"), "", None
     if math.isnan(value):
         return "undefined", "", n
-    if metric in P_METRICS:
+    if kind == "p_value":
         return (f"{value:.3g}" if value >= 0.001 else f"{value:.1e}"), "", n
     ci = "" if math.isnan(lo) or math.isnan(hi) else f"{lo:.3f}, {hi:.3f}"
     return f"{value:.3f}", ci, n
 
 
+def _text(parts: tuple[str, str, int | None]) -> str:
+    v, ci, count = parts
+    return v + (f" [{ci}]" if ci else "") + (f" (n={count})" if count is not None else "")
+
+
 def fmt_cell(metric: str, value: float, n: int, lo: float, hi: float) -> str:
     """One number as a reader sees it; undefined values say so, with their n."""
-    v, ci, count = cell_parts(metric, value, n, lo, hi)
-    return v + (f" [{ci}]" if ci else "") + (f" (n={count})" if count is not None else "")
+    return _text(cell_parts(metric_kind(metric), value, n, lo, hi))
 
 
 @dataclass(frozen=True)
@@ -71,17 +87,17 @@ class Cell:
     """One shown estimate of a reader table: the page lays it out from these numbers, the
     text tables print `str(cell)`."""
 
-    metric: str
     est: Estimate
+    kind: CellKind = "estimate"
 
     @property
     def parts(self) -> tuple[str, str, int | None]:
         e = self.est
-        return cell_parts(self.metric, e.value, e.n, e.lo, e.hi)
+        return cell_parts(self.kind, e.value, e.n, e.lo, e.hi)
 
     @property
     def is_count(self) -> bool:
-        return self.metric in COUNT_METRICS
+        return self.kind == "count"
 
     @property
     def filled(self) -> bool:
@@ -95,8 +111,7 @@ class Cell:
                                    and self.est.n == 0)
 
     def __str__(self) -> str:
-        e = self.est
-        return fmt_cell(self.metric, e.value, e.n, e.lo, e.hi)
+        return _text(self.parts)
 
 
 def cell_text(cell: Cell | None) -> str:
@@ -123,8 +138,8 @@ def display_table(df: pd.DataFrame, section: str, *,
         k = str(r["key"])
         metric = str(r["metric"])
         cells[((labels or {}).get(k, k) or "pooled", metric)] = Cell(
-            metric, Estimate(float(r["value"]), int(r["n"]), float(r["ci_lo"]),
-                             float(r["ci_hi"])))
+            Estimate(float(r["value"]), int(r["n"]), float(r["ci_lo"]), float(r["ci_hi"])),
+            metric_kind(metric, section_def))
     out = pd.DataFrame([[cells.get((label, m)) for m in metrics] for label in rows],
                        index=rows, columns=metrics, dtype=object)
     out.index.name = "key"

@@ -195,12 +195,9 @@ def test_long_judge_names_fit_in_figures_and_table(tmp_path: Path) -> None:
 
 
 def test_undefined_columns_and_pooled_only_rows_leave_the_grid() -> None:
-    def cell(metric: str, *est: float) -> Cell:
-        return Cell(metric, Estimate(est[0], int(est[1]), *est[2:]))
-
-    t = pd.DataFrame({"rejection": [cell("rejection", 0.5, 10, 0.4, 0.6), None],
-                      "correction_rate": [cell("correction_rate", math.nan, 0), None],
-                      "spearman_rho": [None, cell("spearman_rho", 0.1, 9, -0.5, 0.7)]},
+    t = pd.DataFrame({"rejection": [Cell(Estimate(0.5, 10, 0.4, 0.6)), None],
+                      "correction_rate": [Cell(Estimate(math.nan, 0)), None],
+                      "spearman_rho": [None, Cell(Estimate(0.1, 9, -0.5, 0.7))]},
                      index=pd.Index(["m<1>", "pooled"], name="key"), dtype=object)
     section = get_section("rejection_recovery")
     assert section is not None

@@ -7,15 +7,17 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import math
 import pkgutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from agentprop.analysis import AnalysisInput, build_input
+from agentprop.analysis import AnalysisInput, Estimate, build_input
 from agentprop.core import FinalEvent, ToolCall, ToolCallEvent, ToolResultEvent, Trace, Verdict
-from agentprop.report import SECTIONS, analyze, build_report, report_sections
+from agentprop.report import SECTIONS, Cell, Section, analyze, build_report, report_sections
+from agentprop.report._tables import metric_kind
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,3 +91,16 @@ def test_each_built_in_module_registers_its_own_section() -> None:
         assert module.SECTION.name == name and SECTIONS.get(name) is module.SECTION
     orders = [s.order for s in report_sections()]
     assert len(set(orders)) == len(orders)  # the reading order is never a tie
+
+
+def test_cells_are_typed_and_read_as_their_kind() -> None:
+    assert str(Cell(Estimate(0.5, 10, 0.4, 0.6))) == "0.500 [0.400, 0.600] (n=10)"
+    assert str(Cell(Estimate(math.nan, 0))) == "undefined (n=0)"
+    assert str(Cell(Estimate(12.0, 0), "count")) == "12"
+    assert str(Cell(Estimate(math.nan, 0), "count")) == "—"
+    assert str(Cell(Estimate(0.0004, 30), "p_value")) == "4.0e-04 (n=30)"
+    own = Section(name="x", title="X", compute=lambda ctx: None, order=999,
+                  counts=("n_calls",), p_values=("perm_p",))
+    assert [metric_kind(m, own) for m in ("n_calls", "perm_p", "n", "rate")] == \
+        ["count", "p_value", "count", "estimate"]
+    assert metric_kind("n_calls") == "estimate"  # a section's own counts are its own
