@@ -102,8 +102,7 @@ def store_layer_hits(ws: Workspace, config: Any, *, judge: str | None = None,
 def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
                      suite: Any = None, rule: Any = None) -> Path:
     """Analyse a workspace and write its report folder; the path of index.html."""
-    from agentprop.analysis import analyze
-    from agentprop.report import build_report
+    from agentprop.report import analyze, build_report
 
     inp = load_analysis_input(ws, suite, rule=rule)
     runs = [r.model_dump(mode="json") for r in ws.runs()]
