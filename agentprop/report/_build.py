@@ -16,6 +16,7 @@ from agentprop.report._figures import render_figures
 from agentprop.report._html import render_html, simulation_check_frame
 from agentprop.report._section import report_sections
 from agentprop.report._tables import display_table, hidden_metrics, to_latex, to_markdown
+from agentprop.safety import neutralise_cell
 
 N_EXAMPLES = 30
 
@@ -78,7 +79,7 @@ def build_report(
                 continue
             t = display_table(df, name, labels=labels, hidden=hidden.get(name))
             shown[name] = t
-            df.to_csv(tmp / "tables" / f"{name}.csv", index=False)
+            _write_csv(df, tmp / "tables" / f"{name}.csv")
             (tmp / "tables" / f"{name}.md").write_text(
                 f"## {section.title}\n\n" + to_markdown(t), encoding="utf-8")
             (tmp / "tables" / f"{name}.tex").write_text(to_latex(t, section.title),
@@ -86,7 +87,7 @@ def build_report(
         simcheck = result.info.get("simulation_check") or []
         if simcheck:
             sc = simulation_check_frame(simcheck)
-            pd.DataFrame(simcheck).to_csv(tmp / "tables" / "simulation_check.csv", index=False)
+            _write_csv(pd.DataFrame(simcheck), tmp / "tables" / "simulation_check.csv")
             (tmp / "tables" / "simulation_check.md").write_text(
                 "## Simulation check\n\n" + to_markdown(sc), encoding="utf-8")
         manifest = numbers_manifest(result)
@@ -111,3 +112,14 @@ def build_report(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out / "index.html"
+
+
+def _write_csv(df: pd.DataFrame, path: Path) -> None:
+    """A table as CSV with its text cells neutralised (`agentprop.safety.neutralise_cell`):
+    model, agent and condition names are the user's text, and a spreadsheet would run one
+    that starts like a formula. Numbers are written as they are."""
+    text = df.select_dtypes(include=["object", "string"]).columns
+    safe = df.copy()
+    for col in text:
+        safe[col] = safe[col].map(neutralise_cell)
+    safe.to_csv(path, index=False)
