@@ -311,7 +311,7 @@ class CalendarIntent(Intent):
         return []
 
 
-INTENTS = Intents("calendar", CalendarIntent)
+INTENTS: Intents[Intent] = Intents("calendar", CalendarIntent)
 
 
 @INTENTS.register

@@ -12,7 +12,7 @@ observations up to the first one that does not follow from the earlier ones."""
 from __future__ import annotations
 
 import random
-from typing import ClassVar, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from agentprop.core import Difficulty, Fact, Task
 from agentprop.domains import Observation, is_error
@@ -51,14 +51,14 @@ class Intent:
 IntentT = TypeVar("IntentT", bound=Intent)
 
 
-class Intents:
+class Intents(Generic[IntentT]):
     """A domain's intents in registration order: the order fixes the schedule, so seeded
     generation depends on it. `fallback` answers for a task whose intent is unknown."""
 
-    def __init__(self, domain: str, fallback: type[Intent] = Intent) -> None:
+    def __init__(self, domain: str, fallback: type[IntentT]) -> None:
         self.domain = domain
         self.fallback = fallback
-        self._items: dict[str, type[Intent]] = {}
+        self._items: dict[str, type[IntentT]] = {}
 
     def register(self, cls: type[IntentT]) -> type[IntentT]:
         """Class decorator: add `cls` (after the ones already registered)."""
@@ -67,7 +67,7 @@ class Intents:
         self._items[cls.name] = cls
         return cls
 
-    def get(self, name: str) -> Intent:
+    def get(self, name: str) -> IntentT:
         return self._items.get(name, self.fallback)()
 
     def names(self) -> list[str]:
@@ -86,7 +86,7 @@ class IntentGenerator(TaskGenerator):
     are consistent with the chain (after a corrupted first observation, a faithful agent's
     later gold lookups would not have been made)."""
 
-    intents: ClassVar[Intents]
+    intents: ClassVar[Intents[Intent]]
     nothing: ClassVar[str]
     """The reference when no observation is left to state."""
 

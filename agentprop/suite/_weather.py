@@ -372,7 +372,7 @@ def _difference(key: str, x: float, sym: str) -> Fact:
 # -- the intents ------------------------------------------------------------------------------
 # Registered in the order of the intent mix (the schedule depends on it).
 
-INTENTS = Intents("weather")
+INTENTS: Intents[Intent] = Intents("weather", Intent)
 
 
 @INTENTS.register
