@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
-from typing import Any
+import os
+import stat
+import sys
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, cast
 
 from agentprop.agent import AgentHooks
 from agentprop.core import Task, ToolResultEvent, Trace, WorkUnit
@@ -87,12 +90,50 @@ class HttpServedExecutor:
         return _reached(trace)
 
 
-class StdioServedExecutor:
-    """One episode over this process's stdin/stdout (run with a single unit)."""
+_MAX_LINE = 1 << 24
+"""Longest JSON-RPC line read from stdin (16 MiB; asyncio's default of 64 KiB is too short
+for a large tool argument)."""
 
-    def __init__(self, *, timeout_s: float = 300.0) -> None:
+
+def _stdin_is_stream() -> bool:
+    """Stdin is a pipe or socket (as an MCP client launches a server), which the event
+    loop can watch."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+async def _stdin_lines() -> AsyncIterator[str]:
+    """This process's stdin (a pipe or socket), line by line, read by the event loop so
+    that cancelling the reader ends it at once. (The SDK's default reads in a worker thread
+    that a cancel waits for: the server could not stop until the client wrote or closed
+    stdin, not even on SIGTERM.)"""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_MAX_LINE)
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    try:
+        while line := await reader.readline():
+            yield line.decode("utf-8", errors="replace")
+    finally:
+        transport.close()
+
+
+class StdioServedExecutor:
+    """One episode over this process's stdin/stdout (run with a single unit).
+
+    The MCP session, not the episode, bounds the server: after the episode's trace the
+    server goes on answering (the client still has to read the `submit_answer` reply) until
+    the client closes stdin, for at most `linger_s`; only then is it stopped. Stopping it as
+    soon as the answer was in could drop that reply, and the client waited for it forever.
+    """
+
+    def __init__(self, *, timeout_s: float = 300.0, linger_s: float = 10.0) -> None:
         self.submissions = _Submissions()
         self.timeout_s = timeout_s
+        self.linger_s = linger_s
         self.current: EpisodeRecorder | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -111,14 +152,24 @@ class StdioServedExecutor:
 
         server = build_server(self._resolve, submit=self.submissions.submit)
         await self._ready.wait()
-        async with stdio_server() as (read, write):
+        # stdio_server only iterates its stdin (lines of JSON-RPC); a file, /dev/null or a
+        # terminal is read by the SDK's own reader (they end, or a person ends them)
+        stdin = cast(Any, _stdin_lines()) if _stdin_is_stream() else None
+        async with stdio_server(stdin=stdin) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._task
+        task = self._task
+        if task is None or task.done():
+            return
+        if (not exc or exc[0] is None) and self._ready.is_set():
+            # the session's end: the client has read the last reply and closed stdin
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), self.linger_s)
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
 
     async def run(self, unit: WorkUnit, task: Task, hooks: Sequence[AgentHooks],
                   env: Environment) -> Trace:

@@ -10,11 +10,14 @@ answer that speaks of another city, patient or product from one that names ours.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from agentprop.core import Fact, Task
 from agentprop.judges._extract import find_dates, fold
+
+_T = TypeVar("_T")
 
 MEMBER_CATEGORIES = frozenset({"drug"})
 _SHORTENED = frozenset({"product", "option"})
@@ -132,7 +135,7 @@ def _event_short_forms(table: dict[str, list[str]]) -> None:
 class Vocabulary:
     """Every entity the suite's tasks involve (category → canonical → forms), every item
     of every complete list (group → items) and every value each entity key takes. Also
-    caches what the judge derives from it per category and per task."""
+    caches what the judge derives from it per category, per task and per answer."""
 
     entities: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     groups: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -140,6 +143,8 @@ class Vocabulary:
     _matchers: dict[str, Matcher] = field(default_factory=dict, repr=False, compare=False)
     _tasks: dict[str, tuple[Task, TaskEntities]] = field(default_factory=dict, repr=False,
                                                           compare=False)
+    _readings: dict[tuple[str, str], tuple[Task, Any]] = field(default_factory=dict,
+                                                               repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return bool(self.entities or self.groups or self.keys)
@@ -159,6 +164,20 @@ class Vocabulary:
             self._tasks.clear()
         self._tasks[task.id] = (task, ents)
         return ents
+
+    def reading(self, task: Task, answer: str, read: Callable[[], _T]) -> _T:
+        """`read()` once per (task, answer): what the judge reads in an answer under this
+        vocabulary depends on nothing else, and one answer recurs across traces and judges."""
+        key = (task.id, answer)
+        hit = self._readings.get(key)
+        if hit is not None and hit[0] is task:
+            value: _T = hit[1]
+            return value
+        value = read()
+        if len(self._readings) > 10_000:
+            self._readings.clear()
+        self._readings[key] = (task, value)
+        return value
 
 
 def key_family(key: str) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -691,14 +691,18 @@ def _status(ctx: _Ctx, f: Fact, observations: list[dict[str, Any]]) -> tuple[str
         return _polar_status(ctx, f)
     if f.kind == "state":
         if observations:
-            return ("stated", None) if _state_ok(f.key, f.value, observations) \
-                else ("missing", None)
+            return _status_from_observations(f, observations), None
         return _entity_status(ctx, f)
     if f.relation in SCALES:
         return _scale_status(ctx, f)
     if f.kind == "id":
         return _id_status(ctx, f)
     return _entity_status(ctx, f)
+
+
+def _status_from_observations(f: Fact, observations: list[dict[str, Any]]) -> str:
+    """A `state` fact, when the trace has observations: stated if one of them holds it."""
+    return "stated" if _state_ok(f.key, f.value, observations) else "missing"
 
 
 def _id_norm(s: str) -> str:
@@ -931,6 +935,27 @@ def _state_ok(key: str, value: Any, observations: list[dict[str, Any]]) -> bool:
                for obs in observations for path, v in _leaves(obs))
 
 
+@dataclass(frozen=True)
+class _AnswerReading:
+    """What the rule reads in one answer to one task, the trace aside: each expected fact's
+    status as the text gives it, and the text's contradictions. The same (task, answer)
+    recurs across traces and across judges (the sim judges read it from their prompt), so
+    a vocabulary keeps it (`Vocabulary.reading`)."""
+
+    statuses: tuple[tuple[str, str | None], ...]
+    contradictions: tuple[dict[str, Any], ...]
+
+
+def _read_answer(task: Task, answer: str, vocabulary: Vocabulary | None) -> _AnswerReading:
+    ctx = _context(task, answer, vocabulary)
+    statuses = tuple(_status(ctx, f, []) for f in task.expected_facts)
+    contradictions = (_number_contradictions(ctx) + _clock_contradictions(ctx)
+                      + _date_contradictions(ctx) + _time_contradictions(ctx)
+                      + _group_contradictions(ctx) + _key_contradictions(ctx)
+                      + _id_contradictions(ctx) + _scale_contradictions(ctx))
+    return _AnswerReading(statuses, tuple(contradictions))
+
+
 def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
                  trace: Trace | None = None, vocabulary: Vocabulary | None = None,
                  ) -> tuple[bool | None, dict[str, Any]]:
@@ -939,12 +964,16 @@ def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
         return False, {"reason": "abstained" if abstained else "no answer"}
     if not task.expected_facts and not task.expected_state:
         return None, {"reason": "task has no expected facts"}
-    ctx = _context(task, answer, vocabulary)
+    if vocabulary is not None:
+        reading = vocabulary.reading(task, answer, lambda: _read_answer(task, answer, vocabulary))
+    else:
+        reading = _read_answer(task, answer, None)
     observations = _observations(trace)
     asked: list[dict[str, Any]] = []
     contradicted: list[dict[str, Any]] = []
-    for f in task.expected_facts:
-        status, found = _status(ctx, f, observations)
+    for f, (status, found) in zip(task.expected_facts, reading.statuses, strict=True):
+        if f.kind == "state" and observations:  # the trace's observations decide it
+            status, found = _status_from_observations(f, observations), None
         row = {"key": f.key, "kind": f.kind, "value": f.value, "status": status}
         if found is not None:
             row["found"] = found
@@ -952,10 +981,7 @@ def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
             asked.append(row)
         if status == "contradicted":
             contradicted.append(row)
-    contradicted += (_number_contradictions(ctx) + _clock_contradictions(ctx)
-                     + _date_contradictions(ctx) + _time_contradictions(ctx)
-                     + _group_contradictions(ctx) + _key_contradictions(ctx)
-                     + _id_contradictions(ctx) + _scale_contradictions(ctx))
+    contradicted += [dict(r) for r in reading.contradictions]
     state: list[dict[str, Any]] = []
     if task.expected_state and trace is not None:
         actual = replay_state(task, trace)
@@ -1035,15 +1061,22 @@ def fact_stated(fact: Fact, text: str, *, observations: list[dict[str, Any]] | N
 class FactsJudge(Judge):
     kind = "facts"
 
-    def __init__(self, suite: Suite | None = None) -> None:
+    def __init__(self, suite: Suite | None = None, *,
+                 vocabulary: Callable[[], Vocabulary] | None = None) -> None:
+        """`vocabulary` gives the suite's vocabulary shared with other judges of the same
+        run (`judge_workspace`: the sim judges then reuse this judge's answer readings)."""
         self.name = "facts"
         self._suite = suite
+        self._vocab_source = vocabulary
         self._vocab: Vocabulary | None = None
 
     def vocabulary(self) -> Vocabulary:
         if self._vocab is None:
-            self._vocab = query_vocabulary(self._suite.tasks) if self._suite is not None \
-                else Vocabulary()
+            if self._vocab_source is not None:
+                self._vocab = self._vocab_source()
+            else:
+                self._vocab = query_vocabulary(self._suite.tasks) if self._suite is not None \
+                    else Vocabulary()
         return self._vocab
 
     async def judge(self, trace: Trace, task: Task) -> Verdict:
@@ -1060,5 +1093,5 @@ def _make(arg: str, **options: Any) -> Judge:
 
     if arg:
         raise UnknownNameError(f"judge 'facts' takes no argument (got 'facts:{arg}')")
-    return FactsJudge(options.get("suite"))
+    return FactsJudge(options.get("suite"), vocabulary=options.get("vocabulary"))
 

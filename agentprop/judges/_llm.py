@@ -26,8 +26,9 @@ def _make_model(model_id: str, options: dict[str, Any]) -> Model:
     if prefix == "sim-judge":
         if options.get("suite") is not None:
             opts.setdefault("suite", options["suite"])
-        if options.get("facts_memo") is not None:
-            opts.setdefault("facts_memo", options["facts_memo"])
+        for shared in ("facts_memo", "vocabulary"):
+            if options.get(shared) is not None:
+                opts.setdefault(shared, options[shared])
     return get_model(model_id, **opts)
 
 

@@ -28,7 +28,9 @@ def canonical_name(name: str) -> str:
 
 def get_judge(name: str, **options: Any) -> Judge:
     """Instantiate the judge `name`. Options: ``cache`` (a Workspace for the model response
-    cache), ``suite`` (for sim-judge models), ``model_options`` (passed to `get_model`)."""
+    cache), ``suite`` (for sim-judge models), ``model_options`` (passed to `get_model`),
+    ``vocabulary`` (a callable giving the suite's vocabulary, shared by the facts judge
+    and sim-judge models so that they read each answer once)."""
     text = canonical_name(name)
     kind, _, arg = text.partition(":")
     return JUDGES.get(kind)(arg, **options)

@@ -18,6 +18,7 @@ Rules (docs/judges.md):
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ from pydantic import BaseModel, Field
 from agentprop.core import DEFAULT_PRIMARY_JUDGE, Task, Trace, Verdict
 from agentprop.errors import AgentpropError
 from agentprop.judges._base import Judge, unscored
+from agentprop.judges._entities import query_vocabulary
 from agentprop.judges._lookup import canonical_name, get_judge
 from agentprop.store import VerdictWriter
 
@@ -249,9 +251,12 @@ async def ajudge_workspace(
 ) -> JudgeSummary:
     """Async form of `judge_workspace`."""
     names = list(dict.fromkeys(canonical_name(n) for n in judge_names))
+    # one vocabulary for every judge of this run (built when first needed): the facts
+    # judge and the sim judges then read each (task, answer) once between them
+    vocabulary = functools.cache(lambda: query_vocabulary(suite.tasks))
     judges = [
         get_judge(n, cache=workspace if use_cache else None, suite=suite,
-                  model_options=model_options)
+                  model_options=model_options, vocabulary=vocabulary)
         for n in names
     ]
     primary_name = canonical_name(primary) if primary else None

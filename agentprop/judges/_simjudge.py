@@ -13,6 +13,7 @@ an unparseable reply.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
@@ -65,9 +66,13 @@ class SimJudgeModel:
     """A Model answering the LLM-judge prompt from the facts judge plus stated noise."""
 
     def __init__(self, profile: SimJudgeProfile, *, suite: Suite | None = None,
-                 cache: Any = None, facts_memo: dict[Any, bool | None] | None = None) -> None:
+                 cache: Any = None, facts_memo: dict[Any, bool | None] | None = None,
+                 vocabulary: Callable[[], Vocabulary] | None = None) -> None:
         self.profile = profile
         self._suite = suite
+        # the suite's vocabulary, shared with the facts judge of the same run: it keeps the
+        # readings of the answers that judge has read already
+        self._vocab_source = vocabulary
         # the facts decision per (task, answer), shared by an ensemble's sim judges: the
         # three profiles read the same answers, and the facts rule is their costly part
         self._facts_memo: dict[Any, bool | None] = {} if facts_memo is None else facts_memo
@@ -91,7 +96,8 @@ class SimJudgeModel:
 
     def _vocabulary(self) -> Vocabulary:
         if self._vocab is None:
-            self._vocab = query_vocabulary(self._get_suite().tasks)
+            self._vocab = (self._vocab_source() if self._vocab_source is not None
+                           else query_vocabulary(self._get_suite().tasks))
         return self._vocab
 
     async def generate(
@@ -149,4 +155,5 @@ def _factory(name: str, **options: Any) -> SimJudgeModel:
             raise UnknownNameError(f"unknown sim-judge profile {name!r} (known: {known})")
         profile = SIM_JUDGE_PROFILES[name]
     return SimJudgeModel(profile, suite=options.get("suite"), cache=options.get("cache"),
-                         facts_memo=options.get("facts_memo"))
+                         facts_memo=options.get("facts_memo"),
+                         vocabulary=options.get("vocabulary"))

@@ -49,9 +49,6 @@ async def _stdio_episode(ws: Path, answer: bool) -> None:
             assert json.loads(res.content[0].text)["ok"] is True
 
 
-@pytest.mark.skip(reason="known bug, found at merge: serve-tools --stdio can stall with "
-                  "the official mcp stdio client (the server waits on stdin); "
-                  "see docs/external-agents.md")
 async def test_stdio_one_episode_per_process(tmp_path: Path) -> None:
     await _stdio_episode(tmp_path / "a", answer=True)
     await asyncio.sleep(0)
@@ -102,3 +99,53 @@ async def test_http_serves_every_unit_until_answered(tmp_path: Path) -> None:
     traces = _traces(tmp_path)
     assert sorted(t.final.answer for t in traces) == sorted(
         f"answer {ep['task_id']}" for ep in listed)
+
+
+async def test_stdio_session_outlives_the_episode() -> None:
+    """The MCP server is not stopped when the answer is in: the client must still read the
+    submit_answer reply and close stdin (stopping it at once lost that reply: a stall)."""
+    from agentprop.external._serve import StdioServedExecutor
+
+    ex = StdioServedExecutor(linger_s=60)
+    ended, served = asyncio.Event(), []
+
+    async def session() -> None:  # stands for the MCP server of the episode
+        await ex._ready.wait()
+        await ended.wait()
+        served.append("closed by the client")
+
+    ex._serve = session  # type: ignore[method-assign]
+    async with ex:
+        ex._ready.set()  # the episode is open; it is answered and stored...
+        asyncio.get_running_loop().call_soon(ended.set)  # ...then the client closes stdin
+    assert served == ["closed by the client"]
+
+    ex = StdioServedExecutor(linger_s=0.01)  # a client that never closes: stopped anyway
+    ex._serve = session  # type: ignore[method-assign]
+    ended.clear()
+    async with ex:
+        ex._ready.set()
+    assert ex._task is not None and ex._task.cancelled()
+
+
+async def test_stdio_reader_stops_on_cancel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stdin read by the event loop: a cancel ends the reader although the client neither
+    writes nor closes (the SDK's thread reader would wait for it)."""
+    from agentprop.external import _serve
+
+    r, w = os.pipe()
+    try:
+        with os.fdopen(r, "r", closefd=False) as stdin:
+            monkeypatch.setattr(sys, "stdin", stdin)
+            assert _serve._stdin_is_stream()
+            os.write(w, b'{"jsonrpc": "2.0"}\n')
+            lines = _serve._stdin_lines()
+            assert await anext(lines) == '{"jsonrpc": "2.0"}\n'
+            pending = asyncio.ensure_future(anext(lines))
+            await asyncio.sleep(0.01)
+            pending.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await pending
+    finally:
+        os.close(w)
+        os.close(r)

@@ -183,6 +183,22 @@ async def test_expected_state_is_checked_on_the_replayed_world() -> None:
     assert (await j.judge(state, STATEFACT)).correct is True
 
 
+async def test_an_answer_read_once_is_still_judged_per_trace() -> None:
+    """The reading of an answer is kept per (task, answer) and shared between traces and
+    judges; what depends on the trace (a state fact's observations, the replayed state)
+    is not: each verdict is the one a fresh judge gives."""
+    said = "Confirmed."
+    traces = [make_trace("s1", STATEFACT, said, observations=[{"event": {"status": "confirmed"}}]),
+              make_trace("s2", STATEFACT, said, observations=[{"event": {"status": "tentative"}}]),
+              make_trace("s3", STATEFACT, said)]
+    j = get_judge("facts")
+    once = [(await j.judge(t, STATEFACT)).correct for t in [*traces, traces[0]]]
+    fresh = [(await get_judge("facts").judge(t, STATEFACT)).correct
+             for t in [*traces, traces[0]]]
+    assert once == fresh
+    assert once[0] is True and once[1] is False and once[3] is True
+
+
 async def test_expected_empty_list_means_nothing_done() -> None:
     j = get_judge("facts")
     booking = {"patient_id": "P001", "doctor_id": "D102", "date": "2025-07-01",
