@@ -1,6 +1,7 @@
 """The three-layer runtime interceptor (one implementation: online hook and offline replay),
 its threshold sweep, and the paired control/treatment evaluation's statistics."""
 
+from agentprop.agent import WARNING_PREFIX
 from agentprop.intercept._config import (
     DEFAULT_KEYWORDS,
     InterceptConfig,
@@ -13,7 +14,6 @@ from agentprop.intercept._numbers import Stated, Support, stated_numbers
 from agentprop.intercept._replay import ReplayResult, episode_state, replay, trace_signals
 from agentprop.intercept._signals import (
     ABSTENTION_TEXT,
-    WARNING_PREFIX,
     EpisodeState,
     Firing,
     Signals,

@@ -1,11 +1,9 @@
 """The async runner: work units, bounded concurrency, one batching writer, resume."""
 
+from agentprop.runner._errors import RunAborted, RunError, RunLocked
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._plan import MAX_SEED, check_seeds, default_run_id, plan_units
 from agentprop.runner._run import (
-    RunAborted,
-    RunError,
-    RunLocked,
     RunSummary,
     make_models,
     run_units,

@@ -31,9 +31,9 @@ from agentprop.core import (
     WorkUnit,
     stable_hash,
 )
-from agentprop.errors import AgentpropError
 from agentprop.models import GenerateConfig, Model, RateLimits, get_model
 from agentprop.runner._budget import CostGuard
+from agentprop.runner._errors import RunAborted, RunError, RunLocked
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
@@ -46,21 +46,6 @@ ExtraHooks = Callable[[WorkUnit, Task], list[AgentHooks]]
 P = ParamSpec("P")
 R = TypeVar("R")
 BASELINE = "baseline"
-
-
-class RunError(AgentpropError):
-    """A run that cannot start or must stop; the message is one line for the user."""
-
-
-class RunLocked(RunError):
-    """Another process is executing the same run on this workspace."""
-
-
-class RunAborted(RunError):
-    """The first episodes of a model all failed (unreachable server, bad key, unknown
-    model): stopping beats recording thousands of identical error traces."""
-
-    exit_code = 1
 
 
 class RunSummary(BaseModel):
