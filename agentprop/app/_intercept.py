@@ -42,6 +42,9 @@ from agentprop.intercept._replay import signals_for
 from agentprop.intercept._sweep import keyword_sets, signal_config, sweep_table
 
 if TYPE_CHECKING:
+    from agentprop.agent import AgentHooks
+    from agentprop.models import Model
+    from agentprop.runner import EpisodeExecutor
     from agentprop.store import Workspace
     from agentprop.suite import Suite
 
@@ -174,10 +177,10 @@ def resolve_config(ws: Workspace | None, spec: str, mode: str | None = None) -> 
     return cfg
 
 
-def treatment_hooks(cfg: InterceptConfig) -> Callable[[WorkUnit, Task], list[Any]]:
+def treatment_hooks(cfg: InterceptConfig) -> Callable[[WorkUnit, Task], list[AgentHooks]]:
     """The runner's `extra_hooks`: a fresh interceptor for every treatment unit."""
 
-    def extra_hooks(unit: WorkUnit, task: Task) -> list[Any]:
+    def extra_hooks(unit: WorkUnit, task: Task) -> list[AgentHooks]:
         return [Interceptor(cfg)] if unit.arm == "treatment" else []
 
     return extra_hooks
@@ -348,8 +351,8 @@ def run_evaluation(
     model_options: Mapping[str, Any] | None = None,
     use_cache: bool = True,
     progress: bool = False,
-    runtime_models: Mapping[str, Any] | None = None,
-    executor: Any = None,
+    runtime_models: Mapping[str, Model] | None = None,
+    executor: EpisodeExecutor | None = None,
     judge_options: Mapping[str, Any] | None = None,
     max_cost: float | None = None,
 ) -> dict[str, Any]:

@@ -11,11 +11,12 @@ from agentprop.cli._common import UserError, user_errors
 
 if TYPE_CHECKING:
     from agentprop.core import WorkUnit
+    from agentprop.runner import EpisodeExecutor
     from agentprop.suite import Suite
 
 
 def agent_executor(spec: str, name: str | None, timeout_s: float,
-                   models: list[str], port: int = 0) -> tuple[Any, list[str]]:
+                   models: list[str], port: int = 0) -> tuple[EpisodeExecutor, list[str]]:
     """The executor for `run --agent SPEC` and the unit's model name; a UserError (one
     line) for a callable that does not exist or cannot take the episode."""
     from agentprop.external import AgentExecutor, load_agent
