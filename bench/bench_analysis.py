@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agentprop.analysis import analyze, build_input
+from agentprop.analysis import build_input
 from agentprop.core import (
     FinalEvent,
     InjectionEvent,
@@ -31,7 +31,7 @@ from agentprop.core import (
     Trace,
     Verdict,
 )
-from agentprop.report import build_report
+from agentprop.report import analyze, build_report
 
 MODELS = [f"sim/m{i}" for i in range(10)]
 DOMAINS = ["calendar", "weather", "medical", "retail"]

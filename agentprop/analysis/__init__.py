@@ -1,16 +1,25 @@
 """Statistics and the paper's analyses as pure functions over DataFrames.
 
 Every analysis returns a tidy table (key columns, `key`, `metric`, `value`, `n`, `ci_lo`,
-`ci_hi`, `note`); `analyze()` runs them all and `numbers_manifest()` flattens the result into
-`section.metric[key]` names (see docs/numbers.md).
+`ci_hi`, `note`); `run_sections()` runs the ones the report's sections name on one shared
+`AnalysisContext`, and `numbers_manifest()` flattens the result into `section.metric[key]`
+names (see docs/numbers.md).
 """
 
-from agentprop.analysis._analyze import SECTIONS, AnalysisResult, analyze, numbers_manifest
+from agentprop.analysis._analyze import (
+    AnalysisContext,
+    AnalysisResult,
+    SectionCompute,
+    numbers_manifest,
+    run_sections,
+    task_map,
+)
 from agentprop.analysis._calibration import Calibrator, LabelCells, calibrate_wrong
 from agentprop.analysis._interceptor import (
     ab_rng_key,
     ab_statistics,
     interceptor_ab,
+    interceptor_layers,
     pairs_of,
     sweep_table,
 )
@@ -55,7 +64,9 @@ from agentprop.analysis._stats import (
     spearman,
     two_proportion_z,
 )
+from agentprop.analysis._tidy import frame as tidy_frame
 from agentprop.analysis._tidy import lookup, wide
+from agentprop.analysis._tidy import row as tidy_row
 from agentprop.analysis._validity import clustered_kappa, judge_validity
 from agentprop.analysis.frames import (
     AnalysisInput,
@@ -67,8 +78,8 @@ from agentprop.analysis.stages import propagation_rates, stage_table
 
 __all__ = [
     "N_RESAMPLES",
-    "SECTIONS",
     "SEED",
+    "AnalysisContext",
     "AnalysisInput",
     "AnalysisResult",
     "Calibrator",
@@ -78,10 +89,10 @@ __all__ = [
     "LabelCells",
     "McNemarResult",
     "Resampler",
+    "SectionCompute",
     "ab_rng_key",
     "ab_statistics",
     "achieved_power",
-    "analyze",
     "annotator_alpha",
     "annotator_kappas",
     "baseline_vs_p2",
@@ -99,6 +110,7 @@ __all__ = [
     "human_consensus",
     "injected_traces",
     "interceptor_ab",
+    "interceptor_layers",
     "judge_agreement",
     "judge_validity",
     "kappa_from_table",
@@ -116,10 +128,14 @@ __all__ = [
     "proportion_ci",
     "ratio_ci",
     "rejection_recovery",
+    "run_sections",
     "spearman",
     "stage_table",
     "stopping_table",
     "sweep_table",
+    "task_map",
+    "tidy_frame",
+    "tidy_row",
     "two_proportion_z",
     "verdict_frame",
     "wide",

@@ -1,114 +1,148 @@
-"""Run every analysis on one input and flatten the results into the numbers manifest."""
+"""Run the report sections' analyses on one input and flatten them into the numbers manifest.
+
+Which sections exist is not decided here: each report section (agentprop/report/sections/)
+names its pure compute function, and `run_sections` calls them on one shared
+`AnalysisContext`, so what several sections need (the propagation conditions, the human
+calibration, the propagation table) is computed once, on first use.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import pandas as pd
 
 from agentprop.analysis._calibration import Calibrator, stratum_note
-from agentprop.analysis._interceptor import interceptor_ab, interceptor_layers, sweep_table
-from agentprop.analysis._judges import (
-    calibration_pairs,
-    calibration_table,
-    human_consensus,
-    judge_agreement,
-)
-from agentprop.analysis._propagation import (
-    baseline_vs_p2,
-    fault_class_table,
-    injected_traces,
-    propagation_by_type,
-    propagation_table,
-    rejection_recovery,
-    stopping_table,
-)
-from agentprop.analysis._replication import cross_domain
+from agentprop.analysis._judges import calibration_pairs, calibration_table, human_consensus
+from agentprop.analysis._propagation import injected_traces, propagation_table
 from agentprop.analysis._stats import N_RESAMPLES, SEED
 from agentprop.analysis.frames import AnalysisInput
 
-SECTIONS = (
-    "propagation", "stopping", "propagation_by_type", "fault_classes", "rejection_recovery",
-    "baseline_vs_p2", "interceptor", "interceptor_sweep", "interceptor_layers", "judges",
-    "calibration", "replication",
-)
 FACTS = "facts"
 
 
 @dataclass
 class AnalysisResult:
-    """Tidy tables by section, plus the facts a reader needs to interpret them."""
+    """Tidy tables by section (in the report's reading order), plus the facts a reader needs
+    to interpret them."""
 
     tables: dict[str, pd.DataFrame]
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def analyze(inp: AnalysisInput, *, n_resamples: int = N_RESAMPLES,
-            seed: int = SEED) -> AnalysisResult:
-    """All the paper's analyses (each with its own Generator seeded `seed`)."""
-    st = inp.stages
-    judge = inp.primary_judge
-    has_labels = not inp.labels.empty and len(human_consensus(inp.labels)) > 0
-    _, conditions = injected_traces(st)
-    calibrator = None
-    cal_note = ""
-    cal_tab = None
-    if has_labels and not inp.verdicts.empty:
-        cells = calibration_pairs(inp.verdicts, inp.labels, judge)
-        if cells.n:
-            labelled = set(human_consensus(inp.labels).index)
-            known = st[st["trace_id"].isin(labelled)]
-            strata = set(known["condition"].astype(str))
-            if len(known) < len(labelled):
-                strata.add("traces not in this workspace")
-            cal_note = stratum_note(strata, set(conditions))
-            calibrator = Calibrator(cells, n_resamples=n_resamples, rng=seed)
-            cal_tab = calibration_table(cells, judge, n_resamples=n_resamples, seed=seed,
-                                        note=cal_note)
-    prop = propagation_table(st, conditions=conditions, calibrator=calibrator,
-                             calibration_note=cal_note, n_resamples=n_resamples, seed=seed)
-    judges_present = set(inp.verdicts["judge"]) if not inp.verdicts.empty else set()
-    reference = FACTS if FACTS in judges_present else None
-    tables = {
-        "propagation": prop,
-        "stopping": stopping_table(st, conditions=conditions, n_resamples=n_resamples,
-                                   seed=seed),
-        "propagation_by_type": propagation_by_type(st, n_resamples=n_resamples, seed=seed),
-        "fault_classes": fault_class_table(st, n_resamples=n_resamples, seed=seed),
-        "rejection_recovery": rejection_recovery(prop, n_resamples=n_resamples, seed=seed),
-        "baseline_vs_p2": baseline_vs_p2(st, conditions=conditions, n_resamples=n_resamples,
-                                         seed=seed),
-        "interceptor": interceptor_ab(st, n_resamples=n_resamples, seed=seed,
-                                      evaluations=inp.meta.get("interceptor_evaluations")),
-        "interceptor_sweep": sweep_table(inp.sweep),
-        "interceptor_layers": interceptor_layers(inp.layer_hits, n_resamples=n_resamples,
-                                                 seed=seed),
-        "judges": judge_agreement(inp.verdicts, inp.labels, members=inp.members,
-                                  reference=reference, tasks=task_map(st),
-                                  n_resamples=n_resamples, seed=seed),
-        "replication": cross_domain(st, conditions=conditions, n_resamples=n_resamples,
-                                    seed=seed),
-    }
-    if cal_tab is not None:
-        tables["calibration"] = cal_tab
-    constant = constant_by_construction(prop, imported=bool(inp.meta.get("imported")))
-    info = {
-        "primary_judge": judge,
-        "propagation_conditions": conditions,
-        "has_labels": has_labels,
-        "agreement_reference": reference,
-        "calibration_note": cal_note,
+@dataclass(frozen=True)
+class Calibration:
+    """The primary judge's human calibration: absent (no labels) or its calibrator, the
+    note on the strata the labels come from, and the calibration table."""
+
+    calibrator: Calibrator | None = None
+    note: str = ""
+    table: pd.DataFrame | None = None
+
+
+@dataclass
+class AnalysisContext:
+    """One analysis input, its bootstrap settings, and the values several sections share;
+    each shared value is computed once, when a section first asks for it (every analysis
+    seeds its own Generator with `seed`, so the order sections run in changes no number)."""
+
+    inp: AnalysisInput
+    n_resamples: int = N_RESAMPLES
+    seed: int = SEED
+
+    @property
+    def stages(self) -> pd.DataFrame:
+        return self.inp.stages
+
+    @cached_property
+    def conditions(self) -> list[str]:
+        """The injected conditions the propagation rates are computed over."""
+        return injected_traces(self.stages)[1]
+
+    @cached_property
+    def has_labels(self) -> bool:
+        labels = self.inp.labels
+        return not labels.empty and len(human_consensus(labels)) > 0
+
+    @cached_property
+    def calibration(self) -> Calibration:
+        inp = self.inp
+        if not self.has_labels or inp.verdicts.empty:
+            return Calibration()
+        cells = calibration_pairs(inp.verdicts, inp.labels, inp.primary_judge)
+        if not cells.n:
+            return Calibration()
+        labelled = set(human_consensus(inp.labels).index)
+        known = self.stages[self.stages["trace_id"].isin(labelled)]
+        strata = set(known["condition"].astype(str))
+        if len(known) < len(labelled):
+            strata.add("traces not in this workspace")
+        note = stratum_note(strata, set(self.conditions))
+        return Calibration(
+            calibrator=Calibrator(cells, n_resamples=self.n_resamples, rng=self.seed),
+            note=note,
+            table=calibration_table(cells, inp.primary_judge, n_resamples=self.n_resamples,
+                                    seed=self.seed, note=note))
+
+    @cached_property
+    def propagation(self) -> pd.DataFrame:
+        """The propagation table (its section, rejection vs recovery and the constant rates
+        all read it)."""
+        cal = self.calibration
+        return propagation_table(self.stages, conditions=self.conditions,
+                                 calibrator=cal.calibrator, calibration_note=cal.note,
+                                 n_resamples=self.n_resamples, seed=self.seed)
+
+    @cached_property
+    def agreement_reference(self) -> str | None:
+        """The stated reference judge of judge agreement: the facts judge when it ran."""
+        verdicts = self.inp.verdicts
+        present = set(verdicts["judge"]) if not verdicts.empty else set()
+        return FACTS if FACTS in present else None
+
+    @cached_property
+    def tasks(self) -> dict[str, str]:
+        return task_map(self.stages)
+
+
+SectionCompute = Callable[[AnalysisContext], pd.DataFrame | None]
+"""A section's analysis: its tidy table, or None when the section does not apply."""
+
+
+def run_sections(inp: AnalysisInput, sections: Mapping[str, SectionCompute], *,
+                 n_resamples: int = N_RESAMPLES, seed: int = SEED) -> AnalysisResult:
+    """Every section's table (in the order given) and the facts about the input."""
+    ctx = AnalysisContext(inp, n_resamples=n_resamples, seed=seed)
+    tables = {}
+    for name, compute in sections.items():
+        table = compute(ctx)
+        if table is not None:
+            tables[name] = table
+    return AnalysisResult(tables=tables, info=analysis_info(ctx))
+
+
+def analysis_info(ctx: AnalysisContext) -> dict[str, Any]:
+    """What a reader needs to interpret the tables (the primary judge, the conditions, ...)."""
+    inp, st = ctx.inp, ctx.stages
+    return {
+        "primary_judge": inp.primary_judge,
+        "propagation_conditions": ctx.conditions,
+        "has_labels": ctx.has_labels,
+        "agreement_reference": ctx.agreement_reference,
+        "calibration_note": ctx.calibration.note,
         "n_traces": len(st),
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "constant_by_construction": constant,
+        "n_resamples": ctx.n_resamples,
+        "seed": ctx.seed,
+        "constant_by_construction": constant_by_construction(
+            ctx.propagation, imported=bool(inp.meta.get("imported"))),
         "simulated_models": sorted(set(st.loc[st["simulated"].fillna(False).astype(bool),
                                               "model"])) if len(st) else [],
         **inp.meta,
     }
-    return AnalysisResult(tables=tables, info=info)
 
 
 CONSTANT_IN_OUR_RUNS = ("p_S1", "p_S2", "r_12")
@@ -144,11 +178,11 @@ def _num(x: Any) -> float | None:
 
 
 def numbers_manifest(result: AnalysisResult) -> dict[str, dict[str, Any]]:
-    """Flat names `section.metric[key]` → {"value", "n", "ci"}; NaN and ±inf become null."""
+    """Flat names `section.metric[key]` → {"value", "n", "ci"}, section by section in the
+    result's order; NaN and ±inf become null."""
     out: dict[str, dict[str, Any]] = {}
-    for section in SECTIONS:
-        df = result.tables.get(section)
-        if df is None or df.empty:
+    for section, df in result.tables.items():
+        if df.empty:
             continue
         for r in df.to_dict("records"):
             key = str(r["key"])

@@ -24,7 +24,7 @@ def load_input(ws: Workspace) -> AnalysisInput:
 
 
 def _run_analysis(workspace: Path, resamples: int, seed: int) -> tuple[Any, Any, Any]:
-    from agentprop.analysis import analyze
+    from agentprop.report import analyze
 
     ws = open_workspace(workspace)
     try:
@@ -41,8 +41,13 @@ def _print_tables(result: Any) -> None:
     """One narrow table per section (key, metric, value [CI] (n)): readable at any width."""
     from rich.table import Table
 
-    from agentprop.report import constant_sentence, display_table, hidden_metrics, model_labels
-    from agentprop.report._html import TITLES
+    from agentprop.report import (
+        constant_sentence,
+        display_table,
+        hidden_metrics,
+        model_labels,
+        title_of,
+    )
 
     keys = [k for df in result.tables.values() if not df.empty for k in df["key"].unique()]
     labels = model_labels(result, keys)
@@ -56,7 +61,7 @@ def _print_tables(result: Any) -> None:
         t = display_table(df, section, labels=labels, hidden=hidden.get(section))
         if t.empty:
             continue
-        table = Table(title=TITLES.get(section, section))
+        table = Table(title=title_of(section))
         table.add_column("key")
         table.add_column("metric")
         table.add_column("value [95% CI] (n)")

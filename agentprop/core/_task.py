@@ -54,29 +54,8 @@ class Fact(BaseModel):
     ``HH:MM`` for times, a bool for polar facts, the winning option for decisions);
     `aliases` are other accepted spellings of an entity; `tolerance` is absolute, in `unit`.
 
-    The fields below say what the facts judge needs to grade like a careful human
-    (docs/judges.md):
-
-    - `role`: ``asked`` — the question asks for it (the decision, the requested values, the
-      outcome of the requested action), so a correct answer states it; ``context`` — true
-      and checkable, but the answer may leave it out (it must not contradict it).
-    - `about`: the entity the value belongs to, by anchor category (``city``, ``date``,
-      ``event``, ``drug``, ``product``, ``patient``, ``doctor``, ``subject``) → the names
-      that designate it; a value counts only when the answer attributes it to that entity.
-      Several names under one category are alternatives (an entity's aliases, or either
-      drug of an interacting pair).
-    - `options`: for a decision, every candidate the question names.
-    - `relation`: for a decision or polar fact, the cue family that states it (``warmer``,
-      ``cheaper``, ``warmest``, ``rain``, ``created``, ``deleted``, ``moved``, ``booked``,
-      ``ordered``...); for an entity or text fact, the closed scale its value is read on
-      (``severity``, ``condition``, ``trend``).
-    - `yes_option`: for a decision asked as a yes/no question, the option "yes" picks.
-    - `exact`: a number the user needs exactly (an order total, a count): a figure marked as
-      approximate does not state it.
-    - `accepts`: other values that state a number fact as well (a forecast day's high for
-      "how warm").
-    - `group`: facts that together make one complete list (a patient's medications, a day's
-      events): naming an item of the same kind outside the list is a false claim.
+    The fields after `aliases` say what the facts judge needs to grade like a careful human
+    (docs/judges.md).
     """
 
     kind: FactKind
@@ -92,13 +71,33 @@ class Fact(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     """Other accepted spellings of an entity."""
     role: FactRole = "asked"
+    """``asked``: the question asks for it (the decision, the requested values, the outcome of
+    the requested action), so a correct answer states it; ``context``: true and checkable, but
+    the answer may leave it out (it must not contradict it)."""
     about: dict[str, list[str]] = Field(default_factory=dict)
+    """The entity the value belongs to, by anchor category (``city``, ``date``, ``event``,
+    ``drug``, ``product``, ``patient``, ``doctor``, ``subject``) → the names that designate
+    it; a value counts only when the answer attributes it to that entity. Several names under
+    one category are alternatives (an entity's aliases, or either drug of an interacting
+    pair)."""
     options: list[str] = Field(default_factory=list)
+    """For a decision: every candidate the question names."""
     relation: str | None = None
+    """For a decision or polar fact: the cue family that states it (``warmer``, ``cheaper``,
+    ``warmest``, ``rain``, ``created``, ``deleted``, ``moved``, ``booked``, ``ordered``...);
+    for an entity or text fact: the closed scale its value is read on (``severity``,
+    ``condition``, ``trend``)."""
     yes_option: str | None = None
+    """For a decision asked as a yes/no question: the option "yes" picks."""
     exact: bool = False
+    """A number the user needs exactly (an order total, a count): a figure marked as
+    approximate does not state it."""
     accepts: list[float] = Field(default_factory=list)
+    """Other values that state a number fact as well (a forecast day's high for "how
+    warm")."""
     group: str | None = None
+    """Facts that together make one complete list (a patient's medications, a day's events):
+    naming an item of the same kind outside the list is a false claim."""
 
 
 class Task(BaseModel):

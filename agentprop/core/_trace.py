@@ -144,6 +144,8 @@ class ToolResultEvent(BaseModel):
     observation: dict[str, Any]
     """What the tool returned (an ``error`` object on failure)."""
     counterfactual: dict[str, Any] | None = None
+    """The true observation of the proposed call (see the class docstring); None when no
+    injection touched this call."""
 
 
 InterceptLayer = Literal["L1", "L2", "L3"]

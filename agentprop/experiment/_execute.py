@@ -111,8 +111,7 @@ def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
                      suite: Suite | None = None, rule: FabricationRule | None = None
                      ) -> Path:
     """Analyse a workspace and write its report folder; the path of index.html."""
-    from agentprop.analysis import analyze
-    from agentprop.report import build_report
+    from agentprop.report import analyze, build_report
 
     inp = load_analysis_input(ws, suite, rule=rule)
     runs = [r.model_dump(mode="json") for r in ws.runs()]

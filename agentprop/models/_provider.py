@@ -20,12 +20,13 @@ import json
 import os
 import random
 import time
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from agentprop.core import Message, ModelOutput, ToolSpec
 from agentprop.models._base import GenerateConfig, ModelError
-from agentprop.models._cache import ResponseCache, request_key
+from agentprop.models._cache import CacheStore, ResponseCache, request_key
 from agentprop.models._limits import Limiter, RateLimits
 from agentprop.models._prices import PriceTable, price_table
 from agentprop.models._retry import RetryableError, RetryPolicy, call_with_retries
@@ -75,17 +76,17 @@ class RemoteModel:
         name: str,
         *,
         base_url: str | None = None,
-        cache: Any = None,
+        cache: CacheStore | None = None,
         cache_epoch: int | str = 0,
         max_attempts: int = 5,
         retry_base_s: float = 1.0,
         retry_max_s: float = 30.0,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
-        prices: Any = None,
+        prices: PriceTable | Mapping[str, Any] | None = None,
         rpm: float | None = None,
         tpm: float | None = None,
         rng_seed: int = 0,
-        suite: Any = None,  # accepted so one options dict serves every provider; unused
+        suite: object = None,  # accepted so one options dict serves every provider; unused
     ) -> None:
         if max_connections < 1:
             raise ValueError("max_connections must be at least 1")

@@ -1,8 +1,19 @@
-"""The report: tables (md/tex/csv), figures (png/svg), one self-contained HTML page and the
-numbers manifest, written atomically to a workspace's report/ folder."""
+"""The report: its sections (report/sections/, one module each, registered in `SECTIONS`),
+their analysis (`analyze`), tables (md/tex/csv), figures (png/svg), one self-contained HTML
+page and the numbers manifest, written atomically to a workspace's report/ folder."""
 
 from agentprop.report._build import build_report, model_labels, pick_examples
+from agentprop.report._section import (
+    SECTIONS,
+    Section,
+    SectionFigure,
+    analyze,
+    register,
+    report_sections,
+    title_of,
+)
 from agentprop.report._tables import (
+    Cell,
     constant_sentence,
     display_table,
     fmt_cell,
@@ -12,6 +23,11 @@ from agentprop.report._tables import (
 )
 
 __all__ = [
+    "SECTIONS",
+    "Cell",
+    "Section",
+    "SectionFigure",
+    "analyze",
     "build_report",
     "constant_sentence",
     "display_table",
@@ -19,6 +35,9 @@ __all__ = [
     "hidden_metrics",
     "model_labels",
     "pick_examples",
+    "register",
+    "report_sections",
+    "title_of",
     "to_latex",
     "to_markdown",
 ]

@@ -11,18 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from agentprop.analysis import SECTIONS, AnalysisResult, numbers_manifest
+from agentprop.analysis import AnalysisResult, numbers_manifest
 from agentprop.report._figures import render_figures
-from agentprop.report._html import TITLES, render_html, simulation_check_frame
+from agentprop.report._html import render_html, simulation_check_frame
+from agentprop.report._section import report_sections
 from agentprop.report._tables import display_table, hidden_metrics, to_latex, to_markdown
+from agentprop.safety import neutralise_cell
 
-FIGURE_SECTIONS = {
-    "stopping": ["stopping_funnel"],
-    "propagation": ["stage_reach"],
-    "rejection_recovery": ["rejection_vs_recovery"],
-    "interceptor": ["interceptor_effect"],
-    "judges": ["judge_kappa", "confusion_matrix"],
-}
 N_EXAMPLES = 30
 
 
@@ -48,14 +43,6 @@ def pick_examples(stages: pd.DataFrame, n: int = N_EXAMPLES) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     per = max(1, n // max(1, stages["model"].nunique()))
     return stages.groupby("model", sort=True).head(per)[cols].head(n)
-
-
-def interceptor_conditions(stages: pd.DataFrame) -> list[str]:
-    """The conditions that have interceptor arms (the A/B table pools over them)."""
-    if stages.empty or "arm" not in stages or "condition" not in stages:
-        return []
-    arms = stages[stages["arm"].fillna("").isin(["control", "treatment"])]
-    return sorted(set(arms["condition"].astype(str)))
 
 
 def build_report(
@@ -85,21 +72,22 @@ def build_report(
         (tmp / "tables").mkdir()
         shown: dict[str, pd.DataFrame] = {}
         hidden = hidden_metrics(result.info)
-        for section in SECTIONS:
-            df = result.tables.get(section)
+        for section in report_sections():
+            name = section.name
+            df = result.tables.get(name)
             if df is None:
                 continue
-            t = display_table(df, section, labels=labels, hidden=hidden.get(section))
-            shown[section] = t
-            df.to_csv(tmp / "tables" / f"{section}.csv", index=False)
-            (tmp / "tables" / f"{section}.md").write_text(
-                f"## {TITLES.get(section, section)}\n\n" + to_markdown(t), encoding="utf-8")
-            (tmp / "tables" / f"{section}.tex").write_text(
-                to_latex(t, TITLES.get(section, section)), encoding="utf-8")
+            t = display_table(df, name, labels=labels, hidden=hidden.get(name))
+            shown[name] = t
+            _write_csv(df, tmp / "tables" / f"{name}.csv")
+            (tmp / "tables" / f"{name}.md").write_text(
+                f"## {section.title}\n\n" + to_markdown(t), encoding="utf-8")
+            (tmp / "tables" / f"{name}.tex").write_text(to_latex(t, section.title),
+                                                         encoding="utf-8")
         simcheck = result.info.get("simulation_check") or []
         if simcheck:
             sc = simulation_check_frame(simcheck)
-            pd.DataFrame(simcheck).to_csv(tmp / "tables" / "simulation_check.csv", index=False)
+            _write_csv(pd.DataFrame(simcheck), tmp / "tables" / "simulation_check.csv")
             (tmp / "tables" / "simulation_check.md").write_text(
                 "## Simulation check\n\n" + to_markdown(sc), encoding="utf-8")
         manifest = numbers_manifest(result)
@@ -109,9 +97,7 @@ def build_report(
         examples = pick_examples(st)
         examples = examples.assign(rationale=[(rationales or {}).get(t, "")
                                               for t in examples["trace_id"]])
-        html = render_html(result, shown, pngs, runs=runs, examples=examples,
-                           figure_sections=FIGURE_SECTIONS,
-                           interceptor_conditions=interceptor_conditions(st))
+        html = render_html(result, shown, pngs, runs=runs, examples=examples, stages=st)
         (tmp / "index.html").write_text(html, encoding="utf-8")
         old = None
         if out.exists():
@@ -126,3 +112,14 @@ def build_report(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out / "index.html"
+
+
+def _write_csv(df: pd.DataFrame, path: Path) -> None:
+    """A table as CSV with its text cells neutralised (`agentprop.safety.neutralise_cell`):
+    model, agent and condition names are the user's text, and a spreadsheet would run one
+    that starts like a formula. Numbers are written as they are."""
+    text = df.select_dtypes(include=["object", "string"]).columns
+    safe = df.copy()
+    for col in text:
+        safe[col] = safe[col].map(neutralise_cell)
+    safe.to_csv(path, index=False)

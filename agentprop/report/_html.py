@@ -1,10 +1,10 @@
 """The one-page, self-contained HTML report. Every piece of text is HTML-escaped.
 
-Reader tables come in as key × metric strings ("value [lo, hi] (n=…)"); this module only
-lays them out: wide tables are split into column groups, row keys with several parts (model
-and error type, judge and reference) get one column each, all-undefined columns and
-pooled-only rows are moved out of the grid, and each estimate is shown as the value with its
-CI on one line and n under it.
+Reader tables come in as key × metric `Cell`s (an `Estimate` and its metric), and each
+section's `Section` says how to show them; this module only lays them out: wide tables are
+split into column groups, row keys with several parts (model and error type, judge and
+reference) get one column each, all-undefined columns and pooled-only rows are moved out of
+the grid, and each estimate is shown as the value with its CI on one line and n under it.
 """
 
 from __future__ import annotations
@@ -19,123 +19,10 @@ from typing import Any
 import pandas as pd
 
 from agentprop.analysis import AnalysisResult
-from agentprop.report._tables import constant_sentence
+from agentprop.report._section import Section, report_sections
+from agentprop.report._tables import Cell
 
-TITLES = {
-    "stopping": "Where the error stops (per model)",
-    "propagation": "Propagation per model (stage reach and hop rates)",
-    "propagation_by_type": "Propagation per model and error type",
-    "fault_classes": "Fault classes side by side (call position, several parameters, "
-                     "corrupted output, tool failures)",
-    "rejection_recovery": "Rejection vs recovery",
-    "baseline_vs_p2": "Baseline vs P2 correctness",
-    "interceptor": "Interceptor A/B (paired control vs treatment)",
-    "interceptor_sweep": "Interceptor threshold sweep",
-    "interceptor_layers": "Which interceptor layer catches which fault class",
-    "judges": "Judge reliability",
-    "calibration": "Human calibration factors of the primary judge",
-    "replication": "Cross-domain replication (held-out retail vs core domains)",
-}
-
-# reading order: the headline propagation numbers, then how far to trust the judge, then
-# the interceptor, replication; the simulation check and raw material come last
-ORDER = ("stopping", "propagation", "propagation_by_type", "fault_classes", "rejection_recovery",
-         "baseline_vs_p2",
-         "judges", "calibration", "interceptor", "interceptor_sweep", "interceptor_layers",
-         "replication")
-
-EXPLAIN = {
-    "stopping": "One outcome per injected trace: no tool call; no visible effect (the "
-                "corruption never changed what the agent saw); noticed and recovered; not "
-                "noticed but recovered (the corruption did not matter for the answer); "
-                "noticed but still wrong; propagated (not noticed, wrong). Noticed = after "
-                "the corrupted step the agent re-queried, checked with another tool, asked "
-                "the user, declined, or named the problem (docs/injection.md). Shares with "
-                "CIs resampling tasks; MODEL|TYPE rows cover every error type.",
-    "propagation": "p_S1 = P(injection applied | opportunity), p_S2 = P(visible effect), "
-                   "r_23 = P(wrong answer | S2), inj_to_err = P(wrong | S1). noticed = "
-                   "P(noticed | S2); noticed_false_alarm = the same detector on clean "
-                   "baseline traces; noticed_delta = injected − baseline on the same tasks; "
-                   "recovered = 1 − r_23. Calibrated rates are named by method: the paper's "
-                   "(P(human correct | judge correct/wrong)) and Rogan–Gladen "
-                   "(sensitivity/specificity).",
-    "propagation_by_type": "The same rates split by the injected error type.",
-    "fault_classes": "Every injected condition per model: p2:<type>@last/@random/@n=K "
-                     "(which call is corrupted), p2:multi=K (several parameters), out:* (the "
-                     "tool ran, the agent saw a corrupted result) and fault:* (a timeout, "
-                     "server error, rate limit or empty result). For out:* and fault:* the "
-                     "arguments are right, so S1 is the corrupted result reaching the agent "
-                     "and correction_rate is re-issuing the same call (a retry). fabricated = "
-                     "P(the answer states a graded fact no observation supports), over traces "
-                     "where it is defined: the headline under fault:*, where the question is "
-                     "whether the agent retries, abstains (noticed_abstain) or invents the "
-                     "answer (docs/injection.md).",
-    "rejection_recovery": "Paper-compatible: rejection = 1 − p_S1, recovery = 1 − r_23. Ours: "
-                          "noticed = P(noticed | S2) vs recovery (spearman_rho_ours), with "
-                          "no-tool traces kept apart (never counted as rejection).",
-    "baseline_vs_p2": "Paper's definition: all baseline traces vs P2 traces with S1. Ours: "
-                      "the same tasks in both (matched), Δ with a paired bootstrap by task.",
-    "judges": "Cohen's κ of each judge against a reference: human labels when there are "
-              "any, the LLM majority, and the stated reference judge. kappa_loo: a panel "
-              "member against the majority of the other members. bias = judge share correct "
-              "− reference share correct. tp/fp/fn/tn count (judge, reference) = (correct, "
-              "correct) / (correct, wrong) / (wrong, correct) / (wrong, wrong).",
-    "calibration": "How often a human agrees with the primary judge, used to calibrate the "
-                   "propagation rates.",
-    "interceptor": "Hallucination = wrong and not abstained. Saved: control hallucinated, "
-                   "treatment did not; broken: the reverse. Pairs are the same model, task, "
-                   "condition and seed in both arms; Δ = treatment − control with a paired "
-                   "bootstrap by task.",
-    "interceptor_sweep": "Offline replay of interceptor thresholds over stored "
-                         "un-intercepted traces (no model is called). Positive = the answer "
-                         "is wrong under the primary judge; a configuration predicts positive "
-                         "when the interceptor fires. abstention = share of traces where it "
-                         "fires; n = traces replayed.",
-    "interceptor_layers": "Offline replay of the sweep's chosen thresholds, all three layers "
-                          "on, over every injected un-intercepted trace whose corruption was "
-                          "applied: the share on which L1 (tool errors), L2 (doubt words in "
-                          "the reasoning) and L3 (an answer figure no observation supports) "
-                          "fire, per fault class, and caught_wrong = the share of wrong "
-                          "answers any layer catches. Where all three are low the "
-                          "interceptor is blind to that fault class.",
-    "replication": "Per model on the core domains and on held-out retail; the pooled row "
-                   "gives the rank correlations between the two (bootstrap over models).",
-}
-
-# the row key of each section, split into columns (names, separator in the key)
-KEY_COLUMNS: dict[str, tuple[tuple[str, ...], str]] = {
-    "propagation_by_type": (("model", "error type"), "|"),
-    "fault_classes": (("model", "condition"), "|"),
-    "stopping": (("model", "error type"), "|"),
-    "interceptor": (("model", "condition"), "|"),
-    "judges": (("judge", "reference"), "~"),
-    "interceptor_sweep": (("configuration",), ""),
-    "calibration": (("judge",), ""),
-    "interceptor_layers": (("condition",), ""),
-}
-# shown first when the key has several parts (rows are grouped by it)
-KEY_FIRST = {"judges": 1}
-
-# column groups of wide tables, one table each (anything not listed goes in a last group)
-GROUPS: dict[str, list[list[str]]] = {
-    "propagation": [["n", "p_S1", "p_S2", "p_S3", "r_12", "r_23", "inj_to_err"]],
-    "interceptor": [["n_pairs", "hallucination_control", "hallucination_treatment",
-                     "delta_hallucination", "saved", "broken"],
-                    ["correct_control", "correct_treatment", "abstention_treatment",
-                     "coverage_treatment", "selective_accuracy_treatment"]],
-    "judges": [["kappa", "kappa_loo", "kappa_asymptotic", "agreement"]],
-}
 MAX_COLS = 7
-
-FIGURE_CAPTIONS = {
-    "stopping_funnel": "Where the error stops: outcome shares per model (95% CIs).",
-    "stage_reach": "Share of injected traces reaching each stage, per model.",
-    "rejection_vs_recovery": "Noticed (or, for the paper's release, rejection) vs recovery per "
-                             "model (bubble area ∝ n_S2).",
-    "interceptor_effect": "Hallucination rate per arm, per model.",
-    "judge_kappa": "Cohen's κ of each judge against the reference.",
-    "confusion_matrix": "Judge vs reference verdict counts.",
-}
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;
@@ -163,10 +50,6 @@ td.bad{color:#a33;font-weight:600}
 details summary{cursor:pointer}
 """
 
-_EST = re.compile(r"^(?P<v>-?[0-9][^ ]*) \[(?P<lo>[^\]]+)\] \(n=(?P<n>\d+)\)$")
-_N_ONLY = re.compile(r"^(?P<v>.+?) \(n=(?P<n>\d+)\)$")
-
-
 def _anchor(section: str) -> str:
     return "sec-" + re.sub(r"[^a-z0-9_-]", "-", section.lower())
 
@@ -181,27 +64,26 @@ def _breakable(text: str) -> str:
     return escape(text).replace(",", ",<wbr>")
 
 
-def _cell(text: str, show_n: bool = True) -> str:
+def _cell(cell: Cell | None, show_n: bool = True) -> str:
     """One estimate: value and CI on one line, n under them (unless stated once)."""
-    m = _EST.match(text) or _N_ONLY.match(text)
-    if m:
-        v = escape(m["v"])
-        if m["v"] == "undefined":
-            v = f'<span class="undef">{v}</span>'
-        ci = f' <span class="ci">[{escape(m["lo"])}]</span>' if "lo" in m.groupdict() else ""
-        n = f'<span class="n">n={m["n"]}</span>' if show_n else ""
-        return f'<td class="num">{v}{ci}{n}</td>'
-    return f'<td class="num">{escape(text)}</td>'
+    if cell is None:
+        return '<td class="num"></td>'
+    v, ci, n = cell.parts
+    if n is None:  # a count
+        return f'<td class="num">{escape(v)}</td>'
+    value = f'<span class="undef">{escape(v)}</span>' if v == "undefined" else escape(v)
+    ci_html = f' <span class="ci">[{escape(ci)}]</span>' if ci else ""
+    n_html = f'<span class="n">n={n}</span>' if show_n else ""
+    return f'<td class="num">{value}{ci_html}{n_html}</td>'
+
+
+def _filled(cell: Cell | None) -> bool:
+    return cell is not None and cell.filled
 
 
 def _unavailable(t: pd.DataFrame) -> list[str]:
     """Columns that are undefined with n = 0 (or empty) in every row: no data at all."""
-    out = []
-    for c in t.columns:
-        vals = [str(v) for v in t[c]]
-        if all(v in ("", "—", "undefined (n=0)") for v in vals):
-            out.append(str(c))
-    return out
+    return [str(c) for c in t.columns if all(v is None or v.no_data for v in t[c])]
 
 
 def _split_rows(t: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -211,7 +93,7 @@ def _split_rows(t: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         return t, t.iloc[0:0]
 
     def filled(r: pd.Series) -> set[str]:
-        return {str(c) for c, v in r.items() if str(v) not in ("", "—")}
+        return {str(c) for c, v in r.items() if _filled(v)}
 
     first = filled(t.iloc[0])
     summary = [i for i in range(len(t)) if not (filled(t.iloc[i]) & first)]
@@ -224,11 +106,11 @@ def _split_rows(t: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return main, extra[[c for c in extra.columns if str(c) in extra_cols]]
 
 
-def _groups(section: str, cols: Sequence[str]) -> list[list[str]]:
+def _groups(section: Section, cols: Sequence[str]) -> list[list[str]]:
     """Column groups for one section: the stated ones, then the rest in chunks."""
     left = list(cols)
     out: list[list[str]] = []
-    for g in GROUPS.get(section, []):
+    for g in section.groups:
         got = [c for c in g if c in left]
         if got:
             out.append(got)
@@ -239,33 +121,29 @@ def _groups(section: str, cols: Sequence[str]) -> list[list[str]]:
     return out
 
 
-def _key_parts(section: str, label: str) -> list[str]:
-    names, sep = KEY_COLUMNS.get(section, (("model",), ""))
+def _key_parts(section: Section, label: str) -> list[str]:
+    names, sep = section.key_columns, section.key_separator
     if len(names) == 1:
         return [label]
     parts = label.split(sep, len(names) - 1) if sep in label else [label]
     parts += [""] * (len(names) - len(parts))
-    first = KEY_FIRST.get(section, 0)
+    first = section.key_first
     return [parts[first], *parts[:first], *parts[first + 1:]]
 
 
-def _key_names(section: str) -> list[str]:
-    names = list(KEY_COLUMNS.get(section, (("model",), ""))[0])
-    first = KEY_FIRST.get(section, 0)
+def _key_names(section: Section) -> list[str]:
+    names = list(section.key_columns)
+    first = section.key_first
     return [names[first], *names[:first], *names[first + 1:]]
 
 
 def _shared_n(t: pd.DataFrame) -> str:
     """The n of every estimate in the table when it is one and the same, else ""."""
-    ns = set()
-    for v in t.to_numpy().ravel():
-        m = _EST.match(str(v)) or _N_ONLY.match(str(v))
-        if m:
-            ns.add(m["n"])
+    ns = {str(n) for v in t.to_numpy().ravel() if v is not None and (n := v.parts[2]) is not None}
     return ns.pop() if len(ns) == 1 and t.size > 4 else ""
 
 
-def _grid(section: str, t: pd.DataFrame, cols: Sequence[str], best: str = "",
+def _grid(section: Section, t: pd.DataFrame, cols: Sequence[str], best: str = "",
           show_n: bool = True) -> str:
     names = _key_names(section)
     head = "".join(f'<th class="k">{escape(n)}</th>' for n in names)
@@ -291,7 +169,7 @@ def _grid(section: str, t: pd.DataFrame, cols: Sequence[str], best: str = "",
                 continue
             span = f' rowspan="{spans[i]}"' if p == 0 and spans[i] > 1 else ""
             cells += f'<td class="k"{span}>{_breakable(part)}</td>'
-        cells += "".join(_cell(str(v), show_n) for v in r.tolist())
+        cells += "".join(_cell(v, show_n) for v in r.tolist())
         cls = ' class="pooled"' if str(label) == "pooled" else \
             (' class="best"' if best and str(label) == best else "")
         body.append(f"<tr{cls}>{cells}</tr>")
@@ -302,27 +180,28 @@ def _summary(extra: pd.DataFrame) -> str:
     rows = []
     for label, r in extra.iterrows():
         for c, v in r.items():
-            if str(v) in ("", "—"):
+            if not _filled(v):
                 continue
             name = "pooled (all models)" if str(label) == "pooled" else str(label)
             rows.append(f'<tr><td class="k">{escape(name)}</td><td class="k">'
-                        f"{escape(str(c))}</td>{_cell(str(v))}</tr>")
+                        f"{escape(str(c))}</td>{_cell(v)}</tr>")
     return ('<table><tr><th class="k">over</th><th class="k">metric</th><th>estimate</th>'
             "</tr>" + "".join(rows) + "</table>")
 
 
-def _table_html(t: pd.DataFrame, section: str = "", best: str = "") -> str:
+def _table_html(t: pd.DataFrame, section: Section, best: str = "") -> str:
     """A reader table: split into column groups and summary rows, undefined columns named."""
     if t.empty:
         return "<p><em>No data for this analysis in this workspace.</em></p>"
     parts = []
     gone = _unavailable(t)
     main = t[[c for c in t.columns if str(c) not in gone]]
-    if section == "interceptor_sweep":  # the best config is stated above the table
+    if not section.page_pooled:  # the section's lead states the pooled values
         main = main[[str(i) != "pooled" for i in main.index]]
-        main = main[[c for c in main.columns if str(c) != "best_f1"]]
+        main = main[[c for c in main.columns if str(c) not in section.page_hide]]
         extra = main.iloc[0:0]
     else:
+        main = main[[c for c in main.columns if str(c) not in section.page_hide]]
         main, extra = _split_rows(main)
     shared = _shared_n(main) if len(main.columns) else ""
     if len(main.columns):
@@ -338,9 +217,8 @@ def _table_html(t: pd.DataFrame, section: str = "", best: str = "") -> str:
     return "".join(parts)
 
 
-def _img(name: str, png: bytes) -> str:
+def _img(name: str, caption: str, png: bytes) -> str:
     data = base64.b64encode(png).decode()
-    caption = FIGURE_CAPTIONS.get(name, name)
     return (f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{data}">'
             f"<figcaption>{escape(caption)} <span class=\"muted\">(figures/{escape(name)}"
             ".png, .svg)</span></figcaption></figure>")
@@ -351,16 +229,6 @@ def _notes(df: pd.DataFrame | None) -> str:
         return ""
     notes = sorted({n for n in df["note"].astype(str) if n.startswith("warning")})
     return "".join(f'<p class="note">{escape(n)}</p>' for n in notes)
-
-
-def _best_config(df: pd.DataFrame | None) -> tuple[str, str]:
-    """(config, "F1 = …") of the sweep's best configuration, or ("", "")."""
-    if df is None or df.empty:
-        return "", ""
-    b = df[df["metric"] == "best_f1"]
-    if b.empty:
-        return "", ""
-    return str(b["note"].iloc[0]), f"F1 = {float(b['value'].iloc[0]):.3f}"
 
 
 def simulation_check_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -456,10 +324,12 @@ def render_html(
     *,
     runs: Sequence[Mapping[str, Any]],
     examples: pd.DataFrame,
-    figure_sections: Mapping[str, Sequence[str]],
-    interceptor_conditions: Sequence[str] = (),
+    stages: pd.DataFrame | None = None,
 ) -> str:
+    """The page: the facts about the input, then each section of `tables` (its reader
+    table) in reading order, the simulation check, sample answers and the run manifest."""
     info = result.info
+    st = stages if stages is not None else pd.DataFrame()
     parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
              "<meta name='viewport' content='width=device-width, initial-scale=1'>",
              "<title>agentprop report</title>", f"<style>{CSS}</style></head><body>",
@@ -507,8 +377,8 @@ def render_html(
             " To collect labels: <code>agentprop label sample --workspace W</code>, then "
             "<code>agentprop label serve --workspace W</code>.</p>")
 
-    order = [s for s in ORDER if s in tables] + [s for s in tables if s not in ORDER]
-    toc = [(s, TITLES.get(s, s)) for s in order]
+    order = [s for s in report_sections() if s.name in tables]
+    toc = [(s.name, s.title) for s in order]
     if simcheck:
         toc.append(("simulation_check", "Simulation check (known truth)"))
     toc += [("examples", "Sample answers"), ("manifest", "Run manifest")]
@@ -517,28 +387,21 @@ def render_html(
         + "</ol></nav>")
 
     for section in order:
-        t = tables[section]
-        parts.append(f'<h2 id="{_anchor(section)}">{escape(TITLES.get(section, section))}'
-                     "</h2>")
-        if section in EXPLAIN:
-            parts.append(f"<p>{escape(EXPLAIN[section])}</p>")
-        if section == "propagation" and constant_sentence(info):
-            parts.append(f'<p class="note">{escape(constant_sentence(info))}</p>')
-        if section == "interceptor" and interceptor_conditions:
-            parts.append('<p class="muted">Conditions run with both arms: '
-                         + escape(", ".join(interceptor_conditions)) + ".</p>")
-        best, best_txt = ("", "")
-        if section == "interceptor_sweep":
-            best, best_txt = _best_config(result.tables.get(section))
-            if best:
-                parts.append(f"<p>Best configuration by F1 (highlighted): <b>{escape(best)}"
-                             f"</b> ({escape(best_txt)}).</p>")
-        parts.append(_notes(result.tables.get(section)))
-        parts.append(_table_html(t, section, best))
-        for name in figure_sections.get(section, []):
-            if name in pngs:
-                parts.append(_img(name, pngs[name]))
-        parts.append(f'<p class="muted">Tables: tables/{escape(section)}.md | .tex | .csv</p>')
+        name = section.name
+        df = result.tables.get(name)
+        parts.append(f'<h2 id="{_anchor(name)}">{escape(section.title)}</h2>')
+        if section.explain:
+            parts.append(f"<p>{escape(section.explain)}</p>")
+        lead = section.lead(result, st)
+        if lead:
+            parts.append(lead)
+        best = section.highlight(df) if section.highlight and df is not None else ""
+        parts.append(_notes(df))
+        parts.append(_table_html(tables[name], section, best))
+        for figure in section.figures:
+            if figure.name in pngs:
+                parts.append(_img(figure.name, figure.caption, pngs[figure.name]))
+        parts.append(f'<p class="muted">Tables: tables/{escape(name)}.md | .tex | .csv</p>')
     parts.append(_simulation_check_html(simcheck))
     parts.append(f'<h2 id="{_anchor("examples")}">Sample answers</h2>')
     if examples.empty:

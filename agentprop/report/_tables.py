@@ -1,72 +1,39 @@
-"""Tidy analysis tables → reader tables (key × metric, "value [lo, hi] n=…") in md/tex/csv."""
+"""Tidy analysis tables → reader tables (key × metric `Cell`s: an `Estimate` and how its
+metric reads), written as "value [lo, hi] (n=…)" text in md/tex and the terminal; the HTML
+page lays out the same cells from their numbers."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 import pandas as pd
 
-# metrics shown per section (in this order); anything else stays in the CSV
-DISPLAY: dict[str, list[str]] = {
-    "propagation": ["n", "p_S1", "p_S2", "p_S3", "r_12", "r_23", "inj_to_err", "noticed",
-                    "noticed_false_alarm", "noticed_delta", "recovered", "no_tool_share",
-                    "fabricated", "correction_rate", "noticed_requery", "noticed_verify",
-                    "noticed_clarify", "noticed_abstain", "noticed_mention", "r_23_cal_paper",
-                    "r_23_cal_rogan_gladen", "inj_to_err_cal_paper",
-                    "inj_to_err_cal_rogan_gladen"],
-    "stopping": ["n", "no_tool_call", "not_applied", "noticed_recovered",
-                 "unnoticed_recovered", "noticed_not_recovered", "propagated", "n_undecided"],
-    "propagation_by_type": ["n", "p_S1", "p_S2", "r_23", "inj_to_err", "noticed", "recovered",
-                            "no_tool_share"],
-    "fault_classes": ["n", "p_S2", "r_23", "noticed", "correction_rate", "noticed_abstain",
-                      "fabricated", "fabricated_given_S2", "no_tool_share"],
-    "rejection_recovery": ["rejection", "noticed", "recovery", "no_tool_share",
-                           "rejection_given_tool_call", "correction_rate", "n_S2",
-                           "spearman_rho", "spearman_p", "spearman_rho_ours", "spearman_p_ours"],
-    "baseline_vs_p2": ["baseline_correct", "p2_injected_correct", "p2_all_correct",
-                       "matched_baseline_correct", "matched_p2_injected_correct",
-                       "matched_delta"],
-    "interceptor": ["n_pairs", "hallucination_control", "hallucination_treatment",
-                    "delta_hallucination", "saved", "broken", "correct_control",
-                    "correct_treatment", "abstention_treatment", "coverage_treatment",
-                    "selective_accuracy_treatment", "mcnemar_p", "ztest_p", "cohens_h",
-                    "power"],
-    "interceptor_sweep": ["precision", "recall", "f1", "abstention", "best_f1"],
-    "interceptor_layers": ["L1", "L2", "L3", "any", "caught_wrong"],
-    "judges": ["kappa", "kappa_loo", "kappa_asymptotic", "agreement", "judge_correct_share",
-               "reference_correct_share", "bias", "tp", "fp", "fn", "tn",
-               "krippendorff_alpha"],
-    "calibration": ["p_human_correct_given_judge_correct", "p_human_correct_given_judge_wrong",
-                    "sensitivity", "specificity", "n_labels"],
-    "replication": ["correct_core", "correct_retail", "inj_to_err_core", "inj_to_err_retail",
-                    "spearman_correct", "kendall_correct", "spearman_inj_to_err",
-                    "kendall_inj_to_err"],
-}
+from agentprop.analysis import Estimate
+from agentprop.report._section import Section, get_section, report_sections
 
 COUNT_METRICS = {"n", "n_S1", "n_S2", "n_pairs", "saved", "broken", "tp", "fp", "fn", "tn",
                  "n_labels", "n_error", "n_tasks", "n_no_stage_info", "n_undecided",
                  "false_alarms", "n_control_correct"}
 
 CONSTANT_NOTE = "1 by construction: the runtime applies the corruption"
-PAPER_REJECTION = ("rejection", "rejection_given_tool_call", "spearman_rho", "spearman_p")
 
 
-def hidden_metrics(info: dict[str, object]) -> dict[str, set[str]]:
-    """Per section, the metrics not shown because they are constant by construction in
-    this workspace's own runs (they stay in numbers.json and the CSV tables)."""
-    const = set(info.get("constant_by_construction") or [])  # type: ignore[call-overload]
-    if not const:
-        return {}
-    hidden = {"propagation": set(const), "propagation_by_type": set(const)}
-    if "p_S1" in const:  # the paper's rejection = 1 − p_S1 is then 0 for every model
-        hidden["rejection_recovery"] = set(PAPER_REJECTION)
-    if "p_S2" in const:  # every tool-using trace saw the corruption: "not applied" is 0
-        hidden["stopping"] = {"not_applied"}
-    return hidden
+def constant_rates(info: Mapping[str, object]) -> set[str]:
+    """The rates constant by construction in this workspace's own runs (see
+    `analysis.constant_by_construction`): sections hide them."""
+    return set(info.get("constant_by_construction") or [])  # type: ignore[call-overload]
 
 
-def constant_sentence(info: dict[str, object]) -> str:
+def hidden_metrics(info: Mapping[str, object]) -> dict[str, set[str]]:
+    """Per section, the metrics not shown (each section's `hidden`, e.g. those constant by
+    construction in this workspace's own runs); they stay in numbers.json and the CSV."""
+    return {s.name: hidden for s in report_sections() if (hidden := s.hidden(info))}
+
+
+def constant_sentence(info: Mapping[str, object]) -> str:
     """The one sentence that says which rates are constant and why ("" if none)."""
     const = list(info.get("constant_by_construction") or [])  # type: ignore[call-overload]
     if not const:
@@ -75,44 +42,106 @@ def constant_sentence(info: dict[str, object]) -> str:
     extra = (" (so the paper's rejection = 1 − p_S1 is 0; here rejection is noticed)"
              if "p_S1" in const else "")
     return f"{names} are {CONSTANT_NOTE}{extra}; they are not shown, numbers.json keeps them."
+
+
 P_METRICS = {"spearman_p", "spearman_p_ours", "mcnemar_p", "mcnemar_midp", "ztest_p"}
+
+CellKind = Literal["estimate", "count", "p_value"]
+
+
+def metric_kind(metric: str, section: Section | None = None) -> CellKind:
+    """How a metric reads: a count, a p-value, or an estimate (value [CI] (n)); the shared
+    names above, plus a section's own `counts` and `p_values`."""
+    if metric in COUNT_METRICS or (section is not None and metric in section.counts):
+        return "count"
+    if metric in P_METRICS or (section is not None and metric in section.p_values):
+        return "p_value"
+    return "estimate"
+
+
+def cell_parts(kind: CellKind, value: float, n: int, lo: float,
+               hi: float) -> tuple[str, str, int | None]:
+    """(value, "lo, hi" or "", n or None for a count): the one formatting of a number."""
+    if kind == "count":
+        return ("—" if math.isnan(value) else f"{int(value)}"), "", None
+    if math.isnan(value):
+        return "undefined", "", n
+    if kind == "p_value":
+        return (f"{value:.3g}" if value >= 0.001 else f"{value:.1e}"), "", n
+    ci = "" if math.isnan(lo) or math.isnan(hi) else f"{lo:.3f}, {hi:.3f}"
+    return f"{value:.3f}", ci, n
+
+
+def _text(parts: tuple[str, str, int | None]) -> str:
+    v, ci, count = parts
+    return v + (f" [{ci}]" if ci else "") + (f" (n={count})" if count is not None else "")
 
 
 def fmt_cell(metric: str, value: float, n: int, lo: float, hi: float) -> str:
     """One number as a reader sees it; undefined values say so, with their n."""
-    if metric in COUNT_METRICS:
-        return "—" if math.isnan(value) else f"{int(value)}"
-    if math.isnan(value):
-        return f"undefined (n={n})"
-    if metric in P_METRICS:
-        txt = f"{value:.3g}" if value >= 0.001 else f"{value:.1e}"
-        return f"{txt} (n={n})"
-    s = f"{value:.3f}"
-    if not (math.isnan(lo) or math.isnan(hi)):
-        s += f" [{lo:.3f}, {hi:.3f}]"
-    return s + f" (n={n})"
+    return _text(cell_parts(metric_kind(metric), value, n, lo, hi))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One shown estimate of a reader table: the page lays it out from these numbers, the
+    text tables print `str(cell)`."""
+
+    est: Estimate
+    kind: CellKind = "estimate"
+
+    @property
+    def parts(self) -> tuple[str, str, int | None]:
+        e = self.est
+        return cell_parts(self.kind, e.value, e.n, e.lo, e.hi)
+
+    @property
+    def is_count(self) -> bool:
+        return self.kind == "count"
+
+    @property
+    def filled(self) -> bool:
+        """False for a count without a value ("—")."""
+        return not (self.is_count and math.isnan(self.est.value))
+
+    @property
+    def no_data(self) -> bool:
+        """Nothing measured: an empty count, or an estimate undefined with n = 0."""
+        return not self.filled or (not self.is_count and math.isnan(self.est.value)
+                                   and self.est.n == 0)
+
+    def __str__(self) -> str:
+        return _text(self.parts)
+
+
+def cell_text(cell: Cell | None) -> str:
+    return "" if cell is None else str(cell)
 
 
 def display_table(df: pd.DataFrame, section: str, *,
                   labels: dict[str, str] | None = None,
                   hidden: set[str] | None = None) -> pd.DataFrame:
-    """key × metric strings for one section (empty frame if nothing to show); `hidden`
-    metrics are left out (see `hidden_metrics`)."""
+    """key × metric `Cell`s (None where a key lacks the metric) of one section, in the
+    section's `columns` (empty frame if nothing to show); `hidden` metrics are left out (see
+    `hidden_metrics`)."""
     if df is None or df.empty:
         return pd.DataFrame()
-    metrics = [m for m in DISPLAY.get(section, sorted(df["metric"].unique()))
-               if m in set(df["metric"]) and m not in (hidden or set())]
+    section_def = get_section(section)
+    shown = list(section_def.columns) if section_def and section_def.columns else \
+        sorted(df["metric"].unique())
+    metrics = [m for m in shown if m in set(df["metric"]) and m not in (hidden or set())]
     sub = df[df["metric"].isin(metrics)]
     keys = list(dict.fromkeys(sub["key"]))
-    out = pd.DataFrame(index=[(labels or {}).get(k, k) or "pooled" for k in keys],
-                       columns=metrics, dtype=object)
-    out[:] = ""
+    rows = [(labels or {}).get(k, k) or "pooled" for k in keys]
+    cells: dict[tuple[str, str], Cell] = {}
     for r in sub.to_dict("records"):
         k = str(r["key"])
-        label = (labels or {}).get(k, k) or "pooled"
-        out.loc[label, str(r["metric"])] = fmt_cell(str(r["metric"]), float(r["value"]),
-                                                    int(r["n"]), float(r["ci_lo"]),
-                                                    float(r["ci_hi"]))
+        metric = str(r["metric"])
+        cells[((labels or {}).get(k, k) or "pooled", metric)] = Cell(
+            Estimate(float(r["value"]), int(r["n"]), float(r["ci_lo"]), float(r["ci_hi"])),
+            metric_kind(metric, section_def))
+    out = pd.DataFrame([[cells.get((label, m)) for m in metrics] for label in rows],
+                       index=rows, columns=metrics, dtype=object)
     out.index.name = "key"
     return out
 
@@ -123,7 +152,7 @@ def to_markdown(t: pd.DataFrame) -> str:
     cols = [str(t.index.name or ""), *map(str, t.columns)]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for idx, r in t.iterrows():
-        cells = [str(idx), *(str(v) for v in r.tolist())]
+        cells = [str(idx), *(cell_text(v) for v in r.tolist())]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -146,6 +175,7 @@ def to_latex(t: pd.DataFrame, caption: str) -> str:
            "\\begin{tabular}{l" + "r" * len(t.columns) + "}", "\\toprule",
            " & ".join(tex_escape(c) for c in cols) + " \\\\", "\\midrule"]
     for idx, r in t.iterrows():
-        out.append(" & ".join(tex_escape(str(c)) for c in [idx, *r.tolist()]) + " \\\\")
+        out.append(" & ".join(tex_escape(c) for c in [str(idx), *map(cell_text, r.tolist())])
+                   + " \\\\")
     out += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     return "\n".join(out) + "\n"

@@ -1,7 +1,12 @@
-"""The task suite: generators per domain, gold plans, grounded references, checks."""
+"""The task suite: generators per domain, gold plans, grounded references, checks.
+
+A plugin domain builds its generator from the exported `Intent`, `Intents`,
+`IntentGenerator`, `Draft` and `GoldError` (docs/architecture.md, "Add a domain intent")."""
 
 from agentprop.suite._check import CheckFailure, check_suite, check_task, execute_gold_plan
+from agentprop.suite._draw import Draft, GoldError
 from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._intent import Intent, IntentGenerator, Intents
 from agentprop.suite._sample import select_tasks
 from agentprop.suite._suite import (
     CORE_DOMAINS,
@@ -25,6 +30,11 @@ __all__ = [
     "HELD_OUT_DOMAINS",
     "SUITE_VERSION",
     "CheckFailure",
+    "Draft",
+    "GoldError",
+    "Intent",
+    "IntentGenerator",
+    "Intents",
     "Suite",
     "SuiteError",
     "TaskGenerator",

@@ -48,7 +48,7 @@ def fact_in_text(fact: Fact, text: str) -> bool:
     return any(c.lower() in low for c in candidates)
 
 
-def state_matches(expected: Any, actual: Any) -> bool:
+def state_matches(expected: object, actual: object) -> bool:
     """Subset match: every key/item of `expected` is present and equal in `actual`; an
     empty expected list means "none" (the actual list must be empty too), since a subset
     match could not otherwise say that nothing may be booked."""

@@ -54,7 +54,7 @@ class Draft:
         self.observations.append(obs)
         return obs
 
-    def __call__(self, name: str, **args: Any) -> Observation:
+    def __call__(self, name: str, **args: object) -> Observation:
         return self.call(name, args)
 
 

@@ -15,14 +15,20 @@ unit ``km2``, ``members`` unit ``members``; tolerance 0) or ``entity`` keyed by 
 infobox field; two-hop tasks also state the bridge entity (key ``bridge_<linking field>``).
 No task changes state. ``Task.query_entities`` = ``{"query": <title searched>}``;
 ``meta``: ``answer_field`` (infobox key answered), ``bridge_field`` (two-hop only).
+
+Each intent is one class below (`KnowledgeIntent`: which fields it asks, how its question is
+phrased, its lookups and whether the snippet answers), registered in `INTENTS` in the order
+of the intent mix. A knowledge task's target is drawn before its gold plan (no two tasks ask
+the same field of the same article), so its intents give `fields`, `question` and `lookups`
+rather than `build`.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
-from agentprop.core import Difficulty, Fact, Task
+from agentprop.core import Fact, Task
 from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains._knowledge_data import Article
 from agentprop.domains.knowledge import KnowledgeDomain
@@ -35,12 +41,7 @@ from agentprop.suite._draw import (
     shared_attempts,
 )
 from agentprop.suite._generator import GENERATORS
-
-INTENTS: list[tuple[str, Difficulty, float]] = [
-    ("snippet_fact", "easy", 0.20),
-    ("article_fact", "medium", 0.50),
-    ("two_hop", "hard", 0.30),
-]
+from agentprop.suite._intent import Intent, Intents
 
 # article type -> fields answerable from the first sentence
 SNIPPET_FIELDS = {
@@ -148,7 +149,7 @@ def _named(article: Article) -> str:
     return f"the {article.title}" if article.type == "organisation" else article.title
 
 
-def _fact(field: str, value: Any, subject: str, key: str | None = None) -> Fact:
+def _fact(field: str, value: object, subject: str, key: str | None = None) -> Fact:
     """A fact of `subject`'s infobox; a year is needed exactly ("circa 2005" is not it)."""
     about = {"subject": [subject]}
     if field in UNITS and isinstance(value, int):
@@ -164,26 +165,87 @@ def _infobox_facts(title: str, infobox: dict[str, Any], skip: set[str]) -> list[
             if k not in skip and v is not None and isinstance(v, str | int)]
 
 
-def _lookups(intent: str, target: Article, answer: str, bridge: str | None, query: str
-             ) -> Builder:
-    """The gold plan: search the target, read its article, follow the bridge link."""
+# -- the intents ------------------------------------------------------------------------------
+# Registered in the order of the intent mix (the schedule depends on it).
 
-    def build(draft: Draft, rng: random.Random) -> None:
-        draft.query = query
-        found = draft("search_knowledge", query=target.title)
-        hit = next(r for r in found["results"] if r["title"] == target.title)
-        if intent != "snippet_fact":
-            article = draft("get_article", article_id=hit["article_id"])
-        if bridge is not None:
-            linked = str(article["infobox"][bridge])
-            link = next(x for x in article["links"] if x["title"] == linked)
-            draft("get_article", article_id=link["article_id"])
-        draft.meta = {"query_entities": {"query": target.title}, "answer_field": answer}
-        draft.asks = [answer]
-        if bridge is not None:
-            draft.meta["bridge_field"] = bridge
 
-    return build
+class KnowledgeIntent(Intent):
+    """A knowledge intent: the fields it asks of which kind of article (`fields`), its
+    question (`question`) and the gold plan that looks the answer up (`lookups`)."""
+
+    table: ClassVar[dict[str, list[str]]] = ARTICLE_FIELDS
+    """Article type → the fields a one-hop question asks."""
+    reads_article: ClassVar[bool] = True
+    """The gold plan opens the article (else the search snippet answers)."""
+
+    def fields(self, rng: random.Random) -> tuple[str, str, str | None]:
+        """(article type, answered field, linking field or None)."""
+        atype = rng.choice(["place", "person", "person", "organisation", "region"])
+        return atype, rng.choice(self.table[atype]), None
+
+    def question(self, rng: random.Random, target: Article, answer: str,
+                 bridge: str | None) -> str:
+        return rng.choice(QUESTIONS[answer]).format(t=_named(target))
+
+    def lookups(self, target: Article, answer: str, bridge: str | None, query: str
+                ) -> Builder:
+        """The gold plan: search the target, read its article, follow the bridge link."""
+        reads = self.reads_article
+
+        def build(draft: Draft, rng: random.Random) -> None:
+            draft.query = query
+            found = draft("search_knowledge", query=target.title)
+            hit = next(r for r in found["results"] if r["title"] == target.title)
+            if reads:
+                article = draft("get_article", article_id=hit["article_id"])
+            if bridge is not None:
+                linked = str(article["infobox"][bridge])
+                link = next(x for x in article["links"] if x["title"] == linked)
+                draft("get_article", article_id=link["article_id"])
+            draft.meta = {"query_entities": {"query": target.title}, "answer_field": answer}
+            draft.asks = [answer]
+            if bridge is not None:
+                draft.meta["bridge_field"] = bridge
+
+        return build
+
+
+INTENTS = Intents("knowledge", KnowledgeIntent)
+
+
+@INTENTS.register
+class SnippetFact(KnowledgeIntent):
+    """A fact the article's first sentence states: the search snippet answers it."""
+
+    name, difficulty, weight = "snippet_fact", "easy", 0.20
+    table = SNIPPET_FIELDS
+    reads_article = False
+
+
+@INTENTS.register
+class ArticleFact(KnowledgeIntent):
+    """A fact of the article's infobox: search, then read the article."""
+
+    name, difficulty, weight = "article_fact", "medium", 0.50
+
+
+@INTENTS.register
+class TwoHop(KnowledgeIntent):
+    """A fact of the entity the target links to (search, article, linked article)."""
+
+    name, difficulty, weight = "two_hop", "hard", 0.30
+
+    def fields(self, rng: random.Random) -> tuple[str, str, str | None]:
+        atype, bridge, answer = rng.choice(HOPS)
+        return atype, answer, bridge
+
+    def question(self, rng: random.Random, target: Article, answer: str,
+                 bridge: str | None) -> str:
+        assert bridge is not None
+        return rng.choice(HOP_QUESTIONS[(bridge, answer)]).format(t=_named(target))
+
+
+# -- the generator ----------------------------------------------------------------------------
 
 
 @GENERATORS.register("knowledge")
@@ -204,38 +266,31 @@ class KnowledgeGenerator(DescribingGenerator):
         tools = [t.name for t in dom.tools]
         tasks: list[Task] = []
         used: set[tuple[str, str, str]] = set()
-        for k, (intent, diff) in enumerate(schedule(n, INTENTS, rng), start=1):
+        for k, (name, diff) in enumerate(schedule(n, INTENTS.mix(), rng), start=1):
+            intent = INTENTS.get(name)
             while True:
                 target, answer, bridge = self._draw(dom, intent, rng)
                 key = (target.article_id, answer, bridge or "")
                 if key not in used:
                     used.add(key)
                     break
-            if bridge is None:
-                query = rng.choice(QUESTIONS[answer]).format(t=_named(target))
-            else:
-                query = rng.choice(HOP_QUESTIONS[(bridge, answer)]).format(t=_named(target))
+            query = intent.question(rng, target, answer, bridge)
             # the query is drawn first, so a failed gold plan is not redrawn (one attempt)
             tasks.append(draw_task(
-                domain=self.domain, index=k, intent=intent, difficulty=diff, tools=tools,
+                domain=self.domain, index=k, intent=name, difficulty=diff, tools=tools,
                 make_env=dom.make_env,
-                builder=_lookups(intent, target, answer, bridge, query[0].upper() + query[1:]),
+                builder=intent.lookups(target, answer, bridge, query[0].upper() + query[1:]),
                 render=self.render_answer, facts=self.expected_facts,
                 attempts=shared_attempts(rng, 1),
             ))
         return tasks
 
     @staticmethod
-    def _draw(dom: KnowledgeDomain, intent: str, rng: random.Random
+    def _draw(dom: KnowledgeDomain, intent: KnowledgeIntent, rng: random.Random
               ) -> tuple[Article, str, str | None]:
         """(target article, answered field, linking field or None)."""
         while True:
-            if intent == "two_hop":
-                atype, bridge, answer = rng.choice(HOPS)
-            else:
-                atype = rng.choice(["place", "person", "person", "organisation", "region"])
-                table = SNIPPET_FIELDS if intent == "snippet_fact" else ARTICLE_FIELDS
-                answer, bridge = rng.choice(table[atype]), None
+            atype, answer, bridge = intent.fields(rng)
             pool = [a for a in dom.articles if a.type == atype]
             target = rng.choice(pool)
             field = bridge or answer
@@ -263,7 +318,7 @@ class KnowledgeGenerator(DescribingGenerator):
                     out.append(f"The encyclopedia has no article matching '{obs.get('query')}'.")
                     continue
                 hit = next((r for r in results if r.get("title") == wanted), results[0])
-                if task.intent == "snippet_fact":
+                if not INTENTS.get(task.intent).reads_article:
                     out.append(str(hit.get("snippet", "")))
                     art = self.world.by_id.get(str(hit.get("article_id")))
                     if art is not None and art.infobox.get(answer) is not None:

@@ -15,6 +15,9 @@ Intents (difficulty):
 - ``new_prescription_check`` (hard): record → check every current medication against a
   new drug.
 
+Each intent is one class below (`MedicalIntent`: phrasing and gold plan, what it asks, how
+its observations are stated), registered in `INTENTS` in the order of the intent mix.
+
 Facts: ``entity`` (medications ``medication_<k>``, allergies ``allergy_<k>`` or
 ``allergies`` = "no known allergies", ``severity`` / ``severity_<a>_<b>`` = none|moderate|high,
 drugs ``drug_a``/``drug_b``, doctors ``doctor`` / ``doctor_<k>`` with the id and surname as
@@ -33,16 +36,14 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from agentprop.core import REFERENCE_DATE, Difficulty, Fact, Task
+from agentprop.core import REFERENCE_DATE, Fact, Task
 from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains._medical_data import SLOT_TIMES, SPECIALIST_NOUN, WEEKDAYS
 from agentprop.domains.medical import MedicalDomain
 from agentprop.suite._draw import (
-    Builder,
     DescribingGenerator,
     Draft,
     draw_tasks,
@@ -50,22 +51,12 @@ from agentprop.suite._draw import (
     shared_attempts,
 )
 from agentprop.suite._generator import GENERATORS
+from agentprop.suite._intent import Intent, Intents
 
 TODAY = dt.date.fromisoformat(REFERENCE_DATE)
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December"]
 
-INTENTS: list[tuple[str, Difficulty, float]] = [
-    ("patient_medications", "easy", 0.12),
-    ("patient_allergies", "easy", 0.08),
-    ("drug_interaction", "easy", 0.10),
-    ("list_specialists", "easy", 0.04),
-    ("schedule_direct", "easy", 0.06),
-    ("record_interaction", "medium", 0.18),
-    ("schedule_specialty", "medium", 0.17),
-    ("interaction_branch", "hard", 0.13),
-    ("new_prescription_check", "hard", 0.12),
-]
 
 
 def date_phrase(day: dt.date, rng: random.Random) -> str:
@@ -104,20 +95,6 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
-# what each intent's query asks for (fact key patterns); the rest of the facts are context
-ASKS: dict[str, list[str]] = {
-    "patient_medications": ["medication_*"],
-    "patient_allergies": ["allergy_*", "allergies"],
-    "drug_interaction": ["severity*"],  # a yes/no phrasing asks "interacts" (YES_NO)
-    "list_specialists": ["doctor_*"],
-    "schedule_direct": ["booked"],
-    "record_interaction": ["severity*"],  # a yes/no phrasing asks "interacts" (YES_NO)
-    "schedule_specialty": ["booked"],
-    "interaction_branch": ["severity*"],  # + "booked" when the branch books
-    "new_prescription_check": ["severity*"],
-}
-
-
 # a query asking only whether two drugs interact ("Is there an interaction between ...?")
 YES_NO = re.compile(r"^(?:Is there|Do |Does |Pull up .*: do |Patient \w+ is on two drugs\. Is "
                     r"there)")
@@ -128,7 +105,7 @@ class _Drawn:
     query: str
     entities: dict[str, Any]
     extra_meta: dict[str, Any] = field(default_factory=dict)
-    asks: list[str] | None = None  # overrides the intent's ASKS
+    asks: list[str] | None = None  # overrides the intent's `asked`
 
 
 def _specialty_aliases(specialty: str) -> list[str]:
@@ -142,77 +119,90 @@ def _doctor_aliases(name: str, doctor_id: str) -> list[str]:
     return [doctor_id, f"Dr. {surname}", f"Dr {surname}", surname]
 
 
-@GENERATORS.register("medical")
-class MedicalGenerator(DescribingGenerator):
-    """See the module docstring for intents, facts, state and meta."""
+# -- drawing helpers --------------------------------------------------------------------------
 
-    domain = "medical"
 
-    @property
-    def world(self) -> MedicalDomain:
-        dom = get_domain(self.domain)
-        assert isinstance(dom, MedicalDomain)
-        return dom
+def _world(d: Draft) -> MedicalDomain:
+    dom = d.env.domain
+    assert isinstance(dom, MedicalDomain)
+    return dom
 
-    # -- generation -------------------------------------------------------------------------
-    def generate(self, n: int, seed: int) -> list[Task]:
-        rng = random.Random(seed)
-        dom = self.world
-        plan = schedule(n, INTENTS, rng)
-        drawers: dict[str, Callable[[MedicalDomain, random.Random, Draft], _Drawn]] = {
-            "patient_medications": self._patient_medications,
-            "patient_allergies": self._patient_allergies,
-            "drug_interaction": self._drug_interaction,
-            "list_specialists": self._list_specialists,
-            "schedule_direct": self._schedule_direct,
-            "record_interaction": self._record_interaction,
-            "schedule_specialty": self._schedule_specialty,
-            "interaction_branch": self._interaction_branch,
-            "new_prescription_check": self._new_prescription_check,
-        }
-        return draw_tasks(
-            domain=self.domain, plan=plan,
-            builders={k: self._builder(dom, k, f) for k, f in drawers.items()},
-            tools=[t.name for t in dom.tools], make_env=dom.make_env,
-            render=self.render_answer, facts=self.expected_facts,
-            attempts=shared_attempts(rng, 100),
-        )
 
-    @staticmethod
-    def _builder(dom: MedicalDomain, intent: str,
-                 drawer: Callable[[MedicalDomain, random.Random, Draft], _Drawn]) -> Builder:
-        """The draft's query, meta and (booking intents) expected state from a drawer."""
+def _two_med_patient(dom: MedicalDomain, rng: random.Random, high: bool | None = None
+                     ) -> str:
+    pool = [p for p in dom.patients.values() if len(p.medications) == 2]
+    if high is not None:
+        pool = [
+            p for p in pool
+            if (dom.interaction(*p.medications)[0] == "high") == high
+        ]
+    return rng.choice(pool).patient_id
 
-        def build(draft: Draft, rng: random.Random) -> None:
-            drawn = drawer(dom, rng, draft)
-            draft.query = drawn.query
-            draft.meta = {"query_entities": drawn.entities, **drawn.extra_meta}
-            draft.asks = list(drawn.asks or ASKS[intent])
-            if YES_NO.match(drawn.query) and "how sever" not in drawn.query.lower():
-                draft.asks = ["interacts" if a == "severity*" else a for a in draft.asks]
-            elif intent == "interaction_branch" and drawn.query.startswith("Review"):
-                draft.asks = ["high_severity"]  # asks only whether it is high severity
-            if drawn.extra_meta.get("branch", {}).get("taken"):
-                draft.asks += ["booked"]
-            if intent == "interaction_branch" or any(
-                c.name == "schedule_appointment" for c in draft.calls
-            ):
-                draft.expected_state = draft.env.snapshot()
 
-        return build
+def _working_day(dom: MedicalDomain, rng: random.Random, specialty: str,
+                 doctor_id: str | None = None) -> dt.date:
+    days = []
+    for delta in range(1, 15):
+        day = TODAY + dt.timedelta(days=delta)
+        docs = dom.doctors_for(specialty, day.weekday())
+        if docs and (doctor_id is None or any(d.doctor_id == doctor_id for d in docs)):
+            days.append(day)
+    return rng.choice(days)
 
-    @staticmethod
-    def _two_med_patient(dom: MedicalDomain, rng: random.Random, high: bool | None = None
-                         ) -> str:
-        pool = [p for p in dom.patients.values() if len(p.medications) == 2]
-        if high is not None:
-            pool = [
-                p for p in pool
-                if (dom.interaction(*p.medications)[0] == "high") == high
-            ]
-        return rng.choice(pool).patient_id
 
-    def _patient_medications(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
+# -- the intents ------------------------------------------------------------------------------
+# Registered in the order of the intent mix (the schedule depends on it).
+
+
+class MedicalIntent(Intent):
+    """A medical intent: `draw` phrases the query and runs the gold plan; `asked` is what
+    its phrasings ask for (a yes/no phrasing asks "interacts" instead of the severity), the
+    rest of the facts are context. A booking's final state is the expected state."""
+
+    asked: ClassVar[tuple[str, ...]] = ()
+    """What the query asks for (fact key patterns), unless the drawn phrasing says."""
+    states_allergies: ClassVar[bool] = False
+    """The record is stated by its allergies (else by its medications)."""
+    snapshots: ClassVar[bool] = False
+    """The final state is expected even when nothing is booked."""
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        drawn = self.draw(_world(d), rng, d)
+        d.query = drawn.query
+        d.meta = {"query_entities": drawn.entities, **drawn.extra_meta}
+        d.asks = self.asks_of(drawn)
+        if self.snapshots or any(c.name == "schedule_appointment" for c in d.calls):
+            d.expected_state = d.env.snapshot()
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
+        raise NotImplementedError
+
+    def asks_of(self, drawn: _Drawn) -> list[str]:
+        asks = list(drawn.asks or self.asked)
+        if YES_NO.match(drawn.query) and "how sever" not in drawn.query.lower():
+            asks = ["interacts" if a == "severity*" else a for a in asks]
+        return asks
+
+    def severity_facts(self, sev: str, pair: dict[str, list[str]]) -> list[Fact]:
+        """What the intent adds to a checked interaction's facts."""
+        return []
+
+    def close(self, observations: list[Observation], out: list[str],
+              facts: list[Fact]) -> None:
+        """The sentences and facts the intent adds after stating every observation."""
+
+
+INTENTS = Intents("medical", MedicalIntent)
+
+
+@INTENTS.register
+class PatientMedications(MedicalIntent):
+    """A patient's current medications."""
+
+    name, difficulty, weight = "patient_medications", "easy", 0.12
+    asked = ("medication_*",)
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         name = dom.patients[pid].name
         query = rng.choice([
@@ -224,7 +214,16 @@ class MedicalGenerator(DescribingGenerator):
         run("get_patient_record", patient_id=pid)
         return _Drawn(query, {"patient_id": pid})
 
-    def _patient_allergies(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
+
+@INTENTS.register
+class PatientAllergies(MedicalIntent):
+    """A patient's allergies (or "no known allergies")."""
+
+    name, difficulty, weight = "patient_allergies", "easy", 0.08
+    asked = ("allergy_*", "allergies")
+    states_allergies = True
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         name = dom.patients[pid].name
         query = rng.choice([
@@ -235,7 +234,15 @@ class MedicalGenerator(DescribingGenerator):
         run("get_patient_record", patient_id=pid)
         return _Drawn(query, {"patient_id": pid})
 
-    def _drug_interaction(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
+
+@INTENTS.register
+class DrugInteraction(MedicalIntent):
+    """The interaction of two named drugs: severity and reason."""
+
+    name, difficulty, weight = "drug_interaction", "easy", 0.1
+    asked = ("severity*",)
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         if rng.random() < 0.65:
             pair = sorted(rng.choice(sorted(dom.interactions, key=sorted)))
         else:
@@ -251,20 +258,17 @@ class MedicalGenerator(DescribingGenerator):
         run("check_drug_interaction", drug_a=a, drug_b=b)
         return _Drawn(query, {"drug_a": a, "drug_b": b})
 
-    @staticmethod
-    def _working_day(dom: MedicalDomain, rng: random.Random, specialty: str,
-                     doctor_id: str | None = None) -> dt.date:
-        days = []
-        for delta in range(1, 15):
-            day = TODAY + dt.timedelta(days=delta)
-            docs = dom.doctors_for(specialty, day.weekday())
-            if docs and (doctor_id is None or any(d.doctor_id == doctor_id for d in docs)):
-                days.append(day)
-        return rng.choice(days)
 
-    def _list_specialists(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
+@INTENTS.register
+class ListSpecialists(MedicalIntent):
+    """The doctors of a specialty working on a day."""
+
+    name, difficulty, weight = "list_specialists", "easy", 0.04
+    asked = ("doctor_*",)
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         specialty = rng.choice(sorted({d.specialty for d in dom.doctors.values()}))
-        day = self._working_day(dom, rng, specialty)
+        day = _working_day(dom, rng, specialty)
         when = date_phrase(day, rng)
         noun = SPECIALIST_NOUN[specialty]
         query = rng.choice([
@@ -275,10 +279,18 @@ class MedicalGenerator(DescribingGenerator):
         run("list_doctors", specialty=specialty, date=day.isoformat())
         return _Drawn(query, {"specialty": specialty, "date": day.isoformat()})
 
-    def _schedule_direct(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
+
+@INTENTS.register
+class ScheduleDirect(MedicalIntent):
+    """Book a patient with a named doctor (state-changing)."""
+
+    name, difficulty, weight = "schedule_direct", "easy", 0.06
+    asked = ("booked",)
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         doc = rng.choice(list(dom.doctors.values()))
-        day = self._working_day(dom, rng, doc.specialty, doc.doctor_id)
+        day = _working_day(dom, rng, doc.specialty, doc.doctor_id)
         time = rng.choice(SLOT_TIMES)
         when, at = date_phrase(day, rng), time_phrase(time, rng)
         query = rng.choice([
@@ -292,8 +304,16 @@ class MedicalGenerator(DescribingGenerator):
         return _Drawn(query, {"patient_id": pid, "doctor_id": doc.doctor_id,
                               "date": day.isoformat(), "time": time})
 
-    def _record_interaction(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
-        pid = self._two_med_patient(dom, rng)
+
+@INTENTS.register
+class RecordInteraction(MedicalIntent):
+    """Whether the two medications on a patient's record interact (chained)."""
+
+    name, difficulty, weight = "record_interaction", "medium", 0.18
+    asked = ("severity*",)
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
+        pid = _two_med_patient(dom, rng)
         name = dom.patients[pid].name
         query = rng.choice([
             f"Do the two medications patient {pid} takes interact with each other?",
@@ -310,10 +330,18 @@ class MedicalGenerator(DescribingGenerator):
         run("check_drug_interaction", drug_a=a, drug_b=b)
         return _Drawn(query, {"patient_id": pid})
 
-    def _schedule_specialty(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
+
+@INTENTS.register
+class ScheduleSpecialty(MedicalIntent):
+    """Book the first doctor of a specialty listed on a day (chained)."""
+
+    name, difficulty, weight = "schedule_specialty", "medium", 0.17
+    asked = ("booked",)
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         specialty = rng.choice(sorted({d.specialty for d in dom.doctors.values()}))
-        day = self._working_day(dom, rng, specialty)
+        day = _working_day(dom, rng, specialty)
         time = rng.choice(SLOT_TIMES)
         when, at = date_phrase(day, rng), time_phrase(time, rng)
         noun = SPECIALIST_NOUN[specialty]
@@ -330,10 +358,46 @@ class MedicalGenerator(DescribingGenerator):
         return _Drawn(query, {"patient_id": pid, "specialty": specialty,
                               "date": day.isoformat(), "time": time})
 
-    def _interaction_branch(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
-        pid = self._two_med_patient(dom, rng, high=rng.random() < 0.5)
+
+@INTENTS.register
+class InteractionBranch(MedicalIntent):
+    """Check a patient's two medications; only a high-severity interaction is booked
+    with a specialty (the gold plan stops after the check otherwise)."""
+
+    name, difficulty, weight = "interaction_branch", "hard", 0.13
+    asked = ("severity*",)
+    snapshots = True
+
+    def asks_of(self, drawn: _Drawn) -> list[str]:
+        # "Review ..." asks only whether it is high severity (no yes/no phrasing starts so)
+        asks = (["high_severity"] if drawn.query.startswith("Review")
+                else super().asks_of(drawn))
+        if drawn.extra_meta.get("branch", {}).get("taken"):
+            asks += ["booked"]
+        return asks
+
+    def severity_facts(self, sev: str, pair: dict[str, list[str]]) -> list[Fact]:
+        return [Fact(kind="polar", key="high_severity", value=sev == "high", about=pair,
+                     relation="high_severity")]
+
+    def close(self, observations: list[Observation], out: list[str],
+              facts: list[Fact]) -> None:
+        checks = [o for o in observations if "severity" in o]
+        booked = any(o.get("status") == "booked" for o in observations)
+        if checks and not booked:
+            facts.append(Fact(kind="polar", key="booked", value=False, relation="booked",
+                              role="context"))
+            if checks[-1]["severity"] == "high":
+                out.append("The interaction is high severity, but no appointment "
+                           "was booked.")
+            else:
+                out.append("The interaction is not high severity, so no appointment "
+                           "was booked.")
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
+        pid = _two_med_patient(dom, rng, high=rng.random() < 0.5)
         specialty = rng.choice(["cardiology", "general practice", "general practice"])
-        day = self._working_day(dom, rng, specialty)
+        day = _working_day(dom, rng, specialty)
         time = rng.choice(SLOT_TIMES)
         when, at = date_phrase(day, rng), time_phrase(time, rng)
         noun = SPECIALIST_NOUN[specialty]
@@ -359,8 +423,15 @@ class MedicalGenerator(DescribingGenerator):
             {"branch": {"condition": "severity == high", "taken": taken}},
         )
 
-    def _new_prescription_check(self, dom: MedicalDomain, rng: random.Random, run: Draft
-                                ) -> _Drawn:
+
+@INTENTS.register
+class NewPrescriptionCheck(MedicalIntent):
+    """Check a new drug against each of a patient's current medications."""
+
+    name, difficulty, weight = "new_prescription_check", "hard", 0.12
+    asked = ("severity*",)
+
+    def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
         meds = dom.patients[pid].medications
         partners = sorted({
@@ -387,12 +458,40 @@ class MedicalGenerator(DescribingGenerator):
             asks = hits or None
         return _Drawn(query, {"patient_id": pid, "drug_b": new}, asks=asks)
 
+
+# -- the generator ----------------------------------------------------------------------------
+
+
+@GENERATORS.register("medical")
+class MedicalGenerator(DescribingGenerator):
+    """See the module docstring for intents, facts, state and meta."""
+
+    domain = "medical"
+
+    @property
+    def world(self) -> MedicalDomain:
+        dom = get_domain(self.domain)
+        assert isinstance(dom, MedicalDomain)
+        return dom
+
+    def generate(self, n: int, seed: int) -> list[Task]:
+        rng = random.Random(seed)
+        dom = self.world
+        plan = schedule(n, INTENTS.mix(), rng)
+        return draw_tasks(
+            domain=self.domain, plan=plan,
+            builders=INTENTS.builders(), tools=[t.name for t in dom.tools],
+            make_env=dom.make_env, render=self.render_answer, facts=self.expected_facts,
+            attempts=shared_attempts(rng, 100),
+        )
+
     # -- rendering --------------------------------------------------------------------------
     def _describe(self, task: Task, observations: list[Observation]
                   ) -> tuple[list[str], list[Fact]]:
         """Sentences stating what each observation says, and the facts they state."""
         out: list[str] = []
         facts: list[Fact] = []
+        intent = INTENTS.get(task.intent)
         n_checks = sum(1 for o in observations if "severity" in o)
         for i, obs in enumerate(observations):
             tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
@@ -401,9 +500,9 @@ class MedicalGenerator(DescribingGenerator):
                 out.append(f"The {tool} call failed ({err.get('type', 'error')}): "
                            f"{err.get('message', '')}.")
             elif "medications" in obs:
-                self._record(task, obs, out, facts)
+                self._record(intent, obs, out, facts)
             elif "severity" in obs:
-                self._interaction(task, obs, out, facts, keyed=n_checks > 1)
+                self._interaction(intent, obs, out, facts, keyed=n_checks > 1)
             elif "doctors" in obs:
                 self._doctors(task, obs, out, facts)
             elif obs.get("status") == "booked":
@@ -412,27 +511,17 @@ class MedicalGenerator(DescribingGenerator):
                 out.append(f"The {tool} call returned an unexpected result.")
         if not observations:
             out.append("I could not retrieve the information needed to answer.")
-        if task.intent == "interaction_branch":
-            checks = [o for o in observations if "severity" in o]
-            booked = any(o.get("status") == "booked" for o in observations)
-            if checks and not booked:
-                facts.append(Fact(kind="polar", key="booked", value=False, relation="booked",
-                                  role="context"))
-                if checks[-1]["severity"] == "high":
-                    out.append("The interaction is high severity, but no appointment "
-                               "was booked.")
-                else:
-                    out.append("The interaction is not high severity, so no appointment "
-                               "was booked.")
+        intent.close(observations, out, facts)
         return out, facts
 
     @staticmethod
-    def _record(task: Task, obs: Observation, out: list[str], facts: list[Fact]) -> None:
+    def _record(intent: MedicalIntent, obs: Observation, out: list[str], facts: list[Fact]
+                ) -> None:
         who = f"Patient {obs.get('patient_id')} ({obs.get('name')})"
         about = {"patient": [str(obs.get("patient_id")), str(obs.get("name"))]}
         allergies = list(obs.get("allergies") or [])
         meds = list(obs.get("medications") or [])
-        if task.intent == "patient_allergies":
+        if intent.states_allergies:
             out.append(f"{who} has documented allergies to {_join(allergies)}." if allergies
                        else f"{who} has no known allergies.")
         else:
@@ -450,7 +539,7 @@ class MedicalGenerator(DescribingGenerator):
                        group="medications") for k, m in enumerate(meds, 1)]
 
     @staticmethod
-    def _interaction(task: Task, obs: Observation, out: list[str], facts: list[Fact],
+    def _interaction(intent: MedicalIntent, obs: Observation, out: list[str], facts: list[Fact],
                      keyed: bool) -> None:
         a, b, sev = str(obs.get("drug_a")), str(obs.get("drug_b")), str(obs.get("severity"))
         out.append(f"{_cap(a)} and {b}: severity {sev} — {obs.get('reason')}.")
@@ -466,9 +555,7 @@ class MedicalGenerator(DescribingGenerator):
         if not keyed:
             facts.append(Fact(kind="polar", key="interacts", value=sev != "none", about=pair,
                               relation="interacts"))
-        if task.intent == "interaction_branch":
-            facts.append(Fact(kind="polar", key="high_severity", value=sev == "high",
-                              about=pair, relation="high_severity"))
+        facts += intent.severity_facts(sev, pair)
 
     @staticmethod
     def _doctors(task: Task, obs: Observation, out: list[str], facts: list[Fact]) -> None:

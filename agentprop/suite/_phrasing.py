@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import random
 from datetime import date, timedelta
-from typing import Any
 
-from agentprop.core import REFERENCE_DATE, Fact, Task
+from agentprop.core import REFERENCE_DATE, Fact, FactRole, Task
 from agentprop.domains import Observation
 
 TODAY = date.fromisoformat(REFERENCE_DATE)
@@ -73,11 +72,12 @@ def number_value(x: float) -> float | int:
 
 
 def number_fact(key: str, x: float, unit: str | None, tol: float, *,
-                accepts: list[float] | None = None, **fields: Any) -> Fact:
-    """A number fact at the canonical precision; `fields` are further Fact fields (role,
-    about, exact...)."""
+                accepts: list[float] | None = None, role: FactRole = "asked",
+                about: dict[str, list[str]] | None = None, exact: bool = False) -> Fact:
+    """A number fact at the canonical precision (the other arguments are `Fact` fields)."""
     return Fact(kind="number", key=key, value=number_value(x), unit=unit, tolerance=tol,
-                accepts=[number_value(a) for a in accepts or []], **fields)
+                accepts=[number_value(a) for a in accepts or []], role=role,
+                about=about or {}, exact=exact)
 
 
 def failure_sentence(tool: str | None, obs: Observation, noun: str = "lookup") -> str:

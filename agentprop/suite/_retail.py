@@ -25,34 +25,22 @@ tool parameter names to what the query names
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
-from agentprop.core import Difficulty, Fact, Task
-from agentprop.domains import Observation, get_domain, is_error
+from agentprop.core import Fact, Task
+from agentprop.domains import Observation, is_error
 from agentprop.domains.retail import Product, RetailDomain
 from agentprop.suite._draw import (
-    Builder,
     DescribingGenerator,
     Draft,
     GoldError,
     draw_tasks,
-    pick,
     schedule,
     shared_attempts,
 )
 from agentprop.suite._generator import GENERATORS
+from agentprop.suite._intent import Intent, Intents
 
-INTENTS: list[tuple[str, Difficulty, float]] = [
-    ("product_details", "easy", 0.14),
-    ("cheapest_search", "easy", 0.13),
-    ("order_total", "easy", 0.13),
-    ("search_then_order", "medium", 0.12),
-    ("search_then_details", "medium", 0.12),
-    ("compare_products", "medium", 0.11),
-    ("compare_and_order", "hard", 0.13),
-    ("filtered_search_order", "hard", 0.12),
-]
 _SORT_WORD = {"price_asc": "cheapest", "price_desc": "most expensive",
               "rating": "highest-rated", "relevance": "best-matching"}
 
@@ -62,105 +50,104 @@ def units(qty: int) -> str:
 
 
 def usd(value: Any) -> str:
+    """A price as printed; `value` is an observation's raw JSON value."""
     return f"${float(value):.2f}"
 
 
-@GENERATORS.register("retail")
-class RetailGenerator(DescribingGenerator):
-    """See the module docstring for intents, facts, state and meta."""
+# -- drawing helpers --------------------------------------------------------------------------
 
-    domain = "retail"
 
-    @property
-    def world(self) -> RetailDomain:
-        dom = get_domain(self.domain)
-        assert isinstance(dom, RetailDomain)
-        return dom
+def _world(d: Draft) -> RetailDomain:
+    dom = d.env.domain
+    assert isinstance(dom, RetailDomain)
+    return dom
 
-    def generate(self, n: int, seed: int) -> list[Task]:
-        rng = random.Random(seed)
-        dom = self.world
-        drawers: dict[str, Callable[[RetailDomain, random.Random, Draft], dict[str, Any]]] = {
-            "product_details": self._product_details,
-            "cheapest_search": self._cheapest_search,
-            "order_total": self._order_total,
-            "search_then_order": self._search_then_order,
-            "search_then_details": self._search_then_details,
-            "compare_products": self._compare_products,
-            "compare_and_order": self._compare_and_order,
-            "filtered_search_order": self._filtered_search_order,
-        }
-        return draw_tasks(
-            domain=self.domain, plan=schedule(n, INTENTS, rng),
-            builders={k: self._builder(dom, f) for k, f in drawers.items()},
-            tools=[t.name for t in dom.tools], make_env=dom.make_env,
-            render=self.render_answer, facts=self.expected_facts,
-            attempts=shared_attempts(rng, 200),
-        )
 
-    @staticmethod
-    def _builder(dom: RetailDomain,
-                 drawer: Callable[[RetailDomain, random.Random, Draft], dict[str, Any]]
-                 ) -> Builder:
-        """The draft's query, meta and (ordering intents) expected state from a drawer."""
+def _orderable(rng: random.Random, p: Product) -> int:
+    """A quantity of `p` the shop accepts (GoldError if none)."""
+    top = min(p.max_per_order, p.stock, 5)
+    if top < 1:
+        raise GoldError(f"{p.product_id} cannot be ordered")
+    return rng.randint(min(2, top), top)
 
-        def build(draft: Draft, rng: random.Random) -> None:
-            entities = drawer(dom, rng, draft)
-            draft.query, draft.asks = entities.pop("__query__")
-            draft.meta = {"query_entities": entities}
-            if any(c.name == "place_order" for c in draft.calls):
-                draft.expected_state = draft.env.snapshot()
 
-        return build
+def _product(dom: RetailDomain, rng: random.Random) -> Product:
+    return dom.products[rng.choice(sorted(dom.products))]
 
-    # -- draws ------------------------------------------------------------------------------
-    @staticmethod
-    def _orderable(dom: RetailDomain, rng: random.Random, p: Product) -> int:
-        """A quantity of `p` the shop accepts (GoldError if none)."""
-        top = min(p.max_per_order, p.stock, 5)
-        if top < 1:
-            raise GoldError(f"{p.product_id} cannot be ordered")
-        return rng.randint(min(2, top), top)
 
-    @staticmethod
-    def _product(dom: RetailDomain, rng: random.Random) -> Product:
-        return dom.products[rng.choice(sorted(dom.products))]
+def _pair(dom: RetailDomain, rng: random.Random) -> tuple[Product, Product]:
+    ptype = rng.choice(dom.vocabulary)
+    same = sorted((p for p in dom.products.values() if p.product_type == ptype),
+                  key=lambda p: p.product_id)
+    a, b = rng.sample(same, 2)
+    if a.price == b.price:
+        raise GoldError("equal prices")
+    return a, b
 
-    @staticmethod
-    def _pair(dom: RetailDomain, rng: random.Random) -> tuple[Product, Product]:
-        ptype = rng.choice(dom.vocabulary)
-        same = sorted((p for p in dom.products.values() if p.product_type == ptype),
-                      key=lambda p: p.product_id)
-        a, b = rng.sample(same, 2)
-        if a.price == b.price:
-            raise GoldError("equal prices")
-        return a, b
 
-    def _product_details(self, dom: RetailDomain, rng: random.Random, run: Draft
-                         ) -> dict[str, Any]:
-        p = self._product(dom, rng)
-        query = pick(rng, [(q, ["price", "stock"]) for q in (
+# -- the intents ------------------------------------------------------------------------------
+# Registered in the order of the intent mix (the schedule depends on it).
+
+
+class RetailIntent(Intent):
+    """A retail intent: `draw` phrases the query and runs the gold plan, returning what the
+    query names (`query_entities`); an order's final state is the expected state. How its
+    product details are stated is the intent's too (`keyed`, `compares`)."""
+
+    keyed: ClassVar[bool] = True
+    """Product facts keyed by the product's id (the task looks at several products)."""
+    compares: ClassVar[bool] = False
+    """The first two product details are compared on price (which is cheaper, by how much)."""
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        d.meta = {"query_entities": self.draw(_world(d), rng, d)}
+        if any(c.name == "place_order" for c in d.calls):
+            d.expected_state = d.env.snapshot()
+
+    def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+INTENTS = Intents("retail", RetailIntent)
+
+
+@INTENTS.register
+class ProductDetails(RetailIntent):
+    """A product's price and stock."""
+
+    name, difficulty, weight = "product_details", "easy", 0.14
+    keyed = False
+
+    def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
+        p = _product(dom, rng)
+        run.ask(rng, [(q, ["price", "stock"]) for q in (
             f"What does product {p.product_id} cost, and how many are in stock?",
             f"Look up the {p.name} ({p.product_id}): what is its price and stock level?",
             f"Give me the price and the number of units in stock for {p.product_id}.",
         )])
         run("get_product", product_id=p.product_id)
-        return {"__query__": query, "product_id": p.product_id}
+        return {"product_id": p.product_id}
 
-    def _cheapest_search(self, dom: RetailDomain, rng: random.Random, run: Draft
-                         ) -> dict[str, Any]:
+
+@INTENTS.register
+class CheapestSearch(RetailIntent):
+    """The cheapest product of a type (optionally with a minimum rating)."""
+
+    name, difficulty, weight = "cheapest_search", "easy", 0.13
+
+    def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
         ptype = rng.choice(dom.vocabulary)
         args: dict[str, Any] = {"query": ptype, "sort_by": "price_asc", "limit": 5}
         if rng.random() < 0.35:
             args["min_rating"] = rng.choice([3.5, 4.0, 4.5])
             rated = f" with a rating of at least {args['min_rating']}"
-            query = pick(rng, [(q, ["cheapest"]) for q in (
+            run.ask(rng, [(q, ["cheapest"]) for q in (
                 f"What's the cheapest {ptype}{rated}?",
                 f"Find me the lowest-priced {ptype}{rated}.",
                 f"I need a {ptype}{rated}. Which one costs the least?",
             )])
         else:
-            query = pick(rng, [(q, ["cheapest"]) for q in (
+            run.ask(rng, [(q, ["cheapest"]) for q in (
                 f"What's the cheapest {ptype} you sell?",
                 f"Find me the lowest-priced {ptype} in the shop.",
                 f"I need a {ptype}. Which one costs the least?",
@@ -168,28 +155,40 @@ class RetailGenerator(DescribingGenerator):
         obs = run("search_products", **args)
         if obs["match"] != "all":
             raise GoldError("no product of that type passes the filters")
-        return {"__query__": query, **{k: v for k, v in args.items()
-                                       if k in ("query", "min_rating")}}
+        return {k: v for k, v in args.items() if k in ("query", "min_rating")}
 
-    def _order_total(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
-        p = self._product(dom, rng)
-        qty = self._orderable(dom, rng, p)
-        query = pick(rng, [(q, ["ordered", "total"]) for q in (
+
+@INTENTS.register
+class OrderTotal(RetailIntent):
+    """Order a quantity of a product and state the total."""
+
+    name, difficulty, weight = "order_total", "easy", 0.13
+
+    def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
+        p = _product(dom, rng)
+        qty = _orderable(rng, p)
+        run.ask(rng, [(q, ["ordered", "total"]) for q in (
             f"Order {units(qty)} of {p.product_id} and tell me the total.",
             f"Please buy {qty} × {p.name} ({p.product_id}). What's the total?",
             f"I'd like {qty} of product {p.product_id}: place the order and confirm the "
             "total price.",
         )])
         run("place_order", product_id=p.product_id, quantity=qty)
-        return {"__query__": query, "product_id": p.product_id, "quantity": qty}
+        return {"product_id": p.product_id, "quantity": qty}
 
-    def _search_then_order(self, dom: RetailDomain, rng: random.Random, run: Draft
-                           ) -> dict[str, Any]:
+
+@INTENTS.register
+class SearchThenOrder(RetailIntent):
+    """Search by rating, then order the top result (chained)."""
+
+    name, difficulty, weight = "search_then_order", "medium", 0.12
+
+    def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
         ptype = rng.choice(dom.vocabulary)
         obs = run("search_products", query=ptype, sort_by="rating", limit=5)
         top = dom.products[obs["results"][0]["product_id"]]
-        qty = self._orderable(dom, rng, top)
-        query = pick(rng, [
+        qty = _orderable(rng, top)
+        run.ask(rng, [
             (f"Order {qty} of the highest-rated {ptype} and tell me the total.",
              ["ordered", "total", "best_rated"]),
             (f"Find the best-rated {ptype} in the shop and buy {qty}. What did it cost?",
@@ -198,12 +197,19 @@ class RetailGenerator(DescribingGenerator):
              ["ordered", "best_rated"]),
         ])
         run("place_order", product_id=top.product_id, quantity=qty)
-        return {"__query__": query, "query": ptype, "quantity": qty}
+        return {"query": ptype, "quantity": qty}
 
-    def _search_then_details(self, dom: RetailDomain, rng: random.Random, run: Draft
-                             ) -> dict[str, Any]:
+
+@INTENTS.register
+class SearchThenDetails(RetailIntent):
+    """Search by price, then the cheapest result's details (chained)."""
+
+    name, difficulty, weight = "search_then_details", "medium", 0.12
+    keyed = False
+
+    def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
         ptype = rng.choice(dom.vocabulary)
-        query = pick(rng, [
+        run.ask(rng, [
             (f"How many units of the cheapest {ptype} are in stock?", ["stock"]),
             (f"Find the least expensive {ptype} and check its stock level.",
              ["cheapest", "stock"]),
@@ -212,12 +218,19 @@ class RetailGenerator(DescribingGenerator):
         ])
         obs = run("search_products", query=ptype, sort_by="price_asc", limit=5)
         run("get_product", product_id=obs["results"][0]["product_id"])
-        return {"__query__": query, "query": ptype}
+        return {"query": ptype}
 
-    def _compare_products(self, dom: RetailDomain, rng: random.Random, run: Draft
-                          ) -> dict[str, Any]:
-        a, b = self._pair(dom, rng)
-        query = pick(rng, [(q, ["cheaper", "difference"]) for q in (
+
+@INTENTS.register
+class CompareProducts(RetailIntent):
+    """Which of two products is cheaper, and by how much."""
+
+    name, difficulty, weight = "compare_products", "medium", 0.11
+    compares = True
+
+    def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
+        a, b = _pair(dom, rng)
+        run.ask(rng, [(q, ["cheaper", "difference"]) for q in (
             f"Which is cheaper, {a.product_id} or {b.product_id}, and by how much?",
             f"Compare the prices of the {a.name} ({a.product_id}) and the {b.name} "
             f"({b.product_id}). Which one costs less, and what is the difference?",
@@ -226,14 +239,21 @@ class RetailGenerator(DescribingGenerator):
         )])
         run("get_product", product_id=a.product_id)
         run("get_product", product_id=b.product_id)
-        return {"__query__": query, "product_id": [a.product_id, b.product_id]}
+        return {"product_id": [a.product_id, b.product_id]}
 
-    def _compare_and_order(self, dom: RetailDomain, rng: random.Random, run: Draft
-                           ) -> dict[str, Any]:
-        a, b = self._pair(dom, rng)
+
+@INTENTS.register
+class CompareAndOrder(RetailIntent):
+    """Compare two products, then order the cheaper one (a branch)."""
+
+    name, difficulty, weight = "compare_and_order", "hard", 0.13
+    compares = True
+
+    def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
+        a, b = _pair(dom, rng)
         cheaper = a if a.price < b.price else b
-        qty = self._orderable(dom, rng, cheaper)
-        query = pick(rng, [
+        qty = _orderable(rng, cheaper)
+        run.ask(rng, [
             (f"Compare {a.product_id} and {b.product_id} and order {qty} of whichever is "
              "cheaper. What's the total?", ["ordered", "total", "cheaper"]),
             (f"Between the {a.name} ({a.product_id}) and the {b.name} ({b.product_id}), "
@@ -244,11 +264,16 @@ class RetailGenerator(DescribingGenerator):
         run("get_product", product_id=a.product_id)
         run("get_product", product_id=b.product_id)
         run("place_order", product_id=cheaper.product_id, quantity=qty)
-        return {"__query__": query, "product_id": [a.product_id, b.product_id],
-                "quantity": qty}
+        return {"product_id": [a.product_id, b.product_id], "quantity": qty}
 
-    def _filtered_search_order(self, dom: RetailDomain, rng: random.Random, run: Draft
-                               ) -> dict[str, Any]:
+
+@INTENTS.register
+class FilteredSearchOrder(RetailIntent):
+    """Search with a price cap and minimum rating, check the top result, order it."""
+
+    name, difficulty, weight = "filtered_search_order", "hard", 0.12
+
+    def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
         ptype = rng.choice(dom.vocabulary)
         prices = sorted(p.price for p in dom.products.values() if p.product_type == ptype)
         max_price = float(int(prices[len(prices) // 2]) + 1)
@@ -258,9 +283,9 @@ class RetailGenerator(DescribingGenerator):
         if obs["match"] != "all":
             raise GoldError("no product of that type passes the filters")
         top = dom.products[obs["results"][0]["product_id"]]
-        qty = self._orderable(dom, rng, top)
+        qty = _orderable(rng, top)
         cap = f"${max_price:.0f}"
-        query = pick(rng, [
+        run.ask(rng, [
             (f"Find the best-rated {ptype} under {cap} with a rating of at least "
              f"{min_rating}, check its stock, and order {qty}.",
              ["ordered", "stock", "best_rated"]),
@@ -273,8 +298,28 @@ class RetailGenerator(DescribingGenerator):
         ])
         run("get_product", product_id=top.product_id)
         run("place_order", product_id=top.product_id, quantity=qty)
-        return {"__query__": query, "query": ptype, "max_price": max_price,
-                "min_rating": min_rating, "quantity": qty}
+        return {"query": ptype, "max_price": max_price, "min_rating": min_rating,
+                "quantity": qty}
+
+
+# -- the generator ----------------------------------------------------------------------------
+
+
+@GENERATORS.register("retail")
+class RetailGenerator(DescribingGenerator):
+    """See the module docstring for intents, facts, state and meta."""
+
+    domain = "retail"
+
+    def generate(self, n: int, seed: int) -> list[Task]:
+        rng = random.Random(seed)
+        dom = RetailDomain()
+        return draw_tasks(
+            domain=self.domain, plan=schedule(n, INTENTS.mix(), rng),
+            builders=INTENTS.builders(), tools=[t.name for t in dom.tools],
+            make_env=dom.make_env, render=self.render_answer, facts=self.expected_facts,
+            attempts=shared_attempts(rng, 200),
+        )
 
     # -- rendering --------------------------------------------------------------------------
     def _describe(self, task: Task, observations: list[Observation]
@@ -282,7 +327,7 @@ class RetailGenerator(DescribingGenerator):
         out: list[str] = []
         facts: list[Fact] = []
         details: list[Observation] = []
-        intent = task.intent
+        intent = INTENTS.get(task.intent)
         for i, obs in enumerate(observations):
             tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
             if is_error(obs):
@@ -290,14 +335,14 @@ class RetailGenerator(DescribingGenerator):
                 out.append(f"The {tool} call failed ({err.get('type', 'error')}): "
                            f"{err.get('message', '')}.")
             elif "results" in obs:
-                self._search(intent, obs, out, facts)
+                self._search(obs, out, facts)
             elif obs.get("status") == "placed":
                 self._order(obs, out, facts)
             elif "stock" in obs:
                 details.append(obs)
                 self._details(intent, obs, out, facts)
-                if intent in ("compare_products", "compare_and_order") and len(details) == 2:
-                    self._compare(intent, details[0], details[1], out, facts)
+                if intent.compares and len(details) == 2:
+                    self._compare(details[0], details[1], out, facts)
             else:
                 out.append(f"The {tool} call returned an unexpected result.")
         if not observations:
@@ -305,7 +350,7 @@ class RetailGenerator(DescribingGenerator):
         return out, facts
 
     @staticmethod
-    def _search(intent: str, obs: Observation, out: list[str], facts: list[Fact]) -> None:
+    def _search(obs: Observation, out: list[str], facts: list[Fact]) -> None:
         results = list(obs.get("results") or [])
         if not results:
             out.append(f"No products matched '{obs.get('query')}'.")
@@ -328,18 +373,17 @@ class RetailGenerator(DescribingGenerator):
             facts += _product_facts(r, f"result.{r['product_id']}.")
 
     @staticmethod
-    def _details(intent: str, obs: Observation, out: list[str], facts: list[Fact]) -> None:
+    def _details(intent: RetailIntent, obs: Observation, out: list[str], facts: list[Fact]
+                 ) -> None:
         out.append(
             f"The {obs.get('name')} ({obs.get('product_id')}) costs {usd(obs.get('price'))}, "
             f"is rated {obs.get('rating')} and has {obs.get('stock')} units in stock "
             f"(at most {obs.get('max_per_order')} per order)."
         )
-        facts += _product_facts(obs, "" if intent in ("product_details",
-                                                       "search_then_details")
-                                else f"{obs.get('product_id')}.")
+        facts += _product_facts(obs, f"{obs.get('product_id')}." if intent.keyed else "")
 
     @staticmethod
-    def _compare(intent: str, a: Observation, b: Observation, out: list[str],
+    def _compare(a: Observation, b: Observation, out: list[str],
                  facts: list[Fact]) -> None:
         pa, pb = float(a.get("price") or 0), float(b.get("price") or 0)
         if pa == pb:

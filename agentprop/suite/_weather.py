@@ -5,7 +5,8 @@ Intents (difficulty): ``current_conditions``, ``weather_on_date``, ``forecast``,
 ``compare_cities``, ``forecast_then_detail``, ``historical_vs_climate`` (medium, two calls,
 the second chained on the first's observation or the query); ``conditional_forecast``,
 ``rain_contingency``, ``warmest_of_three`` (hard: three or more calls, or a branch on an
-observation).
+observation). Each intent is one class below (`Intent`: phrasing and gold plan, conclusion,
+chained steps, facts), registered in `INTENTS` in the order of the intent mix.
 
 Facts: ``entity`` (city, warmer/winning city), ``date`` (ISO), ``text`` (condition),
 ``number`` (temperatures in "°C"/"°F" with tolerance 0.5/1.0, humidity "%", precipitation
@@ -37,14 +38,14 @@ from agentprop.domains.weather import (
     city_names,
 )
 from agentprop.suite._draw import (
-    Builder,
     Draft,
     GoldError,
     draw_tasks,
     fresh_attempts,
     schedule,
 )
-from agentprop.suite._generator import GENERATORS, TaskGenerator
+from agentprop.suite._generator import GENERATORS
+from agentprop.suite._intent import Intent, IntentGenerator, Intents
 from agentprop.suite._phrasing import (
     date_phrase,
     failure_sentence,
@@ -56,20 +57,6 @@ from agentprop.suite._phrasing import (
 
 TODAY = date.fromisoformat(REFERENCE_DATE)
 
-WEIGHTS: list[tuple[str, Any, float]] = [
-    ("current_conditions", "easy", 0.08),
-    ("weather_on_date", "easy", 0.10),
-    ("forecast", "easy", 0.08),
-    ("historical_summary", "easy", 0.05),
-    ("climate_normal", "easy", 0.05),
-    ("compare_direct", "easy", 0.04),
-    ("compare_cities", "medium", 0.12),
-    ("forecast_then_detail", "medium", 0.12),
-    ("historical_vs_climate", "medium", 0.11),
-    ("conditional_forecast", "hard", 0.09),
-    ("rain_contingency", "hard", 0.08),
-    ("warmest_of_three", "hard", 0.08),
-]
 # what the query phrasings ask for (fact key patterns)
 _WEATHER = ["temperature", "condition"]
 _WARMTH = ["temperature"]
@@ -106,7 +93,7 @@ def _unit(
     return args, suffix
 
 
-def _entities(draft: Draft, **kv: Any) -> None:
+def _entities(draft: Draft, **kv: object) -> None:
     draft.meta.setdefault("query_entities", {}).update(kv)
 
 
@@ -119,59 +106,6 @@ def _when(draft: Draft, rng: random.Random, offset: int, p_relative: float = 0.6
 
 def _cities(rng: random.Random, k: int) -> list[str]:
     return rng.sample(city_names(), k)
-
-
-def _current_conditions(d: Draft, rng: random.Random) -> None:
-    (city,) = _cities(rng, 1)
-    uargs, u = _unit(rng, d)
-    d.meta |= {"date_phrase": "today", "relative_date": True}
-    d.ask(rng, [
-        (f"What's the weather like in {city} today{u}?", _WEATHER),
-        (f"How warm is it in {city} right now{u}?", _WARMTH),
-        (f"Current conditions in {city}{u}, please.", _WEATHER),
-        (f"Is it raining in {city} today? Give me the temperature too{u}.",
-         ["rain", "temperature"]),
-    ])
-    _entities(d, city=city, date=REFERENCE_DATE)
-    d.call("get_weather", {"city": city, "date": REFERENCE_DATE, **uargs})
-
-
-def _weather_on_date(d: Draft, rng: random.Random) -> None:
-    (city,) = _cities(rng, 1)
-    offset = rng.choice([*range(-10, 0), *range(1, 14), 1, 1, 2])
-    uargs, u = _unit(rng, d)
-    when = _when(d, rng, offset)
-    if offset < 0:
-        d.ask(rng, [
-            (f"What was the weather in {city} {when}{u}?", _WEATHER),
-            (f"How warm was it in {city} {when}{u}?", _WARMTH),
-            (f"Tell me the weather in {city} {when}{u}.", _WEATHER),
-        ])
-    else:
-        d.ask(rng, [
-            (f"What will the weather be in {city} {when}{u}?", _WEATHER),
-            (f"Weather for {city} {when}{u}, please.", _WEATHER),
-            (f"How warm will it be in {city} {when}{u}?", _WARMTH),
-            (f"Do I need an umbrella in {city} {when}? What's the forecast{u}?",
-             ["rain", *_WEATHER]),
-        ])
-    _entities(d, city=city, date=iso(offset))
-    d.call("get_weather", {"city": city, "date": iso(offset), **uargs})
-
-
-def _forecast(d: Draft, rng: random.Random) -> None:
-    (city,) = _cities(rng, 1)
-    n = rng.choice([3, 3, 5, 5, 7, 10, 14])
-    uargs, u = _unit(rng, d)
-    d.ask(rng, [(q, _FORECAST) for q in (
-        f"Give me the {n}-day forecast for {city}{u}.",
-        f"What's the weather going to be in {city} over the next {n} days{u}?",
-        f"Forecast for {city}, the next {n} days starting today{u}.",
-        f"I'm in {city} for the next {n} days. What weather should I expect{u}?",
-    )])
-    d.meta |= {"date_phrase": f"the next {n} days", "relative_date": True}
-    _entities(d, city=city, days=n)
-    d.call("get_forecast", {"city": city, "days": n, **uargs})
 
 
 def _past_range(d: Draft, rng: random.Random) -> tuple[str, str, str]:
@@ -196,73 +130,6 @@ def _past_range(d: Draft, rng: random.Random) -> tuple[str, str, str]:
     return s, e, phrase
 
 
-def _historical_summary(d: Draft, rng: random.Random) -> None:
-    (city,) = _cities(rng, 1)
-    s, e, when = _past_range(d, rng)
-    uargs, u = _unit(rng, d)
-    d.ask(rng, [
-        (f"What was the average temperature in {city} {when}{u}?", ["mean_temperature"]),
-        (f"How much did it rain in {city} {when}, and how warm was it on average{u}?",
-         ["total_precipitation_mm", "mean_temperature"]),
-        (f"Summarise the weather in {city} {when}{u}.",
-         ["mean_temperature", "total_precipitation_mm"]),
-    ])
-    _entities(d, city=city, start_date=s, end_date=e)
-    d.call("get_historical", {"city": city, "start_date": s, "end_date": e, **uargs})
-
-
-def _climate_normal(d: Draft, rng: random.Random) -> None:
-    (city,) = _cities(rng, 1)
-    month = rng.randint(1, 12)
-    m = MONTH_NAMES[month - 1]
-    uargs, u = _unit(rng, d)
-    d.ask(rng, [(q, ["mean_temperature"]) for q in (
-        f"What's the typical weather in {city} in {m}{u}?",
-        f"How warm is {city} usually in {m}{u}?",
-        f"I'm planning a trip to {city} in {m}. What's the climate like then{u}?",
-    )])
-    d.meta |= {"date_phrase": m, "relative_date": False}
-    _entities(d, city=city, month=month)
-    d.call("get_climate", {"city": city, "month": month, **uargs})
-
-
-def _compare_direct(d: Draft, rng: random.Random) -> None:
-    a, b = _cities(rng, 2)
-    offset = rng.choice([0, 1, 1, 2, 3, 5, 7])
-    uargs, u = _unit(rng, d)
-    when = _when(d, rng, offset)
-    d.ask(rng, [
-        (f"Compare the weather in {a} and {b} {when}{u}.", _BOTH),
-        (f"{a} vs {b} {when}: which is warmer{u}?", ["warmer_city"]),
-        (f"How does the weather in {a} compare with {b} {when}{u}?", _BOTH),
-    ])
-    _entities(d, city_a=a, city_b=b, date=iso(offset))
-    c = d.call("compare_weather", {"city_a": a, "city_b": b, "date": iso(offset), **uargs})
-    if c["warmer"] == "neither":
-        d.asks = _BOTH  # a tie has no warmer city: the two temperatures answer it
-
-
-def _compare_cities(d: Draft, rng: random.Random) -> None:
-    a, b = _cities(rng, 2)
-    offset = rng.choice([0, 1, 1, 2, 3, 4, 6, 7])
-    uargs, u = _unit(rng, d)
-    when = _when(d, rng, offset)
-    d.ask(rng, [
-        (f"Which will be warmer {when}, {a} or {b}{u}?", ["warmer_city"]),
-        (f"Is {a} warmer than {b} {when}? Give me both temperatures{u}.",
-         ["warmer_city", *_BOTH]),
-        (f"Check the weather in {a} and in {b} {when} and tell me where it's warmer{u}.",
-         ["warmer_city"]),
-    ])
-    if d.query.startswith("Is "):
-        d.meta["yes_no"] = True
-    _entities(d, city=[a, b], date=iso(offset))
-    ta = d.call("get_weather", {"city": a, "date": iso(offset), **uargs})["temperature"]
-    tb = d.call("get_weather", {"city": b, "date": iso(offset), **uargs})["temperature"]
-    if ta == tb:
-        d.asks = _BOTH
-
-
 def _warmest_day(forecast: list[dict[str, Any]]) -> dict[str, Any]:
     return max(forecast, key=lambda day: (day["temperature"], -forecast.index(day)))
 
@@ -271,141 +138,6 @@ def _driest_day(forecast: list[dict[str, Any]]) -> dict[str, Any]:
     return min(forecast, key=lambda day: (day["precipitation_mm"],
                                           day.get("precipitation_probability", 0),
                                           forecast.index(day)))
-
-
-def _forecast_then_detail(d: Draft, rng: random.Random) -> None:
-    (city,) = _cities(rng, 1)
-    n = rng.choice([3, 4, 5, 7])
-    uargs, u = _unit(rng, d, sentence=True)
-    d.ask(rng, [
-        (f"Which of the next {n} days will be warmest in {city}, and what are the humidity "
-         f"and wind that day?{u}", ["warmest_date", "humidity", "wind_kph"]),
-        (f"Find the warmest day in {city} over the next {n} days and give me the full "
-         f"conditions for it.{u}", ["warmest_date", *_WEATHER]),
-        (f"Over the next {n} days in {city}, when will it be hottest? Show me that day's "
-         f"details.{u}", ["warmest_date", *_WEATHER]),
-    ])
-    d.meta |= {"date_phrase": f"the next {n} days", "relative_date": True}
-    _entities(d, city=city, days=n)
-    fc = d.call("get_forecast", {"city": city, "days": n, **uargs})
-    best = _warmest_day(fc["forecast"])
-    d.call("get_weather", {"city": city, "date": best["date"], **uargs})
-
-
-def _historical_vs_climate(d: Draft, rng: random.Random) -> None:
-    (city,) = _cities(rng, 1)
-    s, e, when = _past_range(d, rng)
-    if s[:7] != e[:7]:
-        # the normal is for one month: keep the range inside the month it ends in
-        s = e[:8] + "01"
-        ds, de = date.fromisoformat(s), date.fromisoformat(e)
-        if (de - ds).days < 2:
-            raise GoldError("range too short after clipping to one month")
-        when = f"from {s} to {e}"
-        d.meta |= {"date_phrase": when, "relative_date": False}
-    month = date.fromisoformat(e).month
-    m = MONTH_NAMES[month - 1]
-    uargs, u = _unit(rng, d, sentence=True)
-    d.ask(rng, [
-        (f"Was {city} warmer or cooler than normal {when}?{u}", ["trend"]),
-        (f"Compare the average temperature in {city} {when} with the usual {m} average.{u}",
-         ["mean_temperature", "normal_temperature"]),
-        (f"How did the weather in {city} {when} compare to the climate normal for {m}?{u}",
-         ["trend"]),
-    ])
-    _entities(d, city=city, start_date=s, end_date=e, month=month)
-    h = d.call("get_historical", {"city": city, "start_date": s, "end_date": e, **uargs})
-    c = d.call("get_climate", {"city": city, "month": month, **uargs})
-    if h["summary"]["mean_temperature"] == c["mean_temperature"]:
-        d.asks = ["mean_temperature", "normal_temperature"]  # neither warmer nor cooler
-
-
-def _conditional_forecast(d: Draft, rng: random.Random) -> None:
-    a, b = _cities(rng, 2)
-    offset = rng.choice([1, 1, 1, 2, 3])
-    n = rng.choice([3, 5, 7])
-    uargs, u = _unit(rng, d, sentence=True)
-    when = _when(d, rng, offset, p_relative=0.8)
-    asks = ["chosen_city", "forecast.*.temperature", "forecast.*.condition"]
-    d.ask(rng, [
-        (f"Is it going to be warmer in {a} than in {b} {when}? If so, give me the {n}-day "
-         f"forecast for {a}; otherwise the {n}-day forecast for {b}.{u}", asks),
-        (f"If {a} is warmer than {b} {when}, show me {a}'s forecast for the next {n} days, "
-         f"else {b}'s.{u}", asks),
-        (f"Check whether {a} beats {b} on temperature {when}, then get the next {n} days of "
-         f"forecast for whichever is warmer (on a tie, {b}).{u}", asks),
-    ])
-    if d.query.startswith("Is "):
-        d.meta["yes_no"] = True
-    _entities(d, city=[a, b], date=iso(offset), days=n)
-    wa = d.call("get_weather", {"city": a, "date": iso(offset), **uargs})
-    wb = d.call("get_weather", {"city": b, "date": iso(offset), **uargs})
-    winner = a if wa["temperature"] > wb["temperature"] else b
-    d.meta["branch"] = "first" if winner == a else "second"
-    d.call("get_forecast", {"city": winner, "days": n, **uargs})
-
-
-def _rain_contingency(d: Draft, rng: random.Random) -> None:
-    want_rain = rng.random() < 0.6
-    for _ in range(40):
-        (city,) = _cities(rng, 1)
-        offset = rng.choice([0, 1, 1, 2, 3, 4, 5, 6])
-        probe = d.env.call("get_weather", {"city": city, "date": iso(offset)})
-        if (probe["precipitation_mm"] > 0) == want_rain:
-            break
-    uargs, u = _unit(rng, d, sentence=True)
-    when = _when(d, rng, offset)
-    d.ask(rng, [(q, ["rain", "driest_date"]) for q in (
-        f"Will it rain in {city} {when}? If it does, which of the next 7 days will be the "
-        f"driest?{u}",
-        f"I want to go hiking near {city} {when}. If rain is expected, find me the driest day "
-        f"in the next 7 days instead.{u}",
-        f"Check whether there's precipitation in {city} {when}; if so, tell me the driest "
-        f"day of the coming 7 days.{u}",
-    )])
-    _entities(d, city=city, date=iso(offset))
-    w = d.call("get_weather", {"city": city, "date": iso(offset), **uargs})
-    d.meta["branch"] = "rain" if w["precipitation_mm"] > 0 else "dry"
-    if w["precipitation_mm"] > 0:
-        d.call("get_forecast", {"city": city, "days": 7, **uargs})
-
-
-def _warmest_of_three(d: Draft, rng: random.Random) -> None:
-    cities = _cities(rng, 3)
-    a, b, c = cities
-    offset = rng.choice([0, 1, 1, 2, 3, 5])
-    uargs, u = _unit(rng, d, sentence=True)
-    when = _when(d, rng, offset)
-    d.ask(rng, [(q, ["warmest_city", "forecast.*.temperature", "forecast.*.condition"])
-                for q in (
-        f"Of {a}, {b} and {c}, which will be warmest {when}? Then give me the 3-day forecast "
-        f"for that city.{u}",
-        f"Check {a}, {b} and {c} {when}, pick the warmest, and show me its forecast for the "
-        f"next 3 days.{u}",
-        f"Where is it warmest {when}: {a}, {b} or {c}? I'd like the 3-day outlook for the "
-        f"winner.{u}",
-    )])
-    _entities(d, city=cities, date=iso(offset), days=3)
-    temps = [d.call("get_weather", {"city": x, "date": iso(offset), **uargs})["temperature"]
-             for x in cities]
-    best = cities[temps.index(max(temps))]
-    d.call("get_forecast", {"city": best, "days": 3, **uargs})
-
-
-BUILDERS: dict[str, Builder] = {
-    "current_conditions": _current_conditions,
-    "weather_on_date": _weather_on_date,
-    "forecast": _forecast,
-    "historical_summary": _historical_summary,
-    "climate_normal": _climate_normal,
-    "compare_direct": _compare_direct,
-    "compare_cities": _compare_cities,
-    "forecast_then_detail": _forecast_then_detail,
-    "historical_vs_climate": _historical_vs_climate,
-    "conditional_forecast": _conditional_forecast,
-    "rain_contingency": _rain_contingency,
-    "warmest_of_three": _warmest_of_three,
-}
 
 
 # -- rendering observations -------------------------------------------------------------------
@@ -518,92 +250,7 @@ def _ok(observations: list[Observation], kinds: list[str]) -> bool:
     )
 
 
-def _conclusion(task: Task, obs: list[Observation]) -> str:
-    """The sentence that answers the query from what the observations say ('' if it cannot
-    be derived from them, e.g. after an error)."""
-    it = task.intent
-    if it == "compare_cities" and _ok(obs, ["weather", "weather"]):
-        a, b = obs[0], obs[1]
-        s = _sym(a)
-        if a["temperature"] == b["temperature"]:
-            return f"{a['city']} and {b['city']} will be equally warm."
-        w, c = (a, b) if a["temperature"] > b["temperature"] else (b, a)
-        return (f"So {w['city']} is warmer than {c['city']} by "
-                f"{num(w['temperature'] - c['temperature'])} {s}.")
-    if it == "forecast_then_detail" and _ok(obs, ["forecast"]):
-        best = _warmest_day(obs[0]["forecast"])
-        return (f"The warmest of these days in {obs[0]['city']} is {best['date']} at "
-                f"{num(best['temperature'])} {_sym(obs[0])}.")
-    if it == "historical_vs_climate" and _ok(obs, ["historical", "climate"]):
-        h, c = obs[0], obs[1]
-        diff = h["summary"]["mean_temperature"] - c["mean_temperature"]
-        rel = "warmer than" if diff > 0 else "cooler than" if diff < 0 else "the same as"
-        return (f"So that period was {num(abs(diff))} {_sym(h)} {rel} the "
-                f"{c.get('month_name', '')} normal.")
-    if it == "conditional_forecast" and _ok(obs, ["weather", "weather"]):
-        a, b = obs[0], obs[1]
-        winner = a if a["temperature"] > b["temperature"] else b
-        if a["temperature"] > b["temperature"]:
-            head = f"{a['city']} is warmer than {b['city']}"
-        else:
-            head = f"{a['city']} is not warmer than {b['city']}"
-        return f"{head} on {a['date']}, so here is the forecast for {winner['city']}."
-    if it == "rain_contingency" and _ok(obs, ["weather"]):
-        w = obs[0]
-        if w["precipitation_mm"] <= 0:
-            return f"No rain is expected in {w['city']} on {w['date']}, so you can go ahead."
-        head = f"Yes, {num(w['precipitation_mm'])} mm of precipitation is expected in " \
-               f"{w['city']} on {w['date']}."
-        if _ok(obs, ["weather", "forecast"]):
-            dry = _driest_day(obs[1]["forecast"])
-            return (f"{head} The driest of the next {len(obs[1]['forecast'])} days is "
-                    f"{dry['date']} with {num(dry['precipitation_mm'])} mm "
-                    f"({dry.get('precipitation_probability', 0)} % chance).")
-        return head
-    if it == "warmest_of_three" and _ok(obs, ["weather", "weather", "weather"]):
-        best = max(obs[:3], key=lambda o: o["temperature"])
-        return (f"The warmest of the three on {best['date']} is {best['city']} at "
-                f"{num(best['temperature'])} {_sym(best)}.")
-    return ""
-
-
-def _follows(task: Task, obs: list[Observation], i: int) -> bool:
-    """Whether step `i`'s observation is what a faithful agent would have asked for given
-    the earlier observations (chained arguments: the warmest day, the warmer city...)."""
-    it, o, prev = task.intent, obs[i], obs[:i]
-    if is_error(o):
-        return True  # an error is reported as such
-    try:
-        if it == "forecast_then_detail" and i == 1:
-            if not _ok(prev, ["forecast"]):
-                return False
-            best = _warmest_day(prev[0]["forecast"])
-            return bool(o.get("city") == prev[0]["city"] and o.get("date") == best["date"])
-        if it == "conditional_forecast" and i == 2:
-            if not _ok(prev, ["weather", "weather"]):
-                return False
-            a, b = prev
-            return bool(o.get("city") == (a if a["temperature"] > b["temperature"] else b)["city"])
-        if it == "warmest_of_three" and i == 3:
-            if not _ok(prev, ["weather", "weather", "weather"]):
-                return False
-            return bool(o.get("city") == max(prev, key=lambda w: w["temperature"])["city"])
-        if it == "rain_contingency" and i == 1:
-            return bool(_ok(prev, ["weather"]) and prev[0]["precipitation_mm"] > 0
-                        and o.get("city") == prev[0]["city"])
-    except (KeyError, TypeError, ValueError):
-        return False
-    return True
-
-
-def consistent_prefix(task: Task, observations: list[Observation]) -> list[Observation]:
-    """The observations up to the first one that does not follow from the earlier ones:
-    after a corrupted first observation, a faithful agent's later (gold) lookups would not
-    have been made, so the answer is rendered from what the chain actually supports."""
-    for i in range(len(observations)):
-        if not _follows(task, observations, i):
-            return observations[:i]
-    return observations
+# -- facts ------------------------------------------------------------------------------------
 
 
 def _tol(sym: str) -> float:
@@ -612,7 +259,7 @@ def _tol(sym: str) -> float:
     return 0.2 if sym == "°F" else 0.1
 
 
-def _city(name: Any) -> list[str]:
+def _city(name: object) -> list[str]:
     return [str(name), *city_aliases(str(name))]
 
 
@@ -722,31 +369,260 @@ def _difference(key: str, x: float, sym: str) -> Fact:
     return number_fact(key, abs(x), sym, _tol(sym), role="context")
 
 
-def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
-    it = task.intent
-    if any(is_error(o) for o in obs):
+# -- the intents ------------------------------------------------------------------------------
+# Registered in the order of the intent mix (the schedule depends on it).
+
+INTENTS: Intents[Intent] = Intents("weather", Intent)
+
+
+@INTENTS.register
+class CurrentConditions(Intent):
+    """Today's weather in one city."""
+
+    name, difficulty, weight = "current_conditions", "easy", 0.08
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        (city,) = _cities(rng, 1)
+        uargs, u = _unit(rng, d)
+        d.meta |= {"date_phrase": "today", "relative_date": True}
+        d.ask(rng, [
+            (f"What's the weather like in {city} today{u}?", _WEATHER),
+            (f"How warm is it in {city} right now{u}?", _WARMTH),
+            (f"Current conditions in {city}{u}, please.", _WEATHER),
+            (f"Is it raining in {city} today? Give me the temperature too{u}.",
+             ["rain", "temperature"]),
+        ])
+        _entities(d, city=city, date=REFERENCE_DATE)
+        d.call("get_weather", {"city": city, "date": REFERENCE_DATE, **uargs})
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        if _ok(obs, ["weather"]):
+            return [*_day_facts(obs[0], ""), _rain_fact(obs[0])]
         return []
-    yes = bool(task.meta.get("yes_no"))  # the query is "Is A warmer than B?"
-    if it in ("current_conditions", "weather_on_date") and _ok(obs, ["weather"]):
-        return [*_day_facts(obs[0], ""), _rain_fact(obs[0])]
-    if it == "forecast" and _ok(obs, ["forecast"]):
-        return _forecast_facts(obs[0])
-    if it == "historical_summary" and _ok(obs, ["historical"]):
-        return _historical_facts(obs[0])
-    if it == "climate_normal" and _ok(obs, ["climate"]):
-        return _climate_facts(obs[0])
-    if it == "compare_direct" and _ok(obs, ["compare"]):
+
+
+@INTENTS.register
+class WeatherOnDate(CurrentConditions):
+    """One city's weather on a past or future day."""
+
+    name, difficulty, weight = "weather_on_date", "easy", 0.10
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        (city,) = _cities(rng, 1)
+        offset = rng.choice([*range(-10, 0), *range(1, 14), 1, 1, 2])
+        uargs, u = _unit(rng, d)
+        when = _when(d, rng, offset)
+        if offset < 0:
+            d.ask(rng, [
+                (f"What was the weather in {city} {when}{u}?", _WEATHER),
+                (f"How warm was it in {city} {when}{u}?", _WARMTH),
+                (f"Tell me the weather in {city} {when}{u}.", _WEATHER),
+            ])
+        else:
+            d.ask(rng, [
+                (f"What will the weather be in {city} {when}{u}?", _WEATHER),
+                (f"Weather for {city} {when}{u}, please.", _WEATHER),
+                (f"How warm will it be in {city} {when}{u}?", _WARMTH),
+                (f"Do I need an umbrella in {city} {when}? What's the forecast{u}?",
+                 ["rain", *_WEATHER]),
+            ])
+        _entities(d, city=city, date=iso(offset))
+        d.call("get_weather", {"city": city, "date": iso(offset), **uargs})
+
+
+@INTENTS.register
+class Forecast(Intent):
+    """A city's forecast for the next n days."""
+
+    name, difficulty, weight = "forecast", "easy", 0.08
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        (city,) = _cities(rng, 1)
+        n = rng.choice([3, 3, 5, 5, 7, 10, 14])
+        uargs, u = _unit(rng, d)
+        d.ask(rng, [(q, _FORECAST) for q in (
+            f"Give me the {n}-day forecast for {city}{u}.",
+            f"What's the weather going to be in {city} over the next {n} days{u}?",
+            f"Forecast for {city}, the next {n} days starting today{u}.",
+            f"I'm in {city} for the next {n} days. What weather should I expect{u}?",
+        )])
+        d.meta |= {"date_phrase": f"the next {n} days", "relative_date": True}
+        _entities(d, city=city, days=n)
+        d.call("get_forecast", {"city": city, "days": n, **uargs})
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        return _forecast_facts(obs[0]) if _ok(obs, ["forecast"]) else []
+
+
+@INTENTS.register
+class HistoricalSummary(Intent):
+    """A city's weather over a past date range."""
+
+    name, difficulty, weight = "historical_summary", "easy", 0.05
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        (city,) = _cities(rng, 1)
+        s, e, when = _past_range(d, rng)
+        uargs, u = _unit(rng, d)
+        d.ask(rng, [
+            (f"What was the average temperature in {city} {when}{u}?", ["mean_temperature"]),
+            (f"How much did it rain in {city} {when}, and how warm was it on average{u}?",
+             ["total_precipitation_mm", "mean_temperature"]),
+            (f"Summarise the weather in {city} {when}{u}.",
+             ["mean_temperature", "total_precipitation_mm"]),
+        ])
+        _entities(d, city=city, start_date=s, end_date=e)
+        d.call("get_historical", {"city": city, "start_date": s, "end_date": e, **uargs})
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        return _historical_facts(obs[0]) if _ok(obs, ["historical"]) else []
+
+
+@INTENTS.register
+class ClimateNormal(Intent):
+    """A city's climate normal for a month."""
+
+    name, difficulty, weight = "climate_normal", "easy", 0.05
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        (city,) = _cities(rng, 1)
+        month = rng.randint(1, 12)
+        m = MONTH_NAMES[month - 1]
+        uargs, u = _unit(rng, d)
+        d.ask(rng, [(q, ["mean_temperature"]) for q in (
+            f"What's the typical weather in {city} in {m}{u}?",
+            f"How warm is {city} usually in {m}{u}?",
+            f"I'm planning a trip to {city} in {m}. What's the climate like then{u}?",
+        )])
+        d.meta |= {"date_phrase": m, "relative_date": False}
+        _entities(d, city=city, month=month)
+        d.call("get_climate", {"city": city, "month": month, **uargs})
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        return _climate_facts(obs[0]) if _ok(obs, ["climate"]) else []
+
+
+@INTENTS.register
+class CompareDirect(Intent):
+    """Two cities on one day, through the one compare tool."""
+
+    name, difficulty, weight = "compare_direct", "easy", 0.04
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        a, b = _cities(rng, 2)
+        offset = rng.choice([0, 1, 1, 2, 3, 5, 7])
+        uargs, u = _unit(rng, d)
+        when = _when(d, rng, offset)
+        d.ask(rng, [
+            (f"Compare the weather in {a} and {b} {when}{u}.", _BOTH),
+            (f"{a} vs {b} {when}: which is warmer{u}?", ["warmer_city"]),
+            (f"How does the weather in {a} compare with {b} {when}{u}?", _BOTH),
+        ])
+        _entities(d, city_a=a, city_b=b, date=iso(offset))
+        c = d.call("compare_weather", {"city_a": a, "city_b": b, "date": iso(offset), **uargs})
+        if c["warmer"] == "neither":
+            d.asks = _BOTH  # a tie has no warmer city: the two temperatures answer it
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        if not _ok(obs, ["compare"]):
+            return []
+        yes = bool(task.meta.get("yes_no"))  # the query is "Is A warmer than B?"
         c = obs[0]
         u = c.get("unit")
         out = [*_day_facts(c["a"], "a.", u), *_day_facts(c["b"], "b.", u)]
         out += _warmer_fact(c["a"], c["b"], "warmer_city", yes)
         out.append(_difference("difference", c["difference"], _sym(c)))
         return out
-    if it == "compare_cities" and _ok(obs, ["weather", "weather"]):
+
+
+@INTENTS.register
+class CompareCities(Intent):
+    """Which of two cities is warmer on a day: one lookup each."""
+
+    name, difficulty, weight = "compare_cities", "medium", 0.12
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        a, b = _cities(rng, 2)
+        offset = rng.choice([0, 1, 1, 2, 3, 4, 6, 7])
+        uargs, u = _unit(rng, d)
+        when = _when(d, rng, offset)
+        d.ask(rng, [
+            (f"Which will be warmer {when}, {a} or {b}{u}?", ["warmer_city"]),
+            (f"Is {a} warmer than {b} {when}? Give me both temperatures{u}.",
+             ["warmer_city", *_BOTH]),
+            (f"Check the weather in {a} and in {b} {when} and tell me where it's warmer{u}.",
+             ["warmer_city"]),
+        ])
+        if d.query.startswith("Is "):
+            d.meta["yes_no"] = True
+        _entities(d, city=[a, b], date=iso(offset))
+        ta = d.call("get_weather", {"city": a, "date": iso(offset), **uargs})["temperature"]
+        tb = d.call("get_weather", {"city": b, "date": iso(offset), **uargs})["temperature"]
+        if ta == tb:
+            d.asks = _BOTH
+
+    def conclusion(self, task: Task, obs: list[Observation]) -> str:
+        if not _ok(obs, ["weather", "weather"]):
+            return ""
+        a, b = obs[0], obs[1]
+        s = _sym(a)
+        if a["temperature"] == b["temperature"]:
+            return f"{a['city']} and {b['city']} will be equally warm."
+        w, c = (a, b) if a["temperature"] > b["temperature"] else (b, a)
+        return (f"So {w['city']} is warmer than {c['city']} by "
+                f"{num(w['temperature'] - c['temperature'])} {s}.")
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        if not _ok(obs, ["weather", "weather"]):
+            return []
+        yes = bool(task.meta.get("yes_no"))
         a, b = obs[0], obs[1]
         return (_day_facts(a, "a.") + _day_facts(b, "b.") + _warmer_fact(a, b, "warmer_city", yes)
                 + [_difference("difference", a["temperature"] - b["temperature"], _sym(a))])
-    if it == "forecast_then_detail" and _ok(obs, ["forecast", "weather"]):
+
+
+@INTENTS.register
+class ForecastThenDetail(Intent):
+    """The warmest of the next n days, then that day's full conditions (chained)."""
+
+    name, difficulty, weight = "forecast_then_detail", "medium", 0.12
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        (city,) = _cities(rng, 1)
+        n = rng.choice([3, 4, 5, 7])
+        uargs, u = _unit(rng, d, sentence=True)
+        d.ask(rng, [
+            (f"Which of the next {n} days will be warmest in {city}, and what are the humidity "
+             f"and wind that day?{u}", ["warmest_date", "humidity", "wind_kph"]),
+            (f"Find the warmest day in {city} over the next {n} days and give me the full "
+             f"conditions for it.{u}", ["warmest_date", *_WEATHER]),
+            (f"Over the next {n} days in {city}, when will it be hottest? Show me that day's "
+             f"details.{u}", ["warmest_date", *_WEATHER]),
+        ])
+        d.meta |= {"date_phrase": f"the next {n} days", "relative_date": True}
+        _entities(d, city=city, days=n)
+        fc = d.call("get_forecast", {"city": city, "days": n, **uargs})
+        best = _warmest_day(fc["forecast"])
+        d.call("get_weather", {"city": city, "date": best["date"], **uargs})
+
+    def conclusion(self, task: Task, obs: list[Observation]) -> str:
+        if not _ok(obs, ["forecast"]):
+            return ""
+        best = _warmest_day(obs[0]["forecast"])
+        return (f"The warmest of these days in {obs[0]['city']} is {best['date']} at "
+                f"{num(best['temperature'])} {_sym(obs[0])}.")
+
+    def follows(self, task: Task, prev: list[Observation], o: Observation) -> bool:
+        if len(prev) != 1:
+            return True
+        if not _ok(prev, ["forecast"]):
+            return False
+        best = _warmest_day(prev[0]["forecast"])
+        return bool(o.get("city") == prev[0]["city"] and o.get("date") == best["date"])
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        if not _ok(obs, ["forecast", "weather"]):
+            return []
         fc, w = obs[0], obs[1]
         days = [str(d["date"]) for d in fc["forecast"]]
         best = _warmest_day(fc["forecast"])
@@ -754,7 +630,53 @@ def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
                 if d["temperature"] == best["temperature"]]
         return [_decision("warmest_date", str(best["date"]), days, "warmest", ties=ties),
                 *_day_facts(w, ""), *_forecast_facts(fc, "forecast.")]
-    if it == "historical_vs_climate" and _ok(obs, ["historical", "climate"]):
+
+
+@INTENTS.register
+class HistoricalVsClimate(Intent):
+    """A past range against the month's climate normal: warmer or cooler."""
+
+    name, difficulty, weight = "historical_vs_climate", "medium", 0.11
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        (city,) = _cities(rng, 1)
+        s, e, when = _past_range(d, rng)
+        if s[:7] != e[:7]:
+            # the normal is for one month: keep the range inside the month it ends in
+            s = e[:8] + "01"
+            ds, de = date.fromisoformat(s), date.fromisoformat(e)
+            if (de - ds).days < 2:
+                raise GoldError("range too short after clipping to one month")
+            when = f"from {s} to {e}"
+            d.meta |= {"date_phrase": when, "relative_date": False}
+        month = date.fromisoformat(e).month
+        m = MONTH_NAMES[month - 1]
+        uargs, u = _unit(rng, d, sentence=True)
+        d.ask(rng, [
+            (f"Was {city} warmer or cooler than normal {when}?{u}", ["trend"]),
+            (f"Compare the average temperature in {city} {when} with the usual {m} "
+             f"average.{u}", ["mean_temperature", "normal_temperature"]),
+            (f"How did the weather in {city} {when} compare to the climate normal for "
+             f"{m}?{u}", ["trend"]),
+        ])
+        _entities(d, city=city, start_date=s, end_date=e, month=month)
+        h = d.call("get_historical", {"city": city, "start_date": s, "end_date": e, **uargs})
+        c = d.call("get_climate", {"city": city, "month": month, **uargs})
+        if h["summary"]["mean_temperature"] == c["mean_temperature"]:
+            d.asks = ["mean_temperature", "normal_temperature"]  # neither warmer nor cooler
+
+    def conclusion(self, task: Task, obs: list[Observation]) -> str:
+        if not _ok(obs, ["historical", "climate"]):
+            return ""
+        h, c = obs[0], obs[1]
+        diff = h["summary"]["mean_temperature"] - c["mean_temperature"]
+        rel = "warmer than" if diff > 0 else "cooler than" if diff < 0 else "the same as"
+        return (f"So that period was {num(abs(diff))} {_sym(h)} {rel} the "
+                f"{c.get('month_name', '')} normal.")
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        if not _ok(obs, ["historical", "climate"]):
+            return []
         h, c = obs[0], obs[1]
         s = _sym(h)
         diff = h["summary"]["mean_temperature"] - c["mean_temperature"]
@@ -768,12 +690,121 @@ def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
             out.append(Fact(kind="text", key="trend", value="warmer" if diff > 0 else "cooler",
                             relation="trend", about={"city": _city(h["city"])}))
         return out
-    if it == "conditional_forecast" and _ok(obs, ["weather", "weather", "forecast"]):
+
+
+@INTENTS.register
+class ConditionalForecast(Intent):
+    """If A is warmer than B on a day, A's forecast, else B's (a branch)."""
+
+    name, difficulty, weight = "conditional_forecast", "hard", 0.09
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        a, b = _cities(rng, 2)
+        offset = rng.choice([1, 1, 1, 2, 3])
+        n = rng.choice([3, 5, 7])
+        uargs, u = _unit(rng, d, sentence=True)
+        when = _when(d, rng, offset, p_relative=0.8)
+        asks = ["chosen_city", "forecast.*.temperature", "forecast.*.condition"]
+        d.ask(rng, [
+            (f"Is it going to be warmer in {a} than in {b} {when}? If so, give me the {n}-day "
+             f"forecast for {a}; otherwise the {n}-day forecast for {b}.{u}", asks),
+            (f"If {a} is warmer than {b} {when}, show me {a}'s forecast for the next {n} "
+             f"days, else {b}'s.{u}", asks),
+            (f"Check whether {a} beats {b} on temperature {when}, then get the next {n} days "
+             f"of forecast for whichever is warmer (on a tie, {b}).{u}", asks),
+        ])
+        if d.query.startswith("Is "):
+            d.meta["yes_no"] = True
+        _entities(d, city=[a, b], date=iso(offset), days=n)
+        wa = d.call("get_weather", {"city": a, "date": iso(offset), **uargs})
+        wb = d.call("get_weather", {"city": b, "date": iso(offset), **uargs})
+        winner = a if wa["temperature"] > wb["temperature"] else b
+        d.meta["branch"] = "first" if winner == a else "second"
+        d.call("get_forecast", {"city": winner, "days": n, **uargs})
+
+    def conclusion(self, task: Task, obs: list[Observation]) -> str:
+        if not _ok(obs, ["weather", "weather"]):
+            return ""
+        a, b = obs[0], obs[1]
+        winner = a if a["temperature"] > b["temperature"] else b
+        if a["temperature"] > b["temperature"]:
+            head = f"{a['city']} is warmer than {b['city']}"
+        else:
+            head = f"{a['city']} is not warmer than {b['city']}"
+        return f"{head} on {a['date']}, so here is the forecast for {winner['city']}."
+
+    def follows(self, task: Task, prev: list[Observation], o: Observation) -> bool:
+        if len(prev) != 2:
+            return True
+        if not _ok(prev, ["weather", "weather"]):
+            return False
+        a, b = prev
+        return bool(o.get("city") == (a if a["temperature"] > b["temperature"] else b)["city"])
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        if not _ok(obs, ["weather", "weather", "forecast"]):
+            return []
+        yes = bool(task.meta.get("yes_no"))
         a, b = obs[0], obs[1]
         return (_day_facts(a, "a.") + _day_facts(b, "b.")
                 + _warmer_fact(a, b, "chosen_city", yes, tie_to_b=True)
                 + _forecast_facts(obs[2], "forecast."))
-    if it == "rain_contingency" and _ok(obs, ["weather"]):
+
+
+@INTENTS.register
+class RainContingency(Intent):
+    """Will it rain on a day; if so, the driest of the next 7 days (a branch)."""
+
+    name, difficulty, weight = "rain_contingency", "hard", 0.08
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        want_rain = rng.random() < 0.6
+        for _ in range(40):
+            (city,) = _cities(rng, 1)
+            offset = rng.choice([0, 1, 1, 2, 3, 4, 5, 6])
+            probe = d.env.call("get_weather", {"city": city, "date": iso(offset)})
+            if (probe["precipitation_mm"] > 0) == want_rain:
+                break
+        uargs, u = _unit(rng, d, sentence=True)
+        when = _when(d, rng, offset)
+        d.ask(rng, [(q, ["rain", "driest_date"]) for q in (
+            f"Will it rain in {city} {when}? If it does, which of the next 7 days will be the "
+            f"driest?{u}",
+            f"I want to go hiking near {city} {when}. If rain is expected, find me the driest "
+            f"day in the next 7 days instead.{u}",
+            f"Check whether there's precipitation in {city} {when}; if so, tell me the driest "
+            f"day of the coming 7 days.{u}",
+        )])
+        _entities(d, city=city, date=iso(offset))
+        w = d.call("get_weather", {"city": city, "date": iso(offset), **uargs})
+        d.meta["branch"] = "rain" if w["precipitation_mm"] > 0 else "dry"
+        if w["precipitation_mm"] > 0:
+            d.call("get_forecast", {"city": city, "days": 7, **uargs})
+
+    def conclusion(self, task: Task, obs: list[Observation]) -> str:
+        if not _ok(obs, ["weather"]):
+            return ""
+        w = obs[0]
+        if w["precipitation_mm"] <= 0:
+            return f"No rain is expected in {w['city']} on {w['date']}, so you can go ahead."
+        head = f"Yes, {num(w['precipitation_mm'])} mm of precipitation is expected in " \
+               f"{w['city']} on {w['date']}."
+        if _ok(obs, ["weather", "forecast"]):
+            dry = _driest_day(obs[1]["forecast"])
+            return (f"{head} The driest of the next {len(obs[1]['forecast'])} days is "
+                    f"{dry['date']} with {num(dry['precipitation_mm'])} mm "
+                    f"({dry.get('precipitation_probability', 0)} % chance).")
+        return head
+
+    def follows(self, task: Task, prev: list[Observation], o: Observation) -> bool:
+        if len(prev) != 1:
+            return True
+        return bool(_ok(prev, ["weather"]) and prev[0]["precipitation_mm"] > 0
+                    and o.get("city") == prev[0]["city"])
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        if not _ok(obs, ["weather"]):
+            return []
         w = obs[0]
         out = [*_day_facts(w, ""), _rain_fact(w)]
         if _ok(obs, ["weather", "forecast"]):
@@ -786,7 +817,52 @@ def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
                                  [str(d["date"]) for d in fc["forecast"]], "driest", ties=ties))
             out += _forecast_facts(fc, "forecast.")
         return out
-    if it == "warmest_of_three" and _ok(obs, ["weather", "weather", "weather", "forecast"]):
+
+
+@INTENTS.register
+class WarmestOfThree(Intent):
+    """The warmest of three cities on a day, then its 3-day forecast."""
+
+    name, difficulty, weight = "warmest_of_three", "hard", 0.08
+
+    def build(self, d: Draft, rng: random.Random) -> None:
+        cities = _cities(rng, 3)
+        a, b, c = cities
+        offset = rng.choice([0, 1, 1, 2, 3, 5])
+        uargs, u = _unit(rng, d, sentence=True)
+        when = _when(d, rng, offset)
+        d.ask(rng, [(q, ["warmest_city", "forecast.*.temperature", "forecast.*.condition"])
+                    for q in (
+            f"Of {a}, {b} and {c}, which will be warmest {when}? Then give me the 3-day "
+            f"forecast for that city.{u}",
+            f"Check {a}, {b} and {c} {when}, pick the warmest, and show me its forecast for "
+            f"the next 3 days.{u}",
+            f"Where is it warmest {when}: {a}, {b} or {c}? I'd like the 3-day outlook for the "
+            f"winner.{u}",
+        )])
+        _entities(d, city=cities, date=iso(offset), days=3)
+        temps = [d.call("get_weather", {"city": x, "date": iso(offset), **uargs})["temperature"]
+                 for x in cities]
+        best = cities[temps.index(max(temps))]
+        d.call("get_forecast", {"city": best, "days": 3, **uargs})
+
+    def conclusion(self, task: Task, obs: list[Observation]) -> str:
+        if not _ok(obs, ["weather", "weather", "weather"]):
+            return ""
+        best = max(obs[:3], key=lambda o: o["temperature"])
+        return (f"The warmest of the three on {best['date']} is {best['city']} at "
+                f"{num(best['temperature'])} {_sym(best)}.")
+
+    def follows(self, task: Task, prev: list[Observation], o: Observation) -> bool:
+        if len(prev) != 3:
+            return True
+        if not _ok(prev, ["weather", "weather", "weather"]):
+            return False
+        return bool(o.get("city") == max(prev, key=lambda w: w["temperature"])["city"])
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        if not _ok(obs, ["weather", "weather", "weather", "forecast"]):
+            return []
         best = max(obs[:3], key=lambda o: o["temperature"])
         cities = [str(o["city"]) for o in obs[:3]]
         ties = [str(o["city"]) for o in obs[:3] if o["temperature"] == best["temperature"]]
@@ -794,35 +870,39 @@ def _facts(task: Task, obs: list[Observation]) -> list[Fact]:
         for k, o in enumerate(obs[:3], 1):
             out += _day_facts(o, f"c{k}.")
         return out + _forecast_facts(obs[3], "forecast.")
-    return []
+
+
+# -- the generator ----------------------------------------------------------------------------
 
 
 @GENERATORS.register("weather")
-class WeatherTaskGenerator(TaskGenerator):
+class WeatherTaskGenerator(IntentGenerator):
     """Weather tasks whose gold plans are executed to ground the reference and its facts."""
 
     domain = "weather"
+    intents = INTENTS
+    nothing = "I could not look up the weather."
 
     def generate(self, n: int, seed: int) -> list[Task]:
         dom = WeatherDomain()
-        plan = schedule(n, WEIGHTS, random.Random(f"weather-schedule:{seed}"))
+        plan = schedule(n, INTENTS.mix(), random.Random(f"weather-schedule:{seed}"))
         return draw_tasks(
             domain="weather", plan=plan,
-            builders=BUILDERS, tools=[t.name for t in dom.tools], make_env=dom.make_env,
-            render=self.render_answer, facts=self.expected_facts,
+            builders=INTENTS.builders(), tools=[t.name for t in dom.tools],
+            make_env=dom.make_env, render=self.render_answer, facts=self.expected_facts,
             attempts=fresh_attempts(seed, "weather"), id_prefix="gold",
         )
 
-    def render_answer(self, task: Task, observations: list[Observation]) -> str:
-        observations = consistent_prefix(task, observations)
-        parts = [_sentence(task, i, o) for i, o in enumerate(observations)]
-        if not parts:
-            return "I could not look up the weather."
-        tail = _conclusion(task, observations)
-        return " ".join([*parts, tail] if tail else parts)
+    def sentence(self, task: Task, i: int, o: Observation) -> str:
+        return _sentence(task, i, o)
 
-    def facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
-        return _facts(task, consistent_prefix(task, observations))
+    def follows(self, task: Task, prev: list[Observation], o: Observation) -> bool:
+        if is_error(o):
+            return True  # an error is reported as such
+        try:
+            return self.intents.get(task.intent).follows(task, prev, o)
+        except (KeyError, TypeError, ValueError):
+            return False
 
 
-__all__ = ["BUILDERS", "WEIGHTS", "WeatherTaskGenerator"]
+__all__ = ["INTENTS", "WeatherTaskGenerator"]

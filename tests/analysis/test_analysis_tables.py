@@ -14,7 +14,6 @@ from agentprop.analysis import (
     AnalysisResult,
     Calibrator,
     LabelCells,
-    analyze,
     baseline_vs_p2,
     calibrate_wrong,
     cross_domain,
@@ -27,6 +26,7 @@ from agentprop.analysis import (
     rejection_recovery,
     sweep_table,
 )
+from agentprop.report import analyze
 
 R = 200  # resamples: enough for CIs to exist, cheap
 

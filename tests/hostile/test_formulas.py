@@ -80,3 +80,34 @@ def test_the_cli_label_export_is_neutralised(tmp_path: Path) -> None:
     assert invoke("label", "export", "-w", str(tmp_path / "w"), "--out", str(out)
                   ).exit_code == 0
     assert "'@SUM(A1)" in out.read_text(encoding="utf-8")
+
+
+def test_report_csv_tables_neutralise_formula_names(tmp_path: Path) -> None:
+    """A model or agent name is the user's text and reaches the report's CSV tables as a row
+    key; one that starts like a formula is written with a leading quote. Numbers stay numbers
+    (a negative effect is not a formula)."""
+    from agentprop.core import Verdict
+    from tests.report.test_report_build import _trace
+
+    evil = "=HYPERLINK(\"http://evil.example\",\"x\")"
+    ws = Workspace(tmp_path / "w")
+    traces = [_trace(model, f"weather_{k:03d}", cond, s2=k % 2 == 0, answer=f"a{k}")
+              for model in (evil, "sim/careful") for k in range(6)
+              for cond in ("baseline", "p2:semantic_wrong")]
+    ws.put_traces(traces)
+    ws.put_verdicts([Verdict(trace_id=t.id, judge="facts", correct=i % 3 == 0)
+                     for i, t in enumerate(traces)])
+    ws.close()
+    result = invoke("report", "-w", str(tmp_path / "w"), "--resamples", "50")
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "w" / "report"
+    cells: list[str] = []
+    for table in sorted((out / "tables").glob("*.csv")):
+        with open(table, newline="", encoding="utf-8") as f:
+            cells += [c for row in csv.reader(f) for c in row]
+    assert "'" + evil in cells
+    for c in cells:
+        if c.startswith(("=", "+", "@", "\t", "\r")):
+            raise AssertionError(f"formula cell {c!r} in a report table")
+        if c.startswith("-"):
+            float(c)  # only numbers may start with a minus

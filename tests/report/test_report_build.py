@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from agentprop.analysis import AnalysisResult
+from agentprop.analysis import AnalysisResult, Estimate
 from agentprop.cli import app
 from agentprop.core import (
     FinalEvent,
@@ -23,8 +24,9 @@ from agentprop.core import (
     Verdict,
     WorkUnit,
 )
-from agentprop.report import build_report
+from agentprop.report import Cell, build_report
 from agentprop.report._html import _table_html
+from agentprop.report._section import get_section
 from agentprop.store import Workspace
 
 RELEASE = Path(__file__).parents[1] / "fixtures" / "agenthallu-release"
@@ -193,11 +195,13 @@ def test_long_judge_names_fit_in_figures_and_table(tmp_path: Path) -> None:
 
 
 def test_undefined_columns_and_pooled_only_rows_leave_the_grid() -> None:
-    t = pd.DataFrame({"rejection": ["0.500 [0.400, 0.600] (n=10)", ""],
-                      "correction_rate": ["undefined (n=0)", ""],
-                      "spearman_rho": ["", "0.100 [-0.500, 0.700] (n=9)"]},
-                     index=pd.Index(["m<1>", "pooled"], name="key"))
-    html = _table_html(t, "rejection_recovery")
+    t = pd.DataFrame({"rejection": [Cell(Estimate(0.5, 10, 0.4, 0.6)), None],
+                      "correction_rate": [Cell(Estimate(math.nan, 0)), None],
+                      "spearman_rho": [None, Cell(Estimate(0.1, 9, -0.5, 0.7))]},
+                     index=pd.Index(["m<1>", "pooled"], name="key"), dtype=object)
+    section = get_section("rejection_recovery")
+    assert section is not None
+    html = _table_html(t, section)
     assert "No data here (n = 0 in every row): correction_rate." in html
     assert "m&lt;1&gt;" in html and "pooled (all models)" in html
     grid = html.split("</table>")[0]

@@ -1,0 +1,97 @@
+"""Report section: Where the error stops (per model)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from agentprop.analysis import AnalysisContext, AnalysisResult, stopping_table
+from agentprop.report._figures import subplots, wrap
+from agentprop.report._section import Section, SectionFigure, register
+from agentprop.report._tables import constant_rates
+
+OUTCOME_STYLE = {  # outcome → (legend text, colour)
+    "no_tool_call": ("no tool call", "#bdbdbd"),
+    "not_applied": ("no visible effect", "#d9d9d9"),
+    "noticed_recovered": ("noticed, recovered", "#1a9850"),
+    "unnoticed_recovered": ("not noticed, recovered", "#91cf60"),
+    "noticed_not_recovered": ("noticed, still wrong", "#fc8d59"),
+    "propagated": ("propagated (not noticed, wrong)", "#d73027"),
+}
+
+
+def hidden_outcomes(info: Mapping[str, Any]) -> set[str]:
+    """With p_S2 constant, every tool-using trace saw the corruption: "not applied" is 0."""
+    return {"not_applied"} if "p_S2" in constant_rates(info) else set()
+
+
+def stopping_funnel(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None:
+    """The headline: per model, the share of injected traces ending in each outcome, stacked,
+    each segment's CI drawn at its top."""
+    st = res.tables.get("stopping")
+    if st is None or st.empty:
+        return None
+    per = st[(st["key"] != "") & ~st["key"].astype(str).str.contains("|", regex=False)]
+    keys = list(dict.fromkeys(per["key"]))
+    if not keys:
+        return None
+    fig, ax = subplots((max(6, 1.1 * len(keys) + 3), 4.5))
+    x = np.arange(len(keys))
+    bottom = np.zeros(len(keys))
+    hidden = hidden_outcomes(res.info)
+    for outcome, (text, colour) in OUTCOME_STYLE.items():
+        if outcome in hidden:
+            continue
+        sub = per[per["metric"] == outcome].set_index("key").reindex(keys)
+        v = np.nan_to_num(sub["value"].to_numpy(dtype=float))
+        ax.bar(x, v, 0.6, bottom=bottom, color=colour, label=text, edgecolor="white")
+        lo = np.nan_to_num(sub["ci_lo"].to_numpy(dtype=float), nan=0.0)
+        hi = np.nan_to_num(sub["ci_hi"].to_numpy(dtype=float), nan=0.0)
+        shown = v > 0
+        ax.errorbar(x[shown] + 0.22, (bottom + v)[shown],
+                    yerr=np.vstack([v - lo, hi - v])[:, shown], fmt="none", ecolor="#333",
+                    capsize=2, lw=0.8)
+        bottom = bottom + v
+    n = per[per["metric"] == "n"].set_index("key").reindex(keys)["value"]
+    ax.set_xticks(x, [f"{wrap(label(k), 16)}\n(n={int(v) if v == v else 0})" for k, v in
+                      zip(keys, n, strict=True)], fontsize=8)
+    ax.set_ylabel("share of injected traces")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("Where the error stops, per model (95% CI, tasks resampled)", fontsize=10)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
+    return stopping_table(ctx.stages, conditions=ctx.conditions, n_resamples=ctx.n_resamples,
+                          seed=ctx.seed)
+
+
+SECTION = register(Section(
+    name="stopping",
+    title="Where the error stops (per model)",
+    compute=compute,
+    order=10,
+    explain=("One outcome per injected trace: no tool call; no visible effect (the corruption "
+             "never changed what the agent saw); noticed and recovered; not noticed but "
+             "recovered (the corruption did not matter for the answer); noticed but still "
+             "wrong; propagated (not noticed, wrong). Noticed = after the corrupted step the "
+             "agent re-queried, checked with another tool, asked the user, declined, or named "
+             "the problem (docs/injection.md). Shares with CIs resampling tasks; MODEL|TYPE "
+             "rows cover every error type."),
+    columns=("n", "no_tool_call", "not_applied", "noticed_recovered", "unnoticed_recovered",
+             "noticed_not_recovered", "propagated", "n_undecided"),
+    key_columns=("model", "error type"),
+    key_separator="|",
+    hidden=hidden_outcomes,
+    figures=(
+        SectionFigure("stopping_funnel",
+                      "Where the error stops: outcome shares per model (95% CIs).",
+                      stopping_funnel),
+    ),
+))
