@@ -1,7 +1,7 @@
 """The runner, in three parts (as τ²-bench splits it): building units, hooks and models
 (`_plan.py`, `_build.py`), executing one episode (`_executor.py`: the native loop, or an
 external agent's executor), and batching (`_run.py`: resume, lock, concurrency, writer,
-cost guard, rate limits)."""
+cost guard, rate limits, the pre-flight check of `_preflight.py`)."""
 
 from agentprop.runner._build import make_models
 from agentprop.runner._errors import RunAborted, RunError, RunLocked

@@ -1,5 +1,5 @@
 """Batching: running many units (resume, run lock, bounded concurrency, one batching
-writer, cost guard, rate limits, the pre-flight abort).
+writer, cost guard, rate limits, the pre-flight check).
 
 What an episode needs is built by `_build.py` and the episode itself is run by an
 `EpisodeExecutor` (`_executor.py`), so this module only schedules. Every unit whose key
@@ -17,7 +17,7 @@ import functools
 import gc
 import signal
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
@@ -25,10 +25,11 @@ from agentprop.core import ErrorEvent, RunSpec, Trace, WorkUnit, stable_hash
 from agentprop.models import GenerateConfig, Model, RateLimits
 from agentprop.runner._budget import CostGuard
 from agentprop.runner._build import EpisodeBuilder, ExtraHooks, make_models, unit_tasks
-from agentprop.runner._errors import RunAborted, RunError, RunLocked
+from agentprop.runner._errors import RunError, RunLocked
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
+from agentprop.runner._preflight import Preflight
 from agentprop.runner._progress import RunProgress
 from agentprop.runner._secrets import redact, redact_text, secret_values
 from agentprop.runner._summary import RunSummary, trace_cost
@@ -203,9 +204,6 @@ async def run_units(
                     ev.message = redact_text(ev.message, secrets)
         return trace
 
-    per_model = Counter(u.model for u in pending)
-    verified: set[str] = set()
-    held: dict[str, list[Trace]] = defaultdict(list)
     writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
                          interval_s=flush_interval_s)
     bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
@@ -217,30 +215,11 @@ async def run_units(
             bar.update(summary, sum(int(getattr(m, "rate_limited", 0)) - limited_before[mid]
                                     for mid, m in model_objs.items()))
 
-    def record(trace: Trace) -> None:
-        model = trace.model
-        if model in verified or preflight <= 0:
-            accept(trace)
-            return
-        if runner.reached(trace):
-            verified.add(model)
-            for t in held.pop(model, []):
-                accept(t)
-            accept(trace)
-            return
-        held[model].append(trace)
-        if len(held[model]) >= min(preflight, per_model[model]):
-            err = next((e for e in trace.events if isinstance(e, ErrorEvent)), None)
-            why = f"{err.kind}: {err.message}" if err else trace.status
-            raise RunAborted(
-                f"model {model}: the first {len(held[model])} episodes all failed ({why}); "
-                "nothing was recorded for them"
-            )
-
     queue = iter(pending)
     runner: EpisodeExecutor = executor or NativeExecutor(
         model_objs, config_for, max_steps=max_steps, text_mode=text_mode)
     guard = CostGuard(max_cost, tasks) if max_cost is not None else None
+    check = Preflight(Counter(u.model for u in pending), preflight, runner.reached, accept)
 
     async def worker() -> None:
         for unit in queue:  # one shared iterator: units start in plan order
@@ -250,7 +229,7 @@ async def run_units(
             trace = await episode(unit)
             if guard is not None:
                 guard.finished(unit, trace_cost(trace))
-            record(trace)
+            check.record(trace)
 
     for mid, limits in (model_limits or {}).items():
         setter = getattr(model_objs.get(mid), "set_rate_limits", None)
