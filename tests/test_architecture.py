@@ -17,23 +17,18 @@ PKG = ROOT / "agentprop"
 
 # docs/architecture.md, "Layers": a package may import packages of its own layer or lower.
 LAYERS: dict[str, int] = {
-    "agentprop": 0, "_deferred": 0, "errors": 0, "safety": 0, "__main__": 8,
+    "agentprop": 0, "_deferred": 0, "errors": 0, "safety": 0, "__main__": 7,
     "core": 1, "plugins": 1,
     "domains": 2, "models": 2, "store": 2, "analysis": 2,
     "suite": 3, "agent": 3, "report": 3, "interop": 3, "testing": 3,
-    "inject": 4, "judges": 4, "labels": 4, "runner": 4,
-    "intercept": 5, "external": 5,
-    "sim": 6,
-    "experiment": 7,
-    "cli": 8,
+    "inject": 4, "judges": 4, "labels": 4, "runner": 4, "sim": 4, "intercept": 4,
+    "app": 5, "external": 5,
+    "experiment": 6,
+    "cli": 7,
 }
 
 # Known exceptions, each to be removed by named work (docs/architecture.md, "Known debts").
-KNOWN_MODULE_CYCLES = {
-    # runner/_plan.py imports RunError from runner/_run.py lazily; the runner split of the
-    # planner work (issue 15, items 2-3) gives the error its own module.
-    frozenset({"agentprop.runner._plan", "agentprop.runner._run"}),
-}
+KNOWN_MODULE_CYCLES: set[frozenset[str]] = set()
 
 
 def _modules() -> dict[str, Path]:

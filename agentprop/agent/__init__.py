@@ -1,6 +1,6 @@
 """The single agent loop and its hook points."""
 
-from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
+from agentprop.agent._hooks import WARNING_PREFIX, AgentHooks, CallRewrite, EpisodeContext
 from agentprop.agent._loop import (
     DEFAULT_MAX_STEPS,
     execute_call,
@@ -13,6 +13,7 @@ from agentprop.agent._text import parse_react, text_system_prompt
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
+    "WARNING_PREFIX",
     "AgentHooks",
     "CallRewrite",
     "EpisodeContext",

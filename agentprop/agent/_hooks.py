@@ -25,6 +25,11 @@ from dataclasses import dataclass, field
 from agentprop.core import FinalEvent, Message, ModelOutput, Task, ToolCall, TraceEvent, WorkUnit
 from agentprop.domains import Environment, Observation
 
+WARNING_PREFIX = "[interceptor]"
+"""Messages a hook adds as a warning (the interceptor's warn mode) start with this; the
+interceptor never reads them back as context, and the simulated agents recognise them.
+Here, with the hook points, so that both can import it from below."""
+
 
 @dataclass
 class EpisodeContext:

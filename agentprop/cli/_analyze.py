@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from agentprop.cli._common import UserError, console, open_workspace, print_json, user_errors
 
+if TYPE_CHECKING:
+    from agentprop.analysis import AnalysisInput
+    from agentprop.store import Workspace
+
 WORKSPACE_HELP = "workspace folder"
 
 
-def load_input(ws: Any) -> Any:
+def load_input(ws: Workspace) -> AnalysisInput:
     """The analysis input from a workspace (primary judge, sweep, simulation check)."""
     from agentprop.experiment import load_analysis_input
 

@@ -8,7 +8,7 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -16,6 +16,9 @@ from rich.segment import Segment
 from typer.core import TyperCommand
 
 from agentprop.errors import AgentpropError
+
+if TYPE_CHECKING:
+    from agentprop.store import Workspace
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -60,7 +63,7 @@ def print_json(obj: Any) -> None:
 
 
 @contextlib.contextmanager
-def error_boundary(workspace: Any = None) -> Iterator[None]:
+def error_boundary(workspace: str | Path | None = None) -> Iterator[None]:
     """The CLI's one translation of expected failures into one line and a non-zero exit:
     every `AgentpropError` (its `user_message()` and `exit_code`), SQLite and file-system
     errors, and Ctrl-C. Anything else is a bug and keeps its traceback, unless the
@@ -118,13 +121,13 @@ def user_errors(fn: F) -> F:
     return fn
 
 
-def _damage(workspace: Any) -> str | None:
+def _damage(workspace: str | Path | None) -> str | None:
     from agentprop.store import damage_report
 
     return damage_report(Path(workspace)) if isinstance(workspace, str | Path) else None
 
 
-def database_error(workspace: Any, e: sqlite3.DatabaseError) -> str:
+def database_error(workspace: str | Path | None, e: sqlite3.DatabaseError) -> str:
     """One line for an SQLite error met while a command ran (the library raises
     WorkspaceError itself where it can; this is the command boundary's net)."""
     from agentprop.store import describe_database_error
@@ -134,7 +137,7 @@ def database_error(workspace: Any, e: sqlite3.DatabaseError) -> str:
     return describe_database_error(Path(workspace), e)
 
 
-def open_workspace(path: Path, *, create: bool = False, write: bool = False) -> Any:
+def open_workspace(path: Path, *, create: bool = False, write: bool = False) -> Workspace:
     """The workspace at `path`, integrity-checked (a damaged database is refused before
     anything is read or written); a read-only one opens for reading, and is refused up
     front when the command will `write`."""

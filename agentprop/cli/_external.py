@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from agentprop.cli._common import UserError, user_errors
 
+if TYPE_CHECKING:
+    from agentprop.core import WorkUnit
+    from agentprop.runner import EpisodeExecutor
+    from agentprop.suite import Suite
+
 
 def agent_executor(spec: str, name: str | None, timeout_s: float,
-                   models: list[str], port: int = 0) -> tuple[Any, list[str]]:
+                   models: list[str], port: int = 0) -> tuple[EpisodeExecutor, list[str]]:
     """The executor for `run --agent SPEC` and the unit's model name; a UserError (one
     line) for a callable that does not exist or cannot take the episode."""
     from agentprop.external import AgentExecutor, load_agent
@@ -32,32 +37,23 @@ def agent_executor(spec: str, name: str | None, timeout_s: float,
 
 
 def _plan(agent_name: str, split: str, domain: list[str], limit: int | None,
-          seed: list[int], condition: list[str], run_id: str | None, suite_file: Any,
-          transport: str) -> tuple[Any, str, list[Any]]:
+          seed: list[int], condition: list[str], run_id: str | None, suite_file: Path | None,
+          transport: str) -> tuple[Suite, str, list[WorkUnit]]:
     """(suite, run id, units) for serve-tools, selected exactly as `run` selects them."""
-    from agentprop.cli._suite import get_suite, select_run_tasks
-    from agentprop.inject import expand_conditions, is_injectable
-    from agentprop.runner import RunError, default_run_id, plan_units
+    from agentprop.app import plan_run
+    from agentprop.cli._suite import get_suite, run_config
+    from agentprop.runner import default_run_id
 
     suite = get_suite(suite_file)
-    tasks = select_run_tasks(suite, domain, split, limit)
-    if not tasks:
-        raise UserError("no tasks match the selection")
-    try:
-        conditions = expand_conditions(list(dict.fromkeys(c.strip() for c in condition)))
-    except Exception as e:
-        raise UserError(str(e)) from None
-    rid = run_id or default_run_id({
-        "models": [agent_name], "conditions": sorted(conditions), "seeds": sorted(seed),
+    cfg = run_config(suite, models=[agent_name], conditions=condition, seeds=seed,
+                     domains=domain, split=split, limit=limit, run_id=run_id)
+    plan = plan_run(suite, cfg, lambda c: default_run_id({
+        "models": [agent_name], "conditions": sorted(c.conditions), "seeds": sorted(seed),
         "split": split, "domains": sorted(domain), "limit": limit, "suite": suite.checksum,
-        "served": transport})
-    try:
-        units = plan_units(rid, [agent_name], tasks, conditions, seeds=seed)
-    except RunError as e:
-        raise UserError(str(e)) from None
-    injectable = {t.id: is_injectable(t) for t in tasks}
-    units = [u for u in units if u.condition == "baseline" or injectable[u.task_id]]
-    return suite, rid, units
+        "served": transport}))
+    if not plan.tasks:
+        raise UserError("no tasks match the selection")
+    return suite, plan.run_id, plan.units
 
 
 def serve_tools(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -21,6 +21,9 @@ from agentprop.cli._common import (
     probe_models,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from agentprop.suite import Suite
 
 intercept_app = typer.Typer(
     help="The three-layer interceptor: offline threshold sweep and paired evaluation.",
@@ -37,7 +40,7 @@ JudgeOpt = typer.Option(None, "--judge", "-j", envvar="AGENTPROP_JUDGE",
 JsonOpt = typer.Option(False, "--json", envvar="AGENTPROP_JSON", help="Print JSON.")
 
 
-def _suite(path: Path | None) -> Any:
+def _suite(path: Path | None) -> Suite:
     from agentprop.suite import load_suite
 
     return load_suite(path)
@@ -67,13 +70,13 @@ def sweep_cmd(
 ) -> None:
     """Replay the 12 threshold configurations over stored un-intercepted traces (no model
     is called); save the best (highest F1, ties → fewer abstentions) in the workspace."""
-    from agentprop.intercept._workflow import run_sweep
+    from agentprop.app._intercept import run_sweep
 
     if split not in ("val", "test"):
         raise UserError(f"invalid split {split!r}: use val or test")
     with open_workspace(workspace, write=True) as ws:
         out = run_sweep(ws, split=split, judge=judge, suite=_suite(suite_file))
-    from agentprop.intercept._workflow import records
+    from agentprop.app._intercept import records
 
     rows = records(out.table)
     if as_json:
@@ -133,7 +136,7 @@ def evaluate_cmd(
 ) -> None:
     """Run the control and interceptor arms on the same tasks and seed, interleaved in
     one scheduler; judge both; report Δ hallucination and its tests."""
-    from agentprop.intercept._workflow import (
+    from agentprop.app._intercept import (
         plan_evaluation,
         resolve_config,
         run_evaluation,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -21,6 +21,9 @@ from agentprop.cli._common import (
     user_errors,
 )
 
+if TYPE_CHECKING:
+    from agentprop.suite import Suite
+
 WorkspaceOpt = typer.Option(..., "--workspace", "-w", envvar="AGENTPROP_WORKSPACE",
                             help="Workspace folder.")
 SuiteOpt = typer.Option(None, "--suite", envvar="AGENTPROP_SUITE",
@@ -30,7 +33,7 @@ label_app = typer.Typer(help="Human labels: sample, annotate in a web app, impor
                              "agreement.", no_args_is_help=True)
 
 
-def _suite(path: Path | None) -> Any:
+def _suite(path: Path | None) -> Suite:
     from agentprop.suite import load_suite
 
     return load_suite(path)

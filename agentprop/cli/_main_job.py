@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich import box
@@ -22,6 +22,9 @@ from agentprop.cli._common import (
     user_errors,
 )
 
+if TYPE_CHECKING:
+    from agentprop.experiment import ExperimentConfig
+
 experiment_app = typer.Typer(
     help="Run a whole study declared in one YAML/TOML file.", no_args_is_help=True
 )
@@ -29,7 +32,7 @@ experiment_app = typer.Typer(
 DEMO_CONFIG = Path(__file__).resolve().parent.parent / "experiment" / "demo.yaml"
 
 
-def _load(config: Path) -> Any:
+def _load(config: Path) -> ExperimentConfig:
     from agentprop.experiment import ConfigError, load_config
 
     try:
@@ -114,10 +117,10 @@ class RunOptions:
     resamples: int = 1000
 
 
-def _run(config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool,
+def _run(config: ExperimentConfig, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool,
          opts: RunOptions | None = None) -> None:
+    from agentprop.app._intercept import InterceptError
     from agentprop.experiment import ConfigError
-    from agentprop.intercept._workflow import InterceptError
     from agentprop.judges import JudgeError
     from agentprop.runner import RunAborted, RunError
 
@@ -136,7 +139,7 @@ def _run(config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: b
 
 
 def _run_checked(
-    config: Any, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool,
+    config: ExperimentConfig, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool,
     opts: RunOptions,
 ) -> None:
     from agentprop.experiment import build_plan, run_experiment

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -23,6 +23,9 @@ from agentprop.cli._common import (
     probe_models,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from agentprop.app import RunConfig
 
 traces_app = typer.Typer(help="List, show and export stored traces.", no_args_is_help=True)
 
@@ -76,6 +79,36 @@ def resume_command() -> str:
     from agentprop.runner import redact_text
 
     return redact_text("agentprop " + shlex.join(sys.argv[1:]))
+
+
+def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: int | None,
+                    suite_checksum: str, max_steps: int, text_mode: bool,
+                    executed_only: bool, base_url: str | None, options: dict[str, Any],
+                    agent: str | None) -> str:
+    """`run`'s default run id: a hash of every option that determines its traces (secrets
+    redacted), so the same command resumes the same run."""
+    from agentprop.runner import default_run_id, redact
+
+    return default_run_id(redact({
+        "models": sorted(cfg.models),
+        "conditions": sorted(cfg.conditions),
+        "seeds": sorted(cfg.seeds),
+        "split": split,
+        "domains": sorted(domains),
+        "limit": limit,
+        "suite": suite_checksum,
+        "max_steps": max_steps,
+        "text_mode": text_mode,
+        "executed_only": executed_only,
+        "base_url": base_url,
+        "base_url_env": {
+            k: v
+            for k in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL")
+            if (v := os.environ.get(k))
+        },
+        "model_options": options,
+        **({"agent": agent} if agent else {}),
+    }))
 
 
 def _stored(workspace: Path, run_id: str) -> int:
@@ -287,16 +320,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run agent episodes: one per model (or --agent) × task × condition × seed.
         Resumable."""
-        from agentprop.cli._suite import get_suite, select_run_tasks
-        from agentprop.runner import (
-            RunAborted,
-            RunError,
-            default_run_id,
-            make_models,
-            plan_units,
-            run_units_sync,
-        )
-        from agentprop.runner import redact as redact_secrets
+        from agentprop.app import plan_run
+        from agentprop.cli._suite import get_suite, run_config
+        from agentprop.runner import RunAborted, RunError, make_models, run_units_sync
 
         if concurrency < 1:
             raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
@@ -315,20 +341,15 @@ def register(app: typer.Typer) -> None:
             probe_base_url(base_url)
             options["base_url"] = base_url
         suite = get_suite(suite_file)
-        tasks = select_run_tasks(suite, domain, split, limit)
-        if not tasks:
+        cfg = run_config(suite, models=model, conditions=condition, seeds=seed, domains=domain,
+                         split=split, limit=limit, run_id=run_id)
+        plan = plan_run(suite, cfg, lambda c: _derived_run_id(
+            c, domains=domain, split=split, limit=limit, suite_checksum=suite.checksum,
+            max_steps=max_steps, text_mode=text_mode, executed_only=executed_only,
+            base_url=base_url, options=options, agent=agent))
+        if not plan.tasks:
             raise UserError("no tasks match the selection")
-        conditions = list(dict.fromkeys(c.strip() for c in condition))
-        try:
-            from agentprop.inject import expand_conditions, is_injectable
-        except ImportError:
-            expand_conditions, is_injectable = None, None  # type: ignore[assignment]
-        if expand_conditions is not None:
-            try:
-                conditions = expand_conditions(conditions)
-            except Exception as e:
-                raise UserError(str(e)) from None
-        models = list(dict.fromkeys(model))
+        models, rid, units = list(cfg.models), plan.run_id, plan.units
         try:  # an unknown provider, profile or option fails before anything is written
             built = {} if external else make_models(
                 models, workspace=None, suite=suite, model_options=options, use_cache=False
@@ -338,37 +359,6 @@ def register(app: typer.Typer) -> None:
         # e.g. OPENAI_BASE_URL: an unreachable server fails before the workspace
         if not base_url and not external:
             probe_models(built.values())
-        rid = run_id or default_run_id(
-            redact_secrets(
-                {
-                    "models": sorted(models),
-                    "conditions": sorted(conditions),
-                    "seeds": sorted(seed),
-                    "split": split,
-                    "domains": sorted(domain),
-                    "limit": limit,
-                    "suite": suite.checksum,
-                    "max_steps": max_steps,
-                    "text_mode": text_mode,
-                    "executed_only": executed_only,
-                    "base_url": base_url,
-                    "base_url_env": {
-                        k: v
-                        for k in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL")
-                        if (v := os.environ.get(k))
-                    },
-                    "model_options": options,
-                    **({"agent": agent} if agent else {}),
-                }
-            )
-        )
-        try:  # a seed out of range fails here, before the workspace is touched
-            units = plan_units(rid, models, tasks, conditions, seeds=seed)
-        except RunError as e:
-            raise UserError(str(e)) from None
-        if is_injectable is not None and any(c != "baseline" for c in conditions):
-            injectable = {t.id: is_injectable(t) for t in tasks}
-            units = [u for u in units if u.condition == "baseline" or injectable[u.task_id]]
         if max_cost is not None and max_cost < 0:
             raise UserError(f"invalid --max-cost {max_cost:g}: must be >= 0")
         limits = parse_limits(models, rpm, tpm)

@@ -14,7 +14,7 @@ from rich.table import Table
 from agentprop.cli._common import UserError, console, fail, print_json, user_errors
 
 if TYPE_CHECKING:
-    from agentprop.core import Task
+    from agentprop.app import RunConfig
     from agentprop.suite import Suite
 
 suite_app = typer.Typer(
@@ -43,7 +43,7 @@ def parse_seed(seed: str | None) -> int:
     return value
 
 
-def get_suite(suite_file: Path | None, seed: str | None = None):  # type: ignore[no-untyped-def]
+def get_suite(suite_file: Path | None, seed: str | None = None) -> Suite:
     """The suite named on the command line: a file, else the built-in one for the seed."""
     from agentprop.suite import load_suite
 
@@ -170,27 +170,19 @@ def register(app: typer.Typer) -> None:
     app.add_typer(suite_app, name="suite")
 
 
-def select_run_tasks(
-    suite: Suite, domains: list[str], split: str, limit: int | None
-) -> list[Task]:
-    """The tasks `run` (and `run --agent`) plan: known domains, a valid split, and a balanced
-    deterministic sample when `limit` is given."""
-    from agentprop.suite import CORE_DOMAINS
+def run_config(
+    suite: Suite, *, models: list[str], conditions: list[str], seeds: list[int],
+    domains: list[str], split: str, limit: int | None, run_id: str | None,
+) -> RunConfig:
+    """The `RunConfig` of `run` (and `run --agent`, `serve-tools`) from its options: known
+    domains, a valid split (`all`: both), a positive limit; the planner does the rest."""
+    from agentprop.app import RunConfig, check_domains
 
-    known = sorted({t.domain for t in suite.tasks})
-    for d in domains:
-        if d not in known:
-            raise UserError(f"unknown domain {d!r} (known: {', '.join(known)})")
+    check_domains(suite, domains)
     if split not in ("val", "test", "all"):
         raise UserError(f"invalid split {split!r}: use val, test or all")
     if limit is not None and limit < 1:
         raise UserError(f"invalid limit {limit}: must be at least 1")
-    chosen = domains or [d for d in CORE_DOMAINS if d in known] or known
-    from agentprop.suite import select_tasks
-
-    # A balanced (domain × difficulty) deterministic sample when --limit is given.
-    return list(
-        select_tasks(
-            suite, domains=chosen, split=None if split == "all" else split, n=limit, seed=0
-        )
-    )
+    return RunConfig(models=tuple(dict.fromkeys(models)), conditions=tuple(conditions),
+                     seeds=tuple(seeds), domains=tuple(domains) or None,
+                     split=None if split == "all" else split, n=limit, run_id=run_id)

@@ -88,7 +88,7 @@ class WorkspaceMeta(BaseModel):
     interceptor_sweep: list[dict[str, Any]] | None = None
     """Every configuration the sweep tried, one row each, with its split and judge."""
     interceptor_eval: dict[str, Any] | None = None
-    """The last paired interceptor evaluation on the test split (intercept/_evaluate.py)."""
+    """The last paired interceptor evaluation on the test split (app/_evaluation.py)."""
     simulation_check: list[dict[str, Any]] | None = None
     """Per sim profile and metric: the profile's true rate beside the measured one and
     whether the CI covers it (experiment/_simcheck.py)."""

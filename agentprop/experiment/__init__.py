@@ -17,8 +17,9 @@ from agentprop.experiment._execute import (
     report_workspace,
     run_experiment,
 )
-from agentprop.experiment._plan import Plan, StepPlan, build_plan, evaluation_plan, select_tasks
+from agentprop.experiment._plan import Plan, StepPlan, build_plan, evaluation_plan
 from agentprop.experiment._simcheck import simulation_check
+from agentprop.suite import select_tasks
 
 __all__ = [
     "ConfigError",

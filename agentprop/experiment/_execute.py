@@ -6,12 +6,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentprop.experiment._config import ExperimentConfig
 from agentprop.experiment._plan import build_plan
 from agentprop.experiment._simcheck import simulation_check
 from agentprop.store import Workspace
+
+if TYPE_CHECKING:
+    from agentprop.analysis import AnalysisInput
+    from agentprop.intercept import InterceptConfig
+    from agentprop.judges import FabricationRule
+    from agentprop.judges._entities import Vocabulary
+    from agentprop.models import Model
+    from agentprop.suite import Suite
 
 Say = Callable[[str], None]
 
@@ -25,13 +33,13 @@ class ExperimentResult:
 
 
 def _models(
-    cfg: ExperimentConfig, ws: Workspace | None, suite: Any, use_cache: bool
-) -> dict[str, Any]:
+    cfg: ExperimentConfig, ws: Workspace | None, suite: Suite | None, use_cache: bool
+) -> dict[str, Model]:
     """One Model per declared entry, with its own base URL and limits (`ws` None: no
     cache, used to reject unknown providers before the workspace is created)."""
     from agentprop.models import get_model
 
-    out: dict[str, Any] = {}
+    out: dict[str, Model] = {}
     for m in cfg.models:
         opts: dict[str, Any] = {"suite": suite}
         if m.base_url:
@@ -50,7 +58,7 @@ def _models(
     return out
 
 
-def workspace_suite(ws: Workspace, suite: Any = None) -> Any:
+def workspace_suite(ws: Workspace, suite: Suite | None = None) -> Suite | None:
     """The suite the workspace's runs used (the given one or the built-in default), or None
     when their checksum says it was another: `fabricated` is then left undefined rather
     than read against the wrong tasks."""
@@ -65,26 +73,26 @@ def workspace_suite(ws: Workspace, suite: Any = None) -> Any:
     return suite if not used or suite.checksum in used else None
 
 
-def suite_vocabulary(suite: Any) -> Any:
+def suite_vocabulary(suite: Suite | None) -> Vocabulary | None:
     from agentprop.judges import query_vocabulary
 
     return query_vocabulary(suite.tasks) if suite is not None else None
 
 
-def _rule_for(tasks: Any) -> Any:
+def _rule_for(tasks: Suite | None) -> FabricationRule | None:
     """A fresh `FabricationRule` for a suite (None without one: `fabricated` is <NA>)."""
     from agentprop.judges import FabricationRule
 
     return FabricationRule(suite_vocabulary(tasks)) if tasks is not None else None
 
 
-def fabrication_rule(ws: Workspace, suite: Any = None) -> Any:
+def fabrication_rule(ws: Workspace, suite: Suite | None = None) -> FabricationRule | None:
     """One `FabricationRule` for a workspace's analyses (None when its suite is unknown)."""
     return _rule_for(workspace_suite(ws, suite))
 
 
-def store_layer_hits(ws: Workspace, config: Any, *, judge: str | None = None,
-                     suite: Any = None) -> int:
+def store_layer_hits(ws: Workspace, config: InterceptConfig, *, judge: str | None = None,
+                     suite: Suite | None = None) -> int:
     """Replay the chosen interceptor configuration over every injected un-intercepted
     trace (no model calls) and store which layer fires on each (meta
     `interceptor_layers`): the report's "which layer catches which fault class"."""
@@ -100,7 +108,8 @@ def store_layer_hits(ws: Workspace, config: Any, *, judge: str | None = None,
 
 
 def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
-                     suite: Any = None, rule: Any = None) -> Path:
+                     suite: Suite | None = None, rule: FabricationRule | None = None
+                     ) -> Path:
     """Analyse a workspace and write its report folder; the path of index.html."""
     from agentprop.report import analyze, build_report
 
@@ -111,7 +120,7 @@ def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
                         rationales=example_rationales(ws, inp))
 
 
-def example_rationales(ws: Workspace, inp: Any) -> dict[str, str]:
+def example_rationales(ws: Workspace, inp: AnalysisInput) -> dict[str, str]:
     """The primary judge's rationale for the answers the report shows as samples."""
     from agentprop.report import pick_examples
 
@@ -119,14 +128,15 @@ def example_rationales(ws: Workspace, inp: Any) -> dict[str, str]:
     return ws.rationales(str(inp.primary_judge), ids)
 
 
-def load_analysis_input(ws: Workspace, suite: Any = None, *, rule: Any = None) -> Any:
+def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
+                        rule: FabricationRule | None = None) -> AnalysisInput:
     """The analysis input from a workspace: traces, verdicts, labels, primary judge, sweep,
     and the simulation check when the study ran simulated agents. Traces are streamed and
     verdicts read as light rows, so memory does not grow with their payloads."""
     import pandas as pd
 
     from agentprop.analysis import build_input
-    from agentprop.intercept._workflow import evaluation_configs
+    from agentprop.app._intercept import evaluation_configs
 
     stored = ws.meta()
     meta: dict[str, Any] = {"interceptor_evaluations": evaluation_configs(ws)}
@@ -157,7 +167,7 @@ def load_analysis_input(ws: Workspace, suite: Any = None, *, rule: Any = None) -
     )
 
 
-def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Any = None,
+def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Suite | None = None,
                              rule: Any = None) -> list[dict[str, Any]]:
     """The simulation-check rows for the simulated agents in the workspace (stored in meta)."""
     from agentprop.analysis.stages import stage_table
@@ -207,7 +217,7 @@ def run_experiment(
     and `summary["not_started"]` says how many units are left for a rerun with a higher
     limit. `judge_options` go to the LLM judges' models (a base URL); `meta` is stored
     in the workspace first (the rehearsal mark)."""
-    from agentprop.intercept._workflow import resolve_config, run_evaluation, run_sweep
+    from agentprop.app._intercept import resolve_config, run_evaluation, run_sweep
     from agentprop.judges import judge_workspace
     from agentprop.labels import sample_labels
     from agentprop.runner import run_units_sync

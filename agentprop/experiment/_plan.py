@@ -3,36 +3,32 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from agentprop.app import (
+    ModelCost,
+    PlanError,
+    RunConfig,
+    check_domains,
+    estimate,
+    known_domains,
+    plan_run,
+)
 from agentprop.core import WorkUnit
 from agentprop.experiment._config import ConfigError, ExperimentConfig
-from agentprop.runner._budget import estimate_unit, is_free
-from agentprop.suite import Suite, select_tasks
+from agentprop.runner._budget import is_free
+from agentprop.suite import Suite
+
+if TYPE_CHECKING:
+    from agentprop.app._intercept import EvalPlan
 
 # Judges read question + reference + answer (the agents' sizes: runner/_budget.py).
 JUDGE_INPUT_TOKENS = 420
 JUDGE_OUTPUT_TOKENS = 3
-
-
-class ModelCost(BaseModel):
-    """One model's share of a step (or of the whole study)."""
-
-    model: str
-    units: int = 0
-    model_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-    def add(self, other: ModelCost) -> None:
-        self.units += other.units
-        self.model_calls += other.model_calls
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cost_usd += other.cost_usd
 
 
 class StepPlan(BaseModel):
@@ -105,33 +101,17 @@ def _seed_for(*parts: object) -> int:
 
 
 def _estimate_agent(step: StepPlan, suite: Suite, prices: object) -> None:
-    from agentprop.core import Usage
-    from agentprop.models._prices import price_table
-
-    table = price_table(prices)
-    unpriced: set[str] = set()
-    for m in step.models:
-        step.model_row(m)
-    for u in step.units:
-        e = estimate_unit(suite.get(u.task_id))
-        tin, tout = e.input_tokens, e.output_tokens
-        row = step.model_row(u.model)
-        row.units += 1
-        row.model_calls += e.calls
-        row.input_tokens += tin
-        row.output_tokens += tout
-        if not is_free(u.model):
-            row.cost_usd += table.cost(u.model, Usage(input_tokens=tin, output_tokens=tout))
-            if table.lookup(u.model) is None:
-                unpriced.add(u.model)
+    """The step's agent calls, tokens and cost, per model (the planner's estimate)."""
+    est = estimate(step.units, suite, prices, models=step.models)
+    step.per_model = est.per_model
     for row in step.per_model:
         step.model_calls += row.model_calls
         step.input_tokens += row.input_tokens
         step.output_tokens += row.output_tokens
         step.cost_usd += row.cost_usd
-    if unpriced:
+    if est.unpriced:
         step.note = "; ".join(
-            x for x in (step.note, f"no price for {', '.join(sorted(unpriced))}: counted as $0")
+            x for x in (step.note, f"no price for {', '.join(est.unpriced)}: counted as $0")
             if x
         )
 
@@ -144,10 +124,10 @@ def _judge_models(judge: str) -> list[str]:
     return []
 
 
-def evaluation_plan(cfg: ExperimentConfig, suite: Suite) -> Any:
+def evaluation_plan(cfg: ExperimentConfig, suite: Suite) -> EvalPlan:
     """The interceptor evaluation's paired units (the config only matters at run time)."""
+    from agentprop.app._intercept import InterceptError, plan_evaluation
     from agentprop.intercept import InterceptConfig
-    from agentprop.intercept._workflow import InterceptError, plan_evaluation
 
     assert cfg.evaluate is not None
     ev = cfg.evaluate
@@ -168,43 +148,48 @@ def evaluation_plan(cfg: ExperimentConfig, suite: Suite) -> Any:
 
 
 def _check_domains(cfg: ExperimentConfig, suite: Suite) -> None:
-    """A misspelt domain would silently select no tasks; say so instead."""
-    known = sorted({t.domain for t in suite.tasks})
+    """A misspelt domain would silently select no tasks; say so (and where) instead."""
     blocks: list[tuple[str, list[str] | None]] = [(f"runs.{r.name}", r.domains) for r in cfg.runs]
     if cfg.sweep:
         blocks.append(("sweep", cfg.sweep.domains))
     if cfg.evaluate:
         blocks.append(("evaluate", cfg.evaluate.domains))
     for where, domains in blocks:
-        for d in domains or []:
-            if d not in known:
-                raise ConfigError(f"{where}: unknown domain {d!r} (known: {', '.join(known)})")
+        try:
+            check_domains(suite, domains)
+        except PlanError as e:
+            raise ConfigError(f"{where}: {e}") from None
+
+
+def _units(suite: Suite, run_id: str, models: list[str], conditions: list[str],
+           domains: list[str] | None, split: str | None, n: int | None,
+           seeds: list[int], sample_seed: Callable[[str], int]) -> list[WorkUnit]:
+    """A block's units, planned model by model: each model gets its own task sample (its
+    own sample seed) and its units follow the previous model's. `domains` None: all of
+    the suite's domains."""
+    units: list[WorkUnit] = []
+    for model in models:
+        plan = plan_run(suite, RunConfig(
+            models=(model,), conditions=tuple(conditions), seeds=tuple(seeds),
+            domains=tuple(domains) if domains is not None else tuple(known_domains(suite)),
+            split=split, n=n, sample_seed=sample_seed(model), sample_injectable=True,
+            run_id=run_id))
+        units += plan.units
+    return units
 
 
 def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Plan:
     """Every unit the study will run, grouped in steps, with estimated calls and cost."""
     from agentprop.core import Usage
-    from agentprop.inject import expand_conditions
     from agentprop.models._prices import price_table
-    from agentprop.runner import plan_units
 
     _check_domains(cfg, suite)
     steps: list[StepPlan] = []
     agent_units: list[WorkUnit] = []
     for block in cfg.runs:
-        conditions = expand_conditions(block.conditions)
-        injected = any(c != "baseline" for c in conditions)
-        units: list[WorkUnit] = []
-        for model in block.models:
-            tasks = select_tasks(
-                suite,
-                domains=block.domains,
-                split=block.split,
-                n=block.n,
-                seed=_seed_for(cfg.name, block.name, model),
-                injectable_only=injected,
-            )
-            units += plan_units(f"{cfg.name}:{block.name}", [model], tasks, conditions, block.seeds)
+        units = _units(suite, f"{cfg.name}:{block.name}", block.models, block.conditions,
+                       block.domains, block.split, block.n, block.seeds,
+                       partial(_seed_for, cfg.name, block.name))
         step = StepPlan(
             name=block.name, kind="run", units=units, n_units=len(units), models=block.models
         )
@@ -213,19 +198,8 @@ def build_plan(cfg: ExperimentConfig, suite: Suite, prices: object = None) -> Pl
         agent_units += units
     if cfg.sweep:
         sw = cfg.sweep
-        units = []
-        for model in sw.models:
-            tasks = select_tasks(
-                suite,
-                domains=sw.domains,
-                split=sw.split,
-                n=sw.n,
-                seed=_seed_for(cfg.name, "sweep", model),
-                injectable_only=any(c != "baseline" for c in sw.conditions),
-            )
-            units += plan_units(
-                f"{cfg.name}:sweep", [model], tasks, expand_conditions(sw.conditions)
-            )
+        units = _units(suite, f"{cfg.name}:sweep", sw.models, sw.conditions, sw.domains,
+                       sw.split, sw.n, [0], partial(_seed_for, cfg.name, "sweep"))
         step = StepPlan(
             name="interceptor-sweep-traces",
             kind="run",

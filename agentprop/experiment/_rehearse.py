@@ -13,7 +13,7 @@ says it is a rehearsal: its numbers describe simulated agents, not the models na
 from __future__ import annotations
 
 import math
-from typing import Any
+from pathlib import Path
 
 from agentprop.experiment._config import ConfigError, ExperimentConfig
 from agentprop.experiment._execute import ExperimentResult, Say, run_experiment
@@ -64,7 +64,7 @@ def point_at(cfg: ExperimentConfig, base_url: str, root_url: str) -> ExperimentC
 def rehearse(
     cfg: ExperimentConfig,
     *,
-    workspace: Any,
+    workspace: Path,
     scale: float = 1.0,
     default_profile: str = "balanced",
     aliases: dict[str, str] | None = None,

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from agentprop.agent import AgentHooks, EpisodeContext
+from agentprop.agent import WARNING_PREFIX, AgentHooks, EpisodeContext
 from agentprop.core import FinalEvent, InterceptEvent, Message, ModelOutput, ToolCall
 from agentprop.domains import Observation
 from agentprop.intercept._config import InterceptConfig
 from agentprop.intercept._signals import (
     ABSTENTION_TEXT,
-    WARNING_PREFIX,
     EpisodeState,
     Firing,
     decide,

@@ -12,13 +12,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentprop.agent import WARNING_PREFIX
 from agentprop.core import ModelOutput
 from agentprop.domains import is_error
 from agentprop.intercept._config import InterceptConfig
 from agentprop.intercept._numbers import Support, stated_numbers
-
-WARNING_PREFIX = "[interceptor]"
-"""Messages the interceptor adds start with this; they are never read back as context."""
 
 ABSTENTION_TEXT = (
     "I can't give a reliable answer to this: the information I retrieved looks erroneous "

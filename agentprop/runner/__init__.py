@@ -1,17 +1,15 @@
-"""The async runner: work units, bounded concurrency, one batching writer, resume."""
+"""The runner, in three parts (as τ²-bench splits it): building units, hooks and models
+(`_plan.py`, `_build.py`), executing one episode (`_executor.py`: the native loop, or an
+external agent's executor), and batching (`_run.py`: resume, lock, concurrency, writer,
+cost guard, rate limits, the pre-flight check of `_preflight.py`)."""
 
+from agentprop.runner._build import make_models
+from agentprop.runner._errors import RunAborted, RunError, RunLocked
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._plan import MAX_SEED, check_seeds, default_run_id, plan_units
-from agentprop.runner._run import (
-    RunAborted,
-    RunError,
-    RunLocked,
-    RunSummary,
-    make_models,
-    run_units,
-    run_units_sync,
-)
+from agentprop.runner._run import run_units, run_units_sync
 from agentprop.runner._secrets import redact, redact_text
+from agentprop.runner._summary import RunSummary
 
 __all__ = [
     "MAX_SEED",

@@ -1,8 +1,9 @@
 """What runs one episode: the native loop over a model, or an external agent.
 
-`run_units` owns everything around an episode (planning, resume, locks, concurrency, the
-writer, progress, the pre-flight abort) and builds each unit's hooks and environment; an
-`EpisodeExecutor` only turns (unit, task, hooks, environment) into a trace. So an agent
+`run_units` (`_run.py`) owns everything around an episode (resume, locks, concurrency, the
+writer, progress, the pre-flight abort), `_build.py` builds each unit's hooks and
+environment, and an `EpisodeExecutor` only turns (unit, task, hooks, environment) into a
+trace. So an agent
 run over MCP (`agentprop.external`) plans, resumes and reports exactly like a model run.
 """
 

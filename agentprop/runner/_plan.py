@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agentprop.core import Task, WorkUnit, stable_hash
+from agentprop.runner._errors import RunError
 
 MAX_SEED = 2**31 - 1
 """The largest episode seed: seeds reach the providers (Gemini's is a 32-bit integer)."""
@@ -13,8 +14,6 @@ MAX_SEED = 2**31 - 1
 
 def check_seeds(seeds: Iterable[int]) -> None:
     """RunError for a seed outside 0..MAX_SEED (checked before anything is written)."""
-    from agentprop.runner._run import RunError
-
     for seed in seeds:
         if not 0 <= seed <= MAX_SEED:
             raise RunError(f"invalid seed {seed}: seeds run from 0 to {MAX_SEED:,}")

@@ -1,9 +1,12 @@
-"""The async runner: bounded concurrency over work units, one batching writer, resume.
+"""Batching: running many units (resume, run lock, bounded concurrency, one batching
+writer, cost guard, rate limits, the pre-flight check).
 
-Every unit whose key is already stored is skipped, so rerunning a command continues where
-it stopped. Traces are written by a single background writer in batched transactions: a
-kill -9 loses at most the units in flight and the last unflushed batch, never part of a
-trace, and `INSERT OR IGNORE` makes a duplicate impossible.
+What an episode needs is built by `_build.py` and the episode itself is run by an
+`EpisodeExecutor` (`_executor.py`), so this module only schedules. Every unit whose key
+is already stored is skipped, so rerunning a command continues where it stopped. Traces
+are written by a single background writer in batched transactions: a kill -9 loses at
+most the units in flight and the last unflushed batch, never part of a trace, and
+`INSERT OR IGNORE` makes a duplicate impossible.
 """
 
 from __future__ import annotations
@@ -12,143 +15,29 @@ import asyncio
 import contextlib
 import functools
 import gc
-import importlib
 import signal
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
-from pydantic import BaseModel, Field
-
-from agentprop.agent import AgentHooks
-from agentprop.core import (
-    ErrorEvent,
-    ModelCallEvent,
-    RunSpec,
-    Task,
-    Trace,
-    WorkUnit,
-    stable_hash,
-)
-from agentprop.errors import AgentpropError
-from agentprop.models import GenerateConfig, Model, RateLimits, get_model
+from agentprop.core import ErrorEvent, RunSpec, Trace, WorkUnit, stable_hash
+from agentprop.models import GenerateConfig, Model, RateLimits
 from agentprop.runner._budget import CostGuard
+from agentprop.runner._build import EpisodeBuilder, ExtraHooks, make_models, unit_tasks
+from agentprop.runner._errors import RunError, RunLocked
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
+from agentprop.runner._preflight import Preflight
 from agentprop.runner._progress import RunProgress
 from agentprop.runner._secrets import redact, redact_text, secret_values
+from agentprop.runner._summary import RunSummary, trace_cost
 from agentprop.store import TraceWriter, Workspace
 from agentprop.suite import Suite
 
-ExtraHooks = Callable[[WorkUnit, Task], list[AgentHooks]]
 P = ParamSpec("P")
 R = TypeVar("R")
-BASELINE = "baseline"
-
-
-class RunError(AgentpropError):
-    """A run that cannot start or must stop; the message is one line for the user."""
-
-
-class RunLocked(RunError):
-    """Another process is executing the same run on this workspace."""
-
-
-class RunAborted(RunError):
-    """The first episodes of a model all failed (unreachable server, bad key, unknown
-    model): stopping beats recording thousands of identical error traces."""
-
-    exit_code = 1
-
-
-class RunSummary(BaseModel):
-    """What one invocation did. `completed` counts traces written by this invocation;
-    tokens and cost are what it spent (cache hits are counted in `cached_calls`, not billed)."""
-
-    units: int = 0
-    completed: int = 0
-    skipped: int = 0
-    errors: int = 0
-    step_limit: int = 0
-    model_calls: int = 0
-    cached_calls: int = 0
-    wall_s: float = 0.0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    tokens: int = 0
-    cost: float = 0.0
-    rate_limited: int = 0
-    not_started: int = 0
-    max_cost: float | None = None
-    calls_by_model: dict[str, int] = Field(default_factory=dict)
-    run_ids: list[str] = Field(default_factory=list)
-
-    def count(self, trace: Trace) -> None:
-        self.completed += 1
-        if trace.status != "ok":
-            self.errors += 1
-        if trace.status == "step_limit":
-            self.step_limit += 1
-        for ev in trace.events:
-            if isinstance(ev, ModelCallEvent):
-                out = ev.output
-                self.model_calls += 1
-                self.calls_by_model[trace.model] = self.calls_by_model.get(trace.model, 0) + 1
-                if out.cached:  # a cache hit costs nothing now: count it, don't bill it
-                    self.cached_calls += 1
-                    continue
-                self.input_tokens += out.usage.input_tokens
-                self.output_tokens += out.usage.output_tokens
-                self.cost += out.cost
-        self.tokens = self.input_tokens + self.output_tokens
-
-
-def trace_cost(trace: Trace) -> float:
-    """What an episode spent: its model calls' cost, cache hits excluded."""
-    return sum(ev.output.cost for ev in trace.events
-               if isinstance(ev, ModelCallEvent) and not ev.output.cached)
-
-
-def _hooks_factory(conditions: set[str]) -> Callable[..., AgentHooks | None] | None:
-    """`agentprop.inject.hooks_for`, imported lazily; without it only baseline runs."""
-    try:
-        factory = getattr(importlib.import_module("agentprop.inject"), "hooks_for", None)
-    except ImportError:
-        factory = None
-    if factory is None and conditions - {BASELINE}:
-        bad = sorted(conditions - {BASELINE})[0]
-        raise RunError(f"condition {bad!r} needs agentprop.inject.hooks_for (not available)")
-    return factory
-
-
-def make_models(
-    model_ids: Sequence[str],
-    *,
-    workspace: Workspace | None,
-    suite: Suite,
-    model_options: Mapping[str, Any] | None = None,
-    use_cache: bool = True,
-) -> dict[str, Model]:
-    """One Model per id. Real providers get the workspace as response cache (unless
-    `use_cache` is False); simulated ones never need it."""
-    opts = {"suite": suite, **dict(model_options or {})}
-    models: dict[str, Model] = {}
-    for mid in dict.fromkeys(model_ids):
-        try:
-            model = get_model(mid, **opts)
-            if use_cache and workspace is not None and not model.simulated:
-                model = get_model(mid, **opts, cache=workspace)
-        except TypeError as e:  # an option the provider does not take
-            bad = str(e).split("argument", 1)[-1].strip(" '\"") if "argument" in str(e) else ""
-            what = f"option {bad!r}" if bad else "an option"
-            raise RunError(f"model {mid} does not take {what} (see `agentprop models list`)"
-                           ) from None
-        except ValueError as e:
-            raise RunError(f"model {mid}: {e}") from None
-        models[mid] = model
-    return models
 
 
 def _manifest(
@@ -236,13 +125,7 @@ async def run_units(
         raise RunError(f"max steps must be at least 1, got {max_steps}")
     t0 = time.perf_counter()
     config = config or GenerateConfig()
-    tasks: dict[str, Task] = {}
-    for u in units:
-        if u.task_id not in tasks:
-            task = suite.get(u.task_id)
-            if task is None:
-                raise RunError(f"task {u.task_id!r} is not in the suite")
-            tasks[u.task_id] = task
+    tasks = unit_tasks(units, suite)
     run_ids = list(dict.fromkeys(u.run_id for u in units))
     done: set[str] = set()
     for rid in run_ids:
@@ -253,8 +136,6 @@ async def run_units(
     if max_cost is not None and max_cost < 0:
         raise RunError(f"the cost limit must be >= 0, got {max_cost:g}")
 
-    conditions = {u.condition for u in pending}
-    hooks_for = _hooks_factory(conditions)
     model_objs = (
         dict(models or {})
         if models is not None or executor is not None
@@ -266,13 +147,8 @@ async def run_units(
             use_cache=use_cache,
         )
     )
-    if hooks_for is not None:
-        for cond in sorted(conditions):
-            first = next(u for u in pending if u.condition == cond)
-            try:
-                hooks_for(cond, first, tasks[first.task_id], in_history=in_history)
-            except Exception as e:
-                raise RunError(f"condition {cond!r}: {e}") from None
+    builder = EpisodeBuilder(tasks, in_history=in_history, extra_hooks=extra_hooks)
+    builder.check(pending)
 
     secrets = secret_values()
     settings = redact(
@@ -319,28 +195,15 @@ async def run_units(
             configs[seed] = config.model_copy(update={"seed": seed})
         return configs[seed]
 
-    from agentprop.domains import get_domain
-
     async def episode(unit: WorkUnit) -> Trace:
         task = tasks[unit.task_id]
-        hooks: list[AgentHooks] = []
-        if hooks_for is not None:
-            h = hooks_for(unit.condition, unit, task, in_history=in_history)
-            if h is not None:
-                hooks.append(h)
-        if extra_hooks is not None:
-            hooks.extend(extra_hooks(unit, task))
-        env = get_domain(task.domain).make_env(task.env_seed)
-        trace = await runner.run(unit, task, hooks, env)
+        trace = await runner.run(unit, task, builder.hooks(unit, task), builder.env(task))
         if trace.status == "error":
             for ev in trace.events:
                 if isinstance(ev, ErrorEvent):
                     ev.message = redact_text(ev.message, secrets)
         return trace
 
-    per_model = Counter(u.model for u in pending)
-    verified: set[str] = set()
-    held: dict[str, list[Trace]] = defaultdict(list)
     writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
                          interval_s=flush_interval_s)
     bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
@@ -352,30 +215,11 @@ async def run_units(
             bar.update(summary, sum(int(getattr(m, "rate_limited", 0)) - limited_before[mid]
                                     for mid, m in model_objs.items()))
 
-    def record(trace: Trace) -> None:
-        model = trace.model
-        if model in verified or preflight <= 0:
-            accept(trace)
-            return
-        if runner.reached(trace):
-            verified.add(model)
-            for t in held.pop(model, []):
-                accept(t)
-            accept(trace)
-            return
-        held[model].append(trace)
-        if len(held[model]) >= min(preflight, per_model[model]):
-            err = next((e for e in trace.events if isinstance(e, ErrorEvent)), None)
-            why = f"{err.kind}: {err.message}" if err else trace.status
-            raise RunAborted(
-                f"model {model}: the first {len(held[model])} episodes all failed ({why}); "
-                "nothing was recorded for them"
-            )
-
     queue = iter(pending)
     runner: EpisodeExecutor = executor or NativeExecutor(
         model_objs, config_for, max_steps=max_steps, text_mode=text_mode)
     guard = CostGuard(max_cost, tasks) if max_cost is not None else None
+    check = Preflight(Counter(u.model for u in pending), preflight, runner.reached, accept)
 
     async def worker() -> None:
         for unit in queue:  # one shared iterator: units start in plan order
@@ -385,7 +229,7 @@ async def run_units(
             trace = await episode(unit)
             if guard is not None:
                 guard.finished(unit, trace_cost(trace))
-            record(trace)
+            check.record(trace)
 
     for mid, limits in (model_limits or {}).items():
         setter = getattr(model_objs.get(mid), "set_rate_limits", None)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from agentprop.agent import WARNING_PREFIX
 from agentprop.core import Message, ModelOutput, Task, ToolCall, ToolSpec, Usage
 from agentprop.domains import is_failure
 from agentprop.sim._profiles import SimProfile
@@ -158,20 +159,13 @@ def _parse_obs(content: str | None) -> Observation:
     return value if isinstance(value, dict) else {"value": value}
 
 
-def _warning_prefix() -> str:
-    # Imported lazily: agentprop.intercept imports the agent loop, which sits above sim.
-    from agentprop.intercept._signals import WARNING_PREFIX
-
-    return WARNING_PREFIX
-
-
 def warning_index(messages: list[Message]) -> int | None:
     """Position of the interceptor warning the agent is answering: the latest user message,
     if it starts with the interceptor's prefix (None otherwise)."""
     for i in range(len(messages) - 1, -1, -1):
         m = messages[i]
         if m.role == "user":
-            return i if (m.content or "").startswith(_warning_prefix()) else None
+            return i if (m.content or "").startswith(WARNING_PREFIX) else None
     return None
 
 

@@ -31,7 +31,7 @@ import re
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentprop.safety import MISDIRECTED, host_allowed
 from agentprop.sim._admission import Admission
@@ -41,6 +41,9 @@ from agentprop.sim._wire_anthropic import AnthropicWire
 from agentprop.sim._wire_base import WireFormat
 from agentprop.sim._wire_gemini import GeminiWire
 from agentprop.sim._wire_openai import OpenAIWire, completion_json
+
+if TYPE_CHECKING:
+    from agentprop.suite import Suite
 
 __all__ = ["FAULT_TYPES", "ServerConfig", "ServerThread", "SimServer", "completion_json",
            "serve"]
@@ -176,7 +179,7 @@ async def _linger(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
 class SimServer:
     """The server. `start()` binds; `serve_forever()` runs until `close()`."""
 
-    def __init__(self, config: ServerConfig, *, suite: Any = None,
+    def __init__(self, config: ServerConfig, *, suite: Suite | None = None,
                  profiles: dict[str, SimProfile] | None = None,
                  generators: dict[str, Any] | None = None) -> None:
         self.config = config
@@ -425,7 +428,7 @@ class SimServer:
         return 200, payload, {}
 
 
-async def serve(config: ServerConfig, *, suite: Any = None,
+async def serve(config: ServerConfig, *, suite: Suite | None = None,
                 ready: threading.Event | None = None) -> None:
     """Run until cancelled (the CLI's entry point)."""
     server = SimServer(config, suite=suite)
@@ -444,7 +447,7 @@ class ServerThread:
     ``with ServerThread(ServerConfig(port=0), suite=s) as srv: srv.base_url``
     """
 
-    def __init__(self, config: ServerConfig, *, suite: Any = None,
+    def __init__(self, config: ServerConfig, *, suite: Suite | None = None,
                  profiles: dict[str, SimProfile] | None = None,
                  generators: dict[str, Any] | None = None) -> None:
         self.server = SimServer(config, suite=suite, profiles=profiles, generators=generators)

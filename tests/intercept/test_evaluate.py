@@ -8,8 +8,7 @@ import pandas as pd
 import pytest
 
 from agentprop.analysis import mcnemar_test, two_proportion_z
-from agentprop.intercept import InterceptConfig, default_configs
-from agentprop.intercept._evaluate import (
+from agentprop.app._evaluation import (
     ab_table,
     false_alarm_table,
     outcome_frame,
@@ -18,6 +17,7 @@ from agentprop.intercept._evaluate import (
     replay_table,
     risk_coverage,
 )
+from agentprop.intercept import InterceptConfig, default_configs
 
 from ._fakes import OBS, VALIDATION, episode
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from agentprop.app._intercept import META_EVAL, plan_evaluation, run_evaluation
 from agentprop.intercept import InterceptConfig, replay
-from agentprop.intercept._workflow import META_EVAL, plan_evaluation, run_evaluation
 from agentprop.store import Workspace
 from agentprop.suite import load_suite
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from agentprop.app._intercept import run_evaluation
 from agentprop.core import Trace
 from agentprop.intercept import InterceptConfig
-from agentprop.intercept._workflow import run_evaluation
 from agentprop.store import Workspace
 from agentprop.suite import load_suite
 

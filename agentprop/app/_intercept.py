@@ -1,10 +1,10 @@
-"""Workspace-level operations behind `agentprop intercept sweep` and `... evaluate`.
+"""The interceptor's workflow: the workspace-level operations behind `agentprop intercept
+sweep` and `... evaluate`.
 
 The sweep only reads stored traces and verdicts. The evaluation plans the control and
-treatment arms of the same tasks and seeds, runs them in one scheduler (the runner
-interleaves them), judges them with the primary judge, computes the tables of
-`_evaluate` and stores a summary in workspace meta for the report. The runner, judges and
-suite are imported where used: they sit above this package in the layering.
+treatment arms of the same tasks and seeds through the planner, runs them in one scheduler
+(the runner interleaves them), judges them with the primary judge, computes the tables of
+`_evaluation` and stores a summary in workspace meta for the report.
 """
 
 from __future__ import annotations
@@ -16,10 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from agentprop.core import Task, WorkUnit, stable_hash, utcnow
-from agentprop.errors import AgentpropError
-from agentprop.intercept._config import InterceptConfig, default_configs, parse_config
-from agentprop.intercept._evaluate import (
+from agentprop.app._evaluation import (
     FireRow,
     ab_table,
     false_alarm_table,
@@ -30,12 +27,24 @@ from agentprop.intercept._evaluate import (
     replay_table,
     risk_coverage,
 )
-from agentprop.intercept._interceptor import Interceptor
+from agentprop.app._planner import PlanError, RunConfig, plan_run
+from agentprop.core import Task, WorkUnit, stable_hash, utcnow
+from agentprop.errors import AgentpropError
+from agentprop.intercept import (
+    InterceptConfig,
+    Interceptor,
+    Signals,
+    best_config,
+    default_configs,
+    parse_config,
+)
 from agentprop.intercept._replay import signals_for
-from agentprop.intercept._signals import Signals
-from agentprop.intercept._sweep import best_config, keyword_sets, signal_config, sweep_table
+from agentprop.intercept._sweep import keyword_sets, signal_config, sweep_table
 
 if TYPE_CHECKING:
+    from agentprop.agent import AgentHooks
+    from agentprop.models import Model
+    from agentprop.runner import EpisodeExecutor
     from agentprop.store import Workspace
     from agentprop.suite import Suite
 
@@ -168,10 +177,10 @@ def resolve_config(ws: Workspace | None, spec: str, mode: str | None = None) -> 
     return cfg
 
 
-def treatment_hooks(cfg: InterceptConfig) -> Callable[[WorkUnit, Task], list[Any]]:
+def treatment_hooks(cfg: InterceptConfig) -> Callable[[WorkUnit, Task], list[AgentHooks]]:
     """The runner's `extra_hooks`: a fresh interceptor for every treatment unit."""
 
-    def extra_hooks(unit: WorkUnit, task: Task) -> list[Any]:
+    def extra_hooks(unit: WorkUnit, task: Task) -> list[AgentHooks]:
         return [Interceptor(cfg)] if unit.arm == "treatment" else []
 
     return extra_hooks
@@ -200,38 +209,30 @@ def plan_evaluation(
 ) -> EvalPlan:
     """Both arms for the same tasks and seed, interleaved (control, treatment of one
     task back to back). Injected conditions skip tasks the injector cannot target."""
-    from agentprop.inject import expand_conditions, is_injectable
-    from agentprop.runner import plan_units
-    from agentprop.suite import CORE_DOMAINS, select_tasks
-
     if not models:
         raise InterceptError("give at least one --model")
     if n is not None and n < 1:
         raise InterceptError(f"invalid --n {n}: must be at least 1")
+    cfg = RunConfig(models=tuple(models), conditions=tuple(conditions), seeds=(seed,),
+                    arms=("control", "treatment"), domains=tuple(domains) if domains else None,
+                    split=split, n=n, sample_seed=seed, sample_injectable=True, run_id=run_id)
+
+    def derive_id(c: RunConfig) -> str:
+        return "intercept-" + stable_hash({
+            "models": sorted(c.models), "conditions": list(c.conditions), "seed": seed,
+            "split": split, "n": n, "domains": sorted(c.domains or ()),
+            "suite": suite.checksum, "config": config.model_dump(mode="json"),
+        })[:12]
+
     try:
-        conds = expand_conditions(list(conditions))
-    except Exception as e:
+        plan = plan_run(suite, cfg, derive_id)
+    except PlanError as e:
         raise InterceptError(str(e)) from None
-    known = sorted({t.domain for t in suite.tasks})
-    for d in domains or []:
-        if d not in known:
-            raise InterceptError(f"unknown domain {d!r} (known: {', '.join(known)})")
-    chosen = list(domains) if domains else [d for d in CORE_DOMAINS if d in known]
-    injected = any(c != "baseline" for c in conds)
-    tasks = select_tasks(suite, domains=chosen, split=split, n=n, seed=seed,
-                         injectable_only=injected)
-    if not tasks:
-        raise InterceptError(f"no tasks of split {split!r} in domains {', '.join(chosen)}")
-    rid = run_id or "intercept-" + stable_hash({
-        "models": sorted(models), "conditions": conds, "seed": seed, "split": split,
-        "n": n, "domains": sorted(chosen), "suite": suite.checksum,
-        "config": config.model_dump(mode="json"),
-    })[:12]
-    units = plan_units(rid, list(models), tasks, conds, seeds=(seed,),
-                       arms=("control", "treatment"))
-    injectable = {t.id for t in tasks if is_injectable(t)}
-    units = [u for u in units if u.condition == "baseline" or u.task_id in injectable]
-    return EvalPlan(run_id=rid, units=units, tasks=tasks, conditions=conds, config=config)
+    if not plan.tasks:
+        raise InterceptError(f"no tasks of split {split!r} in domains "
+                             f"{', '.join(plan.config.domains or ())}")
+    return EvalPlan(run_id=plan.run_id, units=plan.units, tasks=plan.tasks,
+                    conditions=list(plan.config.conditions), config=config)
 
 
 def summarize_evaluation(
@@ -350,8 +351,8 @@ def run_evaluation(
     model_options: Mapping[str, Any] | None = None,
     use_cache: bool = True,
     progress: bool = False,
-    runtime_models: Mapping[str, Any] | None = None,
-    executor: Any = None,
+    runtime_models: Mapping[str, Model] | None = None,
+    executor: EpisodeExecutor | None = None,
     judge_options: Mapping[str, Any] | None = None,
     max_cost: float | None = None,
 ) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Statistics of the paired interceptor experiment, as pure functions over DataFrames.
+"""Statistics of the paired interceptor evaluation, as pure functions over DataFrames
+(here, above `intercept`, because they use `analysis` and the interceptor's replay).
 
 Inputs are built once from traces and verdicts (`outcome_frame`, `replay_frame`); every
 table is then a function of those frames, so the report can re-render them without the
@@ -18,9 +19,8 @@ import pandas as pd
 
 from agentprop.analysis import Resampler, ab_rng_key, ab_statistics, group_rng
 from agentprop.core import InterceptEvent, Task, Trace
-from agentprop.intercept._config import InterceptConfig
+from agentprop.intercept import InterceptConfig, decide
 from agentprop.intercept._replay import signals_for
-from agentprop.intercept._signals import decide
 
 PAIR_KEYS = ["run_id", "model", "task_id", "condition", "seed"]
 OUTCOME_COLUMNS = [

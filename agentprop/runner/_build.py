@@ -1,0 +1,113 @@
+"""Building what an episode needs: the models of a run, and each unit's task, hooks and
+fresh environment (the batching loop in `_run.py` asks for them unit by unit; the
+`EpisodeExecutor` then runs the episode)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from agentprop.agent import AgentHooks
+from agentprop.core import Task, WorkUnit
+from agentprop.domains import Environment, get_domain
+from agentprop.models import Model, get_model
+from agentprop.runner._errors import RunError
+from agentprop.store import Workspace
+from agentprop.suite import Suite
+
+ExtraHooks = Callable[[WorkUnit, Task], list[AgentHooks]]
+BASELINE = "baseline"
+
+
+def _hooks_factory(conditions: set[str]) -> Callable[..., AgentHooks | None] | None:
+    """`agentprop.inject.hooks_for`, imported lazily; without it only baseline runs."""
+    try:
+        factory = getattr(importlib.import_module("agentprop.inject"), "hooks_for", None)
+    except ImportError:
+        factory = None
+    if factory is None and conditions - {BASELINE}:
+        bad = sorted(conditions - {BASELINE})[0]
+        raise RunError(f"condition {bad!r} needs agentprop.inject.hooks_for (not available)")
+    return factory
+
+
+def make_models(
+    model_ids: Sequence[str],
+    *,
+    workspace: Workspace | None,
+    suite: Suite,
+    model_options: Mapping[str, Any] | None = None,
+    use_cache: bool = True,
+) -> dict[str, Model]:
+    """One Model per id. Real providers get the workspace as response cache (unless
+    `use_cache` is False); simulated ones never need it."""
+    opts = {"suite": suite, **dict(model_options or {})}
+    models: dict[str, Model] = {}
+    for mid in dict.fromkeys(model_ids):
+        try:
+            model = get_model(mid, **opts)
+            if use_cache and workspace is not None and not model.simulated:
+                model = get_model(mid, **opts, cache=workspace)
+        except TypeError as e:  # an option the provider does not take
+            bad = str(e).split("argument", 1)[-1].strip(" '\"") if "argument" in str(e) else ""
+            what = f"option {bad!r}" if bad else "an option"
+            raise RunError(f"model {mid} does not take {what} (see `agentprop models list`)"
+                           ) from None
+        except ValueError as e:
+            raise RunError(f"model {mid}: {e}") from None
+        models[mid] = model
+    return models
+
+
+def unit_tasks(units: Sequence[WorkUnit], suite: Suite) -> dict[str, Task]:
+    """task id → task of every unit; RunError for a task the suite does not hold."""
+    tasks: dict[str, Task] = {}
+    for u in units:
+        if u.task_id not in tasks:
+            task = suite.get(u.task_id)
+            if task is None:
+                raise RunError(f"task {u.task_id!r} is not in the suite")
+            tasks[u.task_id] = task
+    return tasks
+
+
+class EpisodeBuilder:
+    """Each unit's hooks (its condition's injector, then `extra_hooks`) and a fresh
+    environment; built once per run, checked before anything is written."""
+
+    def __init__(self, tasks: Mapping[str, Task], *, in_history: bool = True,
+                 extra_hooks: ExtraHooks | None = None) -> None:
+        self.tasks = tasks
+        self.in_history = in_history
+        self.extra_hooks = extra_hooks
+        self._hooks_for: Callable[..., AgentHooks | None] | None = None
+
+    def check(self, units: Sequence[WorkUnit]) -> None:
+        """Build the hooks of each condition once (RunError for one that cannot be)."""
+        conditions = {u.condition for u in units}
+        self._hooks_for = _hooks_factory(conditions)
+        if self._hooks_for is None:
+            return
+        for cond in sorted(conditions):
+            first = next(u for u in units if u.condition == cond)
+            try:
+                self._hooks_for(cond, first, self.tasks[first.task_id],
+                                in_history=self.in_history)
+            except Exception as e:
+                raise RunError(f"condition {cond!r}: {e}") from None
+
+    def hooks(self, unit: WorkUnit, task: Task) -> list[AgentHooks]:
+        """Fresh hooks for one episode (never shared between episodes)."""
+        hooks: list[AgentHooks] = []
+        if self._hooks_for is not None:
+            h = self._hooks_for(unit.condition, unit, task, in_history=self.in_history)
+            if h is not None:
+                hooks.append(h)
+        if self.extra_hooks is not None:
+            hooks.extend(self.extra_hooks(unit, task))
+        return hooks
+
+    @staticmethod
+    def env(task: Task) -> Environment:
+        return get_domain(task.domain).make_env(task.env_seed)
