@@ -78,7 +78,10 @@ def _lock_held(workspace: Path) -> bool:
 
 
 def test_two_identical_runs_do_not_both_call_the_model(tmp_path: Path) -> None:
-    with ServerThread(ServerConfig(port=0, latency_ms=150), suite=None) as srv:
+    # slow calls while the second run starts (its start-up takes seconds on a loaded
+    # machine, and the first must still be running then); fast again once it was refused
+    config = ServerConfig(port=0, latency_ms=1000)
+    with ServerThread(config, suite=None) as srv:
         args = ["run", "-m", "openai/balanced", "--base-url", srv.base_url, "-w",
                 str(tmp_path / "w"), "-n", "30", "--concurrency", "2", "--json"]
         first = cli_process(*args)
@@ -95,6 +98,7 @@ def test_two_identical_runs_do_not_both_call_the_model(tmp_path: Path) -> None:
             pytest.fail(f"second: rc {second.returncode} {err!r}; first: rc "
                         f"{first.returncode} {out1[-300:]!r} {err1[-500:]!r}")
         assert "already running" in err and "Traceback" not in err
+        config.latency_ms = 0
         out, err = first.communicate(timeout=120)
         assert first.returncode == 0, err
         summary = json.loads(out)
