@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from agentprop.analysis.stages import STAGE_COLUMNS
+from agentprop.analysis.stages import STAGE_COLUMNS, FabricationCheck, TaskLookup
 from agentprop.core import DEFAULT_PRIMARY_JUDGE, Label, Trace, Verdict, VerdictRow
 
 DEFAULT_PRIMARY = DEFAULT_PRIMARY_JUDGE  # the one definition is in core
@@ -56,7 +56,8 @@ def primary_verdicts(verdicts: Iterable[VerdictLike], judge: str) -> dict[str, b
 
 
 def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None], *,
-                tasks: Any = None, rule: Any = None) -> pd.DataFrame:
+                tasks: TaskLookup | None = None,
+                rule: FabricationCheck | None = None) -> pd.DataFrame:
     """The stage table (agentprop.analysis.stages) plus each trace's final `answer`.
     `tasks` (a suite) defines `fabricated` (see `stage_table`).
 
@@ -101,9 +102,9 @@ def build_input(
     primary_judge: str = DEFAULT_PRIMARY,
     sweep: pd.DataFrame | None = None,
     meta: Mapping[str, Any] | None = None,
-    tasks: Any = None,
+    tasks: TaskLookup | None = None,
     layer_hits: pd.DataFrame | None = None,
-    rule: Any = None,
+    rule: FabricationCheck | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
     `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""

@@ -15,6 +15,7 @@ from agentprop.store import Workspace
 
 if TYPE_CHECKING:
     from agentprop.analysis import AnalysisInput
+    from agentprop.analysis.stages import FabricationCheck
     from agentprop.intercept import InterceptConfig
     from agentprop.judges import FabricationRule
     from agentprop.judges._entities import Vocabulary
@@ -168,7 +169,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
 
 
 def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Suite | None = None,
-                             rule: Any = None) -> list[dict[str, Any]]:
+                             rule: FabricationCheck | None = None) -> list[dict[str, Any]]:
     """The simulation-check rows for the simulated agents in the workspace (stored in meta)."""
     from agentprop.analysis.stages import stage_table
     from agentprop.sim import PROFILES
