@@ -73,3 +73,16 @@ def test_report_tables_and_page(tmp_path: Path) -> None:
     assert "Primary judge (S3): <b>facts</b> (measured against 50 hand-labelled answers to " \
         "12 tasks: κ 0.90 [0.80, 0.95], accuracy 0.96, false accepts 5.0 %" in html
     assert 'id="sec-judge_validity"' not in html  # stated beside the judge, no part of its own
+
+
+def test_analyze_prints_the_check_as_its_reader_table() -> None:
+    from agentprop.cli._analyze import _print_tables
+    from agentprop.cli._common import console
+
+    res = analyze(_input(simulation_check=pd.DataFrame(SIM_ROWS),
+                         judge_validity=JudgeValidity.from_summary(VALIDITY)), n_resamples=20)
+    with console.capture() as cap:
+        _print_tables(res)
+    out = cap.get()
+    assert "Simulation check (known truth)" in out and "covered" in out and "NO" in out
+    assert "Judge validity" in out and "0.900 [0.800, 0.950] (n=50)" in out
