@@ -62,9 +62,12 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[str
 def run_demo(src: Path, workspace: Path) -> tuple[Path, float]:
     """Run the demo with the agentprop package found in `src`; numbers.json and seconds."""
     env = {**os.environ, "PYTHONPATH": str(src)}
+    workspace = workspace.resolve()
     t0 = time.perf_counter()
+    # run in `src`: `python -c` puts the current folder first on sys.path, before
+    # PYTHONPATH, so run from the repository both demos would import the working tree's code
     subprocess.run([sys.executable, "-c", DEMO, "demo", "-w", str(workspace), "--json"],
-                   env=env, check=True, stdout=subprocess.DEVNULL)
+                   env=env, check=True, stdout=subprocess.DEVNULL, cwd=src)
     return workspace / "report" / "numbers.json", time.perf_counter() - t0
 
 

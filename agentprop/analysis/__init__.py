@@ -70,6 +70,7 @@ from agentprop.analysis._tidy import row as tidy_row
 from agentprop.analysis._validity import clustered_kappa, judge_validity
 from agentprop.analysis.frames import (
     AnalysisInput,
+    JudgeValidity,
     build_input,
     label_frame,
     verdict_frame,
@@ -85,6 +86,7 @@ __all__ = [
     "Calibrator",
     "CorrResult",
     "Estimate",
+    "JudgeValidity",
     "KappaResult",
     "LabelCells",
     "McNemarResult",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from agentprop.analysis._calibration import Calibrator, stratum_note
@@ -177,28 +178,32 @@ def _num(x: Any) -> float | None:
     return v if math.isfinite(v) else None  # numbers.json is strict JSON: no NaN, no ±inf
 
 
+def _field(x: Any) -> Any:
+    """A further field of a number as strict JSON (a flag stays a flag)."""
+    if isinstance(x, bool | np.bool_):
+        return bool(x)
+    if isinstance(x, int | np.integer):
+        return int(x)
+    if isinstance(x, float | np.floating):
+        return _num(x)
+    return None if x is None else str(x)
+
+
 def numbers_manifest(result: AnalysisResult) -> dict[str, dict[str, Any]]:
     """Flat names `section.metric[key]` → {"value", "n", "ci"}, section by section in the
-    result's order; NaN and ±inf become null."""
+    result's order; NaN and ±inf become null. A tidy table's columns after `note` are further
+    fields of each number (the simulation check's `true` and `covered`)."""
     out: dict[str, dict[str, Any]] = {}
     for section, df in result.tables.items():
         if df.empty:
             continue
+        cols = list(df.columns)
+        extra = cols[cols.index("note") + 1:] if "note" in cols else []
         for r in df.to_dict("records"):
             key = str(r["key"])
             name = f"{section}.{r['metric']}" + (f"[{key}]" if key else "")
             lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
             out[name] = {"value": _num(r["value"]), "n": int(r["n"]),
-                         "ci": [lo, hi] if lo is not None and hi is not None else None}
-    for r in result.info.get("simulation_check") or []:
-        est = _num(r.get("estimate"))
-        out[f"simulation_check.{r['metric']}[{r['model']}]"] = {
-            "value": est, "n": int(r["n"]),
-            "ci": [r["ci_lo"], r["ci_hi"]] if est is not None else None,
-            "true": r["true"], "covered": bool(r["covered"]),
-        }
-    for judge, v in ((result.info.get("judge_validity") or {}).get("judges") or {}).items():
-        if v.get("kappa") is not None:  # measured on the shipped validation set
-            out[f"judge_validity.kappa[{judge}]"] = {
-                "value": v["kappa"], "n": v["n"], "ci": [v["kappa_lo"], v["kappa_hi"]]}
+                         "ci": [lo, hi] if lo is not None and hi is not None else None,
+                         **{str(c): _field(r[c]) for c in extra}}
     return out

@@ -3,6 +3,8 @@
 A tidy table has one row per (key, metric): the key columns of the analysis (e.g. `model`),
 then `key` (the manifest qualifier: "" for a pooled value, "gpt4o_mini", "gpt4o~majority"),
 `metric`, `value`, `n`, `ci_lo`, `ci_hi` and `note` (a warning or remark, "" if none).
+Columns after `note`, if any, are further fields of each number in numbers.json (the
+simulation check's `true` and `covered`).
 """
 
 from __future__ import annotations

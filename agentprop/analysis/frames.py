@@ -80,6 +80,27 @@ def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None], *,
     return df
 
 
+@dataclass(frozen=True)
+class JudgeValidity:
+    """The judges' agreement with the hand-labelled validation set shipped with agentprop
+    (judges/validity.json, written by `analysis.validity_summary` through
+    bench/bench_judge_validity.py): measured once, not on the workspace's traces."""
+
+    judges: Mapping[str, Mapping[str, Any]]
+    """judge → its figures (`n`, `kappa`, `kappa_lo`, `kappa_hi`, `accuracy`,
+    `false_accept_rate`, `false_reject_rate`, ...; None where undefined)."""
+    tasks: int | None = None
+    """How many suite tasks the labelled answers answer."""
+
+    @classmethod
+    def from_summary(cls, summary: Mapping[str, Any]) -> JudgeValidity:
+        """From the summary as stored (`validity_summary`'s dict)."""
+        judges = summary.get("judges") or {}
+        tasks = summary.get("tasks")
+        return cls(judges={str(k): dict(v) for k, v in judges.items()},
+                   tasks=int(tasks) if tasks is not None else None)
+
+
 @dataclass
 class AnalysisInput:
     """Everything the analyses read. `meta` carries workspace facts for the report."""
@@ -92,6 +113,12 @@ class AnalysisInput:
     sweep: pd.DataFrame | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     layer_hits: pd.DataFrame | None = None  # agentprop.intercept.layer_hits, per trace
+    simulation_check: pd.DataFrame | None = None
+    """The study's simulation check, one row per (simulated model, metric): model, metric,
+    true, estimate, ci_lo, ci_hi, n, covered, note, level, judge (experiment/_simcheck.py;
+    it needs the simulated agents' stated parameters, so the study computes and stores it)."""
+    judge_validity: JudgeValidity | None = None
+    """The judges' validity measured on the shipped validation set (None: not available)."""
 
 
 def build_input(
@@ -105,6 +132,8 @@ def build_input(
     tasks: TaskLookup | None = None,
     layer_hits: pd.DataFrame | None = None,
     rule: FabricationCheck | None = None,
+    simulation_check: pd.DataFrame | None = None,
+    judge_validity: JudgeValidity | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
     `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
@@ -118,4 +147,6 @@ def build_input(
         sweep=sweep,
         meta=dict(meta or {}),
         layer_hits=layer_hits,
+        simulation_check=simulation_check,
+        judge_validity=judge_validity,
     )

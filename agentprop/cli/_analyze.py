@@ -44,6 +44,7 @@ def _print_tables(result: Any) -> None:
     from agentprop.report import (
         constant_sentence,
         display_table,
+        get_section,
         hidden_metrics,
         model_labels,
         title_of,
@@ -58,6 +59,10 @@ def _print_tables(result: Any) -> None:
         console.print(constant_sentence(result.info), highlight=False)
     hidden = hidden_metrics(result.info)
     for section, df in result.tables.items():
+        own = get_section(section)
+        if own is not None and own.reader is not None:  # its rows are not key × metric
+            _print_reader(own.reader(df), title_of(section))
+            continue
         t = display_table(df, section, labels=labels, hidden=hidden.get(section))
         if t.empty:
             continue
@@ -75,6 +80,20 @@ def _print_tables(result: Any) -> None:
         notes = sorted({n for n in df["note"].astype(str) if n.startswith("warning")})
         for n in notes:
             console.print(f"[yellow]{n}[/]", highlight=False)
+
+
+def _print_reader(t: Any, title: str) -> None:
+    """A section's own reader table (e.g. the simulation check), as it reads in tables/."""
+    from rich.table import Table
+
+    if t.empty:
+        return
+    table = Table(title=title)
+    for c in [t.index.name or "", *t.columns]:
+        table.add_column(str(c))
+    for idx, r in t.iterrows():
+        table.add_row(str(idx), *(str(v) for v in r.tolist()))
+    console.print(table)
 
 
 def register(app: typer.Typer) -> None:

@@ -136,7 +136,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     verdicts read as light rows, so memory does not grow with their payloads."""
     import pandas as pd
 
-    from agentprop.analysis import build_input
+    from agentprop.analysis import JudgeValidity, build_input
     from agentprop.app._intercept import evaluation_configs
 
     stored = ws.meta()
@@ -145,15 +145,11 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         meta["imported"] = stored.imported
     if stored.rehearsal:  # experiment/_rehearse.py: the report's first line says so
         meta["rehearsal"] = stored.rehearsal
-    if stored.simulation_check:
-        meta["simulation_check"] = stored.simulation_check
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
     from agentprop.judges._validity import load_validity
 
-    validity = load_validity()
-    if validity:
-        meta["judge_validity"] = validity  # measured on the labelled validation set
+    validity = load_validity()  # measured on the labelled validation set
     tasks = workspace_suite(ws, suite)
     return build_input(
         ws.iter_traces(),
@@ -165,6 +161,9 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         tasks=tasks,
         rule=rule if rule is not None else _rule_for(tasks),
         layer_hits=pd.DataFrame(layer_rows) if layer_rows else None,
+        simulation_check=pd.DataFrame(stored.simulation_check)
+        if stored.simulation_check else None,
+        judge_validity=JudgeValidity.from_summary(validity) if validity else None,
     )
 
 

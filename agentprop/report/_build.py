@@ -13,7 +13,7 @@ import pandas as pd
 
 from agentprop.analysis import AnalysisResult, numbers_manifest
 from agentprop.report._figures import render_figures
-from agentprop.report._html import render_html, simulation_check_frame
+from agentprop.report._html import render_html
 from agentprop.report._section import report_sections
 from agentprop.report._tables import display_table, hidden_metrics, to_latex, to_markdown
 from agentprop.safety import neutralise_cell
@@ -77,19 +77,14 @@ def build_report(
             df = result.tables.get(name)
             if df is None:
                 continue
-            t = display_table(df, name, labels=labels, hidden=hidden.get(name))
+            t = section.reader(df) if section.reader else \
+                display_table(df, name, labels=labels, hidden=hidden.get(name))
             shown[name] = t
             _write_csv(df, tmp / "tables" / f"{name}.csv")
             (tmp / "tables" / f"{name}.md").write_text(
                 f"## {section.title}\n\n" + to_markdown(t), encoding="utf-8")
             (tmp / "tables" / f"{name}.tex").write_text(to_latex(t, section.title),
                                                          encoding="utf-8")
-        simcheck = result.info.get("simulation_check") or []
-        if simcheck:
-            sc = simulation_check_frame(simcheck)
-            _write_csv(pd.DataFrame(simcheck), tmp / "tables" / "simulation_check.csv")
-            (tmp / "tables" / "simulation_check.md").write_text(
-                "## Simulation check\n\n" + to_markdown(sc), encoding="utf-8")
         manifest = numbers_manifest(result)
         (tmp / "numbers.json").write_text(json.dumps(manifest, indent=2, allow_nan=False),
                                           encoding="utf-8")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from agentprop.analysis import AnalysisResult
-from agentprop.report._section import Section, report_sections
+from agentprop.report._section import Section, anchor, report_sections
 from agentprop.report._tables import Cell
 
 MAX_COLS = 7
@@ -49,10 +48,6 @@ table.answers td,table.answers th{text-align:left}td.answer{max-width:620px;whit
 td.bad{color:#a33;font-weight:600}
 details summary{cursor:pointer}
 """
-
-def _anchor(section: str) -> str:
-    return "sec-" + re.sub(r"[^a-z0-9_-]", "-", section.lower())
-
 
 def _header(name: str) -> str:
     """A metric name that may wrap after its underscores."""
@@ -231,90 +226,16 @@ def _notes(df: pd.DataFrame | None) -> str:
     return "".join(f'<p class="note">{escape(n)}</p>' for n in notes)
 
 
-def simulation_check_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """The simulation check as a display table (one row per model × metric)."""
-
-    def f(v: Any) -> str:
-        return "—" if v is None or (isinstance(v, float) and v != v) else f"{float(v):.3f}"
-
-    out = pd.DataFrame(
-        [
-            {
-                "model": r["model"],
-                "metric": r["metric"],
-                "true": f(r["true"]),
-                "estimate": f(r["estimate"]),
-                "CI": f"[{f(r['ci_lo'])}, {f(r['ci_hi'])}]",
-                "n": r["n"],
-                "covered": "yes" if r["covered"] else "NO",
-                "note": r.get("note") or "",
-            }
-            for r in rows
-        ]
-    )
-    return out.set_index("model") if not out.empty else out
-
-
-def _simulation_check_table(t: pd.DataFrame) -> str:
-    head = '<th class="k">model</th><th class="k">metric</th>' + "".join(
-        f"<th>{escape(str(c))}</th>" for c in t.columns[1:])
-    body = []
-    models = list(t.index)
-    for i, (model, r) in enumerate(t.iterrows()):
-        cells = ""
-        if i == 0 or models[i - 1] != model:
-            # consecutive rows of one model share its cell
-            span = 1
-            while i + span < len(models) and models[i + span] == model:
-                span += 1
-            cells += f'<td class="k" rowspan="{span}">{escape(str(model))}</td>'
-        vals = r.tolist()
-        cells += f'<td class="k">{escape(str(vals[0]))}</td>'
-        for c, v in zip(t.columns[1:], vals[1:], strict=True):
-            bad = ' class="bad"' if c == "covered" and v == "NO" else ""
-            cells += f"<td{bad}>{escape(str(v))}</td>"
-        body.append(f"<tr>{cells}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
-
-
-def _simulation_check_html(rows: Sequence[Mapping[str, Any]]) -> str:
-    if not rows:
-        return ""
-    covered = sum(bool(r["covered"]) for r in rows)
-    judge = rows[0].get("judge", "")
-    level = rows[0].get("level")
-    each = f" (each a {100 * float(level):.2f}% interval, Bonferroni over {len(rows)})" \
-        if level else ""
-    return (
-        f'<h2 id="{_anchor("simulation_check")}">Simulation check (known truth)</h2>'
-        "<p>Simulated agents have stated parameters, so the pipeline must recover them: "
-        f"{covered} of {len(rows)} true values lie inside their simultaneous 95% bootstrap "
-        f"CIs{escape(each)}; S3 by the <b>{escape(str(judge))}</b> judge; p2:semantic_wrong "
-        "traces. A true value outside its CI is a measurement problem to investigate, not a "
-        "finding.</p>"
-        + _simulation_check_table(simulation_check_frame(rows))
-    )
-
-
 def _s3_text(v: Any) -> str:
     if v is None or v is pd.NA or (isinstance(v, float) and v != v):
         return "unjudged"
     return "wrong" if bool(v) else "correct"
 
 
-def validity_note(info: dict[str, Any], judge: str) -> str:
-    """", measured against N hand-labelled answers: κ … [CI], …" for a judge whose validity
-    was measured on the validation set shipped with agentprop ('' otherwise)."""
-    v = ((info.get("judge_validity") or {}).get("judges") or {}).get(judge)
-    need = ("n", "kappa", "kappa_lo", "kappa_hi", "accuracy", "false_accept_rate",
-            "false_reject_rate")
-    if not v or any(v.get(k) is None for k in need):
-        return ""
-    return (f" (measured against {v['n']} hand-labelled answers to "
-            f"{escape(str(info['judge_validity'].get('tasks', '?')))} tasks: "
-            f"κ {v['kappa']:.2f} [{v['kappa_lo']:.2f}, {v['kappa_hi']:.2f}], accuracy "
-            f"{v['accuracy']:.2f}, false accepts {100 * v['false_accept_rate']:.1f} %, false "
-            f"rejects {100 * v['false_reject_rate']:.1f} %; docs/judges.md)")
+def judge_notes(result: AnalysisResult, judge: str) -> str:
+    """What the sections state about a judge where the page names it (its measured
+    validity, from the judge_validity section)."""
+    return "".join(s.judge_note(result, judge) for s in report_sections())
 
 
 def render_html(
@@ -327,7 +248,7 @@ def render_html(
     stages: pd.DataFrame | None = None,
 ) -> str:
     """The page: the facts about the input, then each section of `tables` (its reader
-    table) in reading order, the simulation check, sample answers and the run manifest."""
+    table) in reading order, sample answers and the run manifest."""
     info = result.info
     st = stages if stages is not None else pd.DataFrame()
     parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
@@ -344,7 +265,7 @@ def render_html(
             f"{escape(str(rehearsal.get('default_profile')))}); the run tested keys, "
             "providers, judges and this report, not the models.</p>")
     facts = [f"Primary judge (S3): <b>{escape(str(info.get('primary_judge')))}</b>"
-             + validity_note(info, str(info.get("primary_judge"))),
+             + judge_notes(result, str(info.get("primary_judge"))),
              f"traces: {escape(str(info.get('n_traces')))}",
              f"bootstrap: {escape(str(info.get('n_resamples')))} resamples, seed "
              f"{escape(str(info.get('seed')))}, 95% percentile CIs",
@@ -359,17 +280,12 @@ def render_html(
     if sims:
         facts.append('<span class="sim">simulated models (not real LLMs): '
                      + escape(", ".join(sims)) + "</span>")
-    simcheck = info.get("simulation_check") or []
-    if simcheck:
-        covered = sum(bool(r["covered"]) for r in simcheck)
-        facts.append(f'simulation check: {covered} of {len(simcheck)} true values inside '
-                     'their simultaneous 95% CIs '
-                     f'(<a href="#{_anchor("simulation_check")}">details</a>)')
+    facts += [f for s in report_sections() if s.name in result.tables and (f := s.fact(result))]
     parts.append("<ul>" + "".join(f"<li>{f}</li>" for f in facts) + "</ul>")
     if not info.get("has_labels"):
         ref = info.get("agreement_reference")
         ref_txt = (f"Judge agreement below uses the <b>{escape(str(ref))}</b> judge as the "
-                   "stated reference" + validity_note(info, str(ref)) + "."
+                   "stated reference" + judge_notes(result, str(ref)) + "."
                    if ref else "Judge agreement is shown against the LLM majority only.")
         parts.append(
             '<p class="note">There are no human labels in this workspace, so no judge is '
@@ -377,19 +293,17 @@ def render_html(
             " To collect labels: <code>agentprop label sample --workspace W</code>, then "
             "<code>agentprop label serve --workspace W</code>.</p>")
 
-    order = [s for s in report_sections() if s.name in tables]
+    order = [s for s in report_sections() if s.name in tables and s.page]
     toc = [(s.name, s.title) for s in order]
-    if simcheck:
-        toc.append(("simulation_check", "Simulation check (known truth)"))
     toc += [("examples", "Sample answers"), ("manifest", "Run manifest")]
     parts.append('<nav class="toc"><b>Contents</b><ol>' + "".join(
-        f'<li><a href="#{_anchor(s)}">{escape(title)}</a></li>' for s, title in toc)
+        f'<li><a href="#{anchor(s)}">{escape(title)}</a></li>' for s, title in toc)
         + "</ol></nav>")
 
     for section in order:
         name = section.name
         df = result.tables.get(name)
-        parts.append(f'<h2 id="{_anchor(name)}">{escape(section.title)}</h2>')
+        parts.append(f'<h2 id="{anchor(name)}">{escape(section.title)}</h2>')
         if section.explain:
             parts.append(f"<p>{escape(section.explain)}</p>")
         lead = section.lead(result, st)
@@ -397,13 +311,13 @@ def render_html(
             parts.append(lead)
         best = section.highlight(df) if section.highlight and df is not None else ""
         parts.append(_notes(df))
-        parts.append(_table_html(tables[name], section, best))
+        parts.append(section.page_table(tables[name]) if section.page_table
+                     else _table_html(tables[name], section, best))
         for figure in section.figures:
             if figure.name in pngs:
                 parts.append(_img(figure.name, figure.caption, pngs[figure.name]))
         parts.append(f'<p class="muted">Tables: tables/{escape(name)}.md | .tex | .csv</p>')
-    parts.append(_simulation_check_html(simcheck))
-    parts.append(f'<h2 id="{_anchor("examples")}">Sample answers</h2>')
+    parts.append(f'<h2 id="{anchor("examples")}">Sample answers</h2>')
     if examples.empty:
         parts.append("<p><em>No answers.</em></p>")
     else:
@@ -420,7 +334,7 @@ def render_html(
         parts.append('<table class="answers"><tr><th>trace</th><th>model</th>'
                      "<th>condition</th><th>S3 (primary judge)</th><th>answer</th>"
                      "<th>why (primary judge)</th></tr>" + "".join(rows) + "</table>")
-    parts.append(f'<h2 id="{_anchor("manifest")}">Run manifest</h2>')
+    parts.append(f'<h2 id="{anchor("manifest")}">Run manifest</h2>')
     parts.append(f"<details><summary>{len(runs)} run(s): configuration as recorded "
                  "(click to show)</summary><pre>"
                  + escape(json.dumps(list(runs), indent=2, default=str)) + "</pre></details>")

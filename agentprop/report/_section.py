@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,19 @@ def no_lead(result: AnalysisResult, stages: pd.DataFrame) -> str:
     return ""
 
 
+def no_fact(result: AnalysisResult) -> str:
+    return ""
+
+
+def no_judge_note(result: AnalysisResult, judge: str) -> str:
+    return ""
+
+
+def anchor(name: str) -> str:
+    """The page's anchor of a section (or of another part of the page)."""
+    return "sec-" + re.sub(r"[^a-z0-9_-]", "-", name.lower())
+
+
 @dataclass(frozen=True)
 class Section:
     """Everything about one section; only `name`, `title`, `compute` and `order` are needed."""
@@ -56,7 +70,8 @@ class Section:
     order: int
     """Position in the page's reading order (and in numbers.json): the headline propagation
     numbers (10–60), how far to trust the judge (70–80), the interceptor (90–110),
-    replication (120); the simulation check and the raw material follow every section."""
+    replication (120); the simulation check (900) and the judge validity (910), measured
+    outside this workspace's analysis, follow every section."""
     explain: str = ""
     """What the numbers mean, shown under the title."""
     columns: tuple[str, ...] = ()
@@ -83,6 +98,21 @@ class Section:
     """Metrics the page leaves out of its grid because its lead states them."""
     page_pooled: bool = True
     """False: the page leaves the pooled row out (its lead states it)."""
+    reader: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    """The reader table (md, tex, the page) from the tidy table, for a section whose rows
+    are not key × metric estimates (the simulation check: true value, estimate, covered);
+    None: the key × metric `Cell`s of `_tables.display_table`."""
+    page_table: Callable[[pd.DataFrame], str] | None = None
+    """HTML (escaped) of the page's table, from the `reader` table; None: the page lays out
+    the key × metric cells."""
+    page: bool = True
+    """False: the page has no part of its own for the section (its numbers are stated in the
+    page's text, through `fact` or `judge_note`); numbers.json and tables/ keep it."""
+    fact: Callable[[AnalysisResult], str] = no_fact
+    """HTML (escaped): a line of the page's list of facts about the input ("" for none)."""
+    judge_note: Callable[[AnalysisResult, str], str] = no_judge_note
+    """HTML (escaped) stated after a judge's name where the page names the primary or the
+    reference judge ("" for none)."""
 
 
 SECTIONS: Registry[Section] = Registry("report section")

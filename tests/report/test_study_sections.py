@@ -1,0 +1,88 @@
+"""The simulation check and the judge validity, measured outside the analysis (by the study,
+on the shipped validation set), reach numbers.json, tables/ and the page as registered
+sections: typed fields of the analysis input, no special case in the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from agentprop.analysis import AnalysisInput, JudgeValidity, build_input, numbers_manifest
+from agentprop.core import FinalEvent, Trace, Verdict
+from agentprop.report import analyze, build_report
+
+SIM_ROWS = [
+    {"model": "sim/a", "metric": "r_23", "true": 0.5, "estimate": 0.45, "ci_lo": 0.3,
+     "ci_hi": 0.6, "n": 40, "covered": True, "note": "easy tasks only", "level": 0.99,
+     "judge": "facts"},
+    {"model": "sim/a", "metric": "S2_rate", "true": 0.9, "estimate": 0.5, "ci_lo": 0.4,
+     "ci_hi": 0.6, "n": 40, "covered": False, "note": "", "level": 0.99, "judge": "facts"},
+]
+VALIDITY = {"tasks": 12, "judges": {
+    "facts": {"n": 50, "kappa": 0.9, "kappa_lo": 0.8, "kappa_hi": 0.95, "accuracy": 0.96,
+              "false_accept_rate": 0.05, "false_reject_rate": 0.04},
+    "heuristic": {"n": 50, "kappa": None}}}
+
+
+def _input(**extra: object) -> AnalysisInput:
+    traces = [Trace(id=f"t{k}", run_id="r", model="sim/a", task_id=f"weather_{k:03d}",
+                    domain="weather", split="test", difficulty="easy", condition="baseline",
+                    events=[FinalEvent(step=0, answer="fine")]) for k in range(3)]
+    return build_input(traces, [Verdict(trace_id=t.id, judge="facts", correct=True)
+                                for t in traces], **extra)  # type: ignore[arg-type]
+
+
+def test_numbers_carry_the_check_and_the_measured_kappa() -> None:
+    res = analyze(_input(simulation_check=pd.DataFrame(SIM_ROWS),
+                         judge_validity=JudgeValidity.from_summary(VALIDITY)), n_resamples=20)
+    m = numbers_manifest(res)
+    assert m["simulation_check.r_23[sim/a]"] == {
+        "value": 0.45, "n": 40, "ci": [0.3, 0.6], "true": 0.5, "covered": True}
+    assert m["simulation_check.S2_rate[sim/a]"]["covered"] is False
+    assert m["judge_validity.kappa[facts]"] == {"value": 0.9, "n": 50, "ci": [0.8, 0.95]}
+    assert "judge_validity.kappa[heuristic]" not in m  # not measured
+    names = list(m)
+    assert names[-3:] == ["simulation_check.r_23[sim/a]", "simulation_check.S2_rate[sim/a]",
+                          "judge_validity.kappa[facts]"]  # after every measured section
+
+
+def test_without_them_there_is_no_section() -> None:
+    res = analyze(_input(), n_resamples=20)
+    assert "simulation_check" not in res.tables and "judge_validity" not in res.tables
+
+
+def test_report_tables_and_page(tmp_path: Path) -> None:
+    res = analyze(_input(simulation_check=pd.DataFrame(SIM_ROWS),
+                         judge_validity=JudgeValidity.from_summary(VALIDITY)), n_resamples=20)
+    index = build_report(res, tmp_path / "report")
+    tables = tmp_path / "report" / "tables"
+    md = (tables / "simulation_check.md").read_text(encoding="utf-8")
+    assert "| model | metric | true | estimate | CI | n | covered | note |" in md
+    assert "| sim/a | S2_rate | 0.900 | 0.500 | [0.400, 0.600] | 40 | NO |  |" in md
+    for name in ("simulation_check", "judge_validity"):
+        assert {p.suffix for p in tables.glob(f"{name}.*")} == {".csv", ".md", ".tex"}
+    numbers = json.loads((tmp_path / "report" / "numbers.json").read_text(encoding="utf-8"))
+    assert numbers == numbers_manifest(res)
+    html = index.read_text(encoding="utf-8")
+    assert "simulation check: 1 of 2 true values inside their simultaneous 95% CIs" in html
+    assert '<h2 id="sec-simulation_check">Simulation check (known truth)</h2>' in html
+    assert "1 of 2 true values lie inside" in html and "Bonferroni over 2" in html
+    assert '<td class="bad">NO</td>' in html
+    assert "Primary judge (S3): <b>facts</b> (measured against 50 hand-labelled answers to " \
+        "12 tasks: κ 0.90 [0.80, 0.95], accuracy 0.96, false accepts 5.0 %" in html
+    assert 'id="sec-judge_validity"' not in html  # stated beside the judge, no part of its own
+
+
+def test_analyze_prints_the_check_as_its_reader_table() -> None:
+    from agentprop.cli._analyze import _print_tables
+    from agentprop.cli._common import console
+
+    res = analyze(_input(simulation_check=pd.DataFrame(SIM_ROWS),
+                         judge_validity=JudgeValidity.from_summary(VALIDITY)), n_resamples=20)
+    with console.capture() as cap:
+        _print_tables(res)
+    out = cap.get()
+    assert "Simulation check (known truth)" in out and "covered" in out and "NO" in out
+    assert "Judge validity" in out and "0.900 [0.800, 0.950] (n=50)" in out
