@@ -241,6 +241,8 @@ class RetailIntent(Intent):
             elif k == "order":
                 facts += _order_facts(o)
             elif k == "details":
+                if o.get("price") is None:  # as ever, details without a price are not stated
+                    raise TypeError("product details without a price")
                 details.append(o)
                 facts += _product_facts(o, f"{o.get('product_id')}." if self.keyed else "")
                 facts += self.compared(details)
