@@ -17,10 +17,10 @@ No task changes state. ``Task.query_entities`` = ``{"query": <title searched>}``
 ``meta``: ``answer_field`` (infobox key answered), ``bridge_field`` (two-hop only).
 
 Each intent is one class below (`KnowledgeIntent`: which fields it asks, how its question is
-phrased, its lookups and whether the snippet answers), registered in `INTENTS` in the order
-of the intent mix. A knowledge task's target is drawn before its gold plan (no two tasks ask
-the same field of the same article), so its intents give `fields`, `question` and `lookups`
-rather than `build`.
+phrased, its target and lookups in `build` — no two tasks ask the same field of the same
+article, `Draft.taken` —, whether the snippet answers, which article is the bridge, its
+facts), registered in `INTENTS` in the order of the intent mix; `KnowledgeGenerator` states
+each observation by kind.
 """
 
 from __future__ import annotations
@@ -33,9 +33,8 @@ from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains._knowledge_data import Article
 from agentprop.domains.knowledge import KnowledgeDomain
 from agentprop.suite._draw import (
-    Builder,
     Draft,
-    draw_task,
+    draw_tasks,
     schedule,
     shared_attempts,
 )
@@ -231,8 +230,8 @@ def _article(o: Observation, field: str, bridge: bool = False) -> tuple[str, lis
 
 class KnowledgeIntent(Intent):
     """A knowledge intent: the fields it asks of which kind of article (`fields`), its
-    question (`question`), the gold plan that looks the answer up (`lookups`) and the facts
-    each article it reads states (`facts`, `article_facts`)."""
+    question (`question`), the target and gold plan that looks the answer up (`build`) and
+    the facts each article it reads states (`facts`, `article_facts`)."""
 
     table: ClassVar[dict[str, list[str]]] = ARTICLE_FIELDS
     """Article type → the fields a one-hop question asks."""
@@ -268,27 +267,41 @@ class KnowledgeIntent(Intent):
                  bridge: str | None) -> str:
         return rng.choice(QUESTIONS[answer]).format(t=_named(target))
 
-    def lookups(self, target: Article, answer: str, bridge: str | None, query: str
-                ) -> Builder:
-        """The gold plan: search the target, read its article, follow the bridge link."""
-        reads = self.reads_article
+    def build(self, d: Draft, rng: random.Random) -> None:
+        """Draw a target no earlier task asked this of (`Draft.taken`), phrase the
+        question, then search the target, read its article and follow the bridge link.
+        The environment (and its seed) is opened by the first call, after these draws."""
+        target, answer, bridge = self.target(rng, d.taken)
+        query = self.question(rng, target, answer, bridge)
+        d.query = query[0].upper() + query[1:]
+        found = d("search_knowledge", query=target.title)
+        hit = next(r for r in found["results"] if r["title"] == target.title)
+        if self.reads_article:
+            article = d("get_article", article_id=hit["article_id"])
+        if bridge is not None:
+            linked = str(article["infobox"][bridge])
+            link = next(x for x in article["links"] if x["title"] == linked)
+            d("get_article", article_id=link["article_id"])
+        d.meta = {"query_entities": {"query": target.title}, "answer_field": answer}
+        d.asks = [answer]
+        if bridge is not None:
+            d.meta["bridge_field"] = bridge
 
-        def build(draft: Draft, rng: random.Random) -> None:
-            draft.query = query
-            found = draft("search_knowledge", query=target.title)
-            hit = next(r for r in found["results"] if r["title"] == target.title)
-            if reads:
-                article = draft("get_article", article_id=hit["article_id"])
-            if bridge is not None:
-                linked = str(article["infobox"][bridge])
-                link = next(x for x in article["links"] if x["title"] == linked)
-                draft("get_article", article_id=link["article_id"])
-            draft.meta = {"query_entities": {"query": target.title}, "answer_field": answer}
-            draft.asks = [answer]
-            if bridge is not None:
-                draft.meta["bridge_field"] = bridge
-
-        return build
+    def target(self, rng: random.Random, taken: set[str]
+               ) -> tuple[Article, str, str | None]:
+        """(target article, answered field, linking field or None), not yet in `taken`
+        (no two tasks ask the same field of the same article), which it then joins."""
+        dom = get_domain("knowledge")
+        assert isinstance(dom, KnowledgeDomain)
+        while True:
+            atype, answer, bridge = self.fields(rng)
+            target = rng.choice([a for a in dom.articles if a.type == atype])
+            if target.infobox.get(bridge or answer) is None:
+                continue
+            key = repr((target.article_id, answer, bridge or ""))
+            if key not in taken:
+                taken.add(key)
+                return target, answer, bridge
 
 
 INTENTS: Intents[Intent] = Intents("knowledge", KnowledgeIntent)
@@ -378,40 +391,14 @@ class KnowledgeGenerator(IntentGenerator):
     def generate(self, n: int, seed: int) -> list[Task]:
         rng = random.Random(seed)
         dom = self.world
-        tools = [t.name for t in dom.tools]
-        tasks: list[Task] = []
-        used: set[tuple[str, str, str]] = set()
-        for k, (name, diff) in enumerate(schedule(n, INTENTS.mix(), rng), start=1):
-            intent = INTENTS.get(name)
-            assert isinstance(intent, KnowledgeIntent)
-            while True:
-                target, answer, bridge = self._draw(dom, intent, rng)
-                key = (target.article_id, answer, bridge or "")
-                if key not in used:
-                    used.add(key)
-                    break
-            query = intent.question(rng, target, answer, bridge)
-            # the query is drawn first, so a failed gold plan is not redrawn (one attempt)
-            tasks.append(draw_task(
-                domain=self.domain, index=k, intent=name, difficulty=diff, tools=tools,
-                make_env=dom.make_env,
-                builder=intent.lookups(target, answer, bridge, query[0].upper() + query[1:]),
-                render=self.render_answer, facts=self.expected_facts,
-                attempts=shared_attempts(rng, 1),
-            ))
-        return tasks
-
-    @staticmethod
-    def _draw(dom: KnowledgeDomain, intent: KnowledgeIntent, rng: random.Random
-              ) -> tuple[Article, str, str | None]:
-        """(target article, answered field, linking field or None)."""
-        while True:
-            atype, answer, bridge = intent.fields(rng)
-            pool = [a for a in dom.articles if a.type == atype]
-            target = rng.choice(pool)
-            field = bridge or answer
-            if target.infobox.get(field) is not None:
-                return target, answer, bridge
+        # one attempt: the target and query are drawn first, so a failed gold plan is not
+        # redrawn; the environment seed is drawn after them
+        return draw_tasks(
+            domain=self.domain, plan=schedule(n, INTENTS.mix(), rng),
+            builders=INTENTS.builders(), tools=[t.name for t in dom.tools],
+            make_env=dom.make_env, render=self.render_answer, facts=self.expected_facts,
+            attempts=shared_attempts(rng, 1, seed_first=False),
+        )
 
     def sentence(self, task: Task, i: int, o: Observation) -> str:
         return _sentence(task, i, o)
