@@ -4,7 +4,8 @@ environment and retries (deterministically) when a draw does not make a good tas
 
 Generators differ only in where a draw's randomness comes from: weather and calendar give
 every task its own seeded stream (`fresh_attempts`), the others draw from one stream shared
-by the whole domain (`shared_attempts`). A draw whose query another task of the domain
+by the whole domain (`shared_attempts`; knowledge draws the environment seed only when the
+gold plan first needs it, after its target). A draw whose query another task of the domain
 already has is redrawn too: `Suite.find_by_query` must name exactly one task."""
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Any
 
 from agentprop.core import Difficulty, Fact, Task, ToolCall
 from agentprop.domains import Environment, Observation, is_error
-from agentprop.suite._generator import TaskGenerator
 
 
 class GoldError(RuntimeError):
@@ -28,16 +28,27 @@ class GoldError(RuntimeError):
 @dataclass
 class Draft:
     """A task under construction: its gold plan is executed call by call as it is built, so
-    later arguments come from real observations."""
+    later arguments come from real observations. The environment is opened when first
+    used (`open_env`), so a draw may pick its target before the environment's seed."""
 
-    env: Environment
+    open_env: Callable[[], Environment]
     id_prefix: str = "call"
+    taken: set[str] = field(default_factory=set)
+    """Keys earlier tasks of the domain claimed (a draw that must not repeat a target, as
+    knowledge's article and field, claims its own here)."""
     query: str = ""
     calls: list[ToolCall] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     expected_state: dict[str, Any] | None = None
     asks: list[str] | None = None
+    _env: Environment | None = field(default=None, init=False, repr=False)
+
+    @property
+    def env(self) -> Environment:
+        if self._env is None:
+            self._env = self.open_env()
+        return self._env
 
     def ask(self, rng: random.Random, variants: Sequence[tuple[str, Sequence[str]]]) -> str:
         """Pick the query phrasing (`pick`) and record it and what it asks for."""
@@ -68,8 +79,9 @@ def pick(rng: random.Random, variants: Sequence[tuple[str, Sequence[str]]]
 
 
 Builder = Callable[[Draft, random.Random], None]
-# index of the task -> the (rng, env_seed) of each attempt at drawing it, drawn lazily
-Attempts = Callable[[int], Iterator[tuple[random.Random, int]]]
+# index of the task -> the (rng, env_seed) of each attempt at drawing it, drawn lazily; the
+# seed may be how to draw it when the gold plan first needs the environment
+Attempts = Callable[[int], Iterator[tuple[random.Random, int | Callable[[], int]]]]
 
 
 def schedule(
@@ -107,12 +119,13 @@ def fresh_attempts(seed: int, domain: str, tries: int = 50) -> Attempts:
     return attempts
 
 
-def shared_attempts(rng: random.Random, tries: int) -> Attempts:
-    """Every attempt at every task continues the one stream `rng`."""
+def shared_attempts(rng: random.Random, tries: int, seed_first: bool = True) -> Attempts:
+    """Every attempt at every task continues the one stream `rng`; the environment seed is
+    drawn first, or (`seed_first=False`) when the gold plan first needs the environment."""
 
-    def attempts(index: int) -> Iterator[tuple[random.Random, int]]:
+    def attempts(index: int) -> Iterator[tuple[random.Random, int | Callable[[], int]]]:
         for _ in range(tries):
-            yield rng, rng.randrange(2**31)
+            yield rng, (rng.randrange(2**31) if seed_first else lambda: rng.randrange(2**31))
 
     return attempts
 
@@ -136,13 +149,20 @@ def draw_task(
     attempts: Attempts,
     id_prefix: str = "call",
     used: set[str] | None = None,
+    taken: set[str] | None = None,
 ) -> Task:
     """Draw, execute and render task `index`; redraw when the builder raises GoldError or
     when its query (normalised) is already in `used`, which the accepted query then joins:
-    a query names exactly one task, so a served agent can find its task by the query."""
+    a query names exactly one task, so a served agent can find its task by the query.
+    `taken` is the domain's `Draft.taken`."""
     last: Exception | None = None
-    for rng, env_seed in attempts(index):
-        draft = Draft(env=make_env(env_seed), id_prefix=id_prefix)
+    for rng, seed in attempts(index):
+
+        def open_env(seed: int | Callable[[], int] = seed) -> Environment:
+            return make_env(seed if isinstance(seed, int) else seed())
+
+        draft = Draft(open_env=open_env, id_prefix=id_prefix,
+                      taken=taken if taken is not None else set())
         try:
             builder(draft, rng)
             key = norm_query(draft.query)
@@ -155,7 +175,7 @@ def draw_task(
             used.add(key)
         task = Task(
             id=f"{domain}_{index:04d}", domain=domain, split="test", difficulty=difficulty,
-            intent=intent, query=draft.query, tools=tools, env_seed=env_seed,
+            intent=intent, query=draft.query, tools=tools, env_seed=draft.env.seed,
             gold_plan=draft.calls, reference_answer="", expected_state=draft.expected_state,
             meta=draft.meta, asks=draft.asks or [],
         )
@@ -180,25 +200,11 @@ def draw_tasks(
     """One task per scheduled (intent, difficulty) slot, with ids numbered from 1 and no
     two queries alike."""
     used: set[str] = set()
+    taken: set[str] = set()
     return [
         draw_task(domain=domain, index=i, intent=intent, difficulty=diff, tools=tools,
                   make_env=make_env, builder=builders[intent], render=render, facts=facts,
-                  attempts=attempts, id_prefix=id_prefix, used=used)
+                  attempts=attempts, id_prefix=id_prefix, used=used, taken=taken)
         for i, (intent, diff) in enumerate(plan, start=1)
     ]
 
-
-class DescribingGenerator(TaskGenerator):
-    """A generator that states its answer and its facts in one pass over the observations
-    (`_describe`), so the reference and the facts cannot disagree."""
-
-    def render_answer(self, task: Task, observations: list[Observation]) -> str:
-        return " ".join(self._describe(task, observations)[0])
-
-    def facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
-        return self._describe(task, observations)[1]
-
-    def _describe(self, task: Task, observations: list[Observation]
-                  ) -> tuple[list[str], list[Fact]]:
-        """Sentences stating what each observation says, and the facts they state."""
-        raise NotImplementedError

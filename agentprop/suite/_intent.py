@@ -1,13 +1,15 @@
 """A suite intent as one unit, as AgentDojo keeps one task in one place: an `Intent` class
-holds how its query is phrased and its gold plan drawn (`build`), the sentence that answers
-it from the observations (`conclusion`), which later observations a faithful agent would
-have made (`follows`) and the facts the observations establish (`facts`; asked or context
-by what the drawn phrasing asks, `Draft.ask`). Each domain's suite module registers its
-intents in an `Intents` table, whose order is the intent mix the schedule draws from.
+holds how its query is phrased and its gold plan drawn (`build`), what it says of an
+observation where the domain's sentence for that kind does not say it (`sentence`), the
+sentence that answers it from the observations (`conclusion`), which later observations a
+faithful agent would have made (`follows`) and the facts the observations establish
+(`facts`; asked or context by what the drawn phrasing asks, `Draft.ask`). Each domain's
+suite module registers its intents in an `Intents` table, whose order is the intent mix
+the schedule draws from.
 
-`IntentGenerator` is the reference rendering shared by the chained domains (weather,
-calendar): one sentence per observation, then the intent's conclusion, both from the
-observations up to the first one that does not follow from the earlier ones."""
+`IntentGenerator` is the reference rendering every domain shares: one sentence per
+observation, then the intent's conclusion, both from the observations up to the first one
+that does not follow from the earlier ones."""
 
 from __future__ import annotations
 
@@ -33,6 +35,11 @@ class Intent:
         """Phrase the query (`d.ask`) and execute the gold plan call by call (`d.call`);
         raise `GoldError` when the draw does not make a good task."""
         raise NotImplementedError(f"intent {type(self).__name__} draws no tasks")
+
+    def sentence(self, task: Task, seen: list[Observation], o: Observation) -> str | None:
+        """What the intent says of `o` (the observations `seen` before it), or None for the
+        domain's sentence for its kind (e.g. a comparison once both prices are in)."""
+        return None
 
     def conclusion(self, task: Task, obs: list[Observation]) -> str:
         """The sentence that answers the query from `obs` ('' if they cannot give it)."""
@@ -89,6 +96,9 @@ class IntentGenerator(TaskGenerator):
     intents: ClassVar[Intents[Intent]]
     nothing: ClassVar[str]
     """The reference when no observation is left to state."""
+    whole_chain: ClassVar[bool] = True
+    """Facts only when no observation failed (a chain's later facts rest on the earlier
+    ones); False: each observation that did not fail states its facts."""
 
     def sentence(self, task: Task, i: int, o: Observation) -> str:
         """What observation `i` says (its kind decides, not the intent)."""
@@ -108,14 +118,18 @@ class IntentGenerator(TaskGenerator):
 
     def render_answer(self, task: Task, observations: list[Observation]) -> str:
         observations = self.consistent_prefix(task, observations)
-        parts = [self.sentence(task, i, o) for i, o in enumerate(observations)]
+        intent = self.intents.get(task.intent)
+        parts = []
+        for i, o in enumerate(observations):
+            said = intent.sentence(task, observations[:i], o)
+            parts.append(self.sentence(task, i, o) if said is None else said)
         if not parts:
             return self.nothing
-        tail = self.intents.get(task.intent).conclusion(task, observations)
+        tail = intent.conclusion(task, observations)
         return " ".join([*parts, tail] if tail else parts)
 
     def facts(self, task: Task, observations: list[Observation]) -> list[Fact]:
         obs = self.consistent_prefix(task, observations)
-        if not obs or any(is_error(o) for o in obs):
+        if not obs or (self.whole_chain and any(is_error(o) for o in obs)):
             return []
         return self.intents.get(task.intent).facts(task, obs)

@@ -17,10 +17,10 @@ No task changes state. ``Task.query_entities`` = ``{"query": <title searched>}``
 ``meta``: ``answer_field`` (infobox key answered), ``bridge_field`` (two-hop only).
 
 Each intent is one class below (`KnowledgeIntent`: which fields it asks, how its question is
-phrased, its lookups and whether the snippet answers), registered in `INTENTS` in the order
-of the intent mix. A knowledge task's target is drawn before its gold plan (no two tasks ask
-the same field of the same article), so its intents give `fields`, `question` and `lookups`
-rather than `build`.
+phrased, its target and lookups in `build` — no two tasks ask the same field of the same
+article, `Draft.taken` —, whether the snippet answers, which article is the bridge, its
+facts), registered in `INTENTS` in the order of the intent mix; `KnowledgeGenerator` states
+each observation by kind.
 """
 
 from __future__ import annotations
@@ -33,15 +33,13 @@ from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains._knowledge_data import Article
 from agentprop.domains.knowledge import KnowledgeDomain
 from agentprop.suite._draw import (
-    Builder,
-    DescribingGenerator,
     Draft,
-    draw_task,
+    draw_tasks,
     schedule,
     shared_attempts,
 )
 from agentprop.suite._generator import GENERATORS
-from agentprop.suite._intent import Intent, Intents
+from agentprop.suite._intent import Intent, IntentGenerator, Intents
 
 # article type -> fields answerable from the first sentence
 SNIPPET_FIELDS = {
@@ -165,18 +163,100 @@ def _infobox_facts(title: str, infobox: dict[str, Any], skip: set[str]) -> list[
             if k not in skip and v is not None and isinstance(v, str | int)]
 
 
+# -- rendering ------------------------------------------------------------------------------
+
+
+def _kind(o: Observation) -> str:
+    """What an observation is, in the order the checks have always been made."""
+    if is_error(o):
+        return "error"
+    if "results" in o:
+        return "search"
+    if "infobox" in o:
+        return "article"
+    return "unknown"
+
+
+def _hit(task: Task, o: Observation) -> dict[str, Any] | None:
+    """The search result for the title the query names (else the first; None if none)."""
+    results = list(o.get("results") or [])
+    if not results:
+        return None
+    wanted = str(task.query_entities.get("query", ""))
+    return next((r for r in results if r.get("title") == wanted), results[0])
+
+
+def _sentence(task: Task, i: int, o: Observation) -> str:
+    """What observation `i` says, by its kind (an article by the field the query asks)."""
+    tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
+    k = _kind(o)
+    if k == "error":
+        err = o["error"]
+        return f"The {tool} call failed ({err.get('type', 'error')}): {err.get('message', '')}."
+    if k == "search":
+        hit = _hit(task, o)
+        if hit is None:
+            return f"The encyclopedia has no article matching '{o.get('query')}'."
+        return f"The article on {hit.get('title')} is {hit.get('article_id')}."
+    if k == "article":
+        return _article(o, _answer(task))[0]
+    return f"The {tool} call returned an unexpected result."
+
+
+def _answer(task: Task) -> str:
+    """The infobox field the query asks."""
+    return str(task.meta.get("answer_field", ""))
+
+
+def _article(o: Observation, field: str, bridge: bool = False) -> tuple[str, list[Fact]]:
+    """What an article says of `field` (as the bridge of a two-hop question): the sentence
+    and the facts (the field's, then the rest of the infobox as context)."""
+    info = o.get("infobox") or {}
+    title = str(o.get("title"))
+    named = f"The {title}" if o.get("type") == "organisation" else title
+    value = info.get(field)
+    if value is None:
+        return (f"The article {o.get('article_id')} ({title}) does not state its "
+                f"{field.replace('_', ' ')}.", [])
+    phrases = BRIDGE_PHRASES if bridge else PHRASES
+    fact = _fact(field, value, title, f"bridge_{field}" if bridge else None)
+    return (phrases.get(field, "{t}: {v}.").format(t=named, v=value),
+            [fact, *_infobox_facts(title, info, {field})])
+
+
 # -- the intents ------------------------------------------------------------------------------
 # Registered in the order of the intent mix (the schedule depends on it).
 
 
 class KnowledgeIntent(Intent):
     """A knowledge intent: the fields it asks of which kind of article (`fields`), its
-    question (`question`) and the gold plan that looks the answer up (`lookups`)."""
+    question (`question`), the target and gold plan that looks the answer up (`build`) and
+    the facts each article it reads states (`facts`, `article_facts`)."""
 
     table: ClassVar[dict[str, list[str]]] = ARTICLE_FIELDS
     """Article type → the fields a one-hop question asks."""
     reads_article: ClassVar[bool] = True
     """The gold plan opens the article (else the search snippet answers)."""
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        facts: list[Fact] = []
+        articles = 0
+        for o in obs:
+            k = _kind(o)
+            if k == "search":
+                facts += self.search_facts(task, o)
+            elif k == "article":
+                articles += 1
+                facts += self.article_facts(task, o, first=articles == 1)
+        return facts
+
+    def search_facts(self, task: Task, o: Observation) -> list[Fact]:
+        """What a search result states (nothing: the article answers)."""
+        return []
+
+    def article_facts(self, task: Task, o: Observation, first: bool) -> list[Fact]:
+        """What an article (`first`: the first one read) states."""
+        return _article(o, _answer(task))[1]
 
     def fields(self, rng: random.Random) -> tuple[str, str, str | None]:
         """(article type, answered field, linking field or None)."""
@@ -187,30 +267,44 @@ class KnowledgeIntent(Intent):
                  bridge: str | None) -> str:
         return rng.choice(QUESTIONS[answer]).format(t=_named(target))
 
-    def lookups(self, target: Article, answer: str, bridge: str | None, query: str
-                ) -> Builder:
-        """The gold plan: search the target, read its article, follow the bridge link."""
-        reads = self.reads_article
+    def build(self, d: Draft, rng: random.Random) -> None:
+        """Draw a target no earlier task asked this of (`Draft.taken`), phrase the
+        question, then search the target, read its article and follow the bridge link.
+        The environment (and its seed) is opened by the first call, after these draws."""
+        target, answer, bridge = self.target(rng, d.taken)
+        query = self.question(rng, target, answer, bridge)
+        d.query = query[0].upper() + query[1:]
+        found = d("search_knowledge", query=target.title)
+        hit = next(r for r in found["results"] if r["title"] == target.title)
+        if self.reads_article:
+            article = d("get_article", article_id=hit["article_id"])
+        if bridge is not None:
+            linked = str(article["infobox"][bridge])
+            link = next(x for x in article["links"] if x["title"] == linked)
+            d("get_article", article_id=link["article_id"])
+        d.meta = {"query_entities": {"query": target.title}, "answer_field": answer}
+        d.asks = [answer]
+        if bridge is not None:
+            d.meta["bridge_field"] = bridge
 
-        def build(draft: Draft, rng: random.Random) -> None:
-            draft.query = query
-            found = draft("search_knowledge", query=target.title)
-            hit = next(r for r in found["results"] if r["title"] == target.title)
-            if reads:
-                article = draft("get_article", article_id=hit["article_id"])
-            if bridge is not None:
-                linked = str(article["infobox"][bridge])
-                link = next(x for x in article["links"] if x["title"] == linked)
-                draft("get_article", article_id=link["article_id"])
-            draft.meta = {"query_entities": {"query": target.title}, "answer_field": answer}
-            draft.asks = [answer]
-            if bridge is not None:
-                draft.meta["bridge_field"] = bridge
+    def target(self, rng: random.Random, taken: set[str]
+               ) -> tuple[Article, str, str | None]:
+        """(target article, answered field, linking field or None), not yet in `taken`
+        (no two tasks ask the same field of the same article), which it then joins."""
+        dom = get_domain("knowledge")
+        assert isinstance(dom, KnowledgeDomain)
+        while True:
+            atype, answer, bridge = self.fields(rng)
+            target = rng.choice([a for a in dom.articles if a.type == atype])
+            if target.infobox.get(bridge or answer) is None:
+                continue
+            key = repr((target.article_id, answer, bridge or ""))
+            if key not in taken:
+                taken.add(key)
+                return target, answer, bridge
 
-        return build
 
-
-INTENTS = Intents("knowledge", KnowledgeIntent)
+INTENTS: Intents[Intent] = Intents("knowledge", KnowledgeIntent)
 
 
 @INTENTS.register
@@ -220,6 +314,25 @@ class SnippetFact(KnowledgeIntent):
     name, difficulty, weight = "snippet_fact", "easy", 0.20
     table = SNIPPET_FIELDS
     reads_article = False
+
+    def sentence(self, task: Task, seen: list[Observation], o: Observation) -> str | None:
+        """A search is stated by the found article's snippet."""
+        hit = _hit(task, o) if _kind(o) == "search" else None
+        return None if hit is None else str(hit.get("snippet", ""))
+
+    def search_facts(self, task: Task, o: Observation) -> list[Fact]:
+        """The snippet states the asked field; the article's infobox is context."""
+        hit = _hit(task, o)
+        if hit is None:
+            return []
+        dom = get_domain("knowledge")
+        assert isinstance(dom, KnowledgeDomain)
+        art = dom.by_id.get(str(hit.get("article_id")))
+        answer = _answer(task)
+        if art is None or art.infobox.get(answer) is None:
+            return []
+        return [_fact(answer, art.infobox[answer], art.title),
+                *_infobox_facts(art.title, art.infobox, {answer})]
 
 
 @INTENTS.register
@@ -244,15 +357,30 @@ class TwoHop(KnowledgeIntent):
         assert bridge is not None
         return rng.choice(HOP_QUESTIONS[(bridge, answer)]).format(t=_named(target))
 
+    def sentence(self, task: Task, seen: list[Observation], o: Observation) -> str | None:
+        """The first article read is the bridge: it is stated by the linking field."""
+        if _kind(o) != "article" or any(_kind(p) == "article" for p in seen):
+            return None
+        return _article(o, str(task.meta.get("bridge_field")), bridge=True)[0]
+
+    def article_facts(self, task: Task, o: Observation, first: bool) -> list[Fact]:
+        if first:
+            return _article(o, str(task.meta.get("bridge_field")), bridge=True)[1]
+        return super().article_facts(task, o, first)
+
 
 # -- the generator ----------------------------------------------------------------------------
 
 
 @GENERATORS.register("knowledge")
-class KnowledgeGenerator(DescribingGenerator):
-    """See the module docstring for intents, facts and meta."""
+class KnowledgeGenerator(IntentGenerator):
+    """See the module docstring for intents, facts and meta. Each observation is stated on
+    its own (no chain is cut short) and states its facts even when another call failed."""
 
     domain = "knowledge"
+    intents = INTENTS
+    nothing = "I could not retrieve the information needed to answer."
+    whole_chain = False
 
     @property
     def world(self) -> KnowledgeDomain:
@@ -263,97 +391,17 @@ class KnowledgeGenerator(DescribingGenerator):
     def generate(self, n: int, seed: int) -> list[Task]:
         rng = random.Random(seed)
         dom = self.world
-        tools = [t.name for t in dom.tools]
-        tasks: list[Task] = []
-        used: set[tuple[str, str, str]] = set()
-        for k, (name, diff) in enumerate(schedule(n, INTENTS.mix(), rng), start=1):
-            intent = INTENTS.get(name)
-            while True:
-                target, answer, bridge = self._draw(dom, intent, rng)
-                key = (target.article_id, answer, bridge or "")
-                if key not in used:
-                    used.add(key)
-                    break
-            query = intent.question(rng, target, answer, bridge)
-            # the query is drawn first, so a failed gold plan is not redrawn (one attempt)
-            tasks.append(draw_task(
-                domain=self.domain, index=k, intent=name, difficulty=diff, tools=tools,
-                make_env=dom.make_env,
-                builder=intent.lookups(target, answer, bridge, query[0].upper() + query[1:]),
-                render=self.render_answer, facts=self.expected_facts,
-                attempts=shared_attempts(rng, 1),
-            ))
-        return tasks
+        # one attempt: the target and query are drawn first, so a failed gold plan is not
+        # redrawn; the environment seed is drawn after them
+        return draw_tasks(
+            domain=self.domain, plan=schedule(n, INTENTS.mix(), rng),
+            builders=INTENTS.builders(), tools=[t.name for t in dom.tools],
+            make_env=dom.make_env, render=self.render_answer, facts=self.expected_facts,
+            attempts=shared_attempts(rng, 1, seed_first=False),
+        )
 
-    @staticmethod
-    def _draw(dom: KnowledgeDomain, intent: KnowledgeIntent, rng: random.Random
-              ) -> tuple[Article, str, str | None]:
-        """(target article, answered field, linking field or None)."""
-        while True:
-            atype, answer, bridge = intent.fields(rng)
-            pool = [a for a in dom.articles if a.type == atype]
-            target = rng.choice(pool)
-            field = bridge or answer
-            if target.infobox.get(field) is not None:
-                return target, answer, bridge
+    def sentence(self, task: Task, i: int, o: Observation) -> str:
+        return _sentence(task, i, o)
 
-    # -- rendering --------------------------------------------------------------------------
-    def _describe(self, task: Task, observations: list[Observation]
-                  ) -> tuple[list[str], list[Fact]]:
-        out: list[str] = []
-        facts: list[Fact] = []
-        answer = str(task.meta.get("answer_field", ""))
-        bridge = task.meta.get("bridge_field")
-        wanted = str(task.query_entities.get("query", ""))
-        articles = 0
-        for i, obs in enumerate(observations):
-            tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
-            if is_error(obs):
-                err = obs["error"]
-                out.append(f"The {tool} call failed ({err.get('type', 'error')}): "
-                           f"{err.get('message', '')}.")
-            elif "results" in obs:
-                results = list(obs.get("results") or [])
-                if not results:
-                    out.append(f"The encyclopedia has no article matching '{obs.get('query')}'.")
-                    continue
-                hit = next((r for r in results if r.get("title") == wanted), results[0])
-                if not INTENTS.get(task.intent).reads_article:
-                    out.append(str(hit.get("snippet", "")))
-                    art = self.world.by_id.get(str(hit.get("article_id")))
-                    if art is not None and art.infobox.get(answer) is not None:
-                        facts.append(_fact(answer, art.infobox[answer], art.title))
-                        facts += _infobox_facts(art.title, art.infobox, {answer})
-                else:
-                    out.append(f"The article on {hit.get('title')} is "
-                               f"{hit.get('article_id')}.")
-            elif "infobox" in obs:
-                articles += 1
-                if bridge and articles == 1:
-                    self._article_fact(obs, str(bridge), out, facts, bridge=True)
-                else:
-                    self._article_fact(obs, answer, out, facts)
-            else:
-                out.append(f"The {tool} call returned an unexpected result.")
-        if not observations:
-            out.append("I could not retrieve the information needed to answer.")
-        return out, facts
-
-    @staticmethod
-    def _article_fact(obs: Observation, field: str, out: list[str], facts: list[Fact],
-                      bridge: bool = False) -> None:
-        info = obs.get("infobox") or {}
-        title = str(obs.get("title"))
-        named = f"The {title}" if obs.get("type") == "organisation" else title
-        value = info.get(field)
-        if value is None:
-            out.append(f"The article {obs.get('article_id')} ({title}) does not state "
-                       f"its {field.replace('_', ' ')}.")
-            return
-        phrases = BRIDGE_PHRASES if bridge else PHRASES
-        out.append(phrases.get(field, "{t}: {v}.").format(t=named, v=value))
-        if bridge:
-            facts.append(_fact(field, value, title, f"bridge_{field}"))
-        else:
-            facts.append(_fact(field, value, title))
-        facts += _infobox_facts(title, info, {field})
+    def follows(self, task: Task, prev: list[Observation], o: Observation) -> bool:
+        return True

@@ -15,8 +15,10 @@ Intents (difficulty):
 - ``new_prescription_check`` (hard): record → check every current medication against a
   new drug.
 
-Each intent is one class below (`MedicalIntent`: phrasing and gold plan, what it asks, how
-its observations are stated), registered in `INTENTS` in the order of the intent mix.
+Each intent is one class below (`MedicalIntent`: phrasing and gold plan, what it asks, its
+facts; `patient_allergies` states the record by its allergies, `interaction_branch`
+concludes when nothing was booked), registered in `INTENTS` in the order of the intent mix;
+`MedicalGenerator` states each observation by kind.
 
 Facts: ``entity`` (medications ``medication_<k>``, allergies ``allergy_<k>`` or
 ``allergies`` = "no known allergies", ``severity`` / ``severity_<a>_<b>`` = none|moderate|high,
@@ -44,14 +46,13 @@ from agentprop.domains import Observation, get_domain, is_error
 from agentprop.domains._medical_data import SLOT_TIMES, SPECIALIST_NOUN, WEEKDAYS
 from agentprop.domains.medical import MedicalDomain
 from agentprop.suite._draw import (
-    DescribingGenerator,
     Draft,
     draw_tasks,
     schedule,
     shared_attempts,
 )
 from agentprop.suite._generator import GENERATORS
-from agentprop.suite._intent import Intent, Intents
+from agentprop.suite._intent import Intent, IntentGenerator, Intents
 
 TODAY = dt.date.fromisoformat(REFERENCE_DATE)
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
@@ -150,6 +151,111 @@ def _working_day(dom: MedicalDomain, rng: random.Random, specialty: str,
     return rng.choice(days)
 
 
+# -- rendering ------------------------------------------------------------------------------
+
+
+def _kind(o: Observation) -> str:
+    """What an observation is, in the order the checks have always been made."""
+    if is_error(o):
+        return "error"
+    if "medications" in o:
+        return "record"
+    if "severity" in o:
+        return "interaction"
+    if "doctors" in o:
+        return "doctors"
+    if o.get("status") == "booked":
+        return "booking"
+    return "unknown"
+
+
+def _sentence(task: Task, i: int, o: Observation) -> str:
+    """What observation `i` says, by its kind (a record by its medications)."""
+    tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
+    k = _kind(o)
+    if k == "error":
+        err = o["error"]
+        return f"The {tool} call failed ({err.get('type', 'error')}): {err.get('message', '')}."
+    if k == "record":
+        meds = list(o.get("medications") or [])
+        return (f"{_who(o)} currently takes {_join(meds)}." if meds
+                else f"{_who(o)} takes no medications.")
+    if k == "interaction":
+        return (f"{_cap(str(o.get('drug_a')))} and {o.get('drug_b')}: severity "
+                f"{o.get('severity')} — {o.get('reason')}.")
+    if k == "doctors":
+        return _doctors_sentence(o)
+    if k == "booking":
+        if "doctor_id" not in o:  # as ever, a booking without its doctor's id is not stated
+            raise KeyError("doctor_id")
+        return (f"Booked appointment {o['appointment_id']} for patient {o['patient_id']} "
+                f"({o.get('patient_name')}) with {o.get('doctor_name')} "
+                f"({o.get('specialty')}) on {o['date']} ({o.get('weekday')}) at "
+                f"{o['time']}.")
+    return f"The {tool} call returned an unexpected result."
+
+
+def _who(o: Observation) -> str:
+    return f"Patient {o.get('patient_id')} ({o.get('name')})"
+
+
+def _doctors_sentence(o: Observation) -> str:
+    docs = list(o.get("doctors") or [])
+    when = f" working on {o['date']} ({o.get('weekday')})" if o.get("date") else ""
+    if not docs:
+        return f"No {o.get('specialty')} doctor is available{when}."
+    named = [f"{d['name']} ({d['doctor_id']})" for d in docs]
+    return f"{_cap(str(o.get('specialty')))} doctors{when}: {_join(named)}."
+
+
+def _record_facts(o: Observation) -> list[Fact]:
+    about = {"patient": [str(o.get("patient_id")), str(o.get("name"))]}
+    allergies = list(o.get("allergies") or [])
+    meds = list(o.get("medications") or [])
+    if allergies:
+        facts = [Fact(kind="entity", key=f"allergy_{k}", value=a, about=about,
+                      group="allergies") for k, a in enumerate(allergies, 1)]
+    else:
+        facts = [Fact(kind="entity", key="allergies", value="no known allergies",
+                      aliases=["no allergies", "no documented allergies",
+                               "no recorded allergies", "NKDA"], about=about,
+                      group="allergies")]
+    return facts + [Fact(kind="entity", key=f"medication_{k}", value=m, about=about,
+                         group="medications") for k, m in enumerate(meds, 1)]
+
+
+def _doctors_facts(o: Observation) -> list[Fact]:
+    docs = list(o.get("doctors") or [])
+    if not docs:
+        return []
+    facts = [
+        Fact(kind="entity", key=f"doctor_{k}", value=d["name"],
+             aliases=_doctor_aliases(d["name"], d["doctor_id"]), group="doctors",
+             about={"doctor": [d["name"], *_doctor_aliases(d["name"], d["doctor_id"])]})
+        for k, d in enumerate(docs, 1)
+    ]
+    if o.get("date"):
+        facts.append(Fact(kind="date", key="date", value=str(o["date"])))
+    return facts
+
+
+def _booking_facts(o: Observation) -> list[Fact]:
+    doctor = str(o.get("doctor_name"))
+    aliases = _doctor_aliases(doctor, str(o["doctor_id"]))
+    about = {"patient": [str(o["patient_id"]), str(o.get("patient_name"))]}
+    with_doctor = {**about, "doctor": [doctor, *aliases]}
+    return [
+        Fact(kind="polar", key="booked", value=True, relation="booked", about=with_doctor),
+        Fact(kind="id", key="appointment_id", value=str(o["appointment_id"]), about=about),
+        Fact(kind="entity", key="doctor", value=doctor, aliases=aliases, about=about),
+        Fact(kind="entity", key="specialty", value=str(o.get("specialty")),
+             aliases=_specialty_aliases(str(o.get("specialty"))),
+             about={"doctor": [doctor, *aliases]}),
+        Fact(kind="date", key="date", value=str(o["date"]), about=about),
+        Fact(kind="time", key="time", value=str(o["time"]), about=about),
+    ]
+
+
 # -- the intents ------------------------------------------------------------------------------
 # Registered in the order of the intent mix (the schedule depends on it).
 
@@ -157,12 +263,11 @@ def _working_day(dom: MedicalDomain, rng: random.Random, specialty: str,
 class MedicalIntent(Intent):
     """A medical intent: `draw` phrases the query and runs the gold plan; `asked` is what
     its phrasings ask for (a yes/no phrasing asks "interacts" instead of the severity), the
-    rest of the facts are context. A booking's final state is the expected state."""
+    rest of the facts are context. A booking's final state is the expected state. Its facts
+    are what each observation that did not fail says (`facts`, `severity_facts`)."""
 
     asked: ClassVar[tuple[str, ...]] = ()
     """What the query asks for (fact key patterns), unless the drawn phrasing says."""
-    states_allergies: ClassVar[bool] = False
-    """The record is stated by its allergies (else by its medications)."""
     snapshots: ClassVar[bool] = False
     """The final state is expected even when nothing is booked."""
 
@@ -183,16 +288,43 @@ class MedicalIntent(Intent):
             asks = ["interacts" if a == "severity*" else a for a in asks]
         return asks
 
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        facts: list[Fact] = []
+        keyed = sum(1 for o in obs if "severity" in o) > 1  # several checks: keyed by pair
+        for o in obs:
+            k = _kind(o)
+            if k == "record":
+                facts += _record_facts(o)
+            elif k == "interaction":
+                facts += self.interaction_facts(o, keyed)
+            elif k == "doctors":
+                facts += _doctors_facts(o)
+            elif k == "booking":
+                facts += _booking_facts(o)
+        return facts
+
+    def interaction_facts(self, o: Observation, keyed: bool) -> list[Fact]:
+        a, b, sev = str(o.get("drug_a")), str(o.get("drug_b")), str(o.get("severity"))
+        aliases = {
+            "high": ["severe", "major", "serious"],
+            "none": ["no interaction", "no known interaction", "do not interact",
+                     "don't interact", "no significant interaction"],
+        }.get(sev, [])
+        key = f"severity_{a}_{b}".replace(" ", "_") if keyed else "severity"
+        pair = {"drug": [a, b]}
+        facts = [Fact(kind="entity", key=key, value=sev, aliases=aliases, about=pair,
+                      relation="severity")]
+        if not keyed:
+            facts.append(Fact(kind="polar", key="interacts", value=sev != "none", about=pair,
+                              relation="interacts"))
+        return facts + self.severity_facts(sev, pair)
+
     def severity_facts(self, sev: str, pair: dict[str, list[str]]) -> list[Fact]:
         """What the intent adds to a checked interaction's facts."""
         return []
 
-    def close(self, observations: list[Observation], out: list[str],
-              facts: list[Fact]) -> None:
-        """The sentences and facts the intent adds after stating every observation."""
 
-
-INTENTS = Intents("medical", MedicalIntent)
+INTENTS: Intents[Intent] = Intents("medical", MedicalIntent)
 
 
 @INTENTS.register
@@ -221,7 +353,14 @@ class PatientAllergies(MedicalIntent):
 
     name, difficulty, weight = "patient_allergies", "easy", 0.08
     asked = ("allergy_*", "allergies")
-    states_allergies = True
+
+    def sentence(self, task: Task, seen: list[Observation], o: Observation) -> str | None:
+        """The record is stated by its allergies."""
+        if _kind(o) != "record":
+            return None
+        allergies = list(o.get("allergies") or [])
+        return (f"{_who(o)} has documented allergies to {_join(allergies)}." if allergies
+                else f"{_who(o)} has no known allergies.")
 
     def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = rng.choice(sorted(dom.patients))
@@ -380,19 +519,25 @@ class InteractionBranch(MedicalIntent):
         return [Fact(kind="polar", key="high_severity", value=sev == "high", about=pair,
                      relation="high_severity")]
 
-    def close(self, observations: list[Observation], out: list[str],
-              facts: list[Fact]) -> None:
-        checks = [o for o in observations if "severity" in o]
-        booked = any(o.get("status") == "booked" for o in observations)
-        if checks and not booked:
+    def conclusion(self, task: Task, obs: list[Observation]) -> str:
+        if not self._unbooked(obs):
+            return ""
+        if [o for o in obs if "severity" in o][-1]["severity"] == "high":
+            return "The interaction is high severity, but no appointment was booked."
+        return "The interaction is not high severity, so no appointment was booked."
+
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        facts = super().facts(task, obs)
+        if self._unbooked(obs):
             facts.append(Fact(kind="polar", key="booked", value=False, relation="booked",
                               role="context"))
-            if checks[-1]["severity"] == "high":
-                out.append("The interaction is high severity, but no appointment "
-                           "was booked.")
-            else:
-                out.append("The interaction is not high severity, so no appointment "
-                           "was booked.")
+        return facts
+
+    @staticmethod
+    def _unbooked(obs: list[Observation]) -> bool:
+        """The interaction was checked and nothing was booked."""
+        checks = [o for o in obs if "severity" in o]
+        return bool(checks) and not any(o.get("status") == "booked" for o in obs)
 
     def draw(self, dom: MedicalDomain, rng: random.Random, run: Draft) -> _Drawn:
         pid = _two_med_patient(dom, rng, high=rng.random() < 0.5)
@@ -463,10 +608,15 @@ class NewPrescriptionCheck(MedicalIntent):
 
 
 @GENERATORS.register("medical")
-class MedicalGenerator(DescribingGenerator):
-    """See the module docstring for intents, facts, state and meta."""
+class MedicalGenerator(IntentGenerator):
+    """See the module docstring for intents, facts, state and meta. Each observation is
+    stated on its own (no chain is cut short) and states its facts even when another
+    call failed."""
 
     domain = "medical"
+    intents = INTENTS
+    nothing = "I could not retrieve the information needed to answer."
+    whole_chain = False
 
     @property
     def world(self) -> MedicalDomain:
@@ -485,118 +635,8 @@ class MedicalGenerator(DescribingGenerator):
             attempts=shared_attempts(rng, 100),
         )
 
-    # -- rendering --------------------------------------------------------------------------
-    def _describe(self, task: Task, observations: list[Observation]
-                  ) -> tuple[list[str], list[Fact]]:
-        """Sentences stating what each observation says, and the facts they state."""
-        out: list[str] = []
-        facts: list[Fact] = []
-        intent = INTENTS.get(task.intent)
-        n_checks = sum(1 for o in observations if "severity" in o)
-        for i, obs in enumerate(observations):
-            tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
-            if is_error(obs):
-                err = obs["error"]
-                out.append(f"The {tool} call failed ({err.get('type', 'error')}): "
-                           f"{err.get('message', '')}.")
-            elif "medications" in obs:
-                self._record(intent, obs, out, facts)
-            elif "severity" in obs:
-                self._interaction(intent, obs, out, facts, keyed=n_checks > 1)
-            elif "doctors" in obs:
-                self._doctors(task, obs, out, facts)
-            elif obs.get("status") == "booked":
-                self._booking(obs, out, facts)
-            else:
-                out.append(f"The {tool} call returned an unexpected result.")
-        if not observations:
-            out.append("I could not retrieve the information needed to answer.")
-        intent.close(observations, out, facts)
-        return out, facts
+    def sentence(self, task: Task, i: int, o: Observation) -> str:
+        return _sentence(task, i, o)
 
-    @staticmethod
-    def _record(intent: MedicalIntent, obs: Observation, out: list[str], facts: list[Fact]
-                ) -> None:
-        who = f"Patient {obs.get('patient_id')} ({obs.get('name')})"
-        about = {"patient": [str(obs.get("patient_id")), str(obs.get("name"))]}
-        allergies = list(obs.get("allergies") or [])
-        meds = list(obs.get("medications") or [])
-        if intent.states_allergies:
-            out.append(f"{who} has documented allergies to {_join(allergies)}." if allergies
-                       else f"{who} has no known allergies.")
-        else:
-            out.append(f"{who} currently takes {_join(meds)}." if meds
-                       else f"{who} takes no medications.")
-        if allergies:
-            facts += [Fact(kind="entity", key=f"allergy_{k}", value=a, about=about,
-                           group="allergies") for k, a in enumerate(allergies, 1)]
-        else:
-            facts.append(Fact(kind="entity", key="allergies", value="no known allergies",
-                              aliases=["no allergies", "no documented allergies",
-                                       "no recorded allergies", "NKDA"], about=about,
-                              group="allergies"))
-        facts += [Fact(kind="entity", key=f"medication_{k}", value=m, about=about,
-                       group="medications") for k, m in enumerate(meds, 1)]
-
-    @staticmethod
-    def _interaction(intent: MedicalIntent, obs: Observation, out: list[str], facts: list[Fact],
-                     keyed: bool) -> None:
-        a, b, sev = str(obs.get("drug_a")), str(obs.get("drug_b")), str(obs.get("severity"))
-        out.append(f"{_cap(a)} and {b}: severity {sev} — {obs.get('reason')}.")
-        aliases = {
-            "high": ["severe", "major", "serious"],
-            "none": ["no interaction", "no known interaction", "do not interact",
-                     "don't interact", "no significant interaction"],
-        }.get(sev, [])
-        key = f"severity_{a}_{b}".replace(" ", "_") if keyed else "severity"
-        pair = {"drug": [a, b]}
-        facts.append(Fact(kind="entity", key=key, value=sev, aliases=aliases, about=pair,
-                          relation="severity"))
-        if not keyed:
-            facts.append(Fact(kind="polar", key="interacts", value=sev != "none", about=pair,
-                              relation="interacts"))
-        facts += intent.severity_facts(sev, pair)
-
-    @staticmethod
-    def _doctors(task: Task, obs: Observation, out: list[str], facts: list[Fact]) -> None:
-        docs = list(obs.get("doctors") or [])
-        spec = _cap(str(obs.get("specialty")))
-        when = (f" working on {obs['date']} ({obs.get('weekday')})" if obs.get("date")
-                else "")
-        if not docs:
-            out.append(f"No {obs.get('specialty')} doctor is available{when}.")
-            return
-        named = [f"{d['name']} ({d['doctor_id']})" for d in docs]
-        out.append(f"{spec} doctors{when}: {_join(named)}.")
-        facts += [
-            Fact(kind="entity", key=f"doctor_{k}", value=d["name"],
-                 aliases=_doctor_aliases(d["name"], d["doctor_id"]), group="doctors",
-                 about={"doctor": [d["name"], *_doctor_aliases(d["name"], d["doctor_id"])]})
-            for k, d in enumerate(docs, 1)
-        ]
-        if obs.get("date"):
-            facts.append(Fact(kind="date", key="date", value=str(obs["date"])))
-
-    @staticmethod
-    def _booking(obs: Observation, out: list[str], facts: list[Fact]) -> None:
-        out.append(
-            f"Booked appointment {obs['appointment_id']} for patient {obs['patient_id']} "
-            f"({obs.get('patient_name')}) with {obs.get('doctor_name')} "
-            f"({obs.get('specialty')}) on {obs['date']} ({obs.get('weekday')}) at "
-            f"{obs['time']}."
-        )
-        doctor = str(obs.get("doctor_name"))
-        aliases = _doctor_aliases(doctor, str(obs["doctor_id"]))
-        about = {"patient": [str(obs["patient_id"]), str(obs.get("patient_name"))]}
-        with_doctor = {**about, "doctor": [doctor, *aliases]}
-        facts += [
-            Fact(kind="polar", key="booked", value=True, relation="booked", about=with_doctor),
-            Fact(kind="id", key="appointment_id", value=str(obs["appointment_id"]),
-                 about=about),
-            Fact(kind="entity", key="doctor", value=doctor, aliases=aliases, about=about),
-            Fact(kind="entity", key="specialty", value=str(obs.get("specialty")),
-                 aliases=_specialty_aliases(str(obs.get("specialty"))),
-                 about={"doctor": [doctor, *aliases]}),
-            Fact(kind="date", key="date", value=str(obs["date"]), about=about),
-            Fact(kind="time", key="time", value=str(obs["time"]), about=about),
-        ]
+    def follows(self, task: Task, prev: list[Observation], o: Observation) -> bool:
+        return True

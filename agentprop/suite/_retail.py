@@ -11,6 +11,10 @@ Intents (difficulty):
 - ``filtered_search_order`` (hard): search with max_price/min_rating → get_product →
   place_order of the top result.
 
+Each intent is one class below (`RetailIntent`: phrasing and gold plan, facts; the comparing
+intents also say which product is cheaper, right after the second lookup), registered in
+`INTENTS` in the order of the intent mix; `RetailGenerator` states each observation by kind.
+
 Facts: ``entity`` (``product`` name with its id as alias, ``cheaper``), ``number`` with
 unit ``USD`` and tolerance 0.005 (``price``, ``total``, ``difference``, ``price_<id>``) or
 unit ``units`` (``stock``, ``quantity``), ``id`` (``order_id``).
@@ -31,7 +35,6 @@ from agentprop.core import Fact, Task
 from agentprop.domains import Observation, is_error
 from agentprop.domains.retail import Product, RetailDomain
 from agentprop.suite._draw import (
-    DescribingGenerator,
     Draft,
     GoldError,
     draw_tasks,
@@ -39,7 +42,7 @@ from agentprop.suite._draw import (
     shared_attempts,
 )
 from agentprop.suite._generator import GENERATORS
-from agentprop.suite._intent import Intent, Intents
+from agentprop.suite._intent import Intent, IntentGenerator, Intents
 
 _SORT_WORD = {"price_asc": "cheapest", "price_desc": "most expensive",
               "rating": "highest-rated", "relevance": "best-matching"}
@@ -85,19 +88,140 @@ def _pair(dom: RetailDomain, rng: random.Random) -> tuple[Product, Product]:
     return a, b
 
 
+# -- rendering ------------------------------------------------------------------------------
+
+
+def _kind(o: Observation) -> str:
+    """What an observation is, in the order the checks have always been made."""
+    if is_error(o):
+        return "error"
+    if "results" in o:
+        return "search"
+    if o.get("status") == "placed":
+        return "order"
+    if "stock" in o:
+        return "details"
+    return "unknown"
+
+
+def _sentence(task: Task, i: int, o: Observation) -> str:
+    """What observation `i` says, by its kind."""
+    tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
+    k = _kind(o)
+    if k == "error":
+        err = o["error"]
+        return f"The {tool} call failed ({err.get('type', 'error')}): {err.get('message', '')}."
+    if k == "search":
+        return _search_sentence(o)
+    if k == "order":
+        return (f"Order {o['order_id']} placed: {o['quantity']} × {o.get('name')} "
+                f"({o['product_id']}) at {usd(o['unit_price'])} = {usd(o['total'])}.")
+    if k == "details":
+        return _details_sentence(o)
+    return f"The {tool} call returned an unexpected result."
+
+
+def _search_sentence(o: Observation) -> str:
+    results = list(o.get("results") or [])
+    if not results:
+        return f"No products matched '{o.get('query')}'."
+    top = results[0]
+    word = _SORT_WORD.get(str(o.get("sort_by", "relevance")), "best-matching")
+    return (f"The {word} match for '{o.get('query')}' is the {top['name']} "
+            f"({top['product_id']}) at {usd(top['price'])}, rated {top['rating']}"
+            f"{'' if top.get('in_stock', True) else ' (out of stock)'}.")
+
+
+def _details_sentence(o: Observation) -> str:
+    return (f"The {o.get('name')} ({o.get('product_id')}) costs {usd(o.get('price'))}, "
+            f"is rated {o.get('rating')} and has {o.get('stock')} units in stock "
+            f"(at most {o.get('max_per_order')} per order).")
+
+
+def _search_facts(o: Observation) -> list[Fact]:
+    results = list(o.get("results") or [])
+    if not results:
+        return []
+    top = results[0]
+    facts: list[Fact] = []
+    relation = _RANKING.get(str(o.get("sort_by")))
+    if relation is not None:
+        field_ = "price" if relation == "cheapest" else "rating"
+        ties = [str(r["name"]) for r in results[1:] if r[field_] == top[field_]]
+        facts.append(Fact(kind="decision", key=relation, value=str(top["name"]),
+                          options=[str(r["name"]) for r in results], relation=relation,
+                          aliases=ties))
+    for r in results:
+        facts += _product_facts(r, f"result.{r['product_id']}.")
+    return facts
+
+
+def _order_facts(o: Observation) -> list[Fact]:
+    about = {"product": [str(o.get("name")), str(o["product_id"])]}
+    return [
+        Fact(kind="polar", key="ordered", value=True, relation="ordered", about=about),
+        Fact(kind="id", key="order_id", value=str(o["order_id"]), about=about),
+        Fact(kind="number", key="quantity", value=int(o["quantity"]), unit="units",
+             tolerance=0, about=about),
+        Fact(kind="number", key="unit_price", value=float(o["unit_price"]), unit="USD",
+             tolerance=0.005, about=about),
+        Fact(kind="number", key="total", value=float(o["total"]), unit="USD",
+             tolerance=0.005, about=about, exact=True),
+    ]
+
+
+def _compared(a: Observation, b: Observation) -> tuple[str, list[Fact]]:
+    """Which of two products is cheaper and by how much: the sentence and its facts."""
+    pa, pb = float(a.get("price") or 0), float(b.get("price") or 0)
+    if pa == pb:
+        return f"Both cost the same, {usd(pa)}.", []
+    cheap, dear = (a, b) if pa < pb else (b, a)
+    diff = (round(max(pa, pb) * 100) - round(min(pa, pb) * 100)) / 100
+    return (
+        f"The {cheap.get('name')} ({cheap.get('product_id')}) is cheaper than the "
+        f"{dear.get('name')} ({dear.get('product_id')}) by {usd(diff)}.",
+        [Fact(kind="decision", key="cheaper", value=str(cheap.get("name")),
+              options=[str(a.get("name")), str(b.get("name"))], relation="cheaper"),
+         Fact(kind="number", key="difference", value=diff, unit="USD", tolerance=0.005)],
+    )
+
+
+# the ranking a search's sort order decides (the decision key and its cue family)
+_RANKING = {"price_asc": "cheapest", "rating": "best_rated"}
+
+
+def _product_facts(p: Observation, prefix: str) -> list[Fact]:
+    """What a product observation (details or a search result) says, about that product."""
+    about = {"product": [str(p.get("name")), str(p.get("product_id"))]}
+    out = [
+        Fact(kind="entity", key=f"{prefix}product", value=str(p.get("name")),
+             aliases=[str(p.get("product_id"))], about=about),
+        Fact(kind="number", key=f"{prefix}price", value=float(p.get("price") or 0),
+             unit="USD", tolerance=0.005, about=about),
+        Fact(kind="number", key=f"{prefix}rating", value=float(p.get("rating") or 0),
+             tolerance=0.05, about=about),
+    ]
+    if p.get("stock") is not None:
+        out.append(Fact(kind="number", key=f"{prefix}stock", value=int(p["stock"]),
+                        unit="units", tolerance=0, about=about, exact=True))
+    if p.get("max_per_order") is not None:
+        out.append(Fact(kind="number", key=f"{prefix}max_per_order",
+                        value=int(p["max_per_order"]), unit="units", tolerance=0,
+                        about=about))
+    return out
+
+
 # -- the intents ------------------------------------------------------------------------------
 # Registered in the order of the intent mix (the schedule depends on it).
 
 
 class RetailIntent(Intent):
     """A retail intent: `draw` phrases the query and runs the gold plan, returning what the
-    query names (`query_entities`); an order's final state is the expected state. How its
-    product details are stated is the intent's too (`keyed`, `compares`)."""
+    query names (`query_entities`); an order's final state is the expected state. Its facts
+    are what each observation that did not fail says (`facts`, `compared`)."""
 
     keyed: ClassVar[bool] = True
     """Product facts keyed by the product's id (the task looks at several products)."""
-    compares: ClassVar[bool] = False
-    """The first two product details are compared on price (which is cheaper, by how much)."""
 
     def build(self, d: Draft, rng: random.Random) -> None:
         d.meta = {"query_entities": self.draw(_world(d), rng, d)}
@@ -107,8 +231,44 @@ class RetailIntent(Intent):
     def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
         raise NotImplementedError
 
+    def facts(self, task: Task, obs: list[Observation]) -> list[Fact]:
+        facts: list[Fact] = []
+        details: list[Observation] = []
+        for o in obs:
+            k = _kind(o)
+            if k == "search":
+                facts += _search_facts(o)
+            elif k == "order":
+                facts += _order_facts(o)
+            elif k == "details":
+                if o.get("price") is None:  # as ever, details without a price are not stated
+                    raise TypeError("product details without a price")
+                details.append(o)
+                facts += _product_facts(o, f"{o.get('product_id')}." if self.keyed else "")
+                facts += self.compared(details)
+        return facts
 
-INTENTS = Intents("retail", RetailIntent)
+    def compared(self, details: list[Observation]) -> list[Fact]:
+        """What the intent adds once it has seen these product details (none)."""
+        return []
+
+
+class _Compares(RetailIntent):
+    """Compares the first two products it looks up on price, right after the second."""
+
+    def sentence(self, task: Task, seen: list[Observation], o: Observation) -> str | None:
+        if _kind(o) != "details":
+            return None
+        earlier = [p for p in seen if _kind(p) == "details"]
+        if len(earlier) != 1:
+            return None
+        return _details_sentence(o) + " " + _compared(earlier[0], o)[0]
+
+    def compared(self, details: list[Observation]) -> list[Fact]:
+        return _compared(details[0], details[1])[1] if len(details) == 2 else []
+
+
+INTENTS: Intents[Intent] = Intents("retail", RetailIntent)
 
 
 @INTENTS.register
@@ -222,11 +382,10 @@ class SearchThenDetails(RetailIntent):
 
 
 @INTENTS.register
-class CompareProducts(RetailIntent):
+class CompareProducts(_Compares):
     """Which of two products is cheaper, and by how much."""
 
     name, difficulty, weight = "compare_products", "medium", 0.11
-    compares = True
 
     def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
         a, b = _pair(dom, rng)
@@ -243,11 +402,10 @@ class CompareProducts(RetailIntent):
 
 
 @INTENTS.register
-class CompareAndOrder(RetailIntent):
+class CompareAndOrder(_Compares):
     """Compare two products, then order the cheaper one (a branch)."""
 
     name, difficulty, weight = "compare_and_order", "hard", 0.13
-    compares = True
 
     def draw(self, dom: RetailDomain, rng: random.Random, run: Draft) -> dict[str, Any]:
         a, b = _pair(dom, rng)
@@ -306,10 +464,15 @@ class FilteredSearchOrder(RetailIntent):
 
 
 @GENERATORS.register("retail")
-class RetailGenerator(DescribingGenerator):
-    """See the module docstring for intents, facts, state and meta."""
+class RetailGenerator(IntentGenerator):
+    """See the module docstring for intents, facts, state and meta. Each observation is
+    stated on its own (no chain is cut short) and states its facts even when another
+    call failed."""
 
     domain = "retail"
+    intents = INTENTS
+    nothing = "I could not retrieve the information needed to answer."
+    whole_chain = False
 
     def generate(self, n: int, seed: int) -> list[Task]:
         rng = random.Random(seed)
@@ -321,125 +484,8 @@ class RetailGenerator(DescribingGenerator):
             attempts=shared_attempts(rng, 200),
         )
 
-    # -- rendering --------------------------------------------------------------------------
-    def _describe(self, task: Task, observations: list[Observation]
-                  ) -> tuple[list[str], list[Fact]]:
-        out: list[str] = []
-        facts: list[Fact] = []
-        details: list[Observation] = []
-        intent = INTENTS.get(task.intent)
-        for i, obs in enumerate(observations):
-            tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
-            if is_error(obs):
-                err = obs["error"]
-                out.append(f"The {tool} call failed ({err.get('type', 'error')}): "
-                           f"{err.get('message', '')}.")
-            elif "results" in obs:
-                self._search(obs, out, facts)
-            elif obs.get("status") == "placed":
-                self._order(obs, out, facts)
-            elif "stock" in obs:
-                details.append(obs)
-                self._details(intent, obs, out, facts)
-                if intent.compares and len(details) == 2:
-                    self._compare(details[0], details[1], out, facts)
-            else:
-                out.append(f"The {tool} call returned an unexpected result.")
-        if not observations:
-            out.append("I could not retrieve the information needed to answer.")
-        return out, facts
+    def sentence(self, task: Task, i: int, o: Observation) -> str:
+        return _sentence(task, i, o)
 
-    @staticmethod
-    def _search(obs: Observation, out: list[str], facts: list[Fact]) -> None:
-        results = list(obs.get("results") or [])
-        if not results:
-            out.append(f"No products matched '{obs.get('query')}'.")
-            return
-        top = results[0]
-        word = _SORT_WORD.get(str(obs.get("sort_by", "relevance")), "best-matching")
-        out.append(
-            f"The {word} match for '{obs.get('query')}' is the {top['name']} "
-            f"({top['product_id']}) at {usd(top['price'])}, rated {top['rating']}"
-            f"{'' if top.get('in_stock', True) else ' (out of stock)'}."
-        )
-        relation = _RANKING.get(str(obs.get("sort_by")))
-        if relation is not None:
-            field_ = "price" if relation == "cheapest" else "rating"
-            ties = [str(r["name"]) for r in results[1:] if r[field_] == top[field_]]
-            facts.append(Fact(kind="decision", key=relation, value=str(top["name"]),
-                              options=[str(r["name"]) for r in results], relation=relation,
-                              aliases=ties))
-        for r in results:
-            facts += _product_facts(r, f"result.{r['product_id']}.")
-
-    @staticmethod
-    def _details(intent: RetailIntent, obs: Observation, out: list[str], facts: list[Fact]
-                 ) -> None:
-        out.append(
-            f"The {obs.get('name')} ({obs.get('product_id')}) costs {usd(obs.get('price'))}, "
-            f"is rated {obs.get('rating')} and has {obs.get('stock')} units in stock "
-            f"(at most {obs.get('max_per_order')} per order)."
-        )
-        facts += _product_facts(obs, f"{obs.get('product_id')}." if intent.keyed else "")
-
-    @staticmethod
-    def _compare(a: Observation, b: Observation, out: list[str],
-                 facts: list[Fact]) -> None:
-        pa, pb = float(a.get("price") or 0), float(b.get("price") or 0)
-        if pa == pb:
-            out.append(f"Both cost the same, {usd(pa)}.")
-            return
-        cheap, dear = (a, b) if pa < pb else (b, a)
-        diff = (round(max(pa, pb) * 100) - round(min(pa, pb) * 100)) / 100
-        out.append(
-            f"The {cheap.get('name')} ({cheap.get('product_id')}) is cheaper than the "
-            f"{dear.get('name')} ({dear.get('product_id')}) by {usd(diff)}."
-        )
-        facts.append(Fact(kind="decision", key="cheaper", value=str(cheap.get("name")),
-                          options=[str(a.get("name")), str(b.get("name"))],
-                          relation="cheaper"))
-        facts.append(Fact(kind="number", key="difference", value=diff, unit="USD",
-                          tolerance=0.005))
-
-    @staticmethod
-    def _order(obs: Observation, out: list[str], facts: list[Fact]) -> None:
-        out.append(
-            f"Order {obs['order_id']} placed: {obs['quantity']} × {obs.get('name')} "
-            f"({obs['product_id']}) at {usd(obs['unit_price'])} = {usd(obs['total'])}."
-        )
-        about = {"product": [str(obs.get("name")), str(obs["product_id"])]}
-        facts += [
-            Fact(kind="polar", key="ordered", value=True, relation="ordered", about=about),
-            Fact(kind="id", key="order_id", value=str(obs["order_id"]), about=about),
-            Fact(kind="number", key="quantity", value=int(obs["quantity"]), unit="units",
-                 tolerance=0, about=about),
-            Fact(kind="number", key="unit_price", value=float(obs["unit_price"]), unit="USD",
-                 tolerance=0.005, about=about),
-            Fact(kind="number", key="total", value=float(obs["total"]), unit="USD",
-                 tolerance=0.005, about=about, exact=True),
-        ]
-
-
-# the ranking a search's sort order decides (the decision key and its cue family)
-_RANKING = {"price_asc": "cheapest", "rating": "best_rated"}
-
-
-def _product_facts(p: Observation, prefix: str) -> list[Fact]:
-    """What a product observation (details or a search result) says, about that product."""
-    about = {"product": [str(p.get("name")), str(p.get("product_id"))]}
-    out = [
-        Fact(kind="entity", key=f"{prefix}product", value=str(p.get("name")),
-             aliases=[str(p.get("product_id"))], about=about),
-        Fact(kind="number", key=f"{prefix}price", value=float(p.get("price") or 0),
-             unit="USD", tolerance=0.005, about=about),
-        Fact(kind="number", key=f"{prefix}rating", value=float(p.get("rating") or 0),
-             tolerance=0.05, about=about),
-    ]
-    if p.get("stock") is not None:
-        out.append(Fact(kind="number", key=f"{prefix}stock", value=int(p["stock"]),
-                        unit="units", tolerance=0, about=about, exact=True))
-    if p.get("max_per_order") is not None:
-        out.append(Fact(kind="number", key=f"{prefix}max_per_order",
-                        value=int(p["max_per_order"]), unit="units", tolerance=0,
-                        about=about))
-    return out
+    def follows(self, task: Task, prev: list[Observation], o: Observation) -> bool:
+        return True

@@ -9,7 +9,7 @@ from typing import ClassVar
 import pytest
 
 from agentprop.core import Difficulty
-from agentprop.suite import get_generator
+from agentprop.suite import IntentGenerator, execute_gold_plan, get_generator
 from agentprop.suite._intent import Intent, Intents
 
 DOMAINS = ("weather", "calendar", "retail", "medical", "knowledge")
@@ -53,3 +53,22 @@ def test_unknown_intent_renders_observations_only() -> None:
     answer = gen.render_answer(task, env_obs)
     assert answer.startswith("In Oslo on 2025-06-16 it is 14.3 °C") and answer.endswith(").")
     assert gen.expected_facts(task, env_obs) == []
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_domain_renders_through_its_intents(domain: str) -> None:
+    """One shape: each generator is an IntentGenerator over its domain's INTENTS table."""
+    gen = get_generator(domain)
+    assert isinstance(gen, IntentGenerator)
+    assert gen.intents is importlib.import_module(f"agentprop.suite._{domain}").INTENTS
+
+
+def test_an_intent_sentence_sits_where_its_observation_is() -> None:
+    """compare_and_order says which product is cheaper right after the second lookup,
+    before the order (Intent.sentence), not at the end as a conclusion would."""
+    gen = get_generator("retail")
+    task = next(t for t in gen.generate(60, seed=3) if t.intent == "compare_and_order")
+    obs, _ = execute_gold_plan(task)
+    answer = gen.render_answer(task, obs)
+    assert answer.index("is cheaper than") < answer.index("Order ")
+    assert "is cheaper than" not in gen.render_answer(task, obs[:1])
