@@ -80,3 +80,39 @@ def traces_table(title: str, rows: Iterable[Mapping[str, Any]]) -> Table:
         cell.append(": " + answer[:120] + ("…" if len(answer) > 120 else ""))
         table.add_row(Text(r["id"]), cell)
     return table
+
+
+def headline_table(numbers: Mapping[str, Any]) -> Table:
+    """The few headline numbers of a study per model, from its numbers.json; the model
+    column folds (a long OpenRouter id wraps onto further lines instead of being cut)."""
+    models = sorted({k.split("[", 1)[1].rstrip("]") for k in numbers
+                     if k.startswith("propagation.r_23[")})
+    table = Table(title="headline (primary judge; every table is in the report)",
+                  box=box.SIMPLE_HEAD,
+                  caption="n injected traces · no tool: answered without a tool call · corr.: "
+                          "re-queried after a visible corruption · r_23 = P(wrong | visible "
+                          "corruption) · Δ halluc.: interceptor arm − control, paired")
+    table.add_column("model", overflow="fold", ratio=1, min_width=12)
+    for name in ("n", "no tool", "corr.", "r_23 [95% CI]", "Δ halluc."):
+        table.add_column(name, no_wrap=True, justify="right")
+
+    def value(name: str, ci: bool = False) -> str:
+        v = numbers.get(name)
+        if not v or v.get("value") is None:
+            return "—"
+        bounds = v.get("ci")
+        if ci and bounds and None not in bounds:
+            return f"{v['value']:.2f} [{bounds[0]:.2f}, {bounds[1]:.2f}]"
+        return f"{v['value']:+.2f}" if name.startswith("interceptor.delta") else f"{v['value']:.2f}"
+
+    for m in models:
+        n = numbers.get(f"propagation.n[{m}]", {}).get("value")
+        table.add_row(
+            Text(m),
+            "—" if n is None else f"{int(n)}",
+            value(f"propagation.no_tool_share[{m}]"),
+            value(f"propagation.correction_rate[{m}]"),
+            value(f"propagation.r_23[{m}]", ci=True),
+            value(f"interceptor.delta_hallucination[{m}]"),
+        )
+    return table

@@ -8,9 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich import box
 from rich.markup import escape
-from rich.table import Table
 
 from agentprop.cli._common import (
     UserError,
@@ -21,6 +19,7 @@ from agentprop.cli._common import (
     probe_base_url,
     user_errors,
 )
+from agentprop.cli._layout import headline_table
 
 if TYPE_CHECKING:
     from agentprop.experiment import ExperimentConfig
@@ -64,37 +63,7 @@ def _summary_table(workspace: Path) -> None:
     if not numbers_path.exists():
         return
     numbers = json.loads(numbers_path.read_text())
-    models = sorted(
-        {k.split("[", 1)[1].rstrip("]") for k in numbers if k.startswith("propagation.r_23[")}
-    )
-    table = Table(title="headline (primary judge; every table is in the report)",
-                  box=box.SIMPLE_HEAD,
-                  caption="n injected traces · no tool: answered without a tool call · corr.: "
-                          "re-queried after a visible corruption · r_23 = P(wrong | visible "
-                          "corruption) · Δ halluc.: interceptor arm − control, paired")
-    table.add_column("model", no_wrap=True)
-    for name in ("n", "no tool", "corr.", "r_23 [95% CI]", "Δ halluc."):
-        table.add_column(name, no_wrap=True, justify="right")
-
-    def value(name: str, ci: bool = False) -> str:
-        v = numbers.get(name)
-        if not v or v.get("value") is None:
-            return "—"
-        bounds = v.get("ci")
-        if ci and bounds and None not in bounds:
-            return f"{v['value']:.2f} [{bounds[0]:.2f}, {bounds[1]:.2f}]"
-        return f"{v['value']:+.2f}" if name.startswith("interceptor.delta") else f"{v['value']:.2f}"
-
-    for m in models:
-        n = numbers.get(f"propagation.n[{m}]", {}).get("value")
-        table.add_row(
-            escape(m),
-            "—" if n is None else f"{int(n)}",
-            value(f"propagation.no_tool_share[{m}]"),
-            value(f"propagation.correction_rate[{m}]"),
-            value(f"propagation.r_23[{m}]", ci=True),
-            value(f"interceptor.delta_hallucination[{m}]"),
-        )
+    table = headline_table(numbers)
     console.print(table)
     with Workspace(workspace, create=False) as ws:
         rows = ws.meta().simulation_check or []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from agentprop.cli._layout import breakable, traces_table
+from agentprop.cli._layout import breakable, headline_table, traces_table
 
 
 def test_traces_list_fits_80_columns_without_cutting_names() -> None:
@@ -25,3 +25,25 @@ def test_traces_list_fits_80_columns_without_cutting_names() -> None:
 def test_breakable_wraps_an_ensemble_at_its_members() -> None:
     assert breakable("judge ensemble:openai/gpt-4o,google/gemini-2.5-flash") == (
         "judge ensemble: openai/gpt-4o, google/gemini-2.5-flash")
+
+
+def test_the_study_headline_fits_80_columns_and_folds_long_model_names() -> None:
+    """`experiment run`'s headline: a long OpenRouter id is folded onto further lines of
+    its column, never cut, and the numbers stay whole."""
+    long = "openrouter/meta-llama/llama-3.3-70b-instruct:nitro"
+    numbers = {}
+    for m in (long, "sim/balanced"):
+        numbers[f"propagation.r_23[{m}]"] = {"value": 0.4213, "ci": [0.3012, 0.5544]}
+        numbers[f"propagation.n[{m}]"] = {"value": 120}
+        numbers[f"propagation.no_tool_share[{m}]"] = {"value": 0.05}
+        numbers[f"interceptor.delta_hallucination[{m}]"] = {"value": -0.125}
+    console = Console(width=80, record=True, force_terminal=False, color_system=None)
+    console.print(headline_table(numbers))
+    lines = console.export_text().splitlines()
+    assert max(len(ln) for ln in lines) <= 80
+    rule = next(i for i, ln in enumerate(lines) if "────" in ln)
+    body = lines[rule + 1:lines.index(" " * 80, rule)]
+    # the model column, read top to bottom: the long id whole, then the next model
+    assert "".join(ln.split()[0] for ln in body) == long + "sim/balanced"
+    text = "\n".join(lines)
+    assert "0.42 [0.30, 0.55]" in text and "-0.12" in text and "120" in text
