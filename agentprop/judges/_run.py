@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from agentprop._interrupts import run_interruptible
 from agentprop.core import DEFAULT_PRIMARY_JUDGE, Task, Trace, Verdict
 from agentprop.errors import AgentpropError
 from agentprop.judges._base import Judge, unscored
@@ -287,8 +288,9 @@ def judge_workspace(
     each named judge.
 
     `primary` is stored in meta ``primary_judge`` (readers default to ``facts``).
-    Raises JudgeUnavailableError when the judge model cannot be reached at all."""
-    return asyncio.run(ajudge_workspace(
+    Raises JudgeUnavailableError when the judge model cannot be reached at all. SIGTERM,
+    like Ctrl-C, stores every finished verdict and raises KeyboardInterrupt."""
+    return run_interruptible(ajudge_workspace(
         workspace, judge_names, suite=suite, primary=primary, concurrency=concurrency,
         progress=progress, use_cache=use_cache, model_options=model_options,
         run_ids=run_ids))

@@ -15,12 +15,12 @@ import asyncio
 import contextlib
 import functools
 import gc
-import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
+from agentprop._interrupts import run_interruptible
 from agentprop.core import ErrorEvent, RunSpec, Trace, WorkUnit, stable_hash
 from agentprop.models import GenerateConfig, Model, RateLimits
 from agentprop.runner._budget import CostGuard
@@ -280,29 +280,5 @@ async def run_units(
 
 def run_units_sync(units: Sequence[WorkUnit], **kwargs: Any) -> RunSummary:
     """`run_units` in a fresh event loop. SIGTERM, like Ctrl-C, flushes and stops
-    (raising KeyboardInterrupt)."""
-
-    async def main() -> RunSummary:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        terminated = False
-
-        def on_term() -> None:
-            nonlocal terminated
-            terminated = True
-            if task is not None:
-                task.cancel()
-
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signal.SIGTERM, on_term)
-        try:
-            return await run_units(units, **kwargs)
-        except asyncio.CancelledError:
-            if terminated:
-                raise KeyboardInterrupt from None
-            raise
-        finally:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(signal.SIGTERM)
-
-    return asyncio.run(main())
+    (raising KeyboardInterrupt; `agentprop._interrupts`)."""
+    return run_interruptible(run_units(units, **kwargs))

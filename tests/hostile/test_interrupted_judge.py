@@ -1,6 +1,6 @@
 """An interrupted `judge` keeps the verdicts it paid for: they are written as they finish.
-Ctrl-C keeps every finished one; kill -9 loses at most the calls in flight (and the last
-0.2 s flush window)."""
+Ctrl-C and SIGTERM (timeout, a scheduler, docker stop) keep every finished one; kill -9
+loses at most the calls in flight (and the last 0.2 s flush window)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,17 @@ def test_ctrl_c_keeps_every_finished_verdict(traces: Path, tmp_path: Path,
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and "Traceback" not in err, err
     # every call the server had answered is stored, but those still on their way back
+    assert _verdicts(ws) >= paid - CONCURRENCY >= 6
+
+
+def test_sigterm_keeps_every_finished_verdict_like_ctrl_c(traces: Path, tmp_path: Path,
+                                                          server: ServerThread) -> None:
+    ws = Path(shutil.copytree(traces, tmp_path / "w"))
+    proc = _start(ws, server, at_least_calls=8)
+    paid = server.stats["ok"]
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "Traceback" not in err, err
     assert _verdicts(ws) >= paid - CONCURRENCY >= 6
 
 

@@ -104,3 +104,33 @@ def test_two_identical_runs_do_not_both_call_the_model(tmp_path: Path) -> None:
         summary = json.loads(out)
         # every call the server saw was the first run's: none was paid twice
         assert srv.stats["chat_completions"] == summary["model_calls"] > 0
+
+
+def test_sigterm_stops_a_run_like_ctrl_c_and_it_resumes(tmp_path: Path) -> None:
+    """`timeout`, a scheduler or `docker stop` send SIGTERM: the run stores every finished
+    episode, prints how to resume (exit 130), and the resumed run pays for none twice."""
+    import signal
+
+    config = ServerConfig(port=0, latency_ms=300)
+    with ServerThread(config, suite=None) as srv:
+        args = ["run", "-m", "openai/balanced", "--base-url", srv.base_url, "-w",
+                str(tmp_path / "w"), "-n", "20", "--concurrency", "2", "--json"]
+        first = cli_process(*args)
+        deadline = time.monotonic() + 120
+        while srv.stats["chat_completions"] < 14:
+            assert first.poll() is None, first.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        first.send_signal(signal.SIGTERM)
+        _, err = first.communicate(timeout=60)
+        assert first.returncode == 130 and "Traceback" not in err, err
+        assert "to resume, run:" in err, err
+        with Workspace(tmp_path / "w", create=False) as ws:
+            kept = ws.count_traces()
+        assert kept >= 1
+        config.latency_ms = 0
+        second = cli_process(*args)
+        out, err = second.communicate(timeout=120)
+        assert second.returncode == 0, err
+        summary = json.loads(out)
+        assert summary["skipped"] == kept and summary["completed"] == summary["units"] - kept
