@@ -40,6 +40,7 @@ from agentprop.suite._draw import (
 )
 from agentprop.suite._generator import GENERATORS
 from agentprop.suite._intent import Intent, IntentGenerator, Intents
+from agentprop.suite._phrasing import failure_sentence, tool_at
 
 # article type -> fields answerable from the first sentence
 SNIPPET_FIELDS = {
@@ -188,11 +189,10 @@ def _hit(task: Task, o: Observation) -> dict[str, Any] | None:
 
 def _sentence(task: Task, i: int, o: Observation) -> str:
     """What observation `i` says, by its kind (an article by the field the query asks)."""
-    tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
+    tool = tool_at(task, i) or "tool"
     k = _kind(o)
     if k == "error":
-        err = o["error"]
-        return f"The {tool} call failed ({err.get('type', 'error')}): {err.get('message', '')}."
+        return failure_sentence(tool, o, noun="call", unknown="")
     if k == "search":
         hit = _hit(task, o)
         if hit is None:

@@ -53,6 +53,7 @@ from agentprop.suite._draw import (
 )
 from agentprop.suite._generator import GENERATORS
 from agentprop.suite._intent import Intent, IntentGenerator, Intents
+from agentprop.suite._phrasing import failure_sentence, tool_at
 
 TODAY = dt.date.fromisoformat(REFERENCE_DATE)
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
@@ -171,11 +172,10 @@ def _kind(o: Observation) -> str:
 
 def _sentence(task: Task, i: int, o: Observation) -> str:
     """What observation `i` says, by its kind (a record by its medications)."""
-    tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
+    tool = tool_at(task, i) or "tool"
     k = _kind(o)
     if k == "error":
-        err = o["error"]
-        return f"The {tool} call failed ({err.get('type', 'error')}): {err.get('message', '')}."
+        return failure_sentence(tool, o, noun="call", unknown="")
     if k == "record":
         meds = list(o.get("medications") or [])
         return (f"{_who(o)} currently takes {_join(meds)}." if meds

@@ -80,11 +80,13 @@ def number_fact(key: str, x: float, unit: str | None, tol: float, *,
                 about=about or {}, exact=exact)
 
 
-def failure_sentence(tool: str | None, obs: Observation, noun: str = "lookup") -> str:
-    """The sentence an answer gives for an error observation (states the error message)."""
+def failure_sentence(tool: str | None, obs: Observation, noun: str = "lookup",
+                     unknown: str = "unknown error") -> str:
+    """The sentence an answer gives for an error observation (states the error message;
+    `unknown` when it has none)."""
     err = obs.get("error", {}) if isinstance(obs, dict) else {}
     what = f"The {tool} {noun}" if tool else f"The {noun}"
-    return f"{what} failed ({err.get('type', 'error')}): {err.get('message', 'unknown error')}."
+    return f"{what} failed ({err.get('type', 'error')}): {err.get('message', unknown)}."
 
 
 def tool_at(task: Task, i: int) -> str | None:

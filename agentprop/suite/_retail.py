@@ -43,6 +43,7 @@ from agentprop.suite._draw import (
 )
 from agentprop.suite._generator import GENERATORS
 from agentprop.suite._intent import Intent, IntentGenerator, Intents
+from agentprop.suite._phrasing import failure_sentence, tool_at
 
 _SORT_WORD = {"price_asc": "cheapest", "price_desc": "most expensive",
               "rating": "highest-rated", "relevance": "best-matching"}
@@ -106,11 +107,10 @@ def _kind(o: Observation) -> str:
 
 def _sentence(task: Task, i: int, o: Observation) -> str:
     """What observation `i` says, by its kind."""
-    tool = task.gold_plan[i].name if i < len(task.gold_plan) else "tool"
+    tool = tool_at(task, i) or "tool"
     k = _kind(o)
     if k == "error":
-        err = o["error"]
-        return f"The {tool} call failed ({err.get('type', 'error')}): {err.get('message', '')}."
+        return failure_sentence(tool, o, noun="call", unknown="")
     if k == "search":
         return _search_sentence(o)
     if k == "order":
