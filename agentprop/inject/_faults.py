@@ -8,12 +8,13 @@ condition measures (`fabricated`, docs/injection.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
-from agentprop.agent import AgentHooks, CallRewrite, EpisodeContext
-from agentprop.core import InjectionEvent, Task, ToolCall, WorkUnit
-from agentprop.domains import Domain, Observation, error_observation
-from agentprop.inject._hooks import missing_target
+from agentprop.agent import CallRewrite, EpisodeContext
+from agentprop.core import InjectionEvent, ToolCall
+from agentprop.domains import Observation, error_observation
+from agentprop.inject._hooks import OneCallHooks
 
 FAULT = "fault"
 FAULT_KINDS: tuple[str, ...] = ("timeout", "server_error", "rate_limited", "empty")
@@ -37,17 +38,13 @@ def fault_observation(kind: str, call: ToolCall) -> Observation:
 
 
 @dataclass
-class FaultHooks(AgentHooks):
+class FaultHooks(OneCallHooks):
     """Fails the first call of one of the domain's tools with `kind`; one event per
     episode ("applied", or at the end "no_tool_call" / "no_target_param")."""
 
+    protocol: ClassVar[str] = FAULT
     name: str = "fault"
-    unit: WorkUnit | None = None
-    task: Task | None = None
-    domain: Domain | None = None
     kind: str = "timeout"
-    calls_seen: int = field(default=0, init=False)
-    done: bool = field(default=False, init=False)
 
     def before_tool_call(self, ctx: EpisodeContext, call: ToolCall) -> CallRewrite | None:
         self.calls_seen += 1
@@ -62,9 +59,3 @@ class FaultHooks(AgentHooks):
         ))
         return CallRewrite(executed=call, history=call,
                            observation=fault_observation(self.kind, call))
-
-    def on_episode_end(self, ctx: EpisodeContext) -> None:
-        if self.done:
-            return
-        self.done = True
-        ctx.events.append(missing_target(ctx, self.calls_seen, FAULT, self.kind))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from agentprop.agent import AgentHooks, CallRewrite, EpisodeContext
 from agentprop.core import InjectionEvent, Task, ToolCall, WorkUnit
@@ -147,3 +147,24 @@ def missing_target(ctx: EpisodeContext, calls_seen: int, protocol: str, error_ty
         status="no_tool_call" if no_calls else "no_target_param",
         in_history=in_history,
     )
+
+
+@dataclass
+class OneCallHooks(AgentHooks):
+    """An injector that acts on one call per episode (`out:*`, `fault:*`) and records one
+    event: "applied" when it acts, else at the end "no_tool_call" / "no_target_param".
+    Subclasses set `protocol` and act in a hook point, setting `done`."""
+
+    protocol: ClassVar[str] = ""
+    unit: WorkUnit | None = None
+    task: Task | None = None
+    domain: Domain | None = None
+    kind: str = ""
+    calls_seen: int = field(default=0, init=False)
+    done: bool = field(default=False, init=False)
+
+    def on_episode_end(self, ctx: EpisodeContext) -> None:
+        if self.done:
+            return
+        self.done = True
+        ctx.events.append(missing_target(ctx, self.calls_seen, self.protocol, self.kind))

@@ -19,13 +19,13 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from agentprop.agent import AgentHooks, CallRewrite, EpisodeContext
-from agentprop.core import InjectionEvent, Task, ToolCall, WorkUnit
+from agentprop.agent import CallRewrite, EpisodeContext
+from agentprop.core import InjectionEvent, Task, ToolCall
 from agentprop.domains import Domain, Environment, Observation, Tool, is_error
-from agentprop.inject._hooks import missing_target
+from agentprop.inject._hooks import OneCallHooks
 from agentprop.inject._protocols import unit_rng
 
 OUTPUT = "out"
@@ -207,17 +207,13 @@ def corrupt_observation(kind: str, call: ToolCall, obs: Observation, tool: Tool,
 
 
 @dataclass
-class OutputHooks(AgentHooks):
+class OutputHooks(OneCallHooks):
     """Corrupts the observation of the first eligible call with `kind`; one event per
     episode ("applied", or at the end "no_tool_call" / "no_target_param")."""
 
+    protocol: ClassVar[str] = OUTPUT
     name: str = "out"
-    unit: WorkUnit | None = None
-    task: Task | None = None
-    domain: Domain | None = None
     kind: str = "wrong_value"
-    calls_seen: int = field(default=0, init=False)
-    done: bool = field(default=False, init=False)
 
     def before_tool_call(self, ctx: EpisodeContext, call: ToolCall) -> CallRewrite | None:
         self.calls_seen += 1
@@ -243,9 +239,3 @@ class OutputHooks(AgentHooks):
             injected=c.injected, call_index=self.calls_seen,
         ))
         return c.observation
-
-    def on_episode_end(self, ctx: EpisodeContext) -> None:
-        if self.done:
-            return
-        self.done = True
-        ctx.events.append(missing_target(ctx, self.calls_seen, OUTPUT, self.kind))
