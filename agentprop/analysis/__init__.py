@@ -71,6 +71,7 @@ from agentprop.analysis._validity import clustered_kappa, judge_validity
 from agentprop.analysis.frames import (
     AnalysisInput,
     JudgeValidity,
+    WorkspaceFacts,
     build_input,
     label_frame,
     verdict_frame,
@@ -92,6 +93,7 @@ __all__ = [
     "McNemarResult",
     "Resampler",
     "SectionCompute",
+    "WorkspaceFacts",
     "ab_rng_key",
     "ab_statistics",
     "achieved_power",

@@ -139,10 +139,10 @@ def analysis_info(ctx: AnalysisContext) -> dict[str, Any]:
         "n_resamples": ctx.n_resamples,
         "seed": ctx.seed,
         "constant_by_construction": constant_by_construction(
-            ctx.propagation, imported=bool(inp.meta.get("imported"))),
+            ctx.propagation, imported=bool(inp.workspace.imported)),
         "simulated_models": sorted(set(st.loc[st["simulated"].fillna(False).astype(bool),
                                               "model"])) if len(st) else [],
-        **inp.meta,
+        **inp.workspace.info(),
     }
 
 

@@ -10,6 +10,7 @@ drops its pair. Δ is treatment − control with a paired bootstrap clustered by
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -132,7 +133,7 @@ def _ab_rows(g: pd.DataFrame, keys: dict[str, Any], key: str, seed: int,
 
 def interceptor_ab(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
                    seed: int = SEED,
-                   evaluations: dict[str, str] | None = None) -> pd.DataFrame:
+                   evaluations: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Per evaluation and model: `ab_statistics` of the paired arms.
 
     An evaluation is one run with interceptor arms (one configuration). With one

@@ -101,9 +101,36 @@ class JudgeValidity:
                    tasks=int(tasks) if tasks is not None else None)
 
 
+@dataclass(frozen=True)
+class WorkspaceFacts:
+    """What the workspace says about where its traces come from, for reading the numbers
+    (typed fields of `core.WorkspaceMeta` and the stored runs)."""
+
+    imported: str | None = None
+    """Source of imported traces (``agenthallu``): the rates measured there are not
+    constant by construction, and the report says where the data came from."""
+    rehearsal: Mapping[str, Any] | None = None
+    """Set by `experiment run --rehearse` (experiment/_rehearse.py): the report's first line
+    says the numbers come from simulated endpoints."""
+    interceptor_evaluations: Mapping[str, str] | None = None
+    """Run id → "LABEL mode=MODE" of every stored interceptor evaluation (None: not read)."""
+
+    def info(self) -> dict[str, Any]:
+        """The entries of `AnalysisResult.info` these facts give (only those that are set,
+        except the evaluations, present whenever they were read)."""
+        out: dict[str, Any] = {}
+        if self.interceptor_evaluations is not None:
+            out["interceptor_evaluations"] = dict(self.interceptor_evaluations)
+        if self.imported:
+            out["imported"] = self.imported
+        if self.rehearsal:
+            out["rehearsal"] = dict(self.rehearsal)
+        return out
+
+
 @dataclass
 class AnalysisInput:
-    """Everything the analyses read. `meta` carries workspace facts for the report."""
+    """Everything the analyses read."""
 
     stages: pd.DataFrame
     verdicts: pd.DataFrame
@@ -111,7 +138,8 @@ class AnalysisInput:
     labels: pd.DataFrame
     primary_judge: str = DEFAULT_PRIMARY
     sweep: pd.DataFrame | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    workspace: WorkspaceFacts = field(default_factory=WorkspaceFacts)
+    """Where the traces come from (imported, rehearsal, interceptor evaluations)."""
     layer_hits: pd.DataFrame | None = None  # agentprop.intercept.layer_hits, per trace
     simulation_check: pd.DataFrame | None = None
     """The study's simulation check, one row per (simulated model, metric): model, metric,
@@ -128,7 +156,7 @@ def build_input(
     *,
     primary_judge: str = DEFAULT_PRIMARY,
     sweep: pd.DataFrame | None = None,
-    meta: Mapping[str, Any] | None = None,
+    workspace: WorkspaceFacts | None = None,
     tasks: TaskLookup | None = None,
     layer_hits: pd.DataFrame | None = None,
     rule: FabricationCheck | None = None,
@@ -145,7 +173,7 @@ def build_input(
         labels=label_frame(labels),
         primary_judge=primary_judge,
         sweep=sweep,
-        meta=dict(meta or {}),
+        workspace=workspace or WorkspaceFacts(),
         layer_hits=layer_hits,
         simulation_check=simulation_check,
         judge_validity=judge_validity,

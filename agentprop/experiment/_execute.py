@@ -136,15 +136,12 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     verdicts read as light rows, so memory does not grow with their payloads."""
     import pandas as pd
 
-    from agentprop.analysis import JudgeValidity, build_input
+    from agentprop.analysis import JudgeValidity, WorkspaceFacts, build_input
     from agentprop.app._intercept import evaluation_configs
 
     stored = ws.meta()
-    meta: dict[str, Any] = {"interceptor_evaluations": evaluation_configs(ws)}
-    if stored.imported:
-        meta["imported"] = stored.imported
-    if stored.rehearsal:  # experiment/_rehearse.py: the report's first line says so
-        meta["rehearsal"] = stored.rehearsal
+    facts = WorkspaceFacts(imported=stored.imported, rehearsal=stored.rehearsal,
+                           interceptor_evaluations=evaluation_configs(ws))
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
     from agentprop.judges._validity import load_validity
@@ -157,7 +154,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         ws.labels(),
         primary_judge=ws.primary_judge(),
         sweep=pd.DataFrame(sweep_rows) if sweep_rows else None,
-        meta=meta,
+        workspace=facts,
         tasks=tasks,
         rule=rule if rule is not None else _rule_for(tasks),
         layer_hits=pd.DataFrame(layer_rows) if layer_rows else None,
