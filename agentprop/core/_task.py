@@ -14,6 +14,18 @@ FactKind = Literal[
 FactRole = Literal["asked", "context"]
 
 
+def pop_meta_key(data: Any, key: str) -> tuple[dict[str, Any], Any] | None:
+    """For a model's raw input that still carries `key` in its ``meta`` (a field that used
+    to live there): a copy without it, and its value; None when there is nothing to lift.
+    Each model decides how the value fills its field."""
+    if not (isinstance(data, dict) and isinstance(data.get("meta"), dict)
+            and key in data["meta"]):
+        return None
+    meta = dict(data["meta"])
+    value = meta.pop(key)
+    return {**data, "meta": meta}, value
+
+
 class ToolSpec(BaseModel):
     """A tool as the model sees it, plus what the injector may target.
 
@@ -142,11 +154,10 @@ class Task(BaseModel):
     @classmethod
     def _lift_query_entities(cls, data: Any) -> Any:
         """Tasks written before the field existed, and drafts, carry it in `meta`."""
-        if isinstance(data, dict) and isinstance(data.get("meta"), dict) \
-                and "query_entities" in data["meta"]:
-            meta = dict(data["meta"])
-            lifted = meta.pop("query_entities")
-            data = {**data, "meta": meta}
-            if not data.get("query_entities"):
-                data["query_entities"] = lifted or {}
+        popped = pop_meta_key(data, "query_entities")
+        if popped is None:
+            return data
+        data, lifted = popped
+        if not data.get("query_entities"):
+            data["query_entities"] = lifted or {}
         return data

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from agentprop.core._task import ToolCall
+from agentprop.core._task import ToolCall, pop_meta_key
 
 
 def utcnow() -> datetime:
@@ -279,13 +279,12 @@ class Trace(BaseModel):
     @classmethod
     def _lift_release_stages(cls, data: Any) -> Any:
         """Workspaces written before the field existed keep it in ``meta``."""
-        if isinstance(data, dict) and isinstance(data.get("meta"), dict) \
-                and "release_stages" in data["meta"]:
-            meta = dict(data["meta"])
-            lifted = meta.pop("release_stages")
-            data = {**data, "meta": meta}
-            if data.get("release_stages") is None:
-                data["release_stages"] = lifted
+        popped = pop_meta_key(data, "release_stages")
+        if popped is None:
+            return data
+        data, lifted = popped
+        if data.get("release_stages") is None:
+            data["release_stages"] = lifted
         return data
 
     @property
