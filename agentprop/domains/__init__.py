@@ -9,10 +9,12 @@ from agentprop.domains._base import (
     DomainError,
     Environment,
     Observation,
+    ObservationPath,
     Tool,
     error_observation,
     is_error,
     is_failure,
+    observation_leaves,
 )
 
 
@@ -43,10 +45,12 @@ __all__ = [
     "DomainError",
     "Environment",
     "Observation",
+    "ObservationPath",
     "Tool",
     "domain_names",
     "error_observation",
     "get_domain",
     "is_error",
     "is_failure",
+    "observation_leaves",
 ]

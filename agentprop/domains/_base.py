@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, ClassVar
@@ -34,6 +34,23 @@ def error_observation(type: str, message: str, param: str | None = None) -> Obse
     if param is not None:
         err["param"] = param
     return {"error": err}
+
+
+ObservationPath = tuple[str | int, ...]
+"""Where a value sits in an observation: dict keys and list indices from the root."""
+
+
+def observation_leaves(obj: Any, path: ObservationPath = ()
+                       ) -> Iterator[tuple[ObservationPath, Any]]:
+    """Every scalar of an observation (nested dicts and lists) with its path, in order."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from observation_leaves(v, (*path, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from observation_leaves(v, (*path, i))
+    else:
+        yield path, obj
 
 
 def is_error(observation: Observation) -> bool:

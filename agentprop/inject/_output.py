@@ -24,7 +24,15 @@ from typing import Any, ClassVar
 
 from agentprop.agent import CallRewrite, EpisodeContext
 from agentprop.core import InjectionEvent, Task, ToolCall
-from agentprop.domains import Domain, Environment, Observation, Tool, is_error
+from agentprop.domains import (
+    Domain,
+    Environment,
+    Observation,
+    ObservationPath,
+    Tool,
+    is_error,
+    observation_leaves,
+)
 from agentprop.inject._hooks import OneCallHooks
 from agentprop.inject._protocols import unit_rng
 
@@ -37,7 +45,7 @@ ENTITY_KINDS = frozenset({"city", "event_id", "patient_id", "drug", "specialty",
 result); dates, times, units and amounts are not entities."""
 DATE_KINDS = frozenset({"date"})
 
-Path = tuple[str | int, ...]
+Path = ObservationPath
 
 
 @dataclass(frozen=True)
@@ -48,17 +56,6 @@ class OutputCorruption:
     original: Any
     injected: Any
     observation: Observation
-
-
-def _leaves(obj: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _leaves(v, (*path, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _leaves(v, (*path, i))
-    else:
-        yield path, obj
 
 
 def _lists(obj: Any, path: Path = ()) -> Iterator[tuple[Path, list[Any]]]:
@@ -143,7 +140,7 @@ def _wrong_value(call: ToolCall, obs: Observation, tool: Tool, domain: Domain,
                  env: Environment, rng: random.Random,
                  task: Task | None) -> OutputCorruption | None:
     numbers, words = _graded(task)
-    leaves = [(p, v) for p, v in _leaves(obs)
+    leaves = [(p, v) for p, v in observation_leaves(obs)
               if p and isinstance(p[-1], str) and p[-1] not in call.arguments
               and not p[-1].endswith("id") and (_is_number(v) or isinstance(v, str))]
     graded = [(p, v) for p, v in leaves

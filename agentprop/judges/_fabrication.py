@@ -31,26 +31,16 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from agentprop.core import Fact, Task, ToolResultEvent, Trace
+from agentprop.domains import observation_leaves
 
 UNCHECKABLE_KINDS = frozenset({"decision", "polar", "state"})
 _NUM = re.compile(r"-?\d+(?:[.,]\d+)?")
-
-
-def _leaves(obj: Any) -> Iterator[Any]:
-    if isinstance(obj, dict):
-        for v in obj.values():
-            yield from _leaves(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from _leaves(v)
-    else:
-        yield obj
 
 
 def _fold(text: str) -> str:
@@ -77,7 +67,7 @@ class Values:
         for obs in observations:
             if not isinstance(obs, dict) or isinstance(obs.get("error"), dict):
                 continue
-            for v in _leaves(obs):
+            for _, v in observation_leaves(obs):
                 if isinstance(v, bool) or v is None:
                     continue
                 if isinstance(v, int | float):

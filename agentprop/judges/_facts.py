@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentprop.core import REFERENCE_DATE, Fact, Task, ToolResultEvent, Trace, Verdict
+from agentprop.domains import observation_leaves
 from agentprop.judges._base import JUDGES, Judge
 from agentprop.judges._entities import (
     MEMBER_CATEGORIES,
@@ -910,17 +911,6 @@ def _observations(trace: Trace | None) -> list[dict[str, Any]]:
     ]
 
 
-def _leaves(obj: Any, path: tuple[str, ...] = ()) -> Iterable[tuple[tuple[str, ...], Any]]:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _leaves(v, (*path, str(k)))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _leaves(v, (*path, str(i)))
-    else:
-        yield path, obj
-
-
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b or str(a).lower() == str(b).lower()
@@ -931,8 +921,8 @@ def _same(a: Any, b: Any) -> bool:
 
 def _state_ok(key: str, value: Any, observations: list[dict[str, Any]]) -> bool:
     last = key.split(".")[-1]
-    return any(path and path[-1] == last and _same(v, value)
-               for obs in observations for path, v in _leaves(obs))
+    return any(path and str(path[-1]) == last and _same(v, value)
+               for obs in observations for path, v in observation_leaves(obs))
 
 
 @dataclass(frozen=True)
