@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from agentprop.core import Task, Usage, WorkUnit
 from agentprop.errors import AgentpropError
-from agentprop.inject import expand_conditions, is_injectable
+from agentprop.inject import UnknownConditionError, expand_conditions, is_injectable
 from agentprop.models._prices import price_table
 from agentprop.runner import RunError, default_run_id, plan_units
 from agentprop.runner._budget import estimate_unit, is_free
@@ -119,7 +119,7 @@ def resolve(suite: Suite, cfg: RunConfig) -> RunConfig:
     known = check_domains(suite, cfg.domains)
     try:
         conditions = tuple(expand_conditions(cfg.conditions))
-    except Exception as e:
+    except UnknownConditionError as e:
         raise PlanError(str(e)) from None
     domains = (tuple(cfg.domains) if cfg.domains
                else tuple(d for d in CORE_DOMAINS if d in known) or tuple(known))
