@@ -119,6 +119,35 @@ def _same_call(a: ToolCall, b: ToolCall) -> bool:
     return a.name == b.name and a.arguments == b.arguments
 
 
+async def _call_model(ctx: EpisodeContext, model: Model, messages: list[Message],
+                      tools: list[ToolSpec], config: GenerateConfig,
+                      request_hash: str) -> ModelOutput | None:
+    """One model call recorded as an event; a provider failure becomes an `ErrorEvent`
+    and None (a provider bug too: it must not crash a run of thousands of units)."""
+    try:
+        output = await model.generate(list(messages), tools, config)
+    except ModelError as e:
+        ctx.events.append(
+            ErrorEvent(step=ctx.step, kind=e.kind, message=e.message, attempts=e.attempts))
+        return None
+    except Exception as e:
+        ctx.events.append(ErrorEvent(step=ctx.step, kind="provider_exception",
+                                     message=f"{type(e).__name__}: {e}"))
+        return None
+    ctx.events.append(ModelCallEvent(step=ctx.step, request_hash=request_hash, output=output))
+    return output
+
+
+def _final(ctx: EpisodeContext, hooks: Sequence[AgentHooks], answer: str | None, *,
+           forced: bool = False) -> None:
+    final = FinalEvent(step=ctx.step, answer=answer, forced=forced)
+    for h in hooks:
+        replaced = h.before_final(ctx, final)
+        if replaced is not None:
+            final = replaced
+    ctx.events.append(final)
+
+
 async def run_episode(
     unit: WorkUnit,
     task: Task,
@@ -129,12 +158,15 @@ async def run_episode(
     *,
     max_steps: int = DEFAULT_MAX_STEPS,
     text_mode: bool = False,
+    answer_on_step_limit: bool = False,
 ) -> Trace:
     """Run one episode and return its trace (never raises for a provider failure).
 
     A `ModelError` (or any other exception from the provider) ends the episode with an
     `error` event and status "error"; running out of steps ends it with status
-    "step_limit". Exceptions raised by hooks or by the environment are bugs and propagate.
+    "step_limit", or, with `answer_on_step_limit`, asks once more with tool_choice "none"
+    (LangChain's "generate" early stopping) and records that answer as a forced final
+    answer. Exceptions raised by hooks or by the environment are bugs and propagate.
     """
     if text_mode:
         dialect: Dialect = TextDialect()
@@ -152,22 +184,10 @@ async def run_episode(
 
     for step in range(max_steps):
         ctx.step = step
-        request_hash = hasher(messages)
-        try:
-            output = await model.generate(list(messages), model_tools, config)
-        except ModelError as e:
-            events.append(
-                ErrorEvent(step=step, kind=e.kind, message=e.message, attempts=e.attempts)
-            )
+        output = await _call_model(ctx, model, messages, model_tools, config, hasher(messages))
+        if output is None:
             status = "error"
             break
-        except Exception as e:  # a provider bug must not crash a run of thousands of units
-            events.append(
-                ErrorEvent(step=step, kind="provider_exception", message=f"{type(e).__name__}: {e}")
-            )
-            status = "error"
-            break
-        events.append(ModelCallEvent(step=step, request_hash=request_hash, output=output))
         extra = [m for h in hooks if (m := h.on_model_output(ctx, output)) is not None]
         turn = dialect.read(output, step)
         turn.calls = _unique_ids(turn.calls, used_ids, step)
@@ -191,25 +211,39 @@ async def run_episode(
         if extra:
             messages.extend(extra)
             continue
-        final = FinalEvent(step=step, answer=turn.final)
-        for h in hooks:
-            replaced = h.before_final(ctx, final)
-            if replaced is not None:
-                final = replaced
-        events.append(final)
+        _final(ctx, hooks, turn.final)
         status = "ok"
         break
     else:
-        events.append(
-            ErrorEvent(
-                step=max_steps,
-                kind="step_limit",
-                message=f"no final answer after {max_steps} model calls",
-            )
-        )
+        status = await _after_step_limit(ctx, hooks, model, dialect, model_tools, config,
+                                          hasher, max_steps, answer=answer_on_step_limit)
 
     return finish_episode(ctx, hooks, status, simulated=bool(model.simulated),
                           started=started, meta={"text_mode": True} if text_mode else {})
+
+
+async def _after_step_limit(ctx: EpisodeContext, hooks: Sequence[AgentHooks], model: Model,
+                            dialect: Dialect, tools: list[ToolSpec], config: GenerateConfig,
+                            hasher: _RequestHasher, max_steps: int, *,
+                            answer: bool) -> TraceStatus:
+    """The step limit: a `step_limit` error, or with `answer` one more call with
+    tool_choice "none" whose text, when it is text, is the (forced) final answer."""
+    if answer:
+        ctx.step = max_steps
+        cfg = config.model_copy(update={"tool_choice": "none"})
+        output = await _call_model(ctx, model, ctx.messages, tools, cfg, hasher(ctx.messages))
+        if output is None:
+            return "error"
+        for h in hooks:
+            h.on_model_output(ctx, output)
+        turn = dialect.read(output, max_steps)
+        if not turn.calls and not turn.notes:
+            ctx.messages.append(dialect.assistant_message(output, turn, []))
+            _final(ctx, hooks, turn.final, forced=True)
+            return "ok"
+    ctx.events.append(ErrorEvent(step=max_steps, kind="step_limit",
+                                 message=f"no final answer after {max_steps} model calls"))
+    return "step_limit"
 
 
 def finish_episode(ctx: EpisodeContext, hooks: Sequence[AgentHooks], status: TraceStatus, *,

@@ -83,8 +83,8 @@ def resume_command() -> str:
 
 def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: int | None,
                     suite_checksum: str, max_steps: int, text_mode: bool,
-                    executed_only: bool, base_url: str | None, options: dict[str, Any],
-                    agent: str | None) -> str:
+                    answer_on_step_limit: bool, executed_only: bool, base_url: str | None,
+                    options: dict[str, Any], agent: str | None) -> str:
     """`run`'s default run id: a hash of every option that determines its traces (secrets
     redacted), so the same command resumes the same run."""
     from agentprop.runner import default_run_id, redact
@@ -99,6 +99,7 @@ def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: in
         "suite": suite_checksum,
         "max_steps": max_steps,
         "text_mode": text_mode,
+        **({"answer_on_step_limit": True} if answer_on_step_limit else {}),
         "executed_only": executed_only,
         "base_url": base_url,
         "base_url_env": {
@@ -261,6 +262,14 @@ def register(app: typer.Typer) -> None:
             envvar="AGENTPROP_TEXT_MODE",
             help="ReAct text protocol for models without function calling.",
         ),
+        answer_on_step_limit: bool = typer.Option(
+            False,
+            "--answer-on-step-limit",
+            envvar="AGENTPROP_ANSWER_ON_STEP_LIMIT",
+            help="At --max-steps, ask once more without tools and record the reply as a "
+            "forced final answer (default: the episode ends as step_limit). For small "
+            "models that keep calling tools.",
+        ),
         executed_only: bool = typer.Option(
             False,
             "--executed-only",
@@ -345,7 +354,8 @@ def register(app: typer.Typer) -> None:
                          split=split, limit=limit, run_id=run_id)
         plan = plan_run(suite, cfg, lambda c: _derived_run_id(
             c, domains=domain, split=split, limit=limit, suite_checksum=suite.checksum,
-            max_steps=max_steps, text_mode=text_mode, executed_only=executed_only,
+            max_steps=max_steps, text_mode=text_mode,
+            answer_on_step_limit=answer_on_step_limit, executed_only=executed_only,
             base_url=base_url, options=options, agent=agent))
         if not plan.tasks:
             raise UserError("no tasks match the selection")
@@ -375,6 +385,7 @@ def register(app: typer.Typer) -> None:
                 use_cache=not no_cache,
                 max_steps=max_steps,
                 text_mode=text_mode,
+                answer_on_step_limit=answer_on_step_limit,
                 in_history=not executed_only and external is None,
                 executor=external,
                 manifest={

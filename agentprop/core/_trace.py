@@ -175,6 +175,9 @@ class FinalEvent(BaseModel):
     """True when the interceptor replaced the answer by an abstention."""
     reason: str | None = None
     """For an abstention: the interceptor's reason."""
+    forced: bool = False
+    """True when the agent was out of steps and answered only when asked once more without
+    tools (`run --answer-on-step-limit`); false for an answer the agent chose to give."""
 
 
 class ErrorEvent(BaseModel):

@@ -17,6 +17,9 @@ class GenerateConfig(BaseModel):
     max_tokens: int | None = 1024
     seed: int | None = 0
     timeout_s: float = 60.0
+    tool_choice: str | dict[str, Any] | None = None
+    """OpenAI's `tool_choice` when tools are offered: None sends "auto" (servers differ on
+    the default), "none", "required", or {"type": "function", "function": {"name": N}}."""
     extra: dict[str, Any] = Field(default_factory=dict)
 
 

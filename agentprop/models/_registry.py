@@ -22,6 +22,7 @@ _BUILTIN: dict[str, str] = {
     "openrouter": "agentprop.models._openai",
     "anthropic": "agentprop.models._anthropic",
     "google": "agentprop.models._google",
+    "local": "agentprop.models._local",
     "sim": "agentprop.sim",
     "sim-judge": "agentprop.judges._simjudge",
 }

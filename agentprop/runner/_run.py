@@ -94,6 +94,7 @@ async def run_units(
     config: GenerateConfig | None = None,
     max_steps: int = 10,
     text_mode: bool = False,
+    answer_on_step_limit: bool = False,
     manifest: Mapping[str, Any] | None = None,
     models: Mapping[str, Model] | None = None,
     preflight: int = 3,
@@ -155,6 +156,7 @@ async def run_units(
         {
             "max_steps": max_steps,
             "text_mode": text_mode,
+            **({"answer_on_step_limit": True} if answer_on_step_limit else {}),
             "in_history": in_history,
             "use_cache": use_cache,
             "concurrency": concurrency,
@@ -217,7 +219,8 @@ async def run_units(
 
     queue = iter(pending)
     runner: EpisodeExecutor = executor or NativeExecutor(
-        model_objs, config_for, max_steps=max_steps, text_mode=text_mode)
+        model_objs, config_for, max_steps=max_steps, text_mode=text_mode,
+        answer_on_step_limit=answer_on_step_limit)
     guard = CostGuard(max_cost, tasks) if max_cost is not None else None
     check = Preflight(Counter(u.model for u in pending), preflight, runner.reached, accept)
 

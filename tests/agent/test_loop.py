@@ -109,6 +109,39 @@ async def test_step_limit() -> None:
     assert trace.final is None
 
 
+class _ChoiceRecorder(Scripted):
+    """Calls a tool until it is asked for text (tool_choice "none"), then answers."""
+
+    def __init__(self) -> None:
+        super().__init__([out(None, call("lookup", city="Paris"))])
+        self.choices: list[Any] = []
+
+    async def generate(self, messages: list[Message], tools: list[Any],
+                       config: GenerateConfig) -> ModelOutput:
+        self.choices.append(config.tool_choice)
+        if config.tool_choice == "none":
+            return out("15 C in Paris.")
+        return await super().generate(messages, tools, config)
+
+
+async def test_answer_on_step_limit_asks_once_more_without_tools() -> None:
+    model = _ChoiceRecorder()
+    trace, _ = await run(model, max_steps=2, answer_on_step_limit=True)
+    assert model.choices == [None, None, "none"]
+    assert trace.status == "ok"
+    assert isinstance(trace.final, FinalEvent) and trace.final.forced
+    assert trace.final.answer == "15 C in Paris." and trace.final.step == 2
+    assert sum(isinstance(e, ModelCallEvent) for e in trace.events) == 3
+
+
+async def test_answer_on_step_limit_keeps_step_limit_when_the_model_still_calls() -> None:
+    model = Scripted([out(None, call("lookup", city="Paris"))])  # ignores tool_choice
+    trace, _ = await run(model, max_steps=2, answer_on_step_limit=True)
+    assert trace.status == "step_limit" and trace.final is None
+    assert sum(isinstance(e, ModelCallEvent) for e in trace.events) == 3
+    assert isinstance(trace.events[-1], ErrorEvent) and trace.events[-1].kind == "step_limit"
+
+
 async def test_model_error_keeps_trace() -> None:
     model = Scripted([out(None, call("lookup", city="Paris")),
                       ModelError("rate_limit", "429 after retries", attempts=4)])
