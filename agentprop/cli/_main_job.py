@@ -29,6 +29,7 @@ experiment_app = typer.Typer(
 )
 
 DEMO_CONFIG = Path(__file__).resolve().parent.parent / "experiment" / "demo.yaml"
+DEMO_LOCAL_CONFIG = DEMO_CONFIG.with_name("demo-local.yaml")
 
 
 def _load(config: Path) -> ExperimentConfig:
@@ -226,18 +227,35 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def demo(
         workspace: Path = typer.Option(
-            Path("agentprop-runs/demo"),
+            None,
             "--workspace",
             "-w",
             envvar="AGENTPROP_WORKSPACE",
-            help="where to write",
+            help="where to write (default agentprop-runs/demo, or agentprop-runs/demo-local)",
         ),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+        local: bool = typer.Option(
+            False, "--local", help="a small study of a real model instead: SmolLM2-135M "
+            "in-process through llama.cpp (the local extra); minutes, not seconds"),
+        limit: int = typer.Option(
+            None, "--limit", min=1, help="with --local: tasks per condition (default 30)"),
     ) -> None:
         """The whole study offline on simulated agents and judges: no keys, a few minutes.
 
         Builds the suite, runs four sim profiles under baseline and P2, judges, tunes and
-        evaluates the interceptor, and writes WORKSPACE/report/index.html."""
-        _run(_load(DEMO_CONFIG), workspace, False, False, as_json)
+        evaluates the interceptor, and writes WORKSPACE/report/index.html. With --local,
+        a real open-weight model (SmolLM2-135M) under baseline, P2 and corrupted output,
+        judged by facts, heuristic and the model itself as an LLM judge."""
+        if limit is not None and not local:
+            raise UserError("--limit needs --local")
+        if not local:
+            _run(_load(DEMO_CONFIG), workspace or Path("agentprop-runs/demo"), False, False,
+                 as_json)
+            return
+        cfg = _load(DEMO_LOCAL_CONFIG)
+        if limit is not None:
+            cfg = cfg.model_copy(update={"runs": [
+                r.model_copy(update={"n": limit}) for r in cfg.runs]})
+        _run(cfg, workspace or Path("agentprop-runs/demo-local"), False, False, as_json)
 
     app.add_typer(experiment_app, name="experiment")

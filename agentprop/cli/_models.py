@@ -24,6 +24,9 @@ _PROVIDER_INFO: dict[str, tuple[str, str | None, str | None]] = {
                   " ANTHROPIC_BASE_URL / --base-url)", "ANTHROPIC_API_KEY", "anthropic"),
     "google": ("Google Gemini API (extra: agentprop[google]; GOOGLE_GEMINI_BASE_URL /"
                " --base-url)", "GOOGLE_API_KEY", "google.genai"),
+    "local": ("GGUF models in-process through llama.cpp (extra: agentprop[local]); "
+              "local/smollm2-135m or local/<path.gguf>; one request at a time per "
+              "context (-o contexts=N)", None, "llama_cpp"),
     "sim": ("simulated agents, offline and deterministic", None, None),
     "sim-judge": ("simulated judges, offline", None, None),
 }
@@ -172,7 +175,43 @@ def serve_sim(
     asyncio.run(_serve())
 
 
+@user_errors
+def serve_local(
+    model: str = typer.Argument("local/smollm2-135m", help="A local/ model id."),
+    port: int = typer.Option(8077, "--port", envvar="AGENTPROP_LOCAL_PORT", help="TCP port."),
+    option: list[str] = typer.Option(
+        [], "--model-option", "-o",
+        help="Model option KEY=VALUE (repeatable): n_ctx, n_threads, max_tokens, chat_format."),
+) -> None:
+    """Serve a local model through llama-cpp-python's OpenAI-compatible server on
+    127.0.0.1, with agentprop's chat handler: `openai/<name> --base-url` then gives the
+    same replies as `local/<name>`, and any agent framework can use it offline."""
+    import socket
+
+    import uvicorn
+
+    from agentprop.cli._run import _parse_options
+    from agentprop.models._local_server import prepare
+
+    if not 1 <= port <= 65535:
+        raise UserError(f"invalid port {port}")
+    if not model.startswith("local/"):
+        raise UserError(f"serve-local serves local/ models, not {model!r}")
+    with socket.socket() as probe:  # a port in use: one line, before the model loads
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as e:
+            raise UserError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}; "
+                            "choose another with --port") from None
+    app_, alias = prepare(model, port=port, options=_parse_options(option))
+    err_console.print(f"serve-local: http://127.0.0.1:{port}/v1 (use --model openai/{alias}"
+                      f" --base-url http://127.0.0.1:{port}/v1)", highlight=False,
+                      soft_wrap=True)
+    uvicorn.run(app_, host="127.0.0.1", port=port, log_level="warning")
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the main app."""
     app.add_typer(models_app, name="models")
     app.command("serve-sim")(serve_sim)
+    app.command("serve-local")(serve_local)

@@ -33,6 +33,14 @@ class ModelEntry(_Strict):
     rpm: float | None = Field(default=None, gt=0, description="requests per minute budget")
     tpm: float | None = Field(default=None, gt=0, description="tokens per minute budget")
     text_mode: bool = False
+    max_steps: int | None = Field(default=None, ge=1, le=100,
+                                  description="model calls per episode (default 10)")
+    answer_on_step_limit: bool = Field(
+        default=False, description="at max_steps, ask once more without tools for a forced "
+        "final answer (run --answer-on-step-limit)")
+    options: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="provider options, as `run -o KEY=VALUE` "
+        "(e.g. n_ctx or max_tokens of a local/ model)")
 
 
 class RunBlock(_Strict):

@@ -16,10 +16,12 @@ from agentprop.store import Workspace
 if TYPE_CHECKING:
     from agentprop.analysis import AnalysisInput
     from agentprop.analysis.stages import FabricationCheck
+    from agentprop.core import WorkUnit
     from agentprop.intercept import InterceptConfig
     from agentprop.judges import FabricationRule
     from agentprop.judges._entities import Vocabulary
     from agentprop.models import Model
+    from agentprop.runner import RunSummary
     from agentprop.suite import Suite
 
 Say = Callable[[str], None]
@@ -42,7 +44,7 @@ def _models(
 
     out: dict[str, Model] = {}
     for m in cfg.models:
-        opts: dict[str, Any] = {"suite": suite}
+        opts: dict[str, Any] = {"suite": suite, **m.options}
         if m.base_url:
             opts["base_url"] = m.base_url
         if m.max_attempts:
@@ -57,6 +59,37 @@ def _models(
             model = get_model(m.id, **opts, cache=ws)
         out[m.id] = model
     return out
+
+
+def _run_agents(cfg: ExperimentConfig, units: list[WorkUnit], ws: Workspace, suite: Suite,
+                models: dict[str, Model], *, progress: bool,
+                max_cost: float | None) -> RunSummary:
+    """The agent units, run together unless models differ in how an episode runs (text
+    mode, steps, a forced answer at the step limit): then one batch per such group."""
+    from agentprop.runner import run_units_sync
+
+    entries = {m.id: m for m in cfg.models}
+
+    def episode_settings(model_id: str) -> tuple[bool, int, bool]:
+        e = entries.get(model_id)
+        if e is None:
+            return False, 10, False
+        return e.text_mode, e.max_steps or 10, e.answer_on_step_limit
+
+    groups: dict[tuple[bool, int, bool], list[WorkUnit]] = {}
+    for u in units:
+        groups.setdefault(episode_settings(u.model), []).append(u)
+    total: RunSummary | None = None
+    for (text_mode, max_steps, answer), group in (groups or {(False, 10, False): []}).items():
+        spent = total.cost if total is not None else 0.0
+        rs = run_units_sync(
+            group, workspace=ws, suite=suite, models=models, concurrency=cfg.concurrency,
+            progress=progress, manifest={"experiment": cfg.name}, text_mode=text_mode,
+            max_steps=max_steps, answer_on_step_limit=answer,
+            max_cost=None if max_cost is None else max(0.0, max_cost - spent))
+        total = rs if total is None else total.merged(rs)
+    assert total is not None
+    return total
 
 
 def workspace_suite(ws: Workspace, suite: Suite | None = None) -> Suite | None:
@@ -217,7 +250,6 @@ def run_experiment(
     from agentprop.app._intercept import resolve_config, run_evaluation, run_sweep
     from agentprop.judges import judge_workspace
     from agentprop.labels import sample_labels
-    from agentprop.runner import run_units_sync
     from agentprop.suite import DEFAULT_SEED, load_suite
 
     timings: dict[str, float] = {}
@@ -244,16 +276,8 @@ def run_experiment(
         t0 = time.perf_counter()
         agent_units = [u for s in plan.steps if s.kind == "run" for u in s.units]
         say(f"[1/6] agent runs: {len(agent_units)} units")
-        rs = run_units_sync(
-            agent_units,
-            workspace=ws,
-            suite=suite,
-            models=models,
-            concurrency=cfg.concurrency,
-            progress=progress,
-            manifest={"experiment": cfg.name},
-            max_cost=max_cost,
-        )
+        rs = _run_agents(cfg, agent_units, ws, suite, models, progress=progress,
+                         max_cost=max_cost)
         timed("runs", t0)
         summary: dict[str, Any] = {
             "units": rs.units,

@@ -345,7 +345,7 @@ def chatml_tools_handler(*, llama: Any, messages: list[dict[str, Any]],
                          temperature: float = 0.0, seed: int | None = None,
                          repeat_penalty: float = 1.1, top_p: float = 0.95, top_k: int = 40,
                          min_p: float = 0.05, parallel_tool_calls: bool = False,
-                         **_: Any) -> dict[str, Any]:
+                         reply_cap: int | None = None, **_: Any) -> dict[str, Any]:
     """llama-cpp-python's chat-handler protocol: an OpenAI chat.completion dict.
 
     `tool_choice`: None or "auto" lets the model choose (as OpenAI's default when tools
@@ -354,7 +354,10 @@ def chatml_tools_handler(*, llama: Any, messages: list[dict[str, Any]],
     how each call's arguments were made. One call per reply unless `parallel_tool_calls`
     (OpenAI's name; llama-cpp-python's server does not pass it, so through the server it
     is one call too): each further call costs two completions, and a small model fills
-    them with calls nobody asked for."""
+    them with calls nobody asked for. `reply_cap` bounds `max_tokens` (`serve-local` sets
+    the in-process provider's cap, so both generate alike)."""
+    if reply_cap:
+        max_tokens = min(max_tokens, reply_cap) if max_tokens and max_tokens > 0 else reply_cap
     tools = [t for t in tools or [] if (t.get("function") or {}).get("name")]
     by_name = {t["function"]["name"]: t["function"] for t in tools}
     run = _Run(llama, {"temperature": temperature, "repeat_penalty": repeat_penalty,

@@ -29,6 +29,20 @@ class RunSummary(BaseModel):
     calls_by_model: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
 
+    def merged(self, other: RunSummary) -> RunSummary:
+        """This invocation's and `other`'s work together (batches run one after the
+        other): counts, tokens and cost add up, wall times too."""
+        out = self.model_copy(deep=True)
+        for name in ("units", "completed", "skipped", "errors", "step_limit", "model_calls",
+                     "cached_calls", "input_tokens", "output_tokens", "tokens", "rate_limited",
+                     "not_started"):
+            setattr(out, name, getattr(self, name) + getattr(other, name))
+        out.cost, out.wall_s = self.cost + other.cost, self.wall_s + other.wall_s
+        for m, n in other.calls_by_model.items():
+            out.calls_by_model[m] = out.calls_by_model.get(m, 0) + n
+        out.run_ids = list(dict.fromkeys([*self.run_ids, *other.run_ids]))
+        return out
+
     def count(self, trace: Trace) -> None:
         self.completed += 1
         if trace.status != "ok":
