@@ -41,6 +41,12 @@ from agentprop.models._registry import register_provider
 
 INSTALL_HINT = "pip install 'agentprop[local]'"
 DEFAULT_N_CTX = 4096
+DEFAULT_STATE_CACHE_MB = 512
+"""Per context: evaluated prompt states kept in RAM (llama-cpp-python's LlamaRAMCache). A
+prompt's evaluation costs far more than its reply on a CPU (a 1,400-token prompt: ~20 s
+against ~1 s for its continuation, under load here), and concurrent episodes take turns
+on one context; each finds its own prefix restored instead of evaluated again. SmolLM2's
+state is ~25 kB per token."""
 DEFAULT_MAX_TOKENS = 256
 """Reply cap of a local model (below a request's own `max_tokens`): a small model that
 rambles would spend minutes of CPU on each 1,024-token reply; the suite's answers are a
@@ -132,12 +138,14 @@ class LocalModel:
     def __init__(self, name: str, *, n_ctx: int = DEFAULT_N_CTX, contexts: int = 1,
                  chat_format: str | None = None, n_threads: int | None = None,
                  repeat_penalty: float = 1.1, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 cache: CacheStore | None = None,
+                 state_cache_mb: int = DEFAULT_STATE_CACHE_MB, cache: CacheStore | None = None,
                  cache_epoch: int | str = 0, **_ignored: Any) -> None:
         """Options (``-o KEY=VALUE``): `n_ctx` (context tokens), `contexts` (pool size),
         `chat_format` (a llama-cpp-python handler name), `n_threads`, `repeat_penalty`
         (1.1, as llama-cpp-python's server), `max_tokens` (the most tokens one reply may
-        generate, below the request's own limit). Other providers' options are ignored."""
+        generate, below the request's own limit), `state_cache_mb` (llama.cpp states kept per
+        context, so episodes that take turns on it each find their prompt prefix already
+        evaluated; 0 turns it off). Other providers' options are ignored."""
         _require_llama_cpp()
         self.name = name
         self.path = resolve_model_file(name)
@@ -152,6 +160,9 @@ class LocalModel:
         if int(max_tokens) < 1:
             raise ModelError("bad_request", f"local/{name}: max_tokens must be at least 1")
         self.max_tokens = int(max_tokens)
+        if int(state_cache_mb) < 0:
+            raise ModelError("bad_request", f"local/{name}: state_cache_mb must be >= 0")
+        self.state_cache_mb = int(state_cache_mb)
         self.requested_format = chat_format
         self.cache = ResponseCache(cache) if cache is not None else None
         self.cache_epoch = cache_epoch
@@ -205,6 +216,8 @@ class LocalModel:
                                  ) from None
             llama.chat_handler, llama.chat_format = None, fmt
         self._format = fmt
+        if self.state_cache_mb:
+            llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=self.state_cache_mb << 20))
         llama.abort_event = threading.Event()  # read by the chat handler's stopping rule
         self._llamas.append(llama)
         return llama
@@ -231,7 +244,7 @@ class LocalModel:
     def describe(self) -> dict[str, Any]:
         """What `models list` and the run manifest say about this model."""
         return {"file": str(self.path), "chat_format": self.chat_format, "n_ctx": self.n_ctx,
-                "max_tokens": self.max_tokens,
+                "max_tokens": self.max_tokens, "state_cache_mb": self.state_cache_mb,
                 "contexts": self.contexts, "threads": self.n_threads,
                 "concurrency": ("one request at a time; others queue" if self.contexts == 1
                                 else f"a pool of {self.contexts} contexts; others queue")}

@@ -34,7 +34,9 @@ def server_app(model: LocalModel, *, port: int, alias: str) -> Any:
         fmt = None  # the server reads the GGUF's own template, as the provider does
     settings = ModelSettings(model=str(model.path), model_alias=alias, chat_format=fmt,
                              n_ctx=model.n_ctx, n_threads=model.n_threads,
-                             n_threads_batch=model.n_threads, seed=0, verbose=False)
+                             n_threads_batch=model.n_threads, seed=0, verbose=False,
+                             cache=model.state_cache_mb > 0, cache_type="ram",
+                             cache_size=model.state_cache_mb << 20)
     return create_app(server_settings=ServerSettings(host="127.0.0.1", port=port),
                       model_settings=[settings])
 
