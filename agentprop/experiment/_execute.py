@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentprop.core import ToolProbe
 from agentprop.experiment._config import ExperimentConfig
 from agentprop.experiment._plan import build_plan
 from agentprop.experiment._simcheck import simulation_check
@@ -141,7 +142,8 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
 
     stored = ws.meta()
     facts = WorkspaceFacts(imported=stored.imported, rehearsal=stored.rehearsal,
-                           interceptor_evaluations=evaluation_configs(ws))
+                           interceptor_evaluations=evaluation_configs(ws),
+                           preflight=latest_preflight(ws))
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
     from agentprop.judges._validity import load_validity
@@ -162,6 +164,16 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         if stored.simulation_check else None,
         judge_validity=JudgeValidity.from_summary(validity) if validity else None,
     )
+
+
+def latest_preflight(ws: Workspace) -> tuple[ToolProbe, ...]:
+    """The latest stored tool-calling preflight of each model (runs in creation order,
+    a later run's probe replacing an earlier one's), in model order."""
+    latest: dict[str, ToolProbe] = {}
+    for run in ws.runs():
+        for probe in run.preflight:
+            latest[probe.model] = probe
+    return tuple(latest[m] for m in sorted(latest))
 
 
 def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Suite | None = None,
@@ -206,6 +218,7 @@ def run_experiment(
     max_cost: float | None = None,
     judge_options: dict[str, Any] | None = None,
     meta: dict[str, Any] | None = None,
+    preflight: str = "warn",
 ) -> ExperimentResult:
     """Run every step of `cfg` into `workspace`; rerunning resumes where it stopped.
 
@@ -213,12 +226,16 @@ def run_experiment(
     the interceptor evaluation): once it stops a unit, the study stops after that step
     and `summary["not_started"]` says how many units are left for a rerun with a higher
     limit. `judge_options` go to the LLM judges' models (a base URL); `meta` is stored
-    in the workspace first (the rehearsal mark)."""
+    in the workspace first (the rehearsal mark). `preflight` is the runner's
+    tool-calling probe of each model (strict, warn, off), one line each through `say`."""
     from agentprop.app._intercept import resolve_config, run_evaluation, run_sweep
     from agentprop.judges import judge_workspace
     from agentprop.labels import sample_labels
-    from agentprop.runner import run_units_sync
+    from agentprop.runner import probe_line, run_units_sync
     from agentprop.suite import DEFAULT_SEED, load_suite
+
+    def say_probe(probe: ToolProbe) -> None:
+        say(probe_line(probe))
 
     timings: dict[str, float] = {}
 
@@ -253,6 +270,8 @@ def run_experiment(
             progress=progress,
             manifest={"experiment": cfg.name},
             max_cost=max_cost,
+            probe=preflight,
+            on_probe=say_probe,
         )
         timed("runs", t0)
         summary: dict[str, Any] = {
@@ -307,6 +326,8 @@ def run_experiment(
                 runtime_models={m: models[m] for m in ev.models},
                 judge_options=judge_options,
                 max_cost=None if max_cost is None else max(0.0, max_cost - rs.cost),
+                preflight=preflight,
+                on_probe=say_probe,
             )
             left = int(ev_out.get("run", {}).get("not_started") or 0)
             if left:

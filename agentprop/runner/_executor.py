@@ -41,11 +41,12 @@ class NativeExecutor:
     """The built-in agent loop over `models` (one per unit.model)."""
 
     def __init__(self, models: Mapping[str, Model], config_for: Callable[[int], GenerateConfig],
-                 *, max_steps: int, text_mode: bool) -> None:
+                 *, max_steps: int, text_mode: bool, execute_leaked: bool = False) -> None:
         self.models = models
         self.config_for = config_for
         self.max_steps = max_steps
         self.text_mode = text_mode
+        self.execute_leaked = execute_leaked
 
     async def __aenter__(self) -> NativeExecutor:
         return self
@@ -58,7 +59,8 @@ class NativeExecutor:
     ) -> Trace:
         return await run_episode(unit, task, self.models[unit.model], hooks,
                                  self.config_for(unit.seed), env,
-                                 max_steps=self.max_steps, text_mode=self.text_mode)
+                                 max_steps=self.max_steps, text_mode=self.text_mode,
+                                 execute_leaked=self.execute_leaked)
 
     def reached(self, trace: Trace) -> bool:
         return any(isinstance(ev, ModelCallEvent) for ev in trace.events)
