@@ -33,6 +33,10 @@ def detect(row: dict) -> list:
     return leaked_calls(row["text"], specs)
 
 
+def _ratio(a: int, b: int) -> str:
+    return f"{a / b:.3f}" if b else "undefined (n=0)"
+
+
 def score(rows: list[dict], label: str) -> None:
     if not rows:
         return
@@ -48,7 +52,7 @@ def score(rows: list[dict], label: str) -> None:
     k = cohen_kappa(det, human, n_resamples=1000, rng=42)
     print(f"{label}: n={len(rows)} (leaked {sum(human)}) agree={agree}/{len(rows)} "
           f"kappa={k.kappa:.3f} [{k.boot_lo:.3f}, {k.boot_hi:.3f}] "
-          f"precision={tp / max(1, tp + fp):.3f} recall={tp / max(1, tp + fn):.3f} "
+          f"precision={_ratio(tp, tp + fp)} recall={_ratio(tp, tp + fn)} "
           f"tool={tool_ok}/{len(rows)}")
     for r, d in zip(rows, det, strict=True):
         if d != r["leaked"] and "--show" in sys.argv:
