@@ -192,3 +192,27 @@ async def test_connection_limit_is_respected(fake_suite, fake_generators):
 def test_models_endpoint(server):
     data = httpx.get(server.base_url + "/models").json()
     assert {d["id"] for d in data["data"]} >= set(PROFILES)
+
+
+async def test_arguments_cut_mid_json_are_a_call_issue_in_the_episode_not_an_error():
+    from agentprop.agent import run_episode
+    from agentprop.core import CallIssueEvent, ErrorEvent, WorkUnit
+    from agentprop.domains import get_domain
+    from agentprop.suite import load_suite
+
+    suite = load_suite()
+    task = next(t for t in suite.tasks if t.domain == "weather")
+    with ServerThread(ServerConfig(port=0, fail_rate=1.0, faults=("malformed",)),
+                      suite=suite) as srv:
+        m = client(srv.base_url, "balanced", max_attempts=3)
+        env = get_domain(task.domain).make_env(task.env_seed)
+        trace = await run_episode(WorkUnit(run_id="r", model=m.id, task_id=task.id), task,
+                                  m, [], GenerateConfig(), env, max_steps=2)
+        requests = stats(srv)["chat_completions"]
+    issues = [e for e in trace.events if isinstance(e, CallIssueEvent)]
+    assert [e.kind for e in issues] == ["bad_arguments", "bad_arguments"]
+    assert all(e.raw.startswith('{"') for e in issues)
+    assert issues[0].tool == task.gold_plan[0].name
+    assert not any(isinstance(e, ErrorEvent) and e.kind == "bad_response"
+                   for e in trace.events)
+    assert trace.status == "step_limit" and requests == 2  # recorded, never retried

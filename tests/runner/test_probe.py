@@ -166,6 +166,15 @@ async def test_strict_refuses_before_anything_is_written_and_warn_records(suite,
     assert st["leaked_call"].all() and st["undelivered_call"].all()
     assert not st["no_tool_call"].any()
     assert set(st.loc[st["condition"] != "baseline", "stopped_at"]) == {"undelivered_call"}
+    # `agentprop stages` counts them per model, over every trace
+    import json
+
+    res = CliRunner().invoke(app, ["stages", "-w", str(tmp_path / "w"), "--json"])
+    per = json.loads(res.stdout)["call_delivery"]["openai/balanced"]
+    assert per["n_leaked_call"]["value"] == len(st) == per["n"]["value"]
+    assert per["leaked_call"]["value"] == 1.0 and per["no_tool_call"]["value"] == 0.0
+    text = CliRunner().invoke(app, ["stages", "-w", str(tmp_path / "w")]).stdout
+    assert "leaked into text" in text and "none arrived" in text
 
 
 def test_the_commands_take_preflight_and_say_one_line_each(suite, tmp_path):
@@ -174,6 +183,10 @@ def test_the_commands_take_preflight_and_say_one_line_each(suite, tmp_path):
                               "--preflight", "strickt"])
     assert bad.exit_code == 2 and "did you mean 'strict'" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+    for cmd in (["intercept", "evaluate", "-m", "sim/balanced", "--config",
+                 "tau_l1=1,tau_l2=2,l3=on"], ["experiment", "run", "x.yaml"]):
+        res = runner.invoke(app, [*cmd, "-w", str(tmp_path / "y"), "--preflight", "of"])
+        assert res.exit_code == 2 and "did you mean 'off'" in res.stderr, res.output
     with ServerThread(ServerConfig(port=0, quirks=("empty-reply",)), suite=suite) as srv:
         ws = tmp_path / "w"
         res = runner.invoke(app, ["run", "-m", "openai/balanced", "--base-url",
