@@ -171,7 +171,7 @@ async def probe_model(model: Model, tasks: Sequence[Task], config: GenerateConfi
             try:
                 out = await p.ask(_messages(t.task, t.specs), t.specs, t.tool)
             except ModelError as e:
-                return p.fail("error", f"{t.task.domain}.{t.tool}: {e.kind}: {e.message}")
+                return p.fail("error", f"{t.task.domain}.{t.tool}: {e.message}")
             verdict, detail, call = _check_call(t, out)
             if call is None:
                 return p.fail(verdict, detail)
@@ -197,7 +197,7 @@ async def _roundtrip(p: _Probe, target: _Target, call: ToolCall) -> None:
         p.record.roundtrip = True
     except ModelError as e:
         p.record.roundtrip = False
-        p.record.detail = f"round trip: {e.kind}: {e.message}"
+        p.record.detail = f"round trip: {e.message}"
 
 
 async def _auto(p: _Probe, tasks: Sequence[Task]) -> None:
@@ -208,7 +208,7 @@ async def _auto(p: _Probe, tasks: Sequence[Task]) -> None:
         out = await p.ask(_messages(task, specs), specs, None)
     except ModelError as e:
         p.record.auto_call = False
-        p.record.detail = p.record.detail or f"auto: {e.kind}: {e.message}"
+        p.record.detail = p.record.detail or f"auto: {e.message}"
         return
     p.record.auto_call = bool(out.tool_calls)
 
