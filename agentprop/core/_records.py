@@ -77,6 +77,9 @@ class ToolProbe(BaseModel):
     (None: not reached)."""
     detail: str = ""
     """The first failure (tool, what came back), one line; "" when every check passed."""
+    reached: bool = True
+    """False when the first probe request could not reach the model at all (connection
+    refused or reset, a refused key): the run stops there, as no episode could run."""
     requests: int = 0
     """Probe requests sent."""
     seconds: float = 0.0

@@ -17,7 +17,9 @@ called no tool". The probe asks, per model:
    a run task's query.
 
 The verdict (`core.ToolProbe.verdict`) comes from the first check; `strict` refuses a
-model that fails it (`ProbeRefused`, exit 2), `warn` reports and runs. The result is
+model that fails it (`ProbeRefused`, exit 2), `warn` reports and runs. A model the first
+request cannot reach at all (connection refused, key refused) stops the run in either
+mode with one line (`RunAborted`): no episode could run. The result is
 stored in the run manifest (`RunSpec.preflight`). Probes skip the response cache (they
 test the endpoint now) and retry at most once.
 """
@@ -35,10 +37,12 @@ from agentprop.agent import NativeDialect, leaked_calls, observation_text
 from agentprop.core import Message, ModelOutput, Task, ToolCall, ToolProbe, ToolSpec
 from agentprop.domains import get_domain
 from agentprop.models import GenerateConfig, Model, ModelError, RetryPolicy
-from agentprop.runner._errors import RunError
+from agentprop.runner._errors import RunAborted, RunError
 
 ProbeMode = Literal["strict", "warn", "off"]
 PROBE_MODES: tuple[str, ...] = ("strict", "warn", "off")
+UNREACHABLE = ("connection", "auth")
+"""Error kinds of a first probe request that mean no episode can run either."""
 PROBE_MAX_TOKENS = 256
 """Output budget of a probe request: a forced call's arguments fit in it."""
 
@@ -171,6 +175,7 @@ async def probe_model(model: Model, tasks: Sequence[Task], config: GenerateConfi
             try:
                 out = await p.ask(_messages(t.task, t.specs), t.specs, t.tool)
             except ModelError as e:
+                p.record.reached = p.record.requests > 1 or e.kind not in UNREACHABLE
                 return p.fail("error", f"{t.task.domain}.{t.tool}: {e.message}")
             verdict, detail, call = _check_call(t, out)
             if call is None:
@@ -233,6 +238,14 @@ def probe_line(probe: ToolProbe) -> str:
         parts.append("auto: a call" if probe.auto_call else "auto: no call")
     line = f"{head} ({', '.join(parts)}; {probe.seconds:.1f} s)"
     return f"{line}; {probe.detail}" if probe.detail else line
+
+
+def stop_unreachable(probes: Sequence[ToolProbe]) -> None:
+    """RunAborted (one line) for the first model the probe could not reach at all: every
+    episode would fail the same way (every mode but ``off``)."""
+    dead = next((p for p in probes if not p.reached), None)
+    if dead is not None:
+        raise RunAborted(f"{probe_line(dead)}; nothing was run")
 
 
 def refuse(probes: Sequence[ToolProbe]) -> None:

@@ -30,7 +30,13 @@ from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
 from agentprop.runner._preflight import Preflight
-from agentprop.runner._probe import ProbeMode, check_mode, probe_models, refuse
+from agentprop.runner._probe import (
+    ProbeMode,
+    check_mode,
+    probe_models,
+    refuse,
+    stop_unreachable,
+)
 from agentprop.runner._progress import RunProgress
 from agentprop.runner._secrets import redact, redact_text, secret_values
 from agentprop.runner._summary import RunSummary, trace_cost
@@ -308,6 +314,7 @@ async def _probe(pending: Sequence[WorkUnit], tasks: Mapping[str, Task],
         if tasks[u.task_id] not in got:
             got.append(tasks[u.task_id])
     probes = await probe_models(models, per_model, config)
+    stop_unreachable(probes)
     for p in probes:
         if on_probe is not None:
             on_probe(p)

@@ -136,6 +136,7 @@ async def test_a_dead_server_is_reported_as_dead_never_as_a_timeout(suite):
     assert reset.verdict == "error" and "connection reset" in reset.detail
     for p in (refused, reset):
         assert "timed out" not in p.detail and "timeout" not in p.detail
+        assert not p.reached  # the run stops with this one line (stop_unreachable)
 
 
 async def test_strict_refuses_before_anything_is_written_and_warn_records(suite, tmp_path):
@@ -231,3 +232,19 @@ async def test_a_server_killed_by_a_tool_schema_is_reported_dead(fresh_llama_ser
     assert probe.verdict == "error"
     assert "refused" in probe.detail or "reset" in probe.detail
     assert "timed out" not in probe.detail and probe.detail.startswith("calendar.")
+
+
+async def test_a_resumed_run_gets_the_latest_preflight_in_its_manifest(suite, tmp_path):
+    from agentprop.runner import plan_units
+
+    tasks = domain_tasks(suite, "retail", 2)
+    ws = Workspace(tmp_path / "w", create=True)
+    first = plan_units("r1", ["sim/balanced"], [tasks[0].id], ["baseline"], [0])
+    await run_units(first, workspace=ws, suite=suite, progress=False, probe="off")
+    assert ws.get_run("r1").preflight == []  # type: ignore[union-attr]
+    both = plan_units("r1", ["sim/balanced"], [t.id for t in tasks], ["baseline"], [0])
+    await run_units(both, workspace=ws, suite=suite, progress=False, probe="warn")
+    [probe] = ws.get_run("r1").preflight  # type: ignore[union-attr]
+    assert probe.model == "sim/balanced" and probe.verdict == "native"
+    assert ws.count_traces() == 2
+    ws.close()
