@@ -4,6 +4,7 @@ servers; the tool choice on every provider and serve-sim's strictness."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import httpx
@@ -27,15 +28,15 @@ TOOL = ToolSpec(name="get_weather", description="d",
 ASK = [Message(role="user", content="weather in Paris?")]
 
 
-def params(config: GenerateConfig = GenerateConfig(), tools: list[ToolSpec] = [TOOL],
+def params(config: GenerateConfig | None = None, tools: tuple[ToolSpec, ...] = (TOOL,),
            **options: object) -> dict:
     m = get_model("openai/m", base_url="http://127.0.0.1:9/v1", **options)
-    return m.request_params(ASK, tools, config)  # type: ignore[attr-defined, no-any-return]
+    return m.request_params(ASK, list(tools), config or GenerateConfig())  # type: ignore[attr-defined, no-any-return]
 
 
 def test_tool_choice_is_auto_whenever_tools_are_sent_unless_set():
     assert params()["tool_choice"] == "auto"
-    assert "tool_choice" not in params(tools=[])  # never without tools
+    assert "tool_choice" not in params(tools=())  # never without tools
     assert params(tool_choice="required")["tool_choice"] == "required"  # -o tool_choice=
     forced = params(GenerateConfig(tool_choice="get_weather"))["tool_choice"]
     assert forced == {"type": "function", "function": {"name": "get_weather"}}
@@ -101,7 +102,7 @@ def test_a_short_key_is_redacted_only_where_it_stands_as_a_value():
 
 def test_a_refused_or_reset_connection_is_a_dead_server():
     def chain(*excs: BaseException) -> BaseException:
-        for outer, inner in zip(excs, excs[1:], strict=False):
+        for outer, inner in itertools.pairwise(excs):
             outer.__cause__ = inner
         return excs[0]
 
