@@ -423,11 +423,13 @@ def register(app: typer.Typer) -> None:
                 {**summary.model_dump(mode="json"), "run_id": rid, "workspace": str(workspace)}
             )
             return
+        asked = sum(p.requests for p in summary.preflight)
+        probed = f"; {asked} preflight requests besides" if asked else ""
         console.print(
             f"run [bold]{escape(rid)}[/]: {summary.completed} traces written "
             f"({summary.errors} errors), {summary.skipped} already stored, "
             f"{summary.model_calls} model calls ({summary.cached_calls} cached, "
-            f"{summary.rate_limited} answered 429), "
+            f"{summary.rate_limited} answered 429{probed}), "
             f"{summary.tokens:,} tokens, ${summary.cost:.4f}, {summary.wall_s:.1f} s "
             f"→ {escape(str(workspace))}",
             highlight=False,

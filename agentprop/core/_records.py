@@ -81,7 +81,9 @@ class ToolProbe(BaseModel):
     """False when the first probe request could not reach the model at all (connection
     refused or reset, a refused key): the run stops there, as no episode could run."""
     requests: int = 0
-    """Probe requests sent."""
+    """Probe requests sent (not in the run's model calls: see `RunSummary.preflight`)."""
+    cost: float = 0.0
+    """US dollars the probe requests cost (models/_prices.py; 0 for local models)."""
     seconds: float = 0.0
     """Wall time of the probe."""
 

@@ -81,7 +81,9 @@ class _Probe:
                   choice: str | None) -> ModelOutput:
         self.record.requests += 1
         cfg = self.config.model_copy(update={"tool_choice": choice})
-        return await self.model.generate(messages, tools, cfg)
+        out = await self.model.generate(messages, tools, cfg)
+        self.record.cost += out.cost
+        return out
 
     def fail(self, verdict: str, detail: str) -> ToolProbe:
         self.record.verdict = verdict  # type: ignore[assignment]
