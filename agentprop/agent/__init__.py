@@ -1,8 +1,10 @@
 """The single agent loop and its hook points."""
 
 from agentprop.agent._hooks import WARNING_PREFIX, AgentHooks, CallRewrite, EpisodeContext
+from agentprop.agent._leaked import LeakedCall, leaked_calls
 from agentprop.agent._loop import (
     DEFAULT_MAX_STEPS,
+    NativeDialect,
     execute_call,
     finish_episode,
     observation_text,
@@ -17,8 +19,11 @@ __all__ = [
     "AgentHooks",
     "CallRewrite",
     "EpisodeContext",
+    "LeakedCall",
+    "NativeDialect",
     "execute_call",
     "finish_episode",
+    "leaked_calls",
     "observation_text",
     "parse_react",
     "run_episode",

@@ -14,11 +14,13 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from agentprop.agent._dialect import Dialect, Turn
+from agentprop.agent._dialect import CallIssue, Dialect, Turn
 from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
+from agentprop.agent._leaked import leaked_calls
 from agentprop.agent._text import TextDialect
 from agentprop.core import (
     REFERENCE_DATE,
+    CallIssueEvent,
     ErrorEvent,
     FinalEvent,
     Message,
@@ -35,7 +37,7 @@ from agentprop.core import (
     WorkUnit,
     utcnow,
 )
-from agentprop.domains import Environment, Observation
+from agentprop.domains import Environment, Observation, error_observation
 from agentprop.models import GenerateConfig, Model, ModelError
 
 DEFAULT_MAX_STEPS = 10
@@ -58,7 +60,19 @@ def observation_text(observation: Observation) -> str:
 
 
 class NativeDialect:
-    """OpenAI-style function calling: tool specs to the API, one `tool` message per call."""
+    """OpenAI-style function calling: tool specs to the API, one `tool` message per call.
+
+    A reply without a structured call whose text invokes an offered tool
+    (`_leaked.leaked_calls`) is a leaked call: recorded, and run as a call only when
+    `execute_leaked` is set (by default the reply is the final answer, as a harness that
+    reads only structured calls takes it: the failure is the model's). Calls whose
+    arguments did not parse (`ModelOutput.unparsed_calls`) keep their place among the
+    turn's calls and are answered with an error observation, never run."""
+
+    def __init__(self, specs: Sequence[ToolSpec] = (), *, execute_leaked: bool = False
+                 ) -> None:
+        self.specs = list(specs)
+        self.execute_leaked = execute_leaked
 
     def initial_messages(self, task: Task, specs: list[ToolSpec]) -> list[Message]:
         return [
@@ -70,11 +84,34 @@ class NativeDialect:
         return specs
 
     def read(self, output: ModelOutput, step: int) -> Turn:
-        calls = [
-            c if c.id else c.model_copy(update={"id": f"call_{step}_{i}"})
-            for i, c in enumerate(output.tool_calls)
-        ]
-        return Turn(calls=calls, final=None if calls else output.text)
+        turn = Turn()
+        parsed = list(output.tool_calls)[::-1]  # popped from the end, in order
+        unparsed = sorted(output.unparsed_calls, key=lambda u: u.index)
+        for pos in range(len(parsed) + len(unparsed)):
+            if unparsed and (unparsed[0].index <= pos or not parsed):
+                u = unparsed.pop(0)
+                turn.broken[len(turn.calls)] = u.error
+                turn.issues.append(CallIssue("bad_arguments", u.name, u.arguments, u.error,
+                                             index=len(turn.calls)))
+                turn.calls.append(ToolCall(id=u.id or f"call_{step}_{pos}", name=u.name))
+                continue
+            c = parsed.pop()
+            turn.calls.append(c if c.id else c.model_copy(update={"id": f"call_{step}_{pos}"}))
+        if not turn.calls:
+            self._read_leaked(output.text, step, turn)
+        turn.final = None if turn.calls else output.text
+        return turn
+
+    def _read_leaked(self, text: str | None, step: int, turn: Turn) -> None:
+        """Record the calls `text` writes out; run them when `execute_leaked` is set."""
+        for i, leak in enumerate(leaked_calls(text, self.specs)):
+            run = self.execute_leaked and leak.arguments is not None
+            turn.issues.append(CallIssue("leaked", leak.name, text or "", leak.form,
+                                         index=len(turn.calls) if run else None,
+                                         executed=run))
+            if run:
+                turn.calls.append(ToolCall(id=f"call_{step}_leak{i}", name=leak.name,
+                                           arguments=dict(leak.arguments or {})))
 
     def assistant_message(
         self, output: ModelOutput, turn: Turn, history: list[ToolCall]
@@ -159,6 +196,7 @@ async def run_episode(
     max_steps: int = DEFAULT_MAX_STEPS,
     text_mode: bool = False,
     answer_on_step_limit: bool = False,
+    execute_leaked: bool = False,
 ) -> Trace:
     """Run one episode and return its trace (never raises for a provider failure).
 
@@ -167,13 +205,17 @@ async def run_episode(
     "step_limit", or, with `answer_on_step_limit`, asks once more with tool_choice "none"
     (LangChain's "generate" early stopping) and records that answer as a forced final
     answer. Exceptions raised by hooks or by the environment are bugs and propagate.
+    A call that does not arrive as a valid call (written as text, of a tool not offered,
+    with arguments that do not parse) is a `CallIssueEvent`; `execute_leaked` runs calls
+    written as text (native mode) as if they were structured.
     """
+    started = utcnow()
+    specs = env.domain.tool_specs(task.tools)
     if text_mode:
         dialect: Dialect = TextDialect()
     else:
-        dialect = NativeDialect()
-    started = utcnow()
-    specs = env.domain.tool_specs(task.tools)
+        dialect = NativeDialect(specs, execute_leaked=execute_leaked)
+    offered = {s.name for s in specs}
     model_tools = dialect.model_tools(specs)
     messages = dialect.initial_messages(task, specs)
     events: list[TraceEvent] = []
@@ -191,6 +233,7 @@ async def run_episode(
         extra = [m for h in hooks if (m := h.on_model_output(ctx, output)) is not None]
         turn = dialect.read(output, step)
         turn.calls = _unique_ids(turn.calls, used_ids, step)
+        events.extend(_issue_events(turn, step))
 
         if turn.calls or turn.notes:
             history = list(turn.calls)
@@ -198,7 +241,7 @@ async def run_episode(
             messages.append(dialect.assistant_message(output, turn, history))
             observations = []
             for i, proposed in enumerate(turn.calls):
-                hist, obs = execute_call(ctx, hooks, proposed)
+                hist, obs = _answer_call(ctx, hooks, proposed, turn.broken.get(i), offered)
                 history[i] = hist
                 observations.append(obs)
             # Rebuilt so the agent's history shows the calls as hooks substituted them.
@@ -237,6 +280,7 @@ async def _after_step_limit(ctx: EpisodeContext, hooks: Sequence[AgentHooks], mo
         for h in hooks:
             h.on_model_output(ctx, output)
         turn = dialect.read(output, max_steps)
+        ctx.events.extend(_issue_events(turn, max_steps))
         if not turn.calls and not turn.notes:
             ctx.messages.append(dialect.assistant_message(output, turn, []))
             _final(ctx, hooks, turn.final, forced=True)
@@ -273,6 +317,33 @@ def finish_episode(ctx: EpisodeContext, hooks: Sequence[AgentHooks], status: Tra
         ended_at=utcnow(),
         meta=meta,
     )
+
+
+def _issue_events(turn: Turn, step: int) -> list[CallIssueEvent]:
+    """The dialect's call issues of one turn as events (call ids as made unique)."""
+    return [CallIssueEvent(step=step, kind=i.kind, tool=i.tool, raw=i.raw, detail=i.detail,
+                           call_id=turn.calls[i.index].id if i.index is not None else None,
+                           executed=i.executed)
+            for i in turn.issues]
+
+
+def _answer_call(ctx: EpisodeContext, hooks: Sequence[AgentHooks], proposed: ToolCall,
+                 broken: str | None, offered: set[str]) -> tuple[ToolCall, Observation]:
+    """(history call, observation) of one call of a turn: a call whose arguments did not
+    parse, or of a tool that was not offered, is answered with an error observation and
+    never reaches the hooks or the environment (the latter recorded here as an
+    ``unknown_tool`` issue); any other call goes through `execute_call`."""
+    if broken is not None:
+        return proposed, error_observation(
+            "invalid_arguments", f"the arguments of {proposed.name} are not a JSON object:"
+            f" {broken}")
+    if proposed.name not in offered:
+        ctx.events.append(CallIssueEvent(
+            step=ctx.step, kind="unknown_tool", tool=proposed.name, call_id=proposed.id,
+            raw=json.dumps({"name": proposed.name, "arguments": proposed.arguments},
+                           ensure_ascii=False, default=str)))
+        return proposed, error_observation("unknown_tool", f"no tool named {proposed.name!r}")
+    return execute_call(ctx, hooks, proposed)
 
 
 def _unique_ids(calls: list[ToolCall], used: set[str], step: int) -> list[ToolCall]:

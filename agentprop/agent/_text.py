@@ -13,7 +13,7 @@ import json
 import re
 from datetime import date
 
-from agentprop.agent._dialect import Turn
+from agentprop.agent._dialect import CallIssue, Turn
 from agentprop.core import REFERENCE_DATE, Message, ModelOutput, Task, ToolCall, ToolSpec
 from agentprop.domains import Observation, error_observation
 
@@ -76,9 +76,12 @@ def parse_react(text: str | None, step: int = 0) -> Turn:
             args, _ = _DECODER.raw_decode(raw)
         except json.JSONDecodeError as e:
             turn.notes.append(f"Action Input for {name!r} is not valid JSON ({e.msg})")
+            turn.issues.append(CallIssue("bad_arguments", name, raw, e.msg))
             continue
         if not isinstance(args, dict):
             turn.notes.append(f"Action Input for {name!r} must be a JSON object")
+            turn.issues.append(CallIssue("bad_arguments", name, raw,
+                                         "the arguments are not a JSON object"))
             continue
         turn.calls.append(ToolCall(id=f"call_{step}_{len(turn.calls)}", name=name, arguments=args))
     return turn

@@ -15,6 +15,7 @@ from agentprop.analysis._analyze import (
     task_map,
 )
 from agentprop.analysis._calibration import Calibrator, LabelCells, calibrate_wrong
+from agentprop.analysis._delivery import DELIVERY_METRICS, delivery_table
 from agentprop.analysis._interceptor import (
     ab_rng_key,
     ab_statistics,
@@ -79,6 +80,7 @@ from agentprop.analysis.frames import (
 from agentprop.analysis.stages import propagation_rates, stage_table
 
 __all__ = [
+    "DELIVERY_METRICS",
     "N_RESAMPLES",
     "SEED",
     "AnalysisContext",
@@ -109,6 +111,7 @@ __all__ = [
     "cohens_h",
     "conditional_ci",
     "cross_domain",
+    "delivery_table",
     "fault_class_table",
     "group_rng",
     "human_consensus",

@@ -80,8 +80,11 @@ def _usable(d: pd.DataFrame) -> tuple[pd.DataFrame, int, int]:
 
 RATE_NAMES = {"no_tool": "no_tool_share", "corrected": "correction_rate"}
 """stages.propagation_rates names → the names of our tables (the rest are kept)."""
-UNREPORTED = {"noticed_share"}  # P(noticed) with no S2 condition: the false-alarm rate's
-# estimator on baseline traces (reported as `noticed_false_alarm`), not a propagation rate
+UNREPORTED = {"noticed_share",  # P(noticed) with no S2 condition: the false-alarm rate's
+               # estimator on baseline traces (reported as `noticed_false_alarm`)
+               # calls that did not arrive: over every trace in the `tool_calls` section
+               # (analysis/_delivery.py), not a propagation rate
+               "leaked_call", "unknown_tool", "bad_arguments", "undelivered_call"}
 
 
 def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: str,

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from agentprop.analysis.stages import STAGE_COLUMNS, FabricationCheck, TaskLookup
-from agentprop.core import DEFAULT_PRIMARY_JUDGE, Label, Trace, Verdict, VerdictRow
+from agentprop.core import DEFAULT_PRIMARY_JUDGE, Label, ToolProbe, Trace, Verdict, VerdictRow
 
 DEFAULT_PRIMARY = DEFAULT_PRIMARY_JUDGE  # the one definition is in core
 
@@ -114,6 +114,9 @@ class WorkspaceFacts:
     says the numbers come from simulated endpoints."""
     interceptor_evaluations: Mapping[str, str] | None = None
     """Run id → "LABEL mode=MODE" of every stored interceptor evaluation (None: not read)."""
+    preflight: tuple[ToolProbe, ...] = ()
+    """The latest tool-calling preflight of each model (`RunSpec.preflight` of the stored
+    runs, later runs first to win): the report shows it beside the call counts."""
 
     def info(self) -> dict[str, Any]:
         """The entries of `AnalysisResult.info` these facts give (only those that are set,
@@ -125,6 +128,8 @@ class WorkspaceFacts:
             out["imported"] = self.imported
         if self.rehearsal:
             out["rehearsal"] = dict(self.rehearsal)
+        if self.preflight:
+            out["preflight"] = [p.model_dump(mode="json") for p in self.preflight]
         return out
 
 

@@ -30,6 +30,12 @@ def _col(df: pd.DataFrame, name: str) -> pd.Series:
 
 
 OUTCOMES: tuple[Outcome, ...] = (
+    Outcome("undelivered_call", "the agent tried to call a tool, but no call arrived as one "
+            "(written as text, an unknown tool, arguments that do not parse)",
+            # from events, never unknown: a frame without the column (older, hand-built)
+            # has no such trace
+            lambda d: _col(d, "undelivered_call").fillna(False) if "undelivered_call" in d
+            else pd.Series(False, index=d.index, dtype="boolean")),
     Outcome("no_tool_call", "the agent made no tool call at all",
             lambda d: _col(d, "no_tool_call")),
     Outcome("not_applied", "it called tools, but the corruption never changed what it saw "

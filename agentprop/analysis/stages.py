@@ -8,7 +8,14 @@ Per trace (`stage_table`):
 
 - `opportunity`: the injector found a tool call with an eligible parameter (its
   `injection` event has status "applied").
-- `no_tool_call`: the agent made no tool call at all (its own outcome, never "rejection").
+- `no_tool_call`: the agent made no tool call at all, and tried none (its own outcome,
+  never "rejection").
+- `leaked_call`, `unknown_tool`, `bad_arguments`: the trace has a `call_issue` event of
+  that kind (a call written as text, a call of a tool not offered, arguments that do not
+  parse; docs/tool-call-outcomes.md), whatever else it did.
+- `undelivered_call`: the agent tried to call a tool but no call arrived as one (call
+  issues, and no structured call reached a tool): its own outcome, neither "no tool call"
+  nor rejection.
 - `S1`: applied, and the executed arguments of the targeted call differ from the proposed
   ones.
 - `S2`: S1, and that call's observation differs from its counterfactual (the observation
@@ -59,6 +66,7 @@ from agentprop.analysis._stats import Resampler, group_rng
 from agentprop.analysis.noticing import KINDS, notice, restores
 from agentprop.analysis.outcomes import stopped_at
 from agentprop.core import (
+    CallIssueEvent,
     FinalEvent,
     InjectionEvent,
     Task,
@@ -70,12 +78,13 @@ from agentprop.core import (
 STAGE_COLUMNS: tuple[str, ...] = (
     "trace_id", "run_id", "model", "task_id", "domain", "split", "difficulty", "condition",
     "error_type", "target_param", "seed", "arm", "status", "simulated", "opportunity",
-    "no_tool_call",
+    "no_tool_call", "leaked_call", "unknown_tool", "bad_arguments", "undelivered_call",
     "S1", "S2", "corrected", "noticed", "noticed_kind", "S3", "recovered", "stopped_at",
     "abstained", "error", "n_injected", "fabricated",
 )
 _NULLABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3",
-             "recovered", "fabricated")
+             "recovered", "fabricated", "leaked_call", "unknown_tool", "bad_arguments",
+             "undelivered_call")
 OBSERVATION_LEVEL = frozenset({"out", "fault"})
 """Injection protocols that corrupt what the agent sees, not what it calls."""
 _OVERRIDABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected")
@@ -104,8 +113,11 @@ def _stages(trace: Trace) -> dict[str, Any]:
     calls: list[tuple[int, ToolCallEvent]] = []
     results: list[tuple[int, ToolResultEvent]] = []
     final: FinalEvent | None = None
+    issues: set[str] = set()
     for i, ev in enumerate(trace.events):
-        if isinstance(ev, ToolCallEvent):
+        if isinstance(ev, CallIssueEvent):
+            issues.add(ev.kind)
+        elif isinstance(ev, ToolCallEvent):
             calls.append((i, ev))
         elif isinstance(ev, ToolResultEvent):
             results.append((i, ev))
@@ -120,7 +132,11 @@ def _stages(trace: Trace) -> dict[str, Any]:
 
     out: dict[str, Any] = {
         "error_type": _error_type(trace.condition, injection),
-        "no_tool_call": not calls,
+        "no_tool_call": not calls and not issues,
+        "leaked_call": "leaked" in issues,
+        "unknown_tool": "unknown_tool" in issues,
+        "bad_arguments": "bad_arguments" in issues,
+        "undelivered_call": not calls and bool(issues),
         "opportunity": False,
         "S1": False,
         "S2": False,
@@ -269,6 +285,10 @@ def with_outcomes(df: pd.DataFrame) -> pd.DataFrame:
 RATES: tuple[tuple[str, str, str | None], ...] = (
     # (name, event, condition); condition None = over all non-error traces of the group
     ("no_tool", "no_tool_call", None),
+    ("leaked_call", "leaked_call", None),
+    ("unknown_tool", "unknown_tool", None),
+    ("bad_arguments", "bad_arguments", None),
+    ("undelivered_call", "undelivered_call", None),
     ("S1_share", "S1", None),
     ("S2_share", "S2", None),
     ("p_S1", "S1", "opportunity"),
@@ -315,7 +335,9 @@ def propagation_rates(
     """Per-group propagation rates with percentile bootstrap CIs, from a `stage_table`.
 
     Rates (each P(event | condition), over the group's traces where both are known):
-    `no_tool` = P(no_tool_call), `S1_share` = P(S1), `S2_share` = P(S2) (unconditional,
+    `no_tool` = P(no_tool_call), `leaked_call`, `unknown_tool`, `bad_arguments` = the
+    share of traces with such a call issue, `undelivered_call` = P(tried to call, no call
+    arrived), `S1_share` = P(S1), `S2_share` = P(S2) (unconditional,
     over all non-error traces), `p_S1` = P(S1 | opportunity), `p_S2` = P(S2 | opportunity),
     `r_12` = P(S2 | S1), `r_23` = P(S3 | S2), `inj_to_err` = P(S3 | S1),
     `corrected` = P(corrected | S2), `noticed` = P(noticed | S2), `noticed_<kind>`,

@@ -28,7 +28,7 @@ from agentprop.app._evaluation import (
     risk_coverage,
 )
 from agentprop.app._planner import PlanError, RunConfig, plan_run
-from agentprop.core import Task, WorkUnit, stable_hash, utcnow
+from agentprop.core import Task, ToolProbe, WorkUnit, stable_hash, utcnow
 from agentprop.errors import AgentpropError
 from agentprop.intercept import (
     InterceptConfig,
@@ -355,13 +355,15 @@ def run_evaluation(
     executor: EpisodeExecutor | None = None,
     judge_options: Mapping[str, Any] | None = None,
     max_cost: float | None = None,
+    preflight: str = "warn",
+    on_probe: Callable[[ToolProbe], None] | None = None,
 ) -> dict[str, Any]:
     """Run both arms in one scheduler, judge them, compute and store the summary (meta
     `interceptor_eval`). Resumable: rerunning the same evaluation skips stored units.
     `executor` runs an external agent instead of `models` (`models` then holds its name;
     P2 then corrupts only the executed call, the agent's history is its own).
     `judge_options` go to the judge's models (e.g. a base URL); `max_cost` is the
-    runner's cost guard."""
+    runner's cost guard; `preflight` and `on_probe` its tool-calling probe."""
     import asyncio
 
     from agentprop.judges import judge_workspace
@@ -375,6 +377,7 @@ def run_evaluation(
         concurrency=concurrency, extra_hooks=treatment_hooks(config), progress=progress,
         use_cache=use_cache, models=runtime_models, executor=executor,
         in_history=executor is None, max_cost=max_cost,
+        probe=preflight, on_probe=on_probe,  # type: ignore[arg-type]
         manifest={"command": "agentprop intercept evaluate", "split": split, "n": n,
                   "interceptor": config.model_dump(mode="json")},
     ))

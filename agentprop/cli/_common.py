@@ -175,3 +175,27 @@ def probe_models(models: Iterable[Any]) -> None:
     urls = {u for m in models if isinstance(u := getattr(m, "base_url", None), str) and u}
     for url in sorted(urls):
         probe_base_url(url)
+
+
+def preflight_mode(value: str) -> Any:
+    """`--preflight`'s value (strict, warn, off), or one clear line."""
+    from agentprop.runner import PROBE_MODES
+
+    if value not in PROBE_MODES:
+        import difflib
+
+        near = difflib.get_close_matches(value, PROBE_MODES, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise UserError(f"invalid --preflight {value!r}{hint}: use strict, warn or off")
+    return value
+
+
+def say_probe(probe: Any) -> None:
+    """Print one model's preflight line (stderr, before the first unit)."""
+    from agentprop.runner import probe_line
+
+    style = "green" if probe.verdict == "native" else "bold red"
+    from rich.text import Text
+
+    text = Text(probe_line(probe), style=style)
+    err_console.print(text, soft_wrap=True)

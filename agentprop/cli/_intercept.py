@@ -17,8 +17,10 @@ from agentprop.cli._common import (
     console,
     err_console,
     open_workspace,
+    preflight_mode,
     print_json,
     probe_models,
+    say_probe,
     user_errors,
 )
 
@@ -133,6 +135,10 @@ def evaluate_cmd(
     no_cache: bool = typer.Option(False, "--no-cache", envvar="AGENTPROP_NO_CACHE"),
     suite_file: Path = SuiteOpt,
     as_json: bool = JsonOpt,
+    preflight: str = typer.Option(
+        "warn", "--preflight", envvar="AGENTPROP_PREFLIGHT",
+        help="Tool-calling check of each model before the first unit: strict, warn or off "
+        "(docs/real-servers.md)."),
 ) -> None:
     """Run the control and interceptor arms on the same tasks and seed, interleaved in
     one scheduler; judge both; report Δ hallucination and its tests."""
@@ -149,6 +155,7 @@ def evaluate_cmd(
         raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
     if mode is not None and mode not in ("abstain", "warn"):
         raise UserError(f"invalid mode {mode!r}: use abstain or warn")
+    probe = preflight_mode(preflight)
     external = None
     if agent is not None:  # a bad callable fails here, before anything is written
         from agentprop.cli._external import agent_executor
@@ -177,6 +184,7 @@ def evaluate_cmd(
                 conditions=condition, seed=seed, concurrency=concurrency, judge=judge,
                 domains=domain, run_id=run_id, use_cache=not no_cache,
                 progress=not as_json and sys.stderr.isatty(), executor=external,
+                preflight=probe, on_probe=None if as_json else say_probe,
             )
     except KeyboardInterrupt:
         err_console.print("interrupted: rerun the same command to resume")

@@ -15,6 +15,7 @@ from agentprop.cli._common import (
     console,
     err_console,
     fail,
+    preflight_mode,
     print_json,
     probe_base_url,
     user_errors,
@@ -85,6 +86,7 @@ class RunOptions:
     scale: float = 1.0
     aliases: dict[str, str] = field(default_factory=dict)
     resamples: int = 1000
+    preflight: str = "warn"
 
 
 def _run(config: ExperimentConfig, workspace: Path, dry_run: bool, no_cache: bool, as_json: bool,
@@ -144,7 +146,7 @@ def _run_checked(
         result = rehearse(config, workspace=workspace, scale=opts.scale,
                           aliases=opts.aliases, progress=not as_json,
                           use_cache=not no_cache, say=say, max_cost=opts.max_cost,
-                          resamples=opts.resamples)
+                          resamples=opts.resamples, preflight=opts.preflight)
     else:
         for entry in config.models:  # a bad or unreachable server fails before the workspace
             if entry.base_url:
@@ -152,6 +154,7 @@ def _run_checked(
         result = run_experiment(
             config, workspace=workspace, progress=not as_json, use_cache=not no_cache,
             say=say, max_cost=opts.max_cost, resamples=opts.resamples,
+            preflight=opts.preflight,
         )
     if as_json:
         print_json(
@@ -200,8 +203,13 @@ def experiment_run(
         "name (default: balanced)"),
     resamples: int = typer.Option(
         1000, "--resamples", min=10, help="bootstrap resamples of the report's CIs"),
+    preflight: str = typer.Option(
+        "warn", "--preflight", envvar="AGENTPROP_PREFLIGHT",
+        help="tool-calling check of each model before its first unit: strict, warn or off "
+        "(docs/real-servers.md)"),
 ) -> None:
     """Run (or with --dry-run, plan and cost) every step of a study; resumable."""
+    preflight_mode(preflight)
     cfg = _load(config)
     if max_cost is not None and max_cost < 0:
         raise UserError(f"invalid --max-cost {max_cost:g}: must be >= 0")
@@ -219,7 +227,7 @@ def experiment_run(
     ws = workspace or (Path(default_ws) if rehearse else Path(cfg.workspace or default_ws))
     _run(cfg, ws, dry_run, no_cache, as_json,
          RunOptions(max_cost=max_cost, rehearse=rehearse, scale=scale, aliases=aliases,
-                    resamples=resamples))
+                    resamples=resamples, preflight=preflight))
 
 
 def register(app: typer.Typer) -> None:

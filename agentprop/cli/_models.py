@@ -124,6 +124,10 @@ def serve_sim(
         "simulated judge (as `experiment run --rehearse` does)."),
     suite_file: Path = typer.Option(None, "--suite", envvar="AGENTPROP_SUITE",
                                     help="Suite JSONL file (default: built-in)."),
+    quirk: list[str] = typer.Option(
+        [], "--quirk", help="Imitate a real server's tool-calling failure (repeatable): "
+        "drop-tools, json-content, empty-reply, default-none, errors-as-500 "
+        "(docs/real-servers.md)."),
 ) -> None:
     """Serve the sim profiles over the OpenAI (/v1/chat/completions), Anthropic
     (/v1/messages) and Gemini (/v1beta/models/<profile>:generateContent) APIs."""
@@ -149,7 +153,7 @@ def serve_sim(
                               faults=_parse_faults(faults), retry_after_s=retry_after,
                               hold_s=hold_s, fault_seed=fault_seed, rpm=rpm, tpm=tpm,
                               aliases=aliases, default_profile=default_profile,
-                              answer_judges=answer_judges)
+                              answer_judges=answer_judges, quirks=tuple(quirk))
     except ValueError as e:
         raise UserError(str(e)) from None
     suite = load_suite(suite_file)
@@ -164,8 +168,9 @@ def serve_sim(
             await server.start()
         except OSError as e:  # a bad host or a port in use: before any banner is printed
             raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+        quirks = f"; quirks {', '.join(quirk)}" if quirk else ""
         err_console.print(f"serve-sim: http://{host}:{server.port}/v1 (models: sim profiles;"
-                          f" latency {latency_ms:g} ms, fail rate {fail_rate:g})",
+                          f" latency {latency_ms:g} ms, fail rate {fail_rate:g}{quirks})",
                           highlight=False, soft_wrap=True)
         try:
             await server.serve_forever()

@@ -18,9 +18,11 @@ from agentprop.cli._common import (
     err_console,
     fail,
     open_workspace,
+    preflight_mode,
     print_json,
     probe_base_url,
     probe_models,
+    say_probe,
     user_errors,
 )
 
@@ -84,7 +86,8 @@ def resume_command() -> str:
 def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: int | None,
                     suite_checksum: str, max_steps: int, text_mode: bool,
                     answer_on_step_limit: bool, executed_only: bool, base_url: str | None,
-                    options: dict[str, Any], agent: str | None) -> str:
+                    options: dict[str, Any], agent: str | None,
+                    execute_leaked: bool = False) -> str:
     """`run`'s default run id: a hash of every option that determines its traces (secrets
     redacted), so the same command resumes the same run."""
     from agentprop.runner import default_run_id, redact
@@ -109,6 +112,7 @@ def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: in
         },
         "model_options": options,
         **({"agent": agent} if agent else {}),
+        **({"execute_leaked": True} if execute_leaked else {}),
     }))
 
 
@@ -326,6 +330,15 @@ def register(app: typer.Typer) -> None:
             None, "--max-cost", envvar="AGENTPROP_MAX_COST",
             help="Cost guard (USD, this invocation): no unit starts once the estimated spend"
             " would pass it; rerun with a higher limit to resume."),
+        preflight: str = typer.Option(
+            "warn", "--preflight", envvar="AGENTPROP_PREFLIGHT",
+            help="Tool-calling check of each model before the first unit, with the run's "
+            "own tools: strict (refuse a model whose forced calls fail), warn (report "
+            "and run), off (docs/real-servers.md)."),
+        execute_leaked: bool = typer.Option(
+            False, "--execute-leaked-calls", envvar="AGENTPROP_EXECUTE_LEAKED_CALLS",
+            help="Run a tool call the model wrote as text as if it were a call (default: "
+            "record it and take the reply as the answer; docs/tool-call-outcomes.md)."),
     ) -> None:
         """Run agent episodes: one per model (or --agent) × task × condition × seed.
         Resumable."""
@@ -335,6 +348,7 @@ def register(app: typer.Typer) -> None:
 
         if concurrency < 1:
             raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
+        mode = preflight_mode(preflight)
         if max_steps < 1:
             raise UserError(f"invalid max steps {max_steps}: must be at least 1")
         external = None
@@ -356,7 +370,7 @@ def register(app: typer.Typer) -> None:
             c, domains=domain, split=split, limit=limit, suite_checksum=suite.checksum,
             max_steps=max_steps, text_mode=text_mode,
             answer_on_step_limit=answer_on_step_limit, executed_only=executed_only,
-            base_url=base_url, options=options, agent=agent))
+            base_url=base_url, options=options, agent=agent, execute_leaked=execute_leaked))
         if not plan.tasks:
             raise UserError("no tasks match the selection")
         models, rid, units = list(cfg.models), plan.run_id, plan.units
@@ -398,6 +412,9 @@ def register(app: typer.Typer) -> None:
                 },
                 max_cost=max_cost,
                 model_limits=limits,
+                probe=mode,
+                on_probe=say_probe,
+                execute_leaked=execute_leaked,
             )
         except KeyboardInterrupt:
             stored = _stored(workspace, rid)
@@ -418,11 +435,13 @@ def register(app: typer.Typer) -> None:
                 {**summary.model_dump(mode="json"), "run_id": rid, "workspace": str(workspace)}
             )
             return
+        asked = sum(p.requests for p in summary.preflight)
+        probed = f"; {asked} preflight requests besides" if asked else ""
         console.print(
             f"run [bold]{escape(rid)}[/]: {summary.completed} traces written "
             f"({summary.errors} errors), {summary.skipped} already stored, "
             f"{summary.model_calls} model calls ({summary.cached_calls} cached, "
-            f"{summary.rate_limited} answered 429), "
+            f"{summary.rate_limited} answered 429{probed}), "
             f"{summary.tokens:,} tokens, ${summary.cost:.4f}, {summary.wall_s:.1f} s "
             f"→ {escape(str(workspace))}",
             highlight=False,

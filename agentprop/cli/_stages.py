@@ -76,6 +76,9 @@ def register(app: typer.Typer) -> None:
         if injected.empty:
             fail(f"workspace {workspace} has only baseline traces; run a p2:* condition")
         rates = propagation_rates(df, by=["model", "condition"], rng_seed=seed, n_boot=n_boot)
+        from agentprop.analysis import delivery_table
+
+        delivery = delivery_table(df, n_resamples=n_boot, seed=seed)
         simulated = set(df.loc[df["simulated"], "model"])
         judged = bool(verdicts) and bool(injected["S3"].notna().any())
         records = [
@@ -87,9 +90,11 @@ def register(app: typer.Typer) -> None:
                 "workspace": str(workspace), "judge": judge_name, "judged": judged,
                 "n_traces": len(df), "n_baseline": int((df["condition"] == "baseline").sum()),
                 "groups": records,
+                "call_delivery": _delivery_records(delivery),
             })
             return
         _print_table(records, judge_name if judged else None, len(df), imported)
+        _print_delivery(delivery, simulated)
 
 
 def _constant(records: list[dict[str, Any]], imported: bool) -> list[str]:
@@ -136,3 +141,49 @@ def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int
         for rate, label in shown:
             table.add_row(label, *(_fmt(r, rate) for r in rows))
         console.print(table)
+
+
+_DELIVERY_SHOWN = (("leaked_call", "leaked into text"), ("unknown_tool", "unknown tool"),
+                   ("bad_arguments", "bad arguments"), ("undelivered_call", "none arrived"),
+                   ("no_tool_call", "no tool call"))
+
+
+def _delivery_records(delivery: Any) -> dict[str, dict[str, Any]]:
+    """model → metric → {value, n, ci}: the delivery table as JSON."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in delivery.to_dict("records"):
+        if r["key"] == "":
+            continue
+        out.setdefault(str(r["key"]), {})[str(r["metric"])] = {
+            "value": _clean(r["value"]), "n": int(r["n"]),
+            "ci": [_clean(r["ci_lo"]), _clean(r["ci_hi"])]}
+    return out
+
+
+def _print_delivery(delivery: Any, simulated: set[str]) -> None:
+    """One table: per model, the traces whose tool calls did not arrive as calls
+    (docs/tool-call-outcomes.md), over all its traces, baseline included."""
+    from rich.table import Table
+
+    per = _delivery_records(delivery)
+    if not per:
+        return
+    table = Table(title="tool calls that did not arrive as calls (all traces; share "
+                  "[95% CI] (count))", title_justify="left")
+    table.add_column("")
+    for model in per:
+        table.add_column(f"{model}{' (sim)' if model in simulated else ''}", justify="right")
+    table.add_row("traces (errors)", *(f"{int(per[m]['n']['value'])} "
+                                       f"({int(per[m]['n_error']['value'])})" for m in per))
+    for metric, label in _DELIVERY_SHOWN:
+        cells = []
+        for m in per:
+            est, count = per[m][metric], int(per[m][f"n_{metric}"]["value"])
+            lo, hi = est["ci"]
+            cells.append("–" if est["value"] is None else
+                         f"{est['value']:.2f} [{lo:.2f}, {hi:.2f}] ({count})")
+        table.add_row(label, *cells)
+    console.print(table)
+    if simulated & set(per):
+        console.print("simulated agents make only structured calls of offered tools: "
+                      "their zeros above hold by construction", highlight=False)

@@ -50,6 +50,44 @@ class Label(BaseModel):
     """The annotator's free-text note."""
 
 
+ProbeVerdict = Literal["native", "invalid_arguments", "leaked", "no_calls", "error"]
+"""How a model answered the preflight's forced tool calls: native (structured calls whose
+arguments parse and validate), invalid_arguments (structured calls, but the arguments do not
+parse or validate), leaked (the call written as text), no_calls (neither), error (the
+request failed: HTTP error, a dead server)."""
+
+
+class ToolProbe(BaseModel):
+    """The tool-calling integrity preflight of one model (runner/_probe.py,
+    docs/real-servers.md): probe requests with the run's own tools before the first unit."""
+
+    model: str
+    """Model id provider/name."""
+    verdict: ProbeVerdict
+    """The forced check's outcome; only ``native`` passes it (`--preflight strict`
+    refuses any other)."""
+    tools: int = 0
+    """Tools the run may offer (each probed with a forced call, until one fails)."""
+    tools_passed: int = 0
+    """Of them, those whose forced call was a structured call with valid arguments."""
+    roundtrip: bool | None = None
+    """A tool result sent back was accepted and answered (None: not reached)."""
+    auto_call: bool | None = None
+    """With ``tool_choice="auto"`` the model made a structured call for a run task's query
+    (None: not reached)."""
+    detail: str = ""
+    """The first failure (tool, what came back), one line; "" when every check passed."""
+    reached: bool = True
+    """False when the first probe request could not reach the model at all (connection
+    refused or reset, a refused key): the run stops there, as no episode could run."""
+    requests: int = 0
+    """Probe requests sent (not in the run's model calls: see `RunSummary.preflight`)."""
+    cost: float = 0.0
+    """US dollars the probe requests cost (models/_prices.py; 0 for local models)."""
+    seconds: float = 0.0
+    """Wall time of the probe."""
+
+
 class RunSpec(BaseModel):
     """The manifest of a run: enough to know exactly what produced its traces. No secrets."""
 
@@ -63,6 +101,9 @@ class RunSpec(BaseModel):
     """Checksum of the suite the tasks came from."""
     config: dict[str, Any] = Field(default_factory=dict)
     """The run's configuration (models, conditions, seeds, generation settings; never secrets)."""
+    preflight: list[ToolProbe] = Field(default_factory=list)
+    """The tool-calling preflight of each model, from the latest invocation that probed
+    it (empty: not probed, e.g. ``--preflight off`` or a run from before the preflight)."""
 
 
 DEFAULT_PRIMARY_JUDGE = "facts"

@@ -23,6 +23,23 @@ class Usage(BaseModel):
     """Completion tokens the provider billed."""
 
 
+class UnparsedCall(BaseModel):
+    """A tool call that arrived as one, but whose arguments are not a JSON object: the
+    model's output, recorded as it came (the episode gets a `CallIssueEvent`)."""
+
+    id: str
+    """The call's id as the provider sent it ("" when it sent none)."""
+    name: str
+    """The tool the call names."""
+    arguments: str
+    """The arguments text exactly as received."""
+    error: str
+    """Why it does not parse (the JSON decoder's message)."""
+    index: int = 0
+    """Its position among the turn's calls (parsed ones included), so the history keeps
+    the model's order."""
+
+
 class ModelOutput(BaseModel):
     """What one model call returned. `raw` is the provider's response as JSON."""
 
@@ -30,6 +47,8 @@ class ModelOutput(BaseModel):
     """The assistant's text (the final answer when no tool is called)."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     """Tool calls the model proposed, in order."""
+    unparsed_calls: list[UnparsedCall] = Field(default_factory=list)
+    """Tool calls whose arguments did not parse as a JSON object (not in `tool_calls`)."""
     reasoning: str | None = None
     """Visible reasoning the provider returned beside the text, if any."""
     usage: Usage = Field(default_factory=Usage)
@@ -180,6 +199,37 @@ class FinalEvent(BaseModel):
     tools (`run --answer-on-step-limit`); false for an answer the agent chose to give."""
 
 
+CallIssueKind = Literal["leaked", "unknown_tool", "bad_arguments"]
+
+
+class CallIssueEvent(BaseModel):
+    """A tool call that did not arrive as a valid call (docs/tool-call-outcomes.md):
+    ``leaked``, a call of an offered tool written as text in the content instead of a
+    structured call; ``unknown_tool``, a structured call of a tool that was not offered;
+    ``bad_arguments``, a call whose arguments do not parse as a JSON object. None of them
+    reaches a tool (a leaked call only when the runtime executes leaked calls); none is
+    counted as "no tool call" or as rejection."""
+
+    type: Literal["call_issue"] = "call_issue"
+    """Discriminator of the event union."""
+    step: int
+    """Agent step (the model call that produced it)."""
+    kind: CallIssueKind
+    """leaked, unknown_tool or bad_arguments."""
+    tool: str | None = None
+    """The tool the call names (for a leaked call: the offered tool its text calls)."""
+    raw: str
+    """The raw text: the whole content (leaked), the call as JSON (unknown_tool), or the
+    arguments as received (bad_arguments)."""
+    detail: str = ""
+    """Why: the form of a leaked call (json, call_syntax, functions_prefix, react), or the
+    JSON decoder's message."""
+    call_id: str | None = None
+    """Id of the call in the agent's history, when it has one there."""
+    executed: bool = False
+    """For a leaked call: True when the runtime ran it as a call (`execute_leaked`)."""
+
+
 class ErrorEvent(BaseModel):
     """A failure after retries (provider error, step limit). The trace is kept and marked."""
 
@@ -202,6 +252,7 @@ TraceEvent = Annotated[
     | ToolResultEvent
     | InterceptEvent
     | FinalEvent
+    | CallIssueEvent
     | ErrorEvent,
     Field(discriminator="type"),
 ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentprop.core import ToolProbe
 from agentprop.experiment._config import ExperimentConfig
 from agentprop.experiment._plan import build_plan
 from agentprop.experiment._simcheck import simulation_check
@@ -62,8 +63,8 @@ def _models(
 
 
 def _run_agents(cfg: ExperimentConfig, units: list[WorkUnit], ws: Workspace, suite: Suite,
-                models: dict[str, Model], *, progress: bool,
-                max_cost: float | None) -> RunSummary:
+                models: dict[str, Model], *, progress: bool, max_cost: float | None,
+                probe: str, on_probe: Callable[[ToolProbe], None]) -> RunSummary:
     """The agent units, run together unless models differ in how an episode runs (text
     mode, steps, a forced answer at the step limit): then one batch per such group."""
     from agentprop.runner import run_units_sync
@@ -86,7 +87,8 @@ def _run_agents(cfg: ExperimentConfig, units: list[WorkUnit], ws: Workspace, sui
             group, workspace=ws, suite=suite, models=models, concurrency=cfg.concurrency,
             progress=progress, manifest={"experiment": cfg.name}, text_mode=text_mode,
             max_steps=max_steps, answer_on_step_limit=answer,
-            max_cost=None if max_cost is None else max(0.0, max_cost - spent))
+            max_cost=None if max_cost is None else max(0.0, max_cost - spent),
+            probe=probe, on_probe=on_probe)
         total = rs if total is None else total.merged(rs)
     assert total is not None
     return total
@@ -174,7 +176,8 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
 
     stored = ws.meta()
     facts = WorkspaceFacts(imported=stored.imported, rehearsal=stored.rehearsal,
-                           interceptor_evaluations=evaluation_configs(ws))
+                           interceptor_evaluations=evaluation_configs(ws),
+                           preflight=latest_preflight(ws))
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
     from agentprop.judges._validity import load_validity
@@ -195,6 +198,16 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         if stored.simulation_check else None,
         judge_validity=JudgeValidity.from_summary(validity) if validity else None,
     )
+
+
+def latest_preflight(ws: Workspace) -> tuple[ToolProbe, ...]:
+    """The latest stored tool-calling preflight of each model (runs in creation order,
+    a later run's probe replacing an earlier one's), in model order."""
+    latest: dict[str, ToolProbe] = {}
+    for run in ws.runs():
+        for probe in run.preflight:
+            latest[probe.model] = probe
+    return tuple(latest[m] for m in sorted(latest))
 
 
 def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Suite | None = None,
@@ -239,6 +252,7 @@ def run_experiment(
     max_cost: float | None = None,
     judge_options: dict[str, Any] | None = None,
     meta: dict[str, Any] | None = None,
+    preflight: str = "warn",
 ) -> ExperimentResult:
     """Run every step of `cfg` into `workspace`; rerunning resumes where it stopped.
 
@@ -246,11 +260,16 @@ def run_experiment(
     the interceptor evaluation): once it stops a unit, the study stops after that step
     and `summary["not_started"]` says how many units are left for a rerun with a higher
     limit. `judge_options` go to the LLM judges' models (a base URL); `meta` is stored
-    in the workspace first (the rehearsal mark)."""
+    in the workspace first (the rehearsal mark). `preflight` is the runner's
+    tool-calling probe of each model (strict, warn, off), one line each through `say`."""
     from agentprop.app._intercept import resolve_config, run_evaluation, run_sweep
     from agentprop.judges import judge_workspace
     from agentprop.labels import sample_labels
+    from agentprop.runner import probe_line
     from agentprop.suite import DEFAULT_SEED, load_suite
+
+    def say_probe(probe: ToolProbe) -> None:
+        say(probe_line(probe))
 
     timings: dict[str, float] = {}
 
@@ -277,7 +296,7 @@ def run_experiment(
         agent_units = [u for s in plan.steps if s.kind == "run" for u in s.units]
         say(f"[1/6] agent runs: {len(agent_units)} units")
         rs = _run_agents(cfg, agent_units, ws, suite, models, progress=progress,
-                         max_cost=max_cost)
+                         max_cost=max_cost, probe=preflight, on_probe=say_probe)
         timed("runs", t0)
         summary: dict[str, Any] = {
             "units": rs.units,
@@ -331,6 +350,8 @@ def run_experiment(
                 runtime_models={m: models[m] for m in ev.models},
                 judge_options=judge_options,
                 max_cost=None if max_cost is None else max(0.0, max_cost - rs.cost),
+                preflight=preflight,
+                on_probe=say_probe,
             )
             left = int(ev_out.get("run", {}).get("not_started") or 0)
             if left:

@@ -73,6 +73,7 @@ def rehearse(
     say: Say = print,
     resamples: int = 1000,
     max_cost: float | None = None,
+    preflight: str = "warn",
 ) -> ExperimentResult:
     """Run `cfg` scaled by `scale` against an in-process serve-sim; the workspace and
     report are marked as a rehearsal."""
@@ -98,4 +99,5 @@ def rehearse(
         return run_experiment(local, workspace=workspace, progress=progress,
                               use_cache=use_cache, say=say, resamples=resamples,
                               max_cost=max_cost, judge_options={"base_url": server.base_url},
+                              preflight=preflight,
                               meta={META_REHEARSAL: mark})

@@ -119,6 +119,25 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
             for t in tools]
 
 
+def to_anthropic_tool_choice(choice: str) -> dict[str, Any]:
+    """`GenerateConfig.tool_choice` as the Messages API's object."""
+    if choice in ("auto", "none"):
+        return {"type": choice}
+    if choice == "required":
+        return {"type": "any"}
+    return {"type": "tool", "name": choice}
+
+
+def from_anthropic_tool_choice(value: Any) -> str | None:
+    """The inverse of `to_anthropic_tool_choice`."""
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    if kind == "tool":
+        return value.get("name") or None
+    return {"auto": "auto", "none": "none", "any": "required"}.get(str(kind))
+
+
 def parse_anthropic(resp: Any) -> ModelOutput:
     texts: list[str] = []
     thinking: list[str] = []
@@ -180,6 +199,9 @@ class AnthropicModel(RemoteModel):
             params["system"] = system
         if tools:
             params["tools"] = to_anthropic_tools(tools)
+            choice = self.choice(tools, config)
+            if choice is not None:  # the Messages API's default is "auto"
+                params["tool_choice"] = to_anthropic_tool_choice(choice)
         if config.temperature is not None:
             params["temperature"] = config.temperature
         if config.extra:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from agentprop.core import Message, ModelOutput, ToolSpec
 from agentprop.errors import AgentpropError
+
+TOOL_CHOICE_KEYWORDS = ("auto", "none", "required")
+"""The `GenerateConfig.tool_choice` values that are not a tool name."""
 
 
 class GenerateConfig(BaseModel):
@@ -17,10 +20,21 @@ class GenerateConfig(BaseModel):
     max_tokens: int | None = 1024
     seed: int | None = 0
     timeout_s: float = 60.0
-    tool_choice: str | dict[str, Any] | None = None
-    """OpenAI's `tool_choice` when tools are offered: None sends "auto" (servers differ on
-    the default), "none", "required", or {"type": "function", "function": {"name": N}}."""
     extra: dict[str, Any] = Field(default_factory=dict)
+    tool_choice: str | None = None
+    """Whether the model may, must or must not call a tool: ``auto``, ``none``,
+    ``required``, or the name of the one tool it must call. None: the provider's own
+    choice (the `openai/` provider then sends ``auto`` whenever tools are offered, since
+    servers differ on the default: llama-cpp-python reads a missing value as ``none``)."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_choice(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """An unset `tool_choice` is left out of the dump, so request hashes and response
+        cache keys of runs made before the field existed stay the same."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("tool_choice") is None:
+            data.pop("tool_choice", None)
+        return data
 
 
 class ModelError(AgentpropError):

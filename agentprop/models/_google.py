@@ -22,6 +22,7 @@ from agentprop.models._openai import is_loopback, redact
 from agentprop.models._provider import RemoteModel
 from agentprop.models._registry import register_provider
 from agentprop.models._retry import RetryableError, parse_retry_after, status_kind
+from agentprop.models._transport import dead_server, dead_server_error
 
 
 def _response_obj(content: str | None) -> dict[str, Any]:
@@ -143,6 +144,24 @@ def to_gemini_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
         for t in tools]}]
 
 
+def to_gemini_tool_config(choice: str) -> dict[str, Any]:
+    """`GenerateConfig.tool_choice` as Gemini's function-calling config."""
+    modes = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
+    if choice in modes:
+        return {"function_calling_config": {"mode": modes[choice]}}
+    return {"function_calling_config": {"mode": "ANY", "allowed_function_names": [choice]}}
+
+
+def from_gemini_tool_config(value: Any) -> str | None:
+    """The inverse of `to_gemini_tool_config` (either spelling of the keys)."""
+    fcc = _get(value, "function_calling_config")
+    mode = str(_get(fcc, "mode") or "").upper()
+    names = _get(fcc, "allowed_function_names") or []
+    if mode == "ANY" and len(names) == 1:
+        return str(names[0])
+    return {"AUTO": "auto", "NONE": "none", "ANY": "required"}.get(mode)
+
+
 def parse_gemini(resp: Any) -> ModelOutput:
     cands = getattr(resp, "candidates", None) or []
     if not cands or cands[0].content is None:
@@ -200,6 +219,9 @@ class GoogleModel(RemoteModel):
             cfg["system_instruction"] = system
         if tools:
             cfg["tools"] = to_gemini_tools(tools)
+            choice = self.choice(tools, config)
+            if choice is not None:  # Gemini's default mode is AUTO
+                cfg["tool_config"] = to_gemini_tool_config(choice)
         if config.temperature is not None:
             cfg["temperature"] = config.temperature
         if config.seed is not None:
@@ -219,7 +241,8 @@ class GoogleModel(RemoteModel):
             resp = await client.aio.models.generate_content(model=self.name, contents=contents,
                                                             config=cfg)
         except errors.APIError as e:
-            kind, retry = status_kind(int(e.code or 500))
+            kind, retry = status_kind(int(e.code or 500),
+                                      getattr(e, "details", None) or str(e.message))
             msg = f"HTTP {e.code} from {self.id}: {redact(str(e.message), self.__key)[:300]}"
             headers = getattr(getattr(e, "response", None), "headers", None)
             if retry:
@@ -231,6 +254,8 @@ class GoogleModel(RemoteModel):
             # by class name along the MRO: the SDK may use httpx, httpx2 or aiohttp, whose
             # read/write/protocol errors (connection reset) are TransportError subclasses
             name = " ".join(c.__name__.lower() for c in type(e).__mro__)
+            if (how := dead_server(e)) is not None:
+                raise dead_server_error(how, self.where) from None
             if "timeout" in name:
                 raise RetryableError("timeout", f"request timed out after {config.timeout_s:g} s"
                                      ) from None

@@ -36,7 +36,11 @@ from typing import Any
 from agentprop.core import Message, ModelOutput, ToolSpec
 from agentprop.models._base import GenerateConfig, ModelError
 from agentprop.models._cache import CacheStore, ResponseCache, request_key
-from agentprop.models._openai_format import to_openai_messages, to_openai_tools
+from agentprop.models._openai_format import (
+    to_openai_messages,
+    to_openai_tool_choice,
+    to_openai_tools,
+)
 from agentprop.models._registry import register_provider
 
 INSTALL_HINT = "pip install 'agentprop[local]'"
@@ -296,8 +300,7 @@ class LocalModel:
         }
         if tools:
             params["tools"] = to_openai_tools(tools)
-            choice = getattr(config, "tool_choice", None)
-            params["tool_choice"] = choice if choice is not None else "auto"
+            params["tool_choice"] = to_openai_tool_choice(config.tool_choice or "auto")
         return params
 
     async def generate(self, messages: list[Message], tools: list[ToolSpec],

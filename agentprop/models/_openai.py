@@ -8,17 +8,24 @@ client: never in `raw`, cache keys, reprs or error messages.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Any
 from urllib.parse import urlparse
 
-from agentprop.core import Message, ModelOutput, ToolCall, ToolSpec, Usage
+from agentprop.core import Message, ModelOutput, ToolCall, ToolSpec, UnparsedCall, Usage
 from agentprop.models._base import GenerateConfig, ModelError
-from agentprop.models._openai_format import parse_arguments, to_openai_messages, to_openai_tools
+from agentprop.models._openai_format import (
+    parse_arguments,
+    to_openai_messages,
+    to_openai_tool_choice,
+    to_openai_tools,
+)
 from agentprop.models._provider import RemoteModel
 from agentprop.models._registry import register_provider
 from agentprop.models._retry import RetryableError, parse_retry_after, status_kind
+from agentprop.models._transport import dead_server, dead_server_error
 
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
 _REASONING = re.compile(r"^(o1|o3|o4)(\b|-|$)")
@@ -37,9 +44,23 @@ def is_reasoning_model(name: str) -> bool:
     return bool(_REASONING.match(name.rsplit("/", 1)[-1]))
 
 
+MIN_SUBSTRING_SECRET = 8
+"""A secret this long or longer is redacted wherever it occurs; a shorter one (``x``, the
+README's key for a loopback server) would turn every ``x`` of a message into ``***``,
+so it is redacted only where it stands as a value (`_VALUE_BEFORE`)."""
+_VALUE_BEFORE = (r"((?:bearer|basic)\s+|(?:key|token|secret|passw\w*|auth\w*|provided)"
+                 r"[\"']?\s*[:=]?\s*[\"']?)")
+
+
 def redact(text: str, secret: str | None) -> str:
+    """`text` without `secret` (see `MIN_SUBSTRING_SECRET`) and without key-like tokens."""
     if secret:
-        text = text.replace(secret, "***")
+        if len(secret) >= MIN_SUBSTRING_SECRET:
+            text = text.replace(secret, "***")
+        else:
+            as_value = re.compile(_VALUE_BEFORE + re.escape(secret) + r"(?![\w\-~+/]|\.\w)",
+                                  re.I)
+            text = as_value.sub(r"\1***", text)
     return _KEYLIKE.sub("***", text)
 
 
@@ -90,6 +111,9 @@ class OpenAIModel(RemoteModel):
                                   "messages": to_openai_messages(messages)}
         if tools:
             params["tools"] = to_openai_tools(tools)
+            # explicit, since servers differ on the default: OpenAI's is "auto",
+            # llama-cpp-python's chatml-function-calling reads a missing value as "none"
+            params["tool_choice"] = to_openai_tool_choice(self.choice(tools, config) or "auto")
         if is_reasoning_model(self.name):
             if config.max_tokens is not None:
                 params["max_completion_tokens"] = config.max_tokens
@@ -134,13 +158,16 @@ class OpenAIModel(RemoteModel):
 def sdk_error(sdk: Any, e: Exception, *, model_id: str, where: str, secret: str | None,
               timeout_s: float) -> Exception:
     """Translate an exception of a Stainless-generated SDK (openai, anthropic) into a
-    RetryableError or ModelError whose message carries no secret."""
+    RetryableError or ModelError whose message carries no secret. A refused or reset
+    connection is a dead server, whatever class the SDK gave it (`_transport`)."""
+    if isinstance(e, sdk.APIConnectionError) and (how := dead_server(e)) is not None:
+        return dead_server_error(how, where)
     if isinstance(e, sdk.APITimeoutError):
         return RetryableError("timeout", f"request timed out after {timeout_s:g} s")
     if isinstance(e, sdk.APIConnectionError):
         return RetryableError("connection", f"cannot connect to {where}")
     if isinstance(e, sdk.APIStatusError):
-        kind, retry = status_kind(e.status_code)
+        kind, retry = status_kind(e.status_code, _error_body(e))
         msg = f"HTTP {e.status_code} from {model_id}: {redact(e.message, secret)[:300]}"
         if retry:
             return RetryableError(kind, msg, parse_retry_after(e.response.headers))
@@ -151,9 +178,23 @@ def sdk_error(sdk: Any, e: Exception, *, model_id: str, where: str, secret: str 
     return ModelError("bad_request", redact(str(e), secret)[:300])
 
 
+def _error_body(e: Any) -> object:
+    """An APIStatusError's body as the server sent it (JSON when it was), for
+    `status_kind`: the SDK keeps the parsed ``error`` object, or only the message."""
+    body = getattr(e, "body", None)
+    if body is None:
+        try:
+            body = e.response.json()
+        except Exception:
+            body = getattr(e, "message", None)
+    return body
+
+
 def parse_response(data: Any) -> ModelOutput:
-    """ModelOutput from a chat-completion JSON body; malformed tool-call JSON is a
-    transient error (the call is retried)."""
+    """ModelOutput from a chat-completion JSON body. A response that breaks the format
+    (no message, a call without a name) is a transient error and retried; a call whose
+    arguments are not a JSON object is the model's output, kept as an `UnparsedCall`
+    (recorded, never retried: the same prompt at temperature 0 writes it again)."""
     try:
         msg = data["choices"][0]["message"]
     except (KeyError, IndexError, TypeError):
@@ -161,16 +202,19 @@ def parse_response(data: Any) -> ModelOutput:
     if not isinstance(msg, dict):
         raise RetryableError("bad_response", "response message is not an object")
     calls: list[ToolCall] = []
+    unparsed: list[UnparsedCall] = []
     for i, c in enumerate(msg.get("tool_calls") or []):
         fn = c.get("function") if isinstance(c, dict) else None
         if not isinstance(fn, dict) or not fn.get("name"):
             raise RetryableError("bad_response", "tool call without a function name")
+        raw = fn.get("arguments")
         try:
-            args = parse_arguments(fn.get("arguments"))
-        except ValueError:
-            raise RetryableError("bad_response",
-                                 f"malformed JSON arguments in tool call {fn['name']!r}"
-                                 ) from None
+            args = parse_arguments(raw)
+        except ValueError as e:
+            text = raw if isinstance(raw, str) else json.dumps(raw)
+            unparsed.append(UnparsedCall(id=c.get("id") or "", name=str(fn["name"]),
+                                         arguments=text, error=str(e), index=i))
+            continue
         calls.append(ToolCall(id=c.get("id") or f"call_{i}", name=fn["name"], arguments=args))
     reasoning = msg.get("reasoning_content") or msg.get("reasoning")
     u = data.get("usage") or {}
@@ -180,6 +224,7 @@ def parse_response(data: Any) -> ModelOutput:
     return ModelOutput(
         text=content if isinstance(content, str) else None,
         tool_calls=calls,
+        unparsed_calls=unparsed,
         reasoning=reasoning if isinstance(reasoning, str) else None,
         usage=usage,
         raw=data,

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from agentprop.core import Message, ToolCall, ToolSpec
+from agentprop.models._base import TOOL_CHOICE_KEYWORDS
 
 
 def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -16,7 +17,9 @@ def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
             out.append({"role": "tool", "tool_call_id": m.tool_call_id or "",
                         "content": m.content or ""})
         elif m.role == "assistant":
-            msg: dict[str, Any] = {"role": "assistant", "content": m.content}
+            # a string, never null: llama-cpp-python's server (and others validating with
+            # pydantic) answers HTTP 500 to an assistant message whose content is null
+            msg: dict[str, Any] = {"role": "assistant", "content": m.content or ""}
             if m.tool_calls:
                 msg["tool_calls"] = [
                     {"id": c.id, "type": "function",
@@ -38,10 +41,34 @@ def to_openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def parse_arguments(text: str | None) -> dict[str, Any]:
-    """Tool-call arguments from their JSON text; ValueError when not a JSON object."""
-    if text is None or not text.strip():
+def to_openai_tool_choice(choice: str) -> str | dict[str, Any]:
+    """`GenerateConfig.tool_choice` on the wire: a keyword as is, a tool name as the
+    named-function object."""
+    if choice in TOOL_CHOICE_KEYWORDS:
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def from_openai_tool_choice(value: Any) -> str | None:
+    """The inverse of `to_openai_tool_choice` (None when absent or unreadable)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        fn = value.get("function")
+        name = fn.get("name") if isinstance(fn, dict) else None
+        return name if isinstance(name, str) and name else None
+    return None
+
+
+def parse_arguments(text: Any) -> dict[str, Any]:
+    """Tool-call arguments from their JSON text (an object some servers send as is);
+    ValueError when not a JSON object."""
+    if isinstance(text, dict):
+        return text
+    if text is None or (isinstance(text, str) and not text.strip()):
         return {}
+    if not isinstance(text, str):
+        raise ValueError("tool-call arguments are neither a JSON text nor an object")
     value = json.loads(text)
     if not isinstance(value, dict):
         raise ValueError("tool-call arguments are not a JSON object")

@@ -86,6 +86,7 @@ class RemoteModel:
         rpm: float | None = None,
         tpm: float | None = None,
         rng_seed: int = 0,
+        tool_choice: str | None = None,
         suite: object = None,  # accepted so one options dict serves every provider; unused
     ) -> None:
         if max_connections < 1:
@@ -94,6 +95,8 @@ class RemoteModel:
             check_base_url(base_url)
         self.name = name
         self.base_url = base_url
+        self.tool_choice = tool_choice
+        """The user's `tool_choice` (``-o tool_choice=...``) when a request sets none."""
         self.cache = ResponseCache(cache) if cache is not None else None
         self.cache_epoch = cache_epoch
         self.retry = RetryPolicy(max_attempts=max_attempts, base_delay_s=retry_base_s,
@@ -128,6 +131,13 @@ class RemoteModel:
         from agentprop.safety import redact_url
 
         return redact_url(self.base_url) if self.base_url else f"the {self.provider} API"
+
+    def choice(self, tools: list[ToolSpec], config: GenerateConfig) -> str | None:
+        """The request's tool choice: the config's, else the user's, else None (each
+        provider says what it sends then); None without tools."""
+        if not tools:
+            return None
+        return config.tool_choice or self.tool_choice
 
     # -- to implement ------------------------------------------------------------------
     def _make_client(self, connections: int, *, aio: bool = False) -> Any:

@@ -2,6 +2,10 @@
 
 Providers raise `RetryableError` for transient failures (429, 5xx, timeouts, connection
 errors, unparseable responses) and `ModelError` for permanent ones (auth, bad request).
+Which HTTP answers are worth another attempt is decided in one place, `status_kind`: a
+5xx whose body says the request itself is invalid (a validation error, as
+llama-cpp-python's server answers with HTTP 500) cannot change on retry and is not
+retried.
 `call_with_retries` turns the last transient failure into a `ModelError` carrying the
 number of attempts, so a unit that still fails is recorded, never silently dropped.
 """
@@ -10,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -72,13 +78,50 @@ async def call_with_retries(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def status_kind(status: int) -> tuple[str, bool]:
-    """The ModelError kind of an HTTP status and whether it is worth retrying."""
+_INVALID_TYPES = frozenset({"invalid_request_error", "invalid_request", "validation_error",
+                            "request_validation_error", "context_length_exceeded"})
+"""Error `type`/`code` values that say the request is invalid, whatever the status."""
+_INVALID_TEXT = re.compile(
+    r"validation error|Input should be|Field required|Extra inputs are not permitted"
+    r"|'loc': \(|\"loc\": \[|is not valid under|exceed context window"
+    r"|maximum context length|object' has no attribute|UndefinedError|TemplateError"
+    r"|not found in tools", re.I)
+"""Texts of errors that describe the request, not the server's state: pydantic/FastAPI
+validation (llama-cpp-python, vLLM), JSON Schema validation, a prompt over the context,
+the server's chat template failing on the messages (jinja: "'dict object' has no
+attribute 'content'"), a forced tool that is not among the tools. All answered with HTTP
+500 by llama-cpp-python's server (docs/real-servers.md); the same request gets the same
+answer however often it is sent."""
+
+
+def request_invalid(body: object) -> bool:
+    """Whether an error body (JSON object, or its text) says the request itself is
+    invalid: an error `type` or `code` in `_INVALID_TYPES`, or a message matching
+    `_INVALID_TEXT`."""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            if any(str(inner.get(k) or "").lower() in _INVALID_TYPES
+                   for k in ("type", "code")):
+                return True
+            body = inner.get("message", inner)
+        elif isinstance(inner, str):
+            body = inner
+    text = body if isinstance(body, str) else json.dumps(body, default=str)
+    return bool(_INVALID_TEXT.search(text))
+
+
+def status_kind(status: int, body: object = None) -> tuple[str, bool]:
+    """The ModelError kind of an HTTP answer and whether it is worth retrying: 429 and
+    408/409/5xx are retried, unless the body says the request is invalid
+    (`request_invalid`), which no retry changes; other 4xx are never retried."""
     if status == 429:
         return "rate_limit", True
     if status in (401, 403):
         return "auth", False
     if status in (408, 409) or status >= 500:
+        if body is not None and request_invalid(body):
+            return "bad_request", False
         return ("timeout" if status == 408 else "server"), True
     return "bad_request", False
 

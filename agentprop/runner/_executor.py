@@ -41,12 +41,13 @@ class NativeExecutor:
     """The built-in agent loop over `models` (one per unit.model)."""
 
     def __init__(self, models: Mapping[str, Model], config_for: Callable[[int], GenerateConfig],
-                 *, max_steps: int, text_mode: bool,
+                 *, max_steps: int, text_mode: bool, execute_leaked: bool = False,
                  answer_on_step_limit: bool = False) -> None:
         self.models = models
         self.config_for = config_for
         self.max_steps = max_steps
         self.text_mode = text_mode
+        self.execute_leaked = execute_leaked
         self.answer_on_step_limit = answer_on_step_limit
 
     async def __aenter__(self) -> NativeExecutor:
@@ -61,6 +62,7 @@ class NativeExecutor:
         return await run_episode(unit, task, self.models[unit.model], hooks,
                                  self.config_for(unit.seed), env,
                                  max_steps=self.max_steps, text_mode=self.text_mode,
+                                 execute_leaked=self.execute_leaked,
                                  answer_on_step_limit=self.answer_on_step_limit)
 
     def reached(self, trace: Trace) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from agentprop._interrupts import run_interruptible
-from agentprop.core import ErrorEvent, RunSpec, Trace, WorkUnit, stable_hash
+from agentprop.core import ErrorEvent, RunSpec, Task, ToolProbe, Trace, WorkUnit, stable_hash
 from agentprop.models import GenerateConfig, Model, RateLimits
 from agentprop.runner._budget import CostGuard
 from agentprop.runner._build import EpisodeBuilder, ExtraHooks, make_models, unit_tasks
@@ -30,6 +30,13 @@ from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
 from agentprop.runner._preflight import Preflight
+from agentprop.runner._probe import (
+    ProbeMode,
+    check_mode,
+    probe_models,
+    refuse,
+    stop_unreachable,
+)
 from agentprop.runner._progress import RunProgress
 from agentprop.runner._secrets import redact, redact_text, secret_values
 from agentprop.runner._summary import RunSummary, trace_cost
@@ -103,6 +110,9 @@ async def run_units(
     executor: EpisodeExecutor | None = None,
     max_cost: float | None = None,
     model_limits: Mapping[str, RateLimits] | None = None,
+    probe: ProbeMode = "off",
+    on_probe: Callable[[ToolProbe], None] | None = None,
+    execute_leaked: bool = False,
 ) -> RunSummary:
     """Run every unit not yet stored in `workspace`; return what this invocation did.
 
@@ -116,6 +126,13 @@ async def run_units(
     estimated spend would pass it; those units are counted in `not_started` and a rerun
     with a higher limit runs them. `model_limits` gives models request/token budgets
     (remote models only); 429 answers received are counted in `rate_limited`.
+    `probe` is the tool-calling preflight (`_probe.py`) of every model with units to
+    run, before the first unit (not for an `executor`; the commands turn it on, the
+    library leaves it off): ``warn`` records it in each run's
+    `RunSpec.preflight` and hands each model's result to `on_probe`; ``strict`` also
+    refuses a model that failed the forced check (`ProbeRefused`, nothing written);
+    ``off`` skips it. `execute_leaked` runs tool calls written as text (native mode) as
+    calls; by default they are recorded and not run.
     Cancellation (Ctrl-C) flushes the finished traces and re-raises. A seed outside
     0..MAX_SEED is a RunError before anything is written; a run another process is
     executing on this workspace is `RunLocked` (no unit is called twice).
@@ -150,6 +167,7 @@ async def run_units(
     )
     builder = EpisodeBuilder(tasks, in_history=in_history, extra_hooks=extra_hooks)
     builder.check(pending)
+    probe = check_mode(probe)
 
     secrets = secret_values()
     settings = redact(
@@ -164,6 +182,8 @@ async def run_units(
                 k: v for k, v in (model_options or {}).items() if k not in ("suite", "cache")
             },
             "extra_hooks": getattr(extra_hooks, "__qualname__", None) if extra_hooks else None,
+            **({"execute_leaked": True} if execute_leaked else {}),
+            "preflight": probe if executor is None else "off",
         },
         secrets,
     )
@@ -220,7 +240,7 @@ async def run_units(
     queue = iter(pending)
     runner: EpisodeExecutor = executor or NativeExecutor(
         model_objs, config_for, max_steps=max_steps, text_mode=text_mode,
-        answer_on_step_limit=answer_on_step_limit)
+        execute_leaked=execute_leaked, answer_on_step_limit=answer_on_step_limit)
     guard = CostGuard(max_cost, tasks) if max_cost is not None else None
     check = Preflight(Counter(u.model for u in pending), preflight, runner.reached, accept)
 
@@ -252,8 +272,11 @@ async def run_units(
     # Most of an episode's garbage is freed by reference counting; collecting the young
     # generation every 700 allocations mostly traverses objects that are about to die.
     gc.set_threshold(max(thresholds[0], 20_000), *thresholds[1:])
-    bar.start()
     try:
+        if probe != "off" and executor is None:
+            summary.preflight = await _probe(pending, tasks, model_objs, config, probe,
+                                             on_probe, workspace, new_runs)
+        bar.start()
         async with runner:
             workers = [asyncio.ensure_future(worker())
                        for _ in range(min(concurrency, len(pending)))]
@@ -279,6 +302,37 @@ async def run_units(
                     await closer()
     summary.wall_s = time.perf_counter() - t0
     return summary
+
+
+async def _probe(pending: Sequence[WorkUnit], tasks: Mapping[str, Task],
+                 models: Mapping[str, Model], config: GenerateConfig, mode: ProbeMode,
+                 on_probe: Callable[[ToolProbe], None] | None, workspace: Workspace,
+                 new_runs: Sequence[RunSpec]) -> list[ToolProbe]:
+    """The preflight of every model with pending units: reported, refused (strict), and
+    recorded in each run's manifest (new runs with their first traces, stored ones now)."""
+    per_model: dict[str, list[Task]] = {}
+    for u in pending:
+        got = per_model.setdefault(u.model, [])
+        if tasks[u.task_id] not in got:
+            got.append(tasks[u.task_id])
+    probes = await probe_models(models, per_model, config)
+    stop_unreachable(probes)
+    for p in probes:
+        if on_probe is not None:
+            on_probe(p)
+    if mode == "strict":
+        refuse(probes)
+    fresh = {r.id for r in new_runs}
+    for rid in dict.fromkeys(u.run_id for u in pending):
+        in_run = {u.model for u in pending if u.run_id == rid}
+        mine = [p for p in probes if p.model in in_run]
+        stored = None if rid in fresh else workspace.get_run(rid)
+        if rid in fresh:
+            next(r for r in new_runs if r.id == rid).preflight = mine
+        elif stored is not None:
+            kept = [p for p in stored.preflight if p.model not in in_run]
+            workspace.put_run(stored.model_copy(update={"preflight": [*kept, *mine]}))
+    return probes
 
 
 def run_units_sync(units: Sequence[WorkUnit], **kwargs: Any) -> RunSummary:

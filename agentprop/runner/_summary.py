@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agentprop.core import ModelCallEvent, Trace
+from agentprop.core import ModelCallEvent, ToolProbe, Trace
 
 
 class RunSummary(BaseModel):
@@ -28,6 +28,7 @@ class RunSummary(BaseModel):
     max_cost: float | None = None
     calls_by_model: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
+    preflight: list[ToolProbe] = Field(default_factory=list)
 
     def merged(self, other: RunSummary) -> RunSummary:
         """This invocation's and `other`'s work together (batches run one after the

@@ -6,8 +6,8 @@ import asyncio
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from agentprop.core import Message, ModelOutput, Task, ToolSpec, UnknownNameError
-from agentprop.models._base import GenerateConfig
+from agentprop.core import Message, ModelOutput, Task, ToolCall, ToolSpec, UnknownNameError
+from agentprop.models._base import TOOL_CHOICE_KEYWORDS, GenerateConfig
 from agentprop.sim._policy import Observation, RenderFn, decide
 from agentprop.sim._profiles import PROFILES, SimProfile
 
@@ -89,11 +89,36 @@ class SimAgent:
 
         return render
 
+    @cached_property
+    def _examples(self) -> dict[str, dict[str, Any]]:
+        """tool name → the arguments of its first gold call in the suite."""
+        out: dict[str, dict[str, Any]] = {}
+        for t in self.suite.tasks:
+            for c in t.gold_plan:
+                out.setdefault(c.name, dict(c.arguments))
+        return out
+
+    def forced_call(self, name: str, task: Task | None) -> ToolCall:
+        """The call a forced `tool_choice` makes: the arguments of the task's own gold
+        call of that tool, else of the suite's first one (schema-valid, since gold calls
+        are executed when the suite is drawn), else none."""
+        gold = next((c for c in (task.gold_plan if task else []) if c.name == name), None)
+        args = dict(gold.arguments) if gold is not None else self._examples.get(name, {})
+        return ToolCall(id="call_sim_forced", name=name, arguments=args)
+
     def respond(self, messages: list[Message], tools: list[ToolSpec], profile: SimProfile,
-                seed: int) -> ModelOutput:
+                seed: int, tool_choice: str | None = None) -> ModelOutput:
+        """The policy's answer; `tool_choice` as `GenerateConfig.tool_choice` (``none``
+        hides the tools, a tool name forces a call of it, ``required`` is ``auto``)."""
+        if tool_choice == "none":
+            tools = []
         task = self.find_task(messages)
         render = self.renderer(task.domain) if task is not None else None
-        return decide(messages, tools, profile, seed, task, render)
+        forced = None
+        if tool_choice not in (None, *TOOL_CHOICE_KEYWORDS) and any(
+                t.name == tool_choice for t in tools):
+            forced = self.forced_call(str(tool_choice), task)
+        return decide(messages, tools, profile, seed, task, render, forced)
 
 
 class SimModel:
@@ -120,7 +145,8 @@ class SimModel:
     ) -> ModelOutput:
         if self.latency_s > 0:
             await asyncio.sleep(self.latency_s)
-        out = self.agent.respond(messages, tools, self.profile, config.seed or 0)
+        out = self.agent.respond(messages, tools, self.profile, config.seed or 0,
+                                 config.tool_choice)
         out.latency_s = self.latency_s
         out.raw = {"simulated": True, "profile": self.profile.name}
         return out
@@ -128,7 +154,7 @@ class SimModel:
 
 # Options other providers take; accepted and ignored so one options dict serves all.
 _IGNORED = {"base_url", "api_key_env", "cache", "cache_epoch", "max_attempts",
-            "max_connections", "prices", "retry_base_s", "retry_max_s"}
+            "max_connections", "prices", "retry_base_s", "retry_max_s", "tool_choice"}
 
 
 def sim_provider(name: str, **options: Any) -> SimModel:

@@ -224,10 +224,15 @@ def decide(
     seed: int,
     task: Task | None,
     render: RenderFn | None,
+    forced: ToolCall | None = None,
 ) -> ModelOutput:
     """The simulated agent's next output. `task` is the task whose query opens the
-    conversation (None: unknown query); `render` is its generator's `render_answer`."""
+    conversation (None: unknown query); `render` is its generator's `render_answer`.
+    `forced` is the call a forced `tool_choice` makes it emit instead, unless the policy
+    already calls that tool (a grammar-constrained server does the same)."""
     out = _decide(messages, tools, profile, seed, task, render)
+    if forced is not None and not any(c.name == forced.name for c in out.tool_calls):
+        out = ModelOutput(tool_calls=[forced])
     out.usage = _estimate_usage(messages, tools, out)
     return out
 

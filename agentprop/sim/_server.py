@@ -33,6 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentprop.core import ModelOutput
 from agentprop.safety import MISDIRECTED, host_allowed
 from agentprop.sim._admission import Admission
 from agentprop.sim._model import SimAgent
@@ -45,10 +46,24 @@ from agentprop.sim._wire_openai import OpenAIWire, completion_json
 if TYPE_CHECKING:
     from agentprop.suite import Suite
 
-__all__ = ["FAULT_TYPES", "ServerConfig", "ServerThread", "SimServer", "completion_json",
+__all__ = ["FAULT_TYPES", "QUIRKS", "ServerConfig", "ServerThread", "SimServer", "completion_json",
            "serve"]
 
 FAULT_TYPES = ("429", "500", "timeout", "malformed")
+QUIRKS: dict[str, str] = {
+    "drop-tools": "ignore the request's tools and tool_choice (a chat template without "
+                  "tools: the model never sees them)",
+    "json-content": "return tool calls as JSON text in the content, without tool_calls "
+                    "(a server with no tool-call parser for the model)",
+    "empty-reply": "return an empty reply instead of tool calls (the server's parser "
+                   "failed on the model's call)",
+    "default-none": "read a missing tool_choice as \"none\" (llama-cpp-python's "
+                    "chatml-function-calling)",
+    "errors-as-500": "answer an invalid request with HTTP 500 instead of 400 "
+                     "(llama-cpp-python's server)",
+}
+"""Ways real OpenAI-compatible servers fail at tool calling, to imitate on request
+(`serve-sim --quirk NAME`, repeatable; docs/real-servers.md). None is on by default."""
 _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
             413: "Payload Too Large", 421: "Misdirected Request", 429: "Too Many Requests",
             500: "Internal Server Error"}
@@ -76,11 +91,19 @@ class ServerConfig:
     idle_timeout_s: float = 60.0
     header_timeout_s: float = 10.0
     body_timeout_s: float = 30.0
+    quirks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         bad = [f for f in self.faults if f not in FAULT_TYPES]
         if bad:
             raise ValueError(f"unknown fault type {bad[0]!r} (known: {', '.join(FAULT_TYPES)})")
+        odd = [q for q in self.quirks if q not in QUIRKS]
+        if odd:
+            import difflib
+
+            near = difflib.get_close_matches(odd[0], list(QUIRKS), n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise ValueError(f"unknown quirk {odd[0]!r} ({hint}known: {', '.join(QUIRKS)})")
         if not 0.0 <= self.fail_rate <= 1.0:
             raise ValueError("fail rate must be between 0 and 1")
         if self.latency_ms < 0:
@@ -129,6 +152,20 @@ class _Stats:
 def _unit(*parts: object) -> float:
     h = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
     return int.from_bytes(h[:8], "big") / 2**64
+
+
+def _quirky(out: ModelOutput, quirks: tuple[str, ...]) -> ModelOutput:
+    """The answer as a server with `quirks` returns it: tool calls as JSON text
+    (``json-content``, one object per call and line) or as nothing (``empty-reply``)."""
+    if not out.tool_calls:
+        return out
+    if "json-content" in quirks:
+        text = "\n".join(json.dumps({"name": c.name, "arguments": c.arguments})
+                         for c in out.tool_calls)
+        return out.model_copy(update={"text": text, "tool_calls": []})
+    if "empty-reply" in quirks:
+        return out.model_copy(update={"text": "", "tool_calls": []})
+    return out
 
 
 def _error(status: int, message: str, wire: WireFormat = _OPENAI) -> tuple[int, Any]:
@@ -366,7 +403,8 @@ class SimServer:
 
                 return await self._judge.generate(req.messages, [],
                                                   GenerateConfig(seed=req.seed))
-        return self.agent.respond(req.messages, req.tools, profile, req.seed)
+        return self.agent.respond(req.messages, req.tools, profile, req.seed,
+                                  req.tool_choice)
 
     def profile_name(self, model: str) -> str | None:
         """The sim profile answering `model`: an alias (`--alias gpt-4o-mini=balanced`), a
@@ -384,10 +422,16 @@ class SimServer:
         """One model call in any wire format: the same policy, faults and latency."""
         route = self.stats.by_route[wire.route]
         route.requests += 1
+        quirks = self.config.quirks
         try:
             req = wire.parse(body, headers, path_model)
         except (ValueError, KeyError, TypeError, AttributeError) as e:
-            return (*_error(400, f"invalid request: {e}", wire), {})
+            status = 500 if "errors-as-500" in quirks else 400
+            return (*_error(status, f"invalid request: {e}", wire), {})
+        if "drop-tools" in quirks:
+            req.tools, req.tool_choice = [], None
+        if "default-none" in quirks and req.tool_choice is None:
+            req.tool_choice = "none"
         name = self.profile_name(req.model)
         profile = self.profiles.get(name) if name is not None else None
         if profile is None or name is None:
@@ -409,7 +453,7 @@ class SimServer:
             return (*_error(500, "internal error (simulated)", wire), {})
         if fault == "timeout":
             return None
-        out = await self._answer(req, profile)
+        out = _quirky(await self._answer(req, profile), quirks)
         if self.admission.limited:
             wait = self.admission.admit(out.usage.input_tokens + out.usage.output_tokens)
             if wait is not None:

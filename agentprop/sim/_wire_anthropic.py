@@ -8,7 +8,11 @@ import json
 from typing import Any
 
 from agentprop.core import ModelOutput, ToolSpec
-from agentprop.models._anthropic import from_anthropic, from_anthropic_tools
+from agentprop.models._anthropic import (
+    from_anthropic,
+    from_anthropic_tool_choice,
+    from_anthropic_tools,
+)
 from agentprop.sim._wire_base import WireRequest, first_tool, truncated_json
 
 SEED_HEADER = "x-agentprop-seed"
@@ -25,7 +29,8 @@ class AnthropicWire:
         return WireRequest(model=str(req["model"]),
                            messages=from_anthropic(req.get("system"), req["messages"]),
                            tools=from_anthropic_tools(req.get("tools")),
-                           seed=int(headers.get(SEED_HEADER) or 0))
+                           seed=int(headers.get(SEED_HEADER) or 0),
+                           tool_choice=from_anthropic_tool_choice(req.get("tool_choice")))
 
     def response(self, out: ModelOutput, model: str, ident: str) -> dict[str, Any]:
         content: list[dict[str, Any]] = []

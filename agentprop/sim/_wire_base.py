@@ -17,6 +17,8 @@ class WireRequest:
     messages: list[Message]
     tools: list[ToolSpec]
     seed: int
+    tool_choice: str | None = None
+    """As `GenerateConfig.tool_choice` (None when the request sets none)."""
 
 
 class WireFormat(Protocol):

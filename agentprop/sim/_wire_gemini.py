@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from agentprop.core import ModelOutput, ToolSpec
-from agentprop.models._google import _get, from_gemini, from_gemini_tools
+from agentprop.models._google import _get, from_gemini, from_gemini_tool_config, from_gemini_tools
 from agentprop.sim._wire_base import WireRequest, first_tool, truncated_json
 
 _STATUS = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 405: "INVALID_ARGUMENT",
@@ -29,7 +29,8 @@ class GeminiWire:
                            messages=from_gemini(_get(req, "system_instruction"),
                                                 req["contents"]),
                            tools=from_gemini_tools(req.get("tools")),
-                           seed=int(gen.get("seed") or 0))
+                           seed=int(gen.get("seed") or 0),
+                           tool_choice=from_gemini_tool_config(_get(req, "tool_config")))
 
     def response(self, out: ModelOutput, model: str, ident: str) -> dict[str, Any]:
         parts: list[dict[str, Any]] = []

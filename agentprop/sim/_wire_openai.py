@@ -7,7 +7,11 @@ import time
 from typing import Any
 
 from agentprop.core import ModelOutput, ToolSpec
-from agentprop.models._openai_format import from_openai_messages, from_openai_tools
+from agentprop.models._openai_format import (
+    from_openai_messages,
+    from_openai_tool_choice,
+    from_openai_tools,
+)
 from agentprop.sim._wire_base import WireRequest, first_tool, truncated_json
 
 _TYPES = {400: "invalid_request_error", 404: "invalid_request_error", 405:
@@ -37,16 +41,35 @@ def completion_json(out: ModelOutput, model: str, ident: str) -> dict[str, Any]:
     }
 
 
+def _check_messages(messages: Any) -> None:
+    """Refuse what strict servers refuse (docs/real-servers.md): llama-cpp-python's
+    server validates each message with pydantic, and an assistant message's content must
+    be a string (null fails validation; a missing one fails its chat template); OpenAI
+    accepts both."""
+    if not isinstance(messages, list):
+        raise ValueError("messages: Input should be a valid list")
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            raise ValueError(f"messages.{i}: Input should be a valid dictionary")
+        if m.get("role") == "assistant" and "content" in m and m["content"] is None:
+            raise ValueError(f"1 validation error: messages.{i}.content: Input should be"
+                             " a valid string")
+        if m.get("role") == "assistant" and "content" not in m:
+            raise ValueError(f"messages.{i}: 'dict object' has no attribute 'content'")
+
+
 class OpenAIWire:
     route = "chat_completions"
 
     def parse(self, body: bytes, headers: dict[str, str], path_model: str | None
               ) -> WireRequest:
         req = json.loads(body)
+        _check_messages(req["messages"])
         return WireRequest(model=str(req["model"]),
                            messages=from_openai_messages(req["messages"]),
                            tools=from_openai_tools(req.get("tools")),
-                           seed=int(req.get("seed") or 0))
+                           seed=int(req.get("seed") or 0),
+                           tool_choice=from_openai_tool_choice(req.get("tool_choice")))
 
     def response(self, out: ModelOutput, model: str, ident: str) -> dict[str, Any]:
         return completion_json(out, model, ident)

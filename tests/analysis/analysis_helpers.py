@@ -16,7 +16,7 @@ def row(model: str, task: str, *, cond: str = "p2:semantic_wrong", s1: Any = Fal
         no_tool: Any = False, corrected: Any = False, opportunity: Any = True,
         domain: str = "weather", error: bool = False, seed: int = 0,
         trace_id: str | None = None, noticed: Any = False,
-        kind: str | None = None) -> dict[str, Any]:
+        kind: str | None = None, undelivered: bool = False) -> dict[str, Any]:
     et = cond.split(":", 1)[1] if cond.startswith("p2:") else None
     return {
         "trace_id": trace_id or f"{model}-{task}-{cond}-{arm}-{seed}", "run_id": "r",
@@ -25,14 +25,16 @@ def row(model: str, task: str, *, cond: str = "p2:semantic_wrong", s1: Any = Fal
         "status": "error" if error else "ok", "simulated": model.startswith("sim/"),
         "opportunity": opportunity if cond != "baseline" else False, "no_tool_call": no_tool,
         "S1": s1, "S2": s2, "corrected": corrected, "S3": s3, "abstained": abstained,
-        "error": error, "noticed": noticed,
+        "error": error, "noticed": noticed, "undelivered_call": undelivered,
+        "leaked_call": undelivered, "unknown_tool": False, "bad_arguments": False,
         "noticed_kind": kind if kind is not None else ("mention" if noticed else None),
     }
 
 
 def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=COLUMNS)
-    for c in ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3"):
+    for c in ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3",
+              "leaked_call", "unknown_tool", "bad_arguments", "undelivered_call"):
         df[c] = df[c].astype("boolean")
     for c in ("simulated", "abstained", "error"):
         df[c] = df[c].astype(bool)

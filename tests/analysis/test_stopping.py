@@ -24,6 +24,7 @@ R = 300
 
 def _outcome_rows() -> list[dict]:
     return [
+        row("m", "t0", opportunity=False, undelivered=True),               # undelivered_call
         row("m", "t1", no_tool=True, opportunity=False),                    # no_tool_call
         row("m", "t2", s1=True, s2=False, s3=True),                         # not_applied
         row("m", "t3", s1=True, s2=True, s3=False, noticed=True),           # noticed_recovered
@@ -39,10 +40,10 @@ def _outcome_rows() -> list[dict]:
 def test_stopped_at_each_outcome_and_undecidable_rows() -> None:
     df = frame(_outcome_rows())
     assert df["stopped_at"].tolist() == [
-        "no_tool_call", "not_applied", "noticed_recovered", "unnoticed_recovered",
-        "noticed_not_recovered", "propagated", None, None, None]
-    assert df["recovered"].tolist()[2:6] == [True, True, False, False]
-    assert df["recovered"].isna().tolist()[6:] == [True, True, True]
+        "undelivered_call", "no_tool_call", "not_applied", "noticed_recovered",
+        "unnoticed_recovered", "noticed_not_recovered", "propagated", None, None, None]
+    assert df["recovered"].tolist()[3:7] == [True, True, False, False]
+    assert df["recovered"].isna().tolist()[7:] == [True, True, True]
 
 
 def test_a_new_outcome_takes_precedence_where_it_is_inserted() -> None:
@@ -51,20 +52,20 @@ def test_a_new_outcome_takes_precedence_where_it_is_inserted() -> None:
                          lambda d: d["task_id"].isin(["t6"]).astype("boolean"))
     at = OUTCOME_NAMES.index("noticed_recovered")
     out = stopped_at(df, (*OUTCOMES[:at], fabricated, *OUTCOMES[at:]))
-    assert out.iloc[5] == "fabricated" and out.iloc[2] == "noticed_recovered"
+    assert out.iloc[6] == "fabricated" and out.iloc[3] == "noticed_recovered"
 
 
 def test_stopping_table_shares_and_keys() -> None:
     rows = [*_outcome_rows(), row("m", "t1", cond="p2:type_mismatch", s1=True, s2=True, s3=True)]
     t = stopping_table(frame(rows), n_resamples=R)
-    assert lookup(t, "n", "m") == 6 and lookup(t, "n_undecided", "m") == 2
+    assert lookup(t, "n", "m") == 7 and lookup(t, "n_undecided", "m") == 2
     shares = [lookup(t, name, "m") for name in OUTCOME_NAMES]
-    assert shares == pytest.approx([1 / 6] * 6) and sum(shares) == pytest.approx(1)
-    assert lookup(t, "propagated", "") == pytest.approx(1 / 6)  # pooled (one model)
+    assert shares == pytest.approx([1 / 7] * 7) and sum(shares) == pytest.approx(1)
+    assert lookup(t, "propagated", "") == pytest.approx(1 / 7)  # pooled (one model)
     assert lookup(t, "propagated", "m|type_mismatch") == 1.0
-    assert lookup(t, "n", "m|semantic_wrong") == 6
+    assert lookup(t, "n", "m|semantic_wrong") == 7
     ci = t[(t["key"] == "m") & (t["metric"] == "propagated")].iloc[0]
-    assert ci.ci_lo < 1 / 6 < ci.ci_hi
+    assert ci.ci_lo < 1 / 7 < ci.ci_hi
 
 
 def test_stopping_ci_resamples_tasks() -> None:

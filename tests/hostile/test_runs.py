@@ -102,8 +102,11 @@ def test_two_identical_runs_do_not_both_call_the_model(tmp_path: Path) -> None:
         out, err = first.communicate(timeout=120)
         assert first.returncode == 0, err
         summary = json.loads(out)
-        # every call the server saw was the first run's: none was paid twice
-        assert srv.stats["chat_completions"] == summary["model_calls"] > 0
+        # every call the server saw was the first run's (its episodes and its tool-calling
+        # preflight): none was paid twice
+        probed = sum(p["requests"] for p in summary["preflight"])
+        assert srv.stats["chat_completions"] == summary["model_calls"] + probed
+        assert summary["model_calls"] > 0 and probed > 0
 
 
 def test_sigterm_stops_a_run_like_ctrl_c_and_it_resumes(tmp_path: Path) -> None:
@@ -114,7 +117,8 @@ def test_sigterm_stops_a_run_like_ctrl_c_and_it_resumes(tmp_path: Path) -> None:
     config = ServerConfig(port=0, latency_ms=300)
     with ServerThread(config, suite=None) as srv:
         args = ["run", "-m", "openai/balanced", "--base-url", srv.base_url, "-w",
-                str(tmp_path / "w"), "-n", "20", "--concurrency", "2", "--json"]
+                str(tmp_path / "w"), "-n", "20", "--concurrency", "2", "--json",
+                "--preflight", "off"]  # every request counted below is an episode's
         first = cli_process(*args)
         deadline = time.monotonic() + 120
         while srv.stats["chat_completions"] < 14:

@@ -109,8 +109,7 @@ async def test_forced_call_is_structured_and_valid(smollm2) -> None:  # type: ig
     against the tool's schema (the grammar guarantees it), for any model output."""
     import jsonschema
 
-    cfg = GenerateConfig(max_tokens=48, tool_choice={"type": "function",
-                                                     "function": {"name": "set_alarm"}})
+    cfg = GenerateConfig(max_tokens=48, tool_choice="set_alarm")
     msgs = [Message(role="user", content="Wake me up at seven.")]
     out = await smollm2.generate(msgs, [WEATHER, CLOCK], cfg)
     assert [c.name for c in out.tool_calls] == ["set_alarm"]

@@ -93,8 +93,7 @@ async def test_cache_hit_makes_zero_requests_and_never_stores_the_key(server, fa
     assert stats(server)["chat_completions"] == before + 2
 
 
-@pytest.mark.parametrize(("fault", "kind"), [("429", "rate_limit"), ("500", "server"),
-                                             ("malformed", "bad_response")])
+@pytest.mark.parametrize(("fault", "kind"), [("429", "rate_limit"), ("500", "server")])
 async def test_fault_exhausts_attempts(fake_suite, fake_generators, fault, kind):
     with faulty(fake_suite, fake_generators, fault, retry_after_s=0.01) as srv:
         m = client(srv.base_url, max_attempts=3)
@@ -103,6 +102,21 @@ async def test_fault_exhausts_attempts(fake_suite, fake_generators, fault, kind)
                              TOOLS, GenerateConfig())
         assert ei.value.kind == kind and ei.value.attempts == 3
         assert stats(srv)["faults"] == {fault: 3}
+
+
+async def test_unparseable_arguments_are_the_models_output_not_retried(fake_suite,
+                                                                       fake_generators):
+    """Arguments cut mid-JSON are what the model wrote: kept as an unparsed call after one
+    request, never a transport error retried into a ModelError."""
+    with faulty(fake_suite, fake_generators, "malformed") as srv:
+        m = client(srv.base_url, max_attempts=3)
+        out = await m.generate([Message(role="user", content=fake_suite.tasks[0].query)],
+                               TOOLS, GenerateConfig())
+        assert not out.tool_calls and len(out.unparsed_calls) == 1
+        bad = out.unparsed_calls[0]
+        assert bad.name == fake_suite.tasks[0].gold_plan[0].name
+        assert bad.arguments.startswith('{"') and bad.error
+        assert stats(srv)["faults"] == {"malformed": 1}
 
 
 async def test_timeout_fault(fake_suite, fake_generators):
@@ -116,7 +130,7 @@ async def test_timeout_fault(fake_suite, fake_generators):
         assert time.perf_counter() - t0 < 3
 
 
-@pytest.mark.parametrize("fault", ["429", "500", "timeout", "malformed"])
+@pytest.mark.parametrize("fault", ["429", "500", "timeout"])
 async def test_faults_are_retried_until_success(fake_suite, fake_generators, fault):
     with faulty(fake_suite, fake_generators, fault, rate=0.5, retry_after_s=0.01,
                 hold_s=5) as srv:
@@ -148,7 +162,10 @@ async def test_unreachable_base_url_fails_fast():
     with pytest.raises(ModelError) as ei:
         await m.generate([Message(role="user", content="hi")], [], GenerateConfig(timeout_s=2))
     assert ei.value.kind == "connection" and ei.value.attempts == 2
-    assert "127.0.0.1:9" in str(ei.value)
+    # a refused connection is a dead server, never "timed out" (the aiohttp transport
+    # hands the SDK a ConnectTimeout for it)
+    assert "127.0.0.1:9" in str(ei.value) and "refused" in str(ei.value)
+    assert "timed out" not in str(ei.value)
     assert time.perf_counter() - t0 < 5
 
 
@@ -175,3 +192,27 @@ async def test_connection_limit_is_respected(fake_suite, fake_generators):
 def test_models_endpoint(server):
     data = httpx.get(server.base_url + "/models").json()
     assert {d["id"] for d in data["data"]} >= set(PROFILES)
+
+
+async def test_arguments_cut_mid_json_are_a_call_issue_in_the_episode_not_an_error():
+    from agentprop.agent import run_episode
+    from agentprop.core import CallIssueEvent, ErrorEvent, WorkUnit
+    from agentprop.domains import get_domain
+    from agentprop.suite import load_suite
+
+    suite = load_suite()
+    task = next(t for t in suite.tasks if t.domain == "weather")
+    with ServerThread(ServerConfig(port=0, fail_rate=1.0, faults=("malformed",)),
+                      suite=suite) as srv:
+        m = client(srv.base_url, "balanced", max_attempts=3)
+        env = get_domain(task.domain).make_env(task.env_seed)
+        trace = await run_episode(WorkUnit(run_id="r", model=m.id, task_id=task.id), task,
+                                  m, [], GenerateConfig(), env, max_steps=2)
+        requests = stats(srv)["chat_completions"]
+    issues = [e for e in trace.events if isinstance(e, CallIssueEvent)]
+    assert [e.kind for e in issues] == ["bad_arguments", "bad_arguments"]
+    assert all(e.raw.startswith('{"') for e in issues)
+    assert issues[0].tool == task.gold_plan[0].name
+    assert not any(isinstance(e, ErrorEvent) and e.kind == "bad_response"
+                   for e in trace.events)
+    assert trace.status == "step_limit" and requests == 2  # recorded, never retried

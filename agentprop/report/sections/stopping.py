@@ -15,6 +15,7 @@ from agentprop.report._section import Section, SectionFigure, register
 from agentprop.report._tables import constant_rates
 
 OUTCOME_STYLE = {  # outcome → (legend text, colour)
+    "undelivered_call": ("call not delivered", "#9e9ac8"),
     "no_tool_call": ("no tool call", "#bdbdbd"),
     "not_applied": ("no visible effect", "#d9d9d9"),
     "noticed_recovered": ("noticed, recovered", "#1a9850"),
@@ -77,15 +78,18 @@ SECTION = register(Section(
     title="Where the error stops (per model)",
     compute=compute,
     order=10,
-    explain=("One outcome per injected trace: no tool call; no visible effect (the corruption "
+    explain=("One outcome per injected trace: call not delivered (the agent tried to call a "
+             "tool, but the call came as text, named an unknown tool or had arguments that "
+             "do not parse; docs/tool-call-outcomes.md); no tool call; no visible effect "
+             "(the corruption "
              "never changed what the agent saw); noticed and recovered; not noticed but "
              "recovered (the corruption did not matter for the answer); noticed but still "
              "wrong; propagated (not noticed, wrong). Noticed = after the corrupted step the "
              "agent re-queried, checked with another tool, asked the user, declined, or named "
              "the problem (docs/injection.md). Shares with CIs resampling tasks; MODEL|TYPE "
              "rows cover every error type."),
-    columns=("n", "no_tool_call", "not_applied", "noticed_recovered", "unnoticed_recovered",
-             "noticed_not_recovered", "propagated", "n_undecided"),
+    columns=("n", "undelivered_call", "no_tool_call", "not_applied", "noticed_recovered",
+             "unnoticed_recovered", "noticed_not_recovered", "propagated", "n_undecided"),
     key_columns=("model", "error type"),
     key_separator="|",
     hidden=hidden_outcomes,
