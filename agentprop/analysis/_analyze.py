@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from agentprop.analysis._calibration import Calibrator, stratum_note
+from agentprop.analysis._corrected import CorrectedInput, corrected_rates
 from agentprop.analysis._judges import calibration_pairs, calibration_table, human_consensus
 from agentprop.analysis._propagation import injected_traces, propagation_table
 from agentprop.analysis._stats import N_RESAMPLES, SEED
@@ -97,6 +98,34 @@ class AnalysisContext:
         return propagation_table(self.stages, conditions=self.conditions,
                                  calibrator=cal.calibrator, calibration_note=cal.note,
                                  n_resamples=self.n_resamples, seed=self.seed)
+
+    @cached_property
+    def all_labels(self) -> pd.DataFrame:
+        """Every human label: the answers' correctness and the detectors' questions."""
+        parts = [f for f in (self.inp.labels, self.inp.question_labels) if not f.empty]
+        return pd.concat(parts, ignore_index=True) if parts else self.inp.labels
+
+    @cached_property
+    def corrected(self) -> pd.DataFrame | None:
+        """Every rate measured through an instrument, four ways (`corrected_rates`); None
+        without any human label (nothing to correct with)."""
+        if self.all_labels.empty:
+            return None
+        cal = self.calibration
+        inp = CorrectedInput(
+            labels=self.all_labels, design=self.inp.label_design, conditions=self.conditions,
+            calibrators={"answer": cal.calibrator},
+            validated=self.has_card, instrument_of=self.instrument_of)
+        return corrected_rates(self.stages, inp, n_resamples=self.n_resamples, seed=self.seed)
+
+    def instrument_of(self, question: str) -> str:
+        """The instrument that answers a label question in this workspace."""
+        return str(self.inp.primary_judge) if question == "answer" else question
+
+    def has_card(self, instrument: str) -> bool:
+        """Whether the instrument's validity was measured (a validity card exists)."""
+        validity = self.inp.judge_validity
+        return validity is not None and instrument in validity.judges
 
     @cached_property
     def agreement_reference(self) -> str | None:

@@ -15,7 +15,14 @@ from typing import Any
 import pandas as pd
 
 from agentprop.analysis.stages import STAGE_COLUMNS, FabricationCheck, TaskLookup
-from agentprop.core import DEFAULT_PRIMARY_JUDGE, Label, Trace, Verdict, VerdictRow
+from agentprop.core import (
+    DEFAULT_PRIMARY_JUDGE,
+    Label,
+    LabelDesign,
+    Trace,
+    Verdict,
+    VerdictRow,
+)
 
 DEFAULT_PRIMARY = DEFAULT_PRIMARY_JUDGE  # the one definition is in core
 
@@ -46,9 +53,10 @@ def members_frame(verdicts: Iterable[VerdictLike]) -> pd.DataFrame:
 
 
 def label_frame(labels: Iterable[Label]) -> pd.DataFrame:
-    """Human labels: trace_id, annotator, label (correct | incorrect | unsure)."""
-    return pd.DataFrame([(x.trace_id, x.annotator, x.label) for x in labels],
-                        columns=["trace_id", "annotator", "label"])
+    """Human labels: trace_id, annotator, label (correct | incorrect | unsure; yes | no |
+    unsure for a detector's question) and question (`core.LabelQuestion`)."""
+    return pd.DataFrame([(x.trace_id, x.annotator, x.label, x.question) for x in labels],
+                        columns=["trace_id", "annotator", "label", "question"])
 
 
 def primary_verdicts(verdicts: Iterable[VerdictLike], judge: str) -> dict[str, bool | None]:
@@ -147,6 +155,11 @@ class AnalysisInput:
     it needs the simulated agents' stated parameters, so the study computes and stores it)."""
     judge_validity: JudgeValidity | None = None
     """The judges' validity measured on the shipped validation set (None: not available)."""
+    question_labels: pd.DataFrame = field(default_factory=lambda: label_frame([]))
+    """Human labels of the detectors' questions (`noticed`, `fabricated`), as `labels`;
+    `labels` holds the answers' correctness only, as every judge analysis expects."""
+    label_design: LabelDesign | None = None
+    """How the workspace's label sample was drawn (the corrected rates weight by it)."""
 
 
 def build_input(
@@ -162,6 +175,8 @@ def build_input(
     rule: FabricationCheck | None = None,
     simulation_check: pd.DataFrame | None = None,
     judge_validity: JudgeValidity | None = None,
+    question_labels: Sequence[Label] = (),
+    label_design: LabelDesign | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
     `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
@@ -177,4 +192,6 @@ def build_input(
         layer_hits=layer_hits,
         simulation_check=simulation_check,
         judge_validity=judge_validity,
+        question_labels=label_frame(question_labels),
+        label_design=label_design,
     )

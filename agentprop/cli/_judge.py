@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,14 @@ def judge_models(judge: Any) -> list[Any]:
     """The models a judge calls (an ensemble's members' too)."""
     members = getattr(judge, "members", None) or [judge]
     return [m.model for m in members if getattr(m, "model", None) is not None]
+
+
+def _did_you_mean(value: str, choices: Sequence[str]) -> str:
+    """"; did you mean X?" for a likely typo of one of `choices` ("" otherwise)."""
+    import difflib
+
+    close = difflib.get_close_matches(value, list(choices), n=1)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -167,18 +176,25 @@ def serve_cmd(
 @user_errors
 def import_cmd(
     file: Path = typer.Argument(..., help="CSV: trace_id|session_id, annotator, label[, note, "
-                                "time]."),
+                                "time, question]."),
     workspace: Path = WorkspaceOpt,
+    question: str = typer.Option("answer", "--question", help="What rows without a question "
+                                 "cell label: answer (correct/incorrect), noticed or "
+                                 "fabricated (yes/no)."),
 ) -> None:
     """Import labels from CSV, all or nothing."""
     from agentprop.labels import import_labels
+    from agentprop.labels._io import QUESTIONS
 
+    if question not in QUESTIONS:
+        raise UserError(f"--question must be one of {', '.join(QUESTIONS)} (got {question!r})"
+                        + _did_you_mean(question, QUESTIONS))
     if file.is_dir():
         raise UserError(f"{file} is a folder, expected a CSV file")
     ws = open_workspace(workspace, write=True)
     if not file.exists():
         raise UserError(f"file not found: {file}")
-    n = import_labels(file, ws)
+    n = import_labels(file, ws, default_question=question)
     console.print(f"imported {n} label(s)")
 
 

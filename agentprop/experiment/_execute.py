@@ -161,6 +161,8 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         simulation_check=pd.DataFrame(stored.simulation_check)
         if stored.simulation_check else None,
         judge_validity=JudgeValidity.from_summary(validity) if validity else None,
+        question_labels=[*ws.labels(question="noticed"), *ws.labels(question="fabricated")],
+        label_design=stored.label_design,
     )
 
 
