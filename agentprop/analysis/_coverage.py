@@ -65,6 +65,9 @@ class Scenario:
     labels_in_target: bool = False
     """Draw every label inside the target (`agentprop label sample --for RATE`), not from
     the whole workspace."""
+    by_verdict: bool = False
+    """With `labels_in_target`: half the labels from each of the judge's verdicts (far from
+    proportional), the cells recorded as a label design does (stratified PPI++)."""
 
     @property
     def errors_differ(self) -> bool:
@@ -115,7 +118,12 @@ def one_study(sc: Scenario, rng: np.random.Generator, n_resamples: int = 1000) -
                     sc.rest_specificity if sc.rest_specificity is not None else sc.specificity,
                     per, spread, "r")
     total = sc.n_target if sc.labels_in_target else sc.n_target + sc.n_rest
-    chosen = rng.choice(total, size=min(sc.n_labels, total), replace=False)
+    if sc.by_verdict:
+        cells = [np.flatnonzero(tgt.f == v) for v in (0.0, 1.0)]
+        chosen = np.concatenate([rng.choice(c, size=min(sc.n_labels // 2, c.size),
+                                            replace=False) for c in cells])
+    else:
+        chosen = rng.choice(total, size=min(sc.n_labels, total), replace=False)
     in_t = chosen[chosen < sc.n_target]
     in_r = chosen[chosen >= sc.n_target] - sc.n_target
     lab_y = np.concatenate([tgt.y[in_t], rest.y[in_r]])
@@ -131,7 +139,10 @@ def one_study(sc: Scenario, rng: np.random.Generator, n_resamples: int = 1000) -
     for method in ("paper", "rogan_gladen"):
         out.estimates[method] = cal.apply(judged, w_reps, n, method)
     unl = np.setdiff1d(np.arange(sc.n_target), in_t)
+    verdict = np.where(tgt.f == 1, "yes", "no")
     data = PPIData.of(tgt.y[in_t], tgt.f[in_t], tgt.f[unl],
+                      cells=verdict[in_t] if sc.by_verdict else None,
+                      cells_u=verdict[unl] if sc.by_verdict else None,
                       clusters=None if clusters is None else tgt.task[in_t],
                       clusters_u=None if clusters is None else tgt.task[unl])
     out.estimates["ppi"] = ppi_estimate(data, n_resamples=n_resamples, rng=rng).estimate()
@@ -178,8 +189,10 @@ SCENARIOS = (
              rest_prevalence=0.30, rest_sensitivity=0.60, rest_specificity=0.97),
     Scenario("labels drawn in the target (π = 0.62)", prevalence=0.62, rest_prevalence=0.30,
              labels_in_target=True),
+    Scenario("labels drawn by verdict, half each (π = 0.62)", prevalence=0.62,
+             rest_prevalence=0.30, labels_in_target=True, by_verdict=True),
 )
 """The designs of bench/bench_ppi_coverage.py: two prevalences of the target (the label
 mix's and another), the same with shared tasks, and a judge whose errors depend on the
 stratum (where Rogan–Gladen is not valid either); last, the labels drawn inside the target,
-as `label sample --for` does."""
+as `label sample --for` does, at random and by verdict (stratified PPI++)."""

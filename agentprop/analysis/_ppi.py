@@ -23,7 +23,9 @@ Two extensions, both reducing to the above when they do not apply:
   (`agentprop label sample --for`: Neyman allocation over instrument verdict × model) are
   a simple random sample within each cell only. The estimate is then Σ_h W_h·θ̂_h with
   θ̂_h the PPI++ estimate inside cell h and W_h = N_h/N its share of the population (known:
-  every unit's cell is), and se² = Σ_h W_h²·se_h². Inside a cell where the instrument is
+  every unit's cell is), and se² = Σ_h W_h²·se_h² + (Σ_h W_h·θ̂_h² − θ̂²)/N, the second
+  term the sampling of the shares themselves (a rate is about the process the traces come
+  from, not only these traces). Inside a cell where the instrument is
   constant (a verdict cell) λ has nothing to tune and θ̂_h is the labelled mean: the
   estimate is the post-stratified one. A cell of the population without labels (two are
   needed for a variance) leaves the rate undefined: NaN, with the reason.
@@ -188,15 +190,21 @@ def _cell_estimates(m: FloatArray, lam: float | None
 
 
 def _combine(m: FloatArray, lam: float | None) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Σ_h W_h θ_h and Σ_h W_h² se²_h over the cell axis (-2), W_h = (n_h + N_h)/Σ."""
+    """Σ_h W_h θ_h over the cell axis (-2), W_h = (n_h + N_h)/Σ, and its variance:
+    Σ_h W_h² se²_h plus the variance of the shares themselves, (Σ_h W_h θ_h² − θ²)/Σ
+    (the traces are a sample too: with every trace labelled it is the binomial's)."""
     theta, se2, lam_h = _cell_estimates(m, lam)
     size = m[..., _N] + m[..., _NU]
+    total = size.sum(axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = size / size.sum(axis=-1, keepdims=True)
+        w = size / total
     present = size > 0
-    value = np.where(present, w * np.where(present, theta, 0.0), 0.0).sum(axis=-1)
+    th = np.where(present, theta, 0.0)
+    value = np.where(present, w * th, 0.0).sum(axis=-1)
     value = np.where((present & np.isnan(theta)).any(axis=-1), np.nan, value)
-    var = np.where(present, w ** 2 * np.where(present, se2, 0.0), 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore"):
+        shares = np.maximum((w * th ** 2).sum(axis=-1) - value ** 2, 0.0) / total[..., 0]
+    var = np.where(present, w ** 2 * np.where(present, se2, 0.0), 0.0).sum(axis=-1) + shares
     var = np.where((present & np.isnan(se2)).any(axis=-1), np.nan, var)
     lam_mean = (w * lam_h).sum(axis=-1)
     return np.asarray(value, float), np.asarray(var, float), np.asarray(lam_mean, float)
