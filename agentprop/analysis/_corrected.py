@@ -10,7 +10,7 @@ The rates and the instrument each is measured through (`RATES`):
 | `inj_to_err` | … with S1 (P(S3 \\| S1)) | primary judge | answer |
 | `noticed` | injected traces with S2 | the `noticed` detector | noticed |
 | `fabricated` | injected traces where it is defined | the `fabricated` rule | fabricated |
-| `hallucination_control`, `_treatment` | an interceptor arm's paired traces | primary judge | answer |
+| `hallucination_control`, `_treatment` | an arm's paired traces | primary judge | answer |
 | `delta_hallucination` | treatment − control | primary judge | answer |
 
 **Estimands.** Each ratio here conditions on an event measured from a trace's events
@@ -148,7 +148,7 @@ def design_population(stages: pd.DataFrame, design: LabelDesign,
         if spec is not None:
             ids = set(rate_population(stages, spec, conditions)["trace_id"])
             return stages["trace_id"].isin(ids)
-        if design.rate in ARM_RATES:
+        if design.rate in (*ARM_RATES, "hallucination"):
             return stages["arm"].isin(ARMS) & ~stages["error"].fillna(False).astype(bool)
     ok = stages["status"].astype(str) == "ok"
     if design.condition:
@@ -394,7 +394,7 @@ class _Arms:
         name = f"hallucination_{arm}"
         keys, key = self._keys(name)
         side = (self.pairs["arm"] == arm).to_numpy(dtype=float)
-        value, n, reps = self.rs.ratio_reps(self.h * side, side)
+        value, _, reps = self.rs.ratio_reps(self.h * side, side)
         self.judged[arm] = (value, reps)
         out = [row(keys, key, "judge_only", self.rs.ratio(self.h * side, side),
                    note=self._note())]

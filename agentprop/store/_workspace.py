@@ -469,7 +469,7 @@ class Workspace:
              "WHERE question=?" + (" AND annotator=?" if annotator else "") + " ORDER BY time")
         cur = self.conn.execute(q, (question, annotator) if annotator else (question,))
         return [Label(trace_id=r[0], annotator=r[1], label=r[2], time=r[3], note=r[4],
-                      question=question) for r in cur]  # type: ignore[arg-type]
+                      question=question) for r in cur]
 
     def put_label_sample(self, rows: Sequence[dict[str, Any]]) -> None:
         """Replace the label sample. Rows: trace_id, position, stratum, overlap, annotators."""

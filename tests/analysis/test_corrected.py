@@ -56,10 +56,8 @@ def _labels(st: pd.DataFrame, share: float, seed: int = 1, question: str = "answ
         if rng.random() >= share or pd.isna(r[col]):
             continue
         v = bool(r[col]) if rng.random() < agree else not bool(r[col])
-        if question == "answer":
-            label = "incorrect" if v else "correct"
-        else:
-            label = "yes" if v else "no"
+        yes, no = ("incorrect", "correct") if question == "answer" else ("yes", "no")
+        label = yes if v else no
         rows.append({"trace_id": r["trace_id"], "annotator": "h", "label": label,
                      "question": question})
     return pd.DataFrame(rows, columns=["trace_id", "annotator", "label", "question"])
