@@ -17,9 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agentprop.analysis._calibration import Calibrator, stratum_note
+from agentprop.analysis._calibration import LabelMix, stratum_note
 from agentprop.analysis._corrected import CorrectedInput, corrected_rates
-from agentprop.analysis._judges import calibration_pairs, calibration_table, human_consensus
+from agentprop.analysis._judges import (
+    calibration_pairs,
+    calibration_table,
+    human_consensus,
+    label_mix,
+)
 from agentprop.analysis._propagation import injected_traces, propagation_table
 from agentprop.analysis._stats import N_RESAMPLES, SEED
 from agentprop.analysis.frames import AnalysisInput
@@ -38,10 +43,11 @@ class AnalysisResult:
 
 @dataclass(frozen=True)
 class Calibration:
-    """The primary judge's human calibration: absent (no labels) or its calibrator, the
+    """The primary judge's human calibration: absent (no labels) or its label mix, the
     note on the strata the labels come from, and the calibration table."""
 
-    calibrator: Calibrator | None = None
+    mix: LabelMix | None = None
+    """The labelled traces with the primary judge's verdict (what the corrections read)."""
     note: str = ""
     table: pd.DataFrame | None = None
 
@@ -85,7 +91,7 @@ class AnalysisContext:
             strata.add("traces not in this workspace")
         note = stratum_note(strata, set(self.conditions))
         return Calibration(
-            calibrator=Calibrator(cells, n_resamples=self.n_resamples, rng=self.seed),
+            mix=label_mix(inp.verdicts, inp.labels, inp.primary_judge, self.tasks),
             note=note,
             table=calibration_table(cells, inp.primary_judge, n_resamples=self.n_resamples,
                                     seed=self.seed, note=note))
@@ -96,7 +102,7 @@ class AnalysisContext:
         all read it)."""
         cal = self.calibration
         return propagation_table(self.stages, conditions=self.conditions,
-                                 calibrator=cal.calibrator, calibration_note=cal.note,
+                                 mix=cal.mix, calibration_note=cal.note,
                                  n_resamples=self.n_resamples, seed=self.seed)
 
     @cached_property
@@ -114,7 +120,7 @@ class AnalysisContext:
         cal = self.calibration
         inp = CorrectedInput(
             labels=self.all_labels, design=self.inp.label_design, conditions=self.conditions,
-            calibrators={"answer": cal.calibrator},
+            mixes={"answer": cal.mix},
             validated=self.has_card, instrument_of=self.instrument_of)
         return corrected_rates(self.stages, inp, n_resamples=self.n_resamples, seed=self.seed)
 

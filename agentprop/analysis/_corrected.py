@@ -42,11 +42,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agentprop.analysis._calibration import METHODS, Calibrator, LabelCells, calibrate_wrong
+from agentprop.analysis._calibration import METHODS, LabelMix, MixItem, mix_corrections
 from agentprop.analysis._interceptor import ARMS, PAIR_ON, ab_rng_key
 from agentprop.analysis._judges import human_consensus
 from agentprop.analysis._ppi import PPIData, PPIResult, ppi_difference, ppi_estimate
-from agentprop.analysis._propagation import as_float, injected_traces
+from agentprop.analysis._propagation import as_float, calibrated, injected_traces
 from agentprop.analysis._stats import (
     N_RESAMPLES,
     SEED,
@@ -164,8 +164,9 @@ class CorrectedInput:
     """Human labels of every question (trace_id, annotator, label, question)."""
     design: LabelDesign | None = None
     conditions: Sequence[str] | None = None
-    calibrators: dict[str, Calibrator | None] | None = None
-    """Per question, the label mix's calibrator (None: built here from `labels`)."""
+    mixes: dict[str, LabelMix | None] | None = None
+    """Per question, the label mix (None or absent: built here from `labels` and the
+    stage table's instrument column)."""
     validated: Callable[[str], bool] = lambda _: True
     """Whether an instrument has a validity card (rates through one without are marked)."""
     instrument_of: Callable[[str], str] = lambda question: question
@@ -208,26 +209,25 @@ def _ppi_rows(keys: dict[str, Any], key: str, res: PPIResult, labels_only: PPIRe
     ]
 
 
-def _calibrator(inp: CorrectedInput, question: str, stages: pd.DataFrame, event: str,
-                human: pd.Series, n_resamples: int, seed: int) -> Calibrator | None:
-    """The label mix's calibrator of a question: every labelled trace with an instrument
-    output (judge "correct" = no event)."""
-    if inp.calibrators is not None and question in inp.calibrators:
-        return inp.calibrators[question]
-    lab = stages[stages["trace_id"].isin(human.index) & stages[event].notna()]
+def _mix(inp: CorrectedInput, question: str, stages: pd.DataFrame, event: str,
+         human: pd.Series) -> LabelMix | None:
+    """The label mix of a question: every labelled trace with an instrument output."""
+    if inp.mixes is not None and question in inp.mixes:
+        return inp.mixes[question]
+    lab = stages[stages["trace_id"].astype(str).isin(human.index) & stages[event].notna()]
     if lab.empty:
         return None
-    f = as_float(lab[event]) == 1
-    y = human.reindex(lab["trace_id"].astype(str)).to_numpy(dtype=bool)
-    return Calibrator(LabelCells.from_pairs(~f, ~y), n_resamples=n_resamples, rng=seed)
+    ids = lab["trace_id"].astype(str).to_numpy()
+    return LabelMix.of(ids, lab["task_id"].astype(str).to_numpy(), as_float(lab[event]) == 1,
+                       human.reindex(ids).to_numpy(dtype=bool))
 
 
-def _mix_rows(keys: dict[str, Any], key: str, cal: Calibrator | None, judged: float,
-              reps: np.ndarray, n: int, warn: str) -> list[dict[str, Any]]:
+def _mix_rows(keys: dict[str, Any], key: str, fixed: dict[str, Estimate] | None, n: int,
+              warn: str) -> list[dict[str, Any]]:
     rows = []
     for method in METHODS:
-        est = cal.apply(judged, reps, n, method) if cal is not None else Estimate(math.nan, n)
-        note = "; ".join(x for x in (warn, "" if cal is not None else
+        est = fixed[method] if fixed is not None else Estimate(math.nan, n)
+        note = "; ".join(x for x in (warn, "" if fixed is not None else
                                      "no labels of this question") if x)
         rows.append(row(keys, key, method, est, note=note))
     return rows
@@ -261,7 +261,7 @@ def _rate_rows(stages: pd.DataFrame, spec: RateSpec, inp: CorrectedInput,
     if pop.empty:
         return []
     human = consensus(inp.labels, spec.question)
-    cal = _calibrator(inp, spec.question, stages, spec.event, human, n_resamples, seed)
+    mix = _mix(inp, spec.question, stages, spec.event, human)
     design = inp.design if inp.design is not None and \
         inp.design.question == spec.question else None
     in_design = (design_population(stages, design, inp.conditions)
@@ -284,10 +284,11 @@ def _rate_rows(stages: pd.DataFrame, spec: RateSpec, inp: CorrectedInput,
         e = as_float(base[spec.event]) if spec.event in base else np.full(len(base), np.nan)
         c = np.ones(len(base)) if spec.given is None else as_float(base[spec.given])
         known = ~np.isnan(c) & (c > 0) & ~np.isnan(e)
-        judged, n, reps = rs.ratio_reps(np.where(known, e, 0.0), known.astype(float))
-        out.append(row(keys, key, "judge_only",
-                       rs.ratio(np.where(known, e, 0.0), known.astype(float)), note=warn))
-        out += _mix_rows(keys, key, cal, judged, reps, n, warn)
+        judged = rs.ratio(np.where(known, e, 0.0), known.astype(float))
+        out.append(row(keys, key, "judge_only", judged, note=warn))
+        fixed = (calibrated(base, spec.event, spec.given, mix, spec.name, group,
+                            n_resamples=n_resamples, seed=seed) if mix is not None else None)
+        out += _mix_rows(keys, key, fixed, judged.n, warn)
         f = as_float(g[spec.event])
         cells = (design_cells(g, design, in_design.loc[g.index], f)
                  if design is not None and in_design is not None else None)
@@ -325,7 +326,7 @@ def arm_rows(stages: pd.DataFrame, inp: CorrectedInput, *, n_resamples: int = N_
     if d.empty:
         return []
     human = consensus(inp.labels, "answer")
-    cal = _calibrator(inp, "answer", stages, "S3", human, n_resamples, seed)
+    mix = _mix(inp, "answer", stages, "S3", human)
     design = inp.design if inp.design is not None and inp.design.question == "answer" \
         else None
     in_design = design_population(stages, design, inp.conditions) if design else None
@@ -337,7 +338,7 @@ def arm_rows(stages: pd.DataFrame, inp: CorrectedInput, *, n_resamples: int = N_
         pairs = _arm_frame(g)
         if pairs.empty:
             continue
-        arms = _Arms(f"{model}@{run}" if several else str(model), pairs, cal, warn,
+        arms = _Arms(f"{model}@{run}" if several else str(model), pairs, mix, warn,
                      _design_note(design, "answer"), n_resamples, seed,
                      Resampler(np.arange(len(pairs)),
                                clusters=pairs["task_id"].astype(str).to_numpy(),
@@ -372,17 +373,30 @@ class _Arms:
     """The rows of one evaluation's two arms and their Δ, sharing one task bootstrap (the
     interceptor table's stream) so that differences get joint intervals."""
 
-    def __init__(self, group: str, pairs: pd.DataFrame, cal: Calibrator | None, warn: str,
+    def __init__(self, group: str, pairs: pd.DataFrame, mix: LabelMix | None, warn: str,
                  design_note: str, n_resamples: int, seed: int, rs: Resampler) -> None:
-        self.group, self.pairs, self.cal, self.warn = group, pairs, cal, warn
+        self.group, self.pairs, self.warn = group, pairs, warn
         self.design_note, self.n_resamples, self.seed, self.rs = (
             design_note, n_resamples, seed, rs)
         self.h = pairs["hallucination"].to_numpy(dtype=float)
         self.answered = pairs["answered"].to_numpy(dtype=float)
         self.judged: dict[str, tuple[float, np.ndarray]] = {}
-        self.mix: dict[tuple[str, str], tuple[float, np.ndarray]] = {}
         self.data: dict[str, PPIData] = {}
         self.n_labels: dict[str, int] = {}
+        # the label mix's corrections act on the answered traces' wrong rate, times the
+        # answered share; both arms in one bootstrap, so their Δ has a joint interval
+        self.fixed: dict[str, dict[str, tuple[float, np.ndarray]]] | None = None
+        if mix is not None:
+            items = []
+            for arm in ARMS:
+                side = (pairs["arm"] == arm).to_numpy(dtype=float)
+                items.append(MixItem(self.h * side, self.answered * side,
+                                     self.answered * side, side))
+            fixed = mix_corrections(items, pairs["trace_id"].astype(str).to_numpy(),
+                                    pairs["task_id"].astype(str).to_numpy(), mix,
+                                    n_resamples=n_resamples,
+                                    rng=group_rng(seed, "calibrated", "arms", group))
+            self.fixed = dict(zip(ARMS, fixed, strict=True))
 
     def _keys(self, name: str) -> tuple[dict[str, Any], str]:
         return {"rate": name, "group": self.group}, f"{name}|{self.group}"
@@ -398,20 +412,14 @@ class _Arms:
         self.judged[arm] = (value, reps)
         out = [row(keys, key, "judge_only", self.rs.ratio(self.h * side, side),
                    note=self._note())]
-        # the label mix's corrections act on the wrong rate of the answered traces
-        w, n_ans, w_reps = self.rs.ratio_reps(self.h * side, self.answered * side)
-        a, _, a_reps = self.rs.ratio_reps(self.answered * side, side)
+        n = int(side.sum())
         for method in METHODS:
-            if self.cal is None or not math.isfinite(w):
-                est = Estimate(math.nan, n_ans)
-                self.mix[(method, arm)] = (math.nan, np.full(len(reps), np.nan))
-            else:
-                v = a * float(calibrate_wrong(w, self.cal.point, method))
-                r = a_reps * calibrate_wrong(w_reps, self.cal.reps, method)
-                est = estimate_from_reps(v, n_ans, r)
-                self.mix[(method, arm)] = (v, r)
+            est = Estimate(math.nan, n)
+            if self.fixed is not None:
+                v, r = self.fixed[arm][method]
+                est = estimate_from_reps(v, n, r)
             out.append(row(keys, key, method, est,
-                           note=self._note("" if self.cal is not None else "no labels")))
+                           note=self._note("" if self.fixed is not None else "no labels")))
         self.data[arm] = data
         rng = group_rng(self.seed, "corrected", name, self.group)
         res = ppi_estimate(data, n_resamples=self.n_resamples, rng=rng)
@@ -429,11 +437,13 @@ class _Arms:
         out = [row(keys, key, "judge_only", estimate_from_reps(tv - cv, n, tr - cr),
                    note=self._note())]
         for method in METHODS:
-            (mt, rt), (mc, rc) = self.mix[(method, "treatment")], self.mix[(method, "control")]
-            est = (estimate_from_reps(mt - mc, n, rt - rc) if math.isfinite(mt - mc)
-                   else Estimate(math.nan, n))
+            est = Estimate(math.nan, n)
+            if self.fixed is not None:
+                (mt, rt), (mc, rc) = (self.fixed["treatment"][method],
+                                      self.fixed["control"][method])
+                est = estimate_from_reps(mt - mc, n, rt - rc)
             out.append(row(keys, key, method, est,
-                           note=self._note("" if self.cal is not None else "no labels")))
+                           note=self._note("" if self.fixed is not None else "no labels")))
         args = (self.data["treatment"], self.data["control"])
         res = ppi_difference(*args, n_resamples=self.n_resamples,
                              rng=group_rng(self.seed, "corrected", name, self.group))

@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from agentprop.analysis._calibration import Calibrator, LabelCells
+from agentprop.analysis._calibration import LabelMix, MixItem, mix_corrections
 from agentprop.analysis._ppi import PPIData, ppi_estimate
-from agentprop.analysis._stats import Estimate, Resampler
+from agentprop.analysis._stats import Estimate, Resampler, estimate_from_reps
 
 METHODS = ("judge_only", "paper", "rogan_gladen", "ppi", "labels_only")
 
@@ -108,8 +108,12 @@ class StudyResult:
     estimates: dict[str, Estimate] = field(default_factory=dict)
 
 
-def one_study(sc: Scenario, rng: np.random.Generator, n_resamples: int = 1000) -> StudyResult:
-    """Draw one workspace and label sample by `sc` and estimate the target's rate."""
+def one_study(sc: Scenario, rng: np.random.Generator, n_resamples: int = 1000,
+              boot: np.random.Generator | None = None) -> StudyResult:
+    """Draw one workspace and label sample by `sc` (from `rng`) and estimate the target's
+    rate; the bootstraps draw from `boot` (default `rng`), so that the studies drawn do
+    not depend on how many numbers the methods' bootstraps take."""
+    boot = rng if boot is None else boot
     per, spread = sc.traces_per_task, sc.task_spread
     tgt = _stratum(rng, sc.n_target, sc.prevalence, sc.sensitivity, sc.specificity, per,
                    spread, "t")
@@ -130,14 +134,21 @@ def one_study(sc: Scenario, rng: np.random.Generator, n_resamples: int = 1000) -
     lab_f = np.concatenate([tgt.f[in_t], rest.f[in_r]])
     out = StudyResult(truth=sc.prevalence)
     clusters = tgt.task if per > 1 else None
-    rs = Resampler(tgt.f, clusters=clusters, n_resamples=n_resamples, rng=rng)
-    judged, n, w_reps = rs.ratio_reps(tgt.f)
+    rs = Resampler(tgt.f, clusters=clusters, n_resamples=n_resamples, rng=boot)
+    n = sc.n_target
     out.estimates["judge_only"] = rs.ratio(tgt.f)
-    # the calibration speaks of "correct": the judge calls an answer correct when f = 0
-    cal = Calibrator(LabelCells.from_pairs(lab_f == 0, lab_y == 0), n_resamples=n_resamples,
-                     rng=rng)
+    # the label mix: the labelled traces of both strata, with their tasks
+    ids_t = np.char.add("t", np.arange(sc.n_target).astype(str))
+    ids_r = np.char.add("r", np.arange(sc.n_rest).astype(str))
+    mix = LabelMix.of(np.concatenate([ids_t[in_t], ids_r[in_r]]),
+                      np.concatenate([tgt.task[in_t], rest.task[in_r]]), lab_f == 1,
+                      lab_y == 1)
+    tasks_t = tgt.task if per > 1 else ids_t
+    (fixed,) = mix_corrections([MixItem(tgt.f, np.ones(sc.n_target))], ids_t, tasks_t, mix,
+                               n_resamples=n_resamples, rng=boot)
     for method in ("paper", "rogan_gladen"):
-        out.estimates[method] = cal.apply(judged, w_reps, n, method)
+        value, reps = fixed[method]
+        out.estimates[method] = estimate_from_reps(value, n, reps)
     unl = np.setdiff1d(np.arange(sc.n_target), in_t)
     verdict = np.where(tgt.f == 1, "yes", "no")
     data = PPIData.of(tgt.y[in_t], tgt.f[in_t], tgt.f[unl],
@@ -145,9 +156,9 @@ def one_study(sc: Scenario, rng: np.random.Generator, n_resamples: int = 1000) -
                       cells_u=verdict[unl] if sc.by_verdict else None,
                       clusters=None if clusters is None else tgt.task[in_t],
                       clusters_u=None if clusters is None else tgt.task[unl])
-    out.estimates["ppi"] = ppi_estimate(data, n_resamples=n_resamples, rng=rng).estimate()
+    out.estimates["ppi"] = ppi_estimate(data, n_resamples=n_resamples, rng=boot).estimate()
     out.estimates["labels_only"] = ppi_estimate(data, lam=0.0, n_resamples=n_resamples,
-                                                rng=rng).estimate()
+                                                rng=boot).estimate()
     return out
 
 
@@ -155,11 +166,12 @@ def coverage(sc: Scenario, studies: int = 1000, *, seed: int = 0, n_resamples: i
              progress: Callable[[int], None] | None = None) -> pd.DataFrame:
     """Per method: coverage of the true rate by the 95 % interval over `studies` repeated
     studies, mean bias, mean interval width, and how many studies left it undefined."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng([seed, 0])  # the studies
+    boot = np.random.default_rng([seed, 1])  # the methods' bootstraps
     nan3 = (math.nan, math.nan, math.nan)
     hits: dict[str, list[tuple[float, float, float]]] = {m: [] for m in METHODS}
     for i in range(studies):
-        res = one_study(sc, rng, n_resamples)
+        res = one_study(sc, rng, n_resamples, boot)
         for m in METHODS:
             e = res.estimates[m]
             ok = math.isfinite(e.value) and e.ci is not None

@@ -126,6 +126,8 @@ def sample_cmd(
                                           "without labels assume the instrument is right "
                                           "this often (default: the worst case)."),
     model: list[str] = typer.Option([], "--model", help="With --for: only these models."),
+    pooled: bool = typer.Option(False, "--pooled", help="With --for --half-width: plan for "
+                                "the rate over all models together."),
     overlap: int = typer.Option(0, "--overlap", help="Items every annotator labels."),
     seed: int = typer.Option(0, "--seed", min=0),
     condition: str = typer.Option(None, "--condition", help="Only traces of this condition "
@@ -142,8 +144,10 @@ def sample_cmd(
     names = [a.strip() for a in annotators.split(",") if a.strip()]
     if any(has_control_chars(a) for a in names):
         raise UserError("--annotators: a name cannot hold control characters")
-    if for_rate is None and (half_width is not None or assume_accuracy is not None or model):
-        raise UserError("--half-width, --assume-accuracy and --model go with --for RATE")
+    if for_rate is None and (half_width is not None or assume_accuracy is not None or model
+                             or pooled):
+        raise UserError("--half-width, --assume-accuracy, --model and --pooled go with "
+                        "--for RATE")
     if for_rate is not None and condition is not None:
         raise UserError("--condition does not go with --for: the rate says which traces")
     ws = open_workspace(workspace, write=True)
@@ -152,7 +156,8 @@ def sample_cmd(
         s = sample_for_rate(ws, stages, labels, for_rate,
                             n=n if n is not None or half_width is not None else 100,
                             half_width=half_width, seed=seed, overlap=overlap,
-                            annotators=names, assume_accuracy=assume_accuracy, models=model)
+                            annotators=names, assume_accuracy=assume_accuracy, models=model,
+                            pooled=pooled)
     else:
         n = 100 if n is None else n
         s = sample_labels(ws, n, [c.strip() for c in by.split(",") if c.strip()],
@@ -194,6 +199,8 @@ def plan_cmd(
                                           "labels assume the instrument is right this often "
                                           "(default: the worst case, ½)."),
     model: list[str] = typer.Option([], "--model", help="Only these models."),
+    pooled: bool = typer.Option(False, "--pooled", help="Plan for the rate over all models "
+                                "together (the report's pooled value), not per model."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """How many human labels each cell (model × instrument verdict) needs for a rate's CI
@@ -206,7 +213,7 @@ def plan_cmd(
     with open_workspace(workspace) as ws:
         stages, labels = _stages_and_labels(ws)
     plans = plan_labels(stages, labels, name, half_width, assume_accuracy=assume_accuracy,
-                        models=model)
+                        models=model, pooled=pooled)
     if as_json:
         print_json({"rate": name, "half_width": half_width, "confidence": 0.95,
                     "groups": [{"group": p.group, "reachable": p.reachable,
@@ -237,7 +244,8 @@ def plan_cmd(
     for a in sorted(assumed):
         console.print(f"cells without labels: {a}", highlight=False)
     console.print(f"draw them: agentprop label sample -w {escape(str(workspace))} "
-                  f"--for {escape(rate)} --half-width {half_width:g}", highlight=False)
+                  f"--for {escape(rate)} --half-width {half_width:g}"
+                  + (" --pooled" if pooled else ""), highlight=False)
 
 
 @label_app.command("serve")

@@ -129,25 +129,39 @@ def _cells(rc: RateCells, human: pd.Series, assume_accuracy: float | None) -> li
 
 def plan_labels(stages: pd.DataFrame, labels: pd.DataFrame, rate: str, half_width: float,
                 *, alpha: float = 0.05, assume_accuracy: float | None = None,
-                models: Sequence[str] = ()) -> list[Plan]:
+                models: Sequence[str] = (), pooled: bool = False) -> list[Plan]:
     """One plan per group of the rate (per model; per model and arm for the interceptor;
-    for Δ each arm gets half the variance: half-width / √2 each)."""
+    for Δ each arm gets half the variance: half-width / √2 each); `pooled`: one plan for
+    the rate over every model together."""
     if not 0 < half_width < 1:
         raise PlanError(f"--half-width must be between 0 and 1 (got {half_width})")
     if assume_accuracy is not None and not 0.5 <= assume_accuracy <= 1:
         raise PlanError(f"--assume-accuracy must be between 0.5 and 1 (got {assume_accuracy})")
     rate = canonical_rate(rate)
-    groups = _groups(stages, rate, models)
+    groups = _groups(stages, rate, models, pooled)
     human = _labelled(labels, rate)
     hw = half_width / np.sqrt(2) if rate == "delta_hallucination" else half_width
     return [plan(rc.group, _cells(rc, human, assume_accuracy), float(hw), alpha=alpha)
             for rc in groups]
 
 
-def _groups(stages: pd.DataFrame, rate: str, models: Sequence[str]) -> list[RateCells]:
+POOLED_GROUP = "all models"
+
+
+def _groups(stages: pd.DataFrame, rate: str, models: Sequence[str],
+            pooled: bool = False) -> list[RateCells]:
+    """The rate's groups (optionally only `models`); `pooled`: one group of every cell,
+    for the rate over all models together (its cells stay model × verdict)."""
     groups = rate_cells(stages, rate)
     if models:
         groups = [g for g in groups if g.group.split("|")[0].split("@")[0] in models]
+    if pooled and groups:
+        arms = sorted({g.group.split("|")[1] for g in groups if "|" in g.group})
+        groups = [RateCells(f"{POOLED_GROUP}|{arm}" if arm else POOLED_GROUP,
+                            {k: v for g in groups if not arm or g.group.endswith("|" + arm)
+                             for k, v in g.cells.items()},
+                            {k: v for g in groups for k, v in g.verdict.items()})
+                  for arm in (arms or [""])]
     if not groups:
         what = "interceptor arms" if rate in (*ARM_RATES, "hallucination") else "traces"
         scope = f" for {', '.join(models)}" if models else ""
@@ -160,7 +174,7 @@ def sample_for_rate(
     workspace: Workspace, stages: pd.DataFrame, labels: pd.DataFrame, rate: str, *,
     n: int | None = None, half_width: float | None = None, seed: int = 0, overlap: int = 0,
     annotators: Sequence[str] = (), assume_accuracy: float | None = None,
-    models: Sequence[str] = (),
+    models: Sequence[str] = (), pooled: bool = False,
 ) -> SampleSummary:
     """Draw the label sample for one rate (replacing any previous sample) and record its
     design: `half_width` → the planner's labels per cell, else `n` spread over groups and
@@ -171,11 +185,11 @@ def sample_for_rate(
     if n is not None and n <= 0:
         raise SampleError(f"--n must be positive (got {n})")
     human = _labelled(labels, rate)
-    groups = _groups(stages, rate, models)
+    groups = _groups(stages, rate, models, pooled)
     cells = {rc.group: _cells(rc, human, assume_accuracy) for rc in groups}
     if half_width is not None:
         plans = plan_labels(stages, labels, rate, half_width, assume_accuracy=assume_accuracy,
-                            models=models)
+                            models=models, pooled=pooled)
         targets = {p.group: [c.need for c in p.cells] for p in plans}
     else:
         assert n is not None

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from agentprop.analysis import AnalysisInput, interceptor_ab, propagation_table, run_sections
-from agentprop.analysis._calibration import Calibrator, LabelCells
+from agentprop.analysis._calibration import LabelMix
 from agentprop.analysis._corrected import (
     RATES,
     CorrectedInput,
@@ -63,12 +63,11 @@ def _labels(st: pd.DataFrame, share: float, seed: int = 1, question: str = "answ
     return pd.DataFrame(rows, columns=["trace_id", "annotator", "label", "question"])
 
 
-def _cal(st: pd.DataFrame, labels: pd.DataFrame) -> Calibrator:
+def _mix(st: pd.DataFrame, labels: pd.DataFrame) -> LabelMix:
     h = labels.set_index("trace_id")["label"] == "incorrect"
     lab = st[st["trace_id"].isin(h.index)]
-    f = lab["S3"].astype(bool).to_numpy()
-    y = h.reindex(lab["trace_id"]).to_numpy(dtype=bool)
-    return Calibrator(LabelCells.from_pairs(~f, ~y), n_resamples=300, rng=42)
+    return LabelMix.of(lab["trace_id"], lab["task_id"], lab["S3"].astype(bool),
+                       h.reindex(lab["trace_id"]).to_numpy(dtype=bool))
 
 
 def _pick(t: pd.DataFrame, key: str, metric: str) -> pd.Series:
@@ -80,10 +79,12 @@ def _pick(t: pd.DataFrame, key: str, metric: str) -> pd.Series:
 def test_judge_only_and_the_label_mix_corrections_are_the_propagation_tables() -> None:
     st = _stages()
     labels = _labels(st, 0.3)
-    cal = _cal(st, labels)
-    t = corrected_rates(st, CorrectedInput(labels, calibrators={"answer": cal}),
+    mix = _mix(st, labels)
+    t = corrected_rates(st, CorrectedInput(labels, mixes={"answer": mix}),
                         n_resamples=300, seed=42)
-    prop = propagation_table(st, calibrator=cal, n_resamples=300, seed=42)
+    prop = propagation_table(st, mix=mix, n_resamples=300, seed=42)
+    # without a given mix the table builds the same one from the labels
+    assert corrected_rates(st, CorrectedInput(labels), n_resamples=300, seed=42).equals(t)
     for m in (*MODELS, ""):
         for rate, name in (("p_S3", "p_S3"), ("r_23", "r_23"), ("inj_to_err", "inj_to_err"),
                            ("noticed", "noticed")):
@@ -209,3 +210,30 @@ def test_no_labels_no_section() -> None:
     from agentprop.report.sections.corrected_rates import compute
 
     assert "corrected_rates" not in run_sections(inp, {"corrected_rates": compute}).tables
+
+
+def test_mix_corrections_point_is_the_published_formula_and_shares_one_bootstrap() -> None:
+    from agentprop.analysis._calibration import (
+        Calibrator,
+        LabelCells,
+        MixItem,
+        calibrate_wrong,
+        mix_corrections,
+    )
+
+    rng = np.random.default_rng(2)
+    ids = np.array([f"t{i}" for i in range(200)])
+    f = (rng.random(200) < 0.6).astype(float)
+    y = np.where(rng.random(200) < 0.8, f, 1 - f)
+    lab = rng.random(200) < 0.4
+    mix = LabelMix.of(ids[lab], ids[lab], f[lab] == 1, y[lab] == 1)
+    (got,) = mix_corrections([MixItem(f, np.ones(200))], ids, ids, mix, n_resamples=200,
+                             rng=0)
+    cal = Calibrator(LabelCells.from_pairs(f[lab] == 0, y[lab] == 0), n_resamples=10)
+    for method in ("paper", "rogan_gladen"):
+        value, reps = got[method]
+        assert value == pytest.approx(float(calibrate_wrong(f.mean(), cal.point, method)))
+        assert reps.shape == (200,) and np.isfinite(reps).mean() > 0.99
+    empty = LabelMix.of([], [], [], [])
+    (none,) = mix_corrections([MixItem(f, np.ones(200))], ids, ids, empty, n_resamples=50)
+    assert math.isnan(none["paper"][0])
