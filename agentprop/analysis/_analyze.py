@@ -131,7 +131,8 @@ class AnalysisContext:
     def has_card(self, instrument: str) -> bool:
         """Whether the instrument's validity was measured (a validity card exists)."""
         validity = self.inp.judge_validity
-        return validity is not None and instrument in validity.judges
+        return (validity is not None
+                and (validity.judges.get(instrument) or {}).get("kappa") is not None)
 
     @cached_property
     def agreement_reference(self) -> str | None:
@@ -173,12 +174,22 @@ def analysis_info(ctx: AnalysisContext) -> dict[str, Any]:
         "n_traces": len(st),
         "n_resamples": ctx.n_resamples,
         "seed": ctx.seed,
+        "unvalidated": unvalidated_instruments(ctx),
         "constant_by_construction": constant_by_construction(
             ctx.propagation, imported=bool(inp.workspace.imported)),
         "simulated_models": sorted(set(st.loc[st["simulated"].fillna(False).astype(bool),
                                               "model"])) if len(st) else [],
         **inp.workspace.info(),
     }
+
+
+def unvalidated_instruments(ctx: AnalysisContext) -> list[str]:
+    """The instruments this workspace's rates are measured through that have no validity
+    card: the primary judge (S3), and the detectors when they measured something."""
+    st = ctx.stages
+    used = [str(ctx.inp.primary_judge)] + [
+        d for d in ("noticed", "fabricated") if d in st and st[d].notna().any()]
+    return [i for i in used if not ctx.has_card(i)]
 
 
 CONSTANT_IN_OUR_RUNS = ("p_S1", "p_S2", "r_12")

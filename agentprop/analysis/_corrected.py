@@ -268,7 +268,7 @@ def _rate_rows(stages: pd.DataFrame, spec: RateSpec, inp: CorrectedInput,
                  .reindex(pop.index) if design is not None else None)
     instrument = inp.instrument_of(spec.question)
     warn = ("" if inp.validated(instrument) else
-            f"unvalidated: {instrument} has no validity card")
+            f"warning: unvalidated: {instrument} has no validity card")
     out: list[dict[str, Any]] = []
     groups = [(str(m), g) for m, g in pop.groupby("model", sort=True)]
     groups.append((POOLED, pop))
@@ -331,7 +331,8 @@ def arm_rows(stages: pd.DataFrame, inp: CorrectedInput, *, n_resamples: int = N_
         else None
     in_design = design_population(stages, design, inp.conditions) if design else None
     instrument = inp.instrument_of("answer")
-    warn = "" if inp.validated(instrument) else f"unvalidated: {instrument} has no validity card"
+    warn = ("" if inp.validated(instrument) else
+            f"warning: unvalidated: {instrument} has no validity card")
     several = d["run_id"].nunique() > 1
     out: list[dict[str, Any]] = []
     for (run, model), g in d.groupby(["run_id", "model"], sort=True):

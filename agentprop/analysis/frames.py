@@ -90,23 +90,42 @@ def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None], *,
 
 @dataclass(frozen=True)
 class JudgeValidity:
-    """The judges' agreement with the hand-labelled validation set shipped with agentprop
-    (judges/validity.json, written by `analysis.validity_summary` through
-    bench/bench_judge_validity.py): measured once, not on the workspace's traces."""
+    """Every instrument's validity card data, measured once on the labelled sets shipped
+    with agentprop, not on the workspace's traces: the judges' agreement with
+    judges/validity.json's answers (bench/bench_judge_validity.py), the detectors' with their
+    held-out labels (judges/detectors.json), and the stress tests' flip rates
+    (judges/stress.json, bench/bench_stress.py)."""
 
     judges: Mapping[str, Mapping[str, Any]]
-    """judge → its figures (`n`, `kappa`, `kappa_lo`, `kappa_hi`, `accuracy`,
-    `false_accept_rate`, `false_reject_rate`, ...; None where undefined)."""
+    """instrument (a judge's canonical name, ``noticed``, ``fabricated``) → its figures
+    (`n`, `kappa`, `kappa_lo`, `kappa_hi`, `accuracy`, `false_accept_rate`,
+    `false_reject_rate`, `false_alarm_rate`, `precision`, `recall`...; None where
+    undefined). An instrument listed here has a validity card."""
     tasks: int | None = None
-    """How many suite tasks the labelled answers answer."""
+    """How many suite tasks the judges' labelled answers answer."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """instrument → who labelled its validation set, when, and by what rule."""
+    held_out: Mapping[str, bool] = field(default_factory=dict)
+    """instrument → whether its κ is on labels it was never tuned on."""
+    stress: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    """instrument → perturbation → {expect: stable | flip, n, flips, rate}
+    (`judges._stress`; ``retest`` for an LLM judge's test–retest)."""
 
     @classmethod
     def from_summary(cls, summary: Mapping[str, Any]) -> JudgeValidity:
-        """From the summary as stored (`validity_summary`'s dict)."""
+        """From the summary as stored (`validity_summary`'s dict, or
+        `judges._validity.load_instrument_validity`'s)."""
         judges = summary.get("judges") or {}
         tasks = summary.get("tasks")
         return cls(judges={str(k): dict(v) for k, v in judges.items()},
-                   tasks=int(tasks) if tasks is not None else None)
+                   tasks=int(tasks) if tasks is not None else None,
+                   labels={str(k): str(v) for k, v in (summary.get("labels") or {}).items()}
+                   if isinstance(summary.get("labels"), Mapping) else {},
+                   held_out={str(k): bool(v) for k, v in
+                             (summary.get("held_out") or {}).items()}
+                   if isinstance(summary.get("held_out"), Mapping) else {},
+                   stress={str(k): {str(p): dict(r) for p, r in v.items()}
+                           for k, v in (summary.get("stress") or {}).items()})
 
 
 @dataclass(frozen=True)

@@ -144,9 +144,9 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
                            interceptor_evaluations=evaluation_configs(ws))
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
-    from agentprop.judges._validity import load_validity
+    from agentprop.judges._validity import load_instrument_validity
 
-    validity = load_validity()  # measured on the labelled validation set
+    validity = load_instrument_validity()  # measured on the shipped labelled sets
     tasks = workspace_suite(ws, suite)
     return build_input(
         ws.iter_traces(),

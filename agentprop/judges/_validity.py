@@ -25,7 +25,11 @@ if TYPE_CHECKING:
     from agentprop.suite import Suite
 
 VALIDITY_FILE = Path(__file__).with_name("validity.json")
-"""The facts judge's measured validity (written by bench/bench_judge_validity.py --write)."""
+"""The judges' measured validity (written by bench/bench_judge_validity.py --write)."""
+DETECTORS_FILE = Path(__file__).with_name("detectors.json")
+"""The detectors' measured validity on their held-out labels, one entry per detector
+(`noticed`: bench/bench_noticed.py --write; `fabricated`: bench/bench_fabricated.py
+--write)."""
 
 
 class LabelledAnswer(BaseModel):
@@ -115,8 +119,48 @@ def graders_frame(vset: ValidationSet) -> pd.DataFrame:
 
 def load_validity() -> dict[str, Any] | None:
     """The measured validity shipped with this version (None if absent or unreadable)."""
+    return _read_json(VALIDITY_FILE)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(VALIDITY_FILE.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def update_detector(name: str, figures: dict[str, Any], path: Path = DETECTORS_FILE) -> None:
+    """Store one detector's measured validity (the others' entries are kept)."""
+    data = _read_json(path) or {}
+    data[name] = figures
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def load_instrument_validity() -> dict[str, Any] | None:
+    """Every instrument's card data as one summary (`analysis.JudgeValidity.from_summary`):
+    the judges' validity, the detectors' (their κ on held-out labels, under `judges` too,
+    since a rate names its instrument the same way), where each one's labels come from,
+    and the stress tests' flip rates. None when nothing is shipped."""
+    from agentprop.judges._stress import load_stress
+
+    validity = load_validity() or {}
+    detectors = _read_json(DETECTORS_FILE) or {}
+    stress = load_stress() or {}
+    if not (validity or detectors or stress):
+        return None
+    judges = dict(validity.get("judges") or {})
+    # the judges' labels are one set: its provenance and whether it is held out apply to all
+    labels = dict.fromkeys(judges, str(validity.get("labels") or ""))
+    held_out = dict.fromkeys(judges, bool(validity.get("held_out", False)))
+    for name, figures in detectors.items():
+        judges[name] = {k: v for k, v in figures.items() if k not in ("labels", "held_out")}
+        labels[name] = str(figures.get("labels", ""))
+        held_out[name] = bool(figures.get("held_out", False))
+    flips: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in stress.get("rows") or []:
+        flips.setdefault(str(row["instrument"]), {})[str(row["perturbation"])] = {
+            k: row[k] for k in ("expect", "n", "flips", "rate")}
+    return {"judges": judges, "tasks": validity.get("tasks"), "labels": labels,
+            "held_out": held_out, "stress": flips,
+            "stress_measured": stress.get("measured")}
