@@ -223,12 +223,15 @@ def entity(text: str, task: Task | None, rng: random.Random, rivals: Rivals) -> 
     facts = task.expected_facts if task else []
     for f in facts:
         for cat, names in f.about.items():
-            if cat in ("date",) or not any(len(n) > 2 and n.lower() in low for n in names):
+            words = [n for n in names if not _ID.match(n) and len(n) > 2 and n.lower() in low]
+            if cat in ("date",) or not words:
                 continue
-            # every name of this entity anywhere in the task's facts (its id too)
-            alias = {n for g in facts for n in g.about.get(cat, ())
-                     if set(g.about.get(cat, ())) & set(names)}
-            present = [n for n in alias if len(n) > 2 and n.lower() in low]
+            # the entity: one name, with the ids listed beside it anywhere in the facts
+            # (several plain names under one category are alternatives: each its own)
+            name = words[0]
+            alias = {name} | {n for g in facts for n in g.about.get(cat, ())
+                              if _ID.match(n) and name in g.about.get(cat, ())}
+            present = [n for n in alias if n.lower() in low]
             others = [r for r in rivals.get(cat, ()) if r.lower() not in
                       {n.lower() for n in alias} and r.lower() not in low]
             if present and others:
