@@ -144,7 +144,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
                            interceptor_evaluations=evaluation_configs(ws))
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
-    from agentprop.judges._validity import load_instrument_validity
+    from agentprop.judges._cards import load_instrument_validity
 
     validity = load_instrument_validity()  # measured on the shipped labelled sets
     tasks = workspace_suite(ws, suite)

@@ -135,32 +135,3 @@ def update_detector(name: str, figures: dict[str, Any], path: Path = DETECTORS_F
     data = _read_json(path) or {}
     data[name] = figures
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def load_instrument_validity() -> dict[str, Any] | None:
-    """Every instrument's card data as one summary (`analysis.JudgeValidity.from_summary`):
-    the judges' validity, the detectors' (their κ on held-out labels, under `judges` too,
-    since a rate names its instrument the same way), where each one's labels come from,
-    and the stress tests' flip rates. None when nothing is shipped."""
-    from agentprop.judges._stress import load_stress
-
-    validity = load_validity() or {}
-    detectors = _read_json(DETECTORS_FILE) or {}
-    stress = load_stress() or {}
-    if not (validity or detectors or stress):
-        return None
-    judges = dict(validity.get("judges") or {})
-    # the judges' labels are one set: its provenance and whether it is held out apply to all
-    labels = dict.fromkeys(judges, str(validity.get("labels") or ""))
-    held_out = dict.fromkeys(judges, bool(validity.get("held_out", False)))
-    for name, figures in detectors.items():
-        judges[name] = {k: v for k, v in figures.items() if k not in ("labels", "held_out")}
-        labels[name] = str(figures.get("labels", ""))
-        held_out[name] = bool(figures.get("held_out", False))
-    flips: dict[str, dict[str, dict[str, Any]]] = {}
-    for row in stress.get("rows") or []:
-        flips.setdefault(str(row["instrument"]), {})[str(row["perturbation"])] = {
-            k: row[k] for k in ("expect", "n", "flips", "rate")}
-    return {"judges": judges, "tasks": validity.get("tasks"), "labels": labels,
-            "held_out": held_out, "stress": flips,
-            "stress_measured": stress.get("measured")}

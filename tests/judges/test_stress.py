@@ -145,3 +145,27 @@ def test_the_shipped_stress_file_is_what_the_code_measures(vset, suite) -> None:
     for judge in ("facts", "heuristic"):
         assert {p for i, p in rows if i == judge} == {
             p.name for p in PERTURBATIONS if p.name != "notice"}
+
+
+def test_the_cards_gather_every_shipped_file() -> None:
+    """judges/_cards.py: the judges' set (not held out, its graders), the detectors' held-out
+    figures (noticed recomputed here from its fixture) and the stress rows."""
+    from agentprop.analysis import cohen_kappa
+    from agentprop.analysis.noticing import classify_text
+    from agentprop.judges._cards import load_instrument_validity
+
+    cards = load_instrument_validity()
+    assert cards is not None
+    assert cards["held_out"]["facts"] is False and cards["held_out"]["noticed"] is True
+    assert "two independent graders" in cards["labels"]["facts"]
+    assert "BEFORE the rules were revised" in cards["labels"]["noticed"]
+    assert cards["held_out"]["fabricated"] is True
+    assert cards["stress"]["facts"]["paraphrase"]["expect"] == "stable"
+    assert cards["stress"]["noticed"]["notice"]["expect"] == "flip"
+    rows = [json.loads(x) for x in (FIXTURES / "noticed_holdout2.jsonl").read_text(
+        encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
+    said = [classify_text(r["text"], r["where"], r["call"]) is not None for r in rows]
+    k = cohen_kappa(said, [bool(r["noticed"]) for r in rows], n_resamples=1000, rng=42)
+    noticed = cards["judges"]["noticed"]
+    assert noticed["n"] == len(rows) and noticed["kappa"] == pytest.approx(k.kappa)
+    assert (noticed["kappa_lo"], noticed["kappa_hi"]) == pytest.approx((k.boot_lo, k.boot_hi))
