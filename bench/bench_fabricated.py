@@ -6,7 +6,10 @@ trace ids in tests/fixtures/fabricated_validation.jsonl match), then compares th
 with the labels: the 36 labelled before the rule was tuned ("tuning", in-sample since) and
 the 20 labelled afterwards ("held-out"). Also times the indicator per trace.
 
-    python bench/bench_fabricated.py
+    python bench/bench_fabricated.py [--write]
+
+`--write` stores the held-out figures as the rule's validity card data in
+agentprop/judges/detectors.json.
 """
 
 from __future__ import annotations
@@ -25,7 +28,15 @@ CONDITIONS = ("baseline", "fault:timeout", "fault:empty", "out:wrong_value", "p2
 
 
 def main() -> None:
+    import argparse
+    from datetime import date
+
     from agentprop.analysis import cohen_kappa
+    from agentprop.judges._validity import update_detector
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args()
     from agentprop.judges import FabricationRule, query_vocabulary
     from agentprop.store import Workspace
     from agentprop.suite import load_suite
@@ -57,6 +68,21 @@ def main() -> None:
         print(f"{name:9s} n={len(part):3d} agree={agree}/{len(pairs)} "
               f"({agree / max(len(pairs), 1):.3f}) kappa={k.kappa:.3f} "
               f"[{k.boot_lo:.3f}, {k.boot_hi:.3f}] missing={missing}")
+        if args.write and name == "held-out":
+            fa = sum(1 for h, g in pairs if g and not h)
+            no = sum(1 for h, _ in pairs if not h)
+            update_detector("fabricated", {
+                "n": len(pairs), "accuracy": agree / max(len(pairs), 1), "kappa": k.kappa,
+                "kappa_lo": k.boot_lo, "kappa_hi": k.boot_hi, "false_alarms": fa,
+                "false_alarm_rate": fa / no if no else None, "negatives": no,
+                "misses": sum(1 for h, g in pairs if h and not g), "unscored": missing,
+                "held_out": True, "set": "tests/fixtures/fabricated_validation.jsonl "
+                "(set = held-out)", "measured": str(date.today()),
+                "labels": "Traces of three simulated profiles labelled by reading, by the "
+                          "rule in docs/injection.md (\"fabricated\"), by the session that "
+                          "wrote the rule; 36 before it was tuned, these 20 after its last "
+                          "change, never tuned on (issue 14)."})
+            print("wrote agentprop/judges/detectors.json (fabricated)")
     print(f"indicator: {per_trace_ms:.2f} ms/trace over {len(traces)} traces (cold cache)")
 
 

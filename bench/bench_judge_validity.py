@@ -27,7 +27,12 @@ FIXTURE = ROOT / "tests" / "fixtures" / "judge_validation.jsonl"
 # shotgun over the options)
 DECISION_KINDS = ("wrong_decision", "wrong_severity", "hedge", "shotgun")
 JUDGES = ["facts", "heuristic", "llm:sim-judge/exact", "llm:sim-judge/strict",
-          "llm:sim-judge/lenient", "llm:sim-judge/noisy"]
+          "llm:sim-judge/lenient", "llm:sim-judge/noisy",
+          "ensemble:sim-judge/strict,sim-judge/lenient,sim-judge/noisy"]
+LABELS = ("Answers labelled {labelled}; {graders} Labelling rule: the header of "
+          "tests/fixtures/judge_validation.jsonl.")
+DEVELOPMENT = ("The facts judge was written with this set in view (its held-out figures "
+               "are in docs/judges.md); the simulated judges decide with it.")
 
 
 def _fmt(df: object) -> str:
@@ -65,9 +70,13 @@ def main() -> None:
         print(f"\n-- facts by {col}")
         print(_fmt(judge_validity(facts, by=[col])))
     if args.write:
+        text = LABELS.format(labelled=vset.header.get("labelled", ""),
+                             graders=vset.header.get("graders", "")) + " " + DEVELOPMENT
         meta = {"validation_set": "tests/fixtures/judge_validation.jsonl",
                 "answers": len(vset.items), "tasks": int(verdicts["task_id"].nunique()),
-                "labelled": vset.header.get("labelled", "")}
+                "labelled": vset.header.get("labelled", ""),
+                # every judge's card: who labelled, when, by what rule; not held out
+                "labels": text, "held_out": False}
         summary = validity_summary(verdicts, graders_frame(vset), meta)
         VALIDITY_FILE.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n",
                                  encoding="utf-8")

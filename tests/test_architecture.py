@@ -139,15 +139,22 @@ def _source() -> dict[str, str]:
 
 def test_each_formula_has_one_home() -> None:
     """docs/architecture.md, "Where each metric is defined": one definition each."""
+    stats = "agentprop/analysis/_stats.py"
     homes = {
-        "Cohen's kappa": r"\(po - pe\) / \(1 - pe\)",
-        "Krippendorff's alpha": r"^def krippendorff_alpha\(|from krippendorff import",
-        "McNemar": r"^def mcnemar_test\(|contingency_tables import mcnemar",
-        "cluster bootstrap": r"^def resample_weights\(|^class Resampler\b",
+        "Cohen's kappa": (r"\(po - pe\) / \(1 - pe\)", stats),
+        "Krippendorff's alpha": (r"^def krippendorff_alpha\(|from krippendorff import", stats),
+        "McNemar": (r"^def mcnemar_test\(|contingency_tables import mcnemar", stats),
+        "cluster bootstrap": (r"^def resample_weights\(|^class Resampler\b", stats),
+        # PPI++: the power-tuned λ and the prediction-powered mean
+        "PPI++": (r"\(1 \+ n / nu\)|lam_h \* fubar|import ppi_py|from ppi_py",
+                  "agentprop/analysis/_ppi.py"),
+        "paper's correction and Rogan–Gladen": (
+            r"\(1 - wa\) \* f\[\"a\"\]|\+ f\[\"sp\"\] - 1\) / den",
+            "agentprop/analysis/_calibration.py"),
     }
-    for metric, pattern in homes.items():
+    for metric, (pattern, home) in homes.items():
         where = sorted({f for f, text in _source().items() if re.search(pattern, text, re.M)})
-        assert where == ["agentprop/analysis/_stats.py"], (metric, where)
+        assert where == [home], (metric, where)
 
 
 def test_no_reference_to_the_out_of_repo_design_doc() -> None:

@@ -17,8 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agentprop.analysis._calibration import Calibrator, stratum_note
-from agentprop.analysis._judges import calibration_pairs, calibration_table, human_consensus
+from agentprop.analysis._calibration import LabelMix, stratum_note
+from agentprop.analysis._corrected import CorrectedInput, corrected_rates
+from agentprop.analysis._judges import (
+    calibration_pairs,
+    calibration_table,
+    human_consensus,
+    label_mix,
+)
 from agentprop.analysis._propagation import injected_traces, propagation_table
 from agentprop.analysis._stats import N_RESAMPLES, SEED
 from agentprop.analysis.frames import AnalysisInput
@@ -37,10 +43,11 @@ class AnalysisResult:
 
 @dataclass(frozen=True)
 class Calibration:
-    """The primary judge's human calibration: absent (no labels) or its calibrator, the
+    """The primary judge's human calibration: absent (no labels) or its label mix, the
     note on the strata the labels come from, and the calibration table."""
 
-    calibrator: Calibrator | None = None
+    mix: LabelMix | None = None
+    """The labelled traces with the primary judge's verdict (what the corrections read)."""
     note: str = ""
     table: pd.DataFrame | None = None
 
@@ -84,7 +91,7 @@ class AnalysisContext:
             strata.add("traces not in this workspace")
         note = stratum_note(strata, set(self.conditions))
         return Calibration(
-            calibrator=Calibrator(cells, n_resamples=self.n_resamples, rng=self.seed),
+            mix=label_mix(inp.verdicts, inp.labels, inp.primary_judge, self.tasks),
             note=note,
             table=calibration_table(cells, inp.primary_judge, n_resamples=self.n_resamples,
                                     seed=self.seed, note=note))
@@ -95,8 +102,37 @@ class AnalysisContext:
         all read it)."""
         cal = self.calibration
         return propagation_table(self.stages, conditions=self.conditions,
-                                 calibrator=cal.calibrator, calibration_note=cal.note,
+                                 mix=cal.mix, calibration_note=cal.note,
                                  n_resamples=self.n_resamples, seed=self.seed)
+
+    @cached_property
+    def all_labels(self) -> pd.DataFrame:
+        """Every human label: the answers' correctness and the detectors' questions."""
+        parts = [f for f in (self.inp.labels, self.inp.question_labels) if not f.empty]
+        return pd.concat(parts, ignore_index=True) if parts else self.inp.labels
+
+    @cached_property
+    def corrected(self) -> pd.DataFrame | None:
+        """Every rate measured through an instrument, four ways (`corrected_rates`); None
+        without any human label (nothing to correct with)."""
+        if self.all_labels.empty:
+            return None
+        cal = self.calibration
+        inp = CorrectedInput(
+            labels=self.all_labels, design=self.inp.label_design, conditions=self.conditions,
+            mixes={"answer": cal.mix},
+            validated=self.has_card, instrument_of=self.instrument_of)
+        return corrected_rates(self.stages, inp, n_resamples=self.n_resamples, seed=self.seed)
+
+    def instrument_of(self, question: str) -> str:
+        """The instrument that answers a label question in this workspace."""
+        return str(self.inp.primary_judge) if question == "answer" else question
+
+    def has_card(self, instrument: str) -> bool:
+        """Whether the instrument's validity was measured (a validity card exists)."""
+        validity = self.inp.judge_validity
+        return (validity is not None
+                and (validity.judges.get(instrument) or {}).get("kappa") is not None)
 
     @cached_property
     def agreement_reference(self) -> str | None:
@@ -138,12 +174,22 @@ def analysis_info(ctx: AnalysisContext) -> dict[str, Any]:
         "n_traces": len(st),
         "n_resamples": ctx.n_resamples,
         "seed": ctx.seed,
+        "unvalidated": unvalidated_instruments(ctx),
         "constant_by_construction": constant_by_construction(
             ctx.propagation, imported=bool(inp.workspace.imported)),
         "simulated_models": sorted(set(st.loc[st["simulated"].fillna(False).astype(bool),
                                               "model"])) if len(st) else [],
         **inp.workspace.info(),
     }
+
+
+def unvalidated_instruments(ctx: AnalysisContext) -> list[str]:
+    """The instruments this workspace's rates are measured through that have no validity
+    card: the primary judge (S3), and the detectors when they measured something."""
+    st = ctx.stages
+    used = [str(ctx.inp.primary_judge)] + [
+        d for d in ("noticed", "fabricated") if d in st and st[d].notna().any()]
+    return [i for i in used if not ctx.has_card(i)]
 
 
 CONSTANT_IN_OUR_RUNS = ("p_S1", "p_S2", "r_12")

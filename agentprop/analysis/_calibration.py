@@ -7,15 +7,19 @@
   sp = P(judge wrong | human wrong); the true correct rate is (q + sp − 1)/(se + sp − 1)
   with q = 1 − w, clipped to [0, 1]; undefined when se + sp ≤ 1.
 
-The CI is a joint bootstrap: the label set (a multinomial over its four cells) and the
-traces behind the rate are resampled independently in every replicate, so it carries the
-uncertainty of the (often ~100) labels as well as of the traces.
+Rates are corrected with `mix_corrections`: one bootstrap resamples the traces behind
+the rate and the labelled traces (the label mix) together, by task when traces share one,
+so a trace that is both labelled and counted in the rate moves both at once. (Resampling
+the labels apart from the traces, as `Calibrator.apply` does, counts such a trace twice:
+its intervals came out too wide, covering 97–99 % in bench/bench_ppi_coverage.py.) The
+`Calibrator` bootstraps the factors alone (a multinomial over the label cells), for the
+calibration table.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +29,7 @@ from agentprop.analysis._stats import (
     N_RESAMPLES,
     Estimate,
     FloatArray,
+    Resampler,
     _safe_div,
     estimate_from_reps,
     make_rng,
@@ -102,6 +107,98 @@ class Calibrator:
         value = float(calibrate_wrong(w, self.point, method))
         reps = calibrate_wrong(w_reps, self.reps, method)
         return estimate_from_reps(value, n, reps)
+
+
+@dataclass(frozen=True)
+class LabelMix:
+    """Every labelled trace of one question with the instrument's output on it: the label
+    mix the paper's correction and Rogan–Gladen take their factors from. "Event" is what
+    the instrument flags (a wrong answer for a judge, noticing for the detector)."""
+
+    trace_ids: npt.NDArray[np.str_]
+    tasks: npt.NDArray[np.str_]
+    judge_event: FloatArray
+    human_event: FloatArray
+
+    @classmethod
+    def of(cls, trace_ids: npt.ArrayLike, tasks: npt.ArrayLike, judge_event: Iterable[bool],
+           human_event: Iterable[bool]) -> LabelMix:
+        return cls(np.asarray(trace_ids, dtype=str), np.asarray(tasks, dtype=str),
+                   np.asarray(list(judge_event), dtype=float),
+                   np.asarray(list(human_event), dtype=float))
+
+    @property
+    def n(self) -> int:
+        return int(self.trace_ids.size)
+
+    def cells(self) -> FloatArray:
+        """Per labelled trace, its cell (jc_hc, jc_hw, jw_hc, jw_hw) as 0/1 columns."""
+        jc, hc = 1 - self.judge_event, 1 - self.human_event
+        return np.column_stack([jc * hc, jc * (1 - hc), (1 - jc) * hc, (1 - jc) * (1 - hc)])
+
+
+@dataclass(frozen=True)
+class MixItem:
+    """One rate to correct: Σ num / Σ den over the rate's traces (aligned with the ids
+    given to `mix_corrections`), calibrated, then times Σ times_num / Σ times_den when
+    given (an interceptor arm: the answered share times the calibrated wrong rate)."""
+
+    num: npt.ArrayLike
+    den: npt.ArrayLike
+    times_num: npt.ArrayLike | None = None
+    times_den: npt.ArrayLike | None = None
+
+
+def mix_corrections(items: Sequence[MixItem], trace_ids: npt.ArrayLike, tasks: npt.ArrayLike,
+                    mix: LabelMix, *, n_resamples: int = N_RESAMPLES,
+                    rng: np.random.Generator | int | None = None
+                    ) -> list[dict[str, tuple[float, FloatArray]]]:
+    """Per item and method (`METHODS`): the corrected rate and its bootstrap replicates,
+    all from one resampling of the traces of the rates and of the mix together (clustered
+    by task when traces share one). NaN when undefined (no labels, a zero denominator,
+    se + sp ≤ 1 for Rogan–Gladen)."""
+    ids = np.asarray(trace_ids, dtype=str)
+    union, inv = np.unique(np.concatenate([ids, mix.trace_ids]), return_inverse=True)
+    k = union.size
+    task_of = np.empty(k, dtype=object)
+    task_of[inv[ids.size:]] = mix.tasks
+    task_of[inv[:ids.size]] = np.asarray(tasks, dtype=str)
+    cols: list[FloatArray] = []
+    cells = np.zeros((k, 4))
+    cells[inv[ids.size:]] = mix.cells()
+
+    def spread(x: npt.ArrayLike) -> FloatArray:
+        out = np.zeros(k)
+        np.add.at(out, inv[:ids.size], np.nan_to_num(np.asarray(x, dtype=float)))
+        return out
+
+    for it in items:
+        cols += [spread(it.num), spread(it.den)]
+        if it.times_num is not None and it.times_den is not None:
+            cols += [spread(it.times_num), spread(it.times_den)]
+    data = np.column_stack([*cols, cells])
+    shared = len(set(task_of.tolist())) < k
+    rs = Resampler(data, clusters=task_of.astype(str) if shared else None,
+                   n_resamples=n_resamples, rng=rng)
+    point = data.sum(axis=0)[None, :]
+    reps = rs.sums(data)
+    out = []
+    for which in (point, reps):
+        f = _factors(which[:, -4:])
+        col, results = 0, []
+        for it in items:
+            w = _safe_div(which[:, col], which[:, col + 1])
+            col += 2
+            scale = 1.0
+            if it.times_num is not None and it.times_den is not None:
+                scale = _safe_div(which[:, col], which[:, col + 1])
+                col += 2
+            results.append({m: np.asarray(scale * calibrate_wrong(w, f, m), dtype=float)
+                            for m in METHODS})
+        out.append(results)
+    no_labels = mix.n == 0
+    return [{m: (math.nan if no_labels else float(p[m][0]), r[m]) for m in METHODS}
+            for p, r in zip(out[0], out[1], strict=True)]
 
 
 def stratum_note(label_strata: set[str], rate_strata: set[str]) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agentprop.analysis._calibration import Calibrator, LabelCells
+from agentprop.analysis._calibration import Calibrator, LabelCells, LabelMix
 from agentprop.analysis._stats import (
     N_RESAMPLES,
     SEED,
@@ -246,6 +246,20 @@ def calibration_pairs(verdicts: pd.DataFrame, labels: pd.DataFrame, judge: str) 
     j = v.set_index("trace_id")["correct"].astype(bool)
     both = pd.concat([j.rename("j"), human.rename("h")], axis=1, join="inner").dropna()
     return LabelCells.from_pairs(both["j"].astype(bool), both["h"].astype(bool))
+
+
+def label_mix(verdicts: pd.DataFrame, labels: pd.DataFrame, judge: str,
+              tasks: Mapping[str, str]) -> LabelMix:
+    """The answer labels with `judge`'s verdict on them, per trace (the event is a wrong
+    answer); `tasks`: trace id → task id (a trace not in it is its own task)."""
+    human = human_consensus(labels)
+    v = verdicts[(verdicts["judge"] == judge) & verdicts["correct"].notna()]
+    j = v.drop_duplicates("trace_id", keep="last").set_index("trace_id")["correct"]
+    both = pd.concat([j.astype(bool).rename("j"), human.rename("h")], axis=1,
+                     join="inner").dropna()
+    ids = [str(t) for t in both.index]
+    return LabelMix.of(ids, [tasks.get(t, t) for t in ids], ~both["j"].astype(bool),
+                       ~both["h"].astype(bool))
 
 
 def calibration_table(cells: LabelCells, judge: str, *, n_resamples: int = N_RESAMPLES,

@@ -16,18 +16,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agentprop.analysis._calibration import METHODS, Calibrator
+from agentprop.analysis._calibration import LabelMix, MixItem, mix_corrections
 from agentprop.analysis._stats import (
     N_RESAMPLES,
     SEED,
     Estimate,
     Resampler,
+    estimate_from_reps,
     group_rng,
     spearman,
 )
 from agentprop.analysis._tidy import POOLED, frame, row
 from agentprop.analysis.outcomes import OUTCOME_NAMES
-from agentprop.analysis.stages import RATES, propagation_rates, task_resampler
+from agentprop.analysis.stages import RATES, propagation_rates
 
 HEADLINE_ERROR_TYPE = "semantic_wrong"
 STAGE_FEATURES = ["S1", "S2", "S3", "no_tool_call", "corrected"]
@@ -88,10 +89,10 @@ UNREPORTED = {"noticed_share",  # P(noticed) with no S2 condition: the false-ala
 
 
 def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: str,
-                n_resamples: int, seed: int, calibrator: Calibrator | None,
+                n_resamples: int, seed: int, mix: LabelMix | None,
                 cal_note: str) -> list[dict[str, Any]]:
     """Tidy rows of one group: the rates of `propagation_rates` (p_S3 and the tool-call
-    conditioned p_S1 included) and, with a calibrator, the human-calibrated r_23 /
+    conditioned p_S1 included) and, with the label mix, the human-calibrated r_23 /
     inj_to_err."""
     rows = [row(keys, key, name, int(rates[name]), int(rates[name]))
             for name in ("n", "n_error", "n_S1", "n_S2", "n_tasks")]
@@ -103,18 +104,33 @@ def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: st
                                  float(rates[f"{name}_lo"]), float(rates[f"{name}_hi"]))))
     ok, _, n_unknown = _usable(d)
     rows.append(row(keys, key, "n_no_stage_info", n_unknown, n_unknown))
-    if calibrator is None:
+    if mix is None:
         return rows
-    s1, s2, s3 = (as_float(ok[c]) for c in ("S1", "S2", "S3"))
-    # the weights of `propagation_rates` for this group (same tasks, same stream)
-    rs = task_resampler(ok, seed, tuple(keys.values()), n_resamples)
-    for metric, given in (("r_23", s2), ("inj_to_err", s1)):
-        den = np.where(np.isnan(s3), np.nan, given)
-        value, nn, reps = rs.ratio_reps(given * s3, den)
-        for method in METHODS:
-            rows.append(row(keys, key, f"{metric}_cal_{method}",
-                            calibrator.apply(value, reps, nn, method), note=cal_note))
+    for metric, given in (("r_23", "S2"), ("inj_to_err", "S1")):
+        for method, est in calibrated(ok, "S3", given, mix, metric, key, n_resamples=n_resamples,
+                                      seed=seed).items():
+            rows.append(row(keys, key, f"{metric}_cal_{method}", est, note=cal_note))
     return rows
+
+
+def calibrated(ok: pd.DataFrame, event: str, given: str | None, mix: LabelMix, metric: str,
+               group: str, *, n_resamples: int = N_RESAMPLES, seed: int = SEED
+               ) -> dict[str, Estimate]:
+    """P(event | given) over the traces `ok` (those with the event unknown left out),
+    corrected by the label mix each way (`METHODS`), with one bootstrap of the rate's
+    traces and the labelled ones together; the stream is (seed, metric, group), so the
+    propagation table and the corrected-rates table print the same numbers."""
+    e = as_float(ok[event]) if event in ok else np.full(len(ok), np.nan)
+    c = np.ones(len(ok)) if given is None else as_float(ok[given])
+    known = ~np.isnan(c) & (c > 0) & ~np.isnan(e)
+    num, den = np.where(known, e, 0.0), known.astype(float)
+    (fixed,) = mix_corrections([MixItem(num, den)], ok["trace_id"].astype(str).to_numpy(),
+                               ok["task_id"].astype(str).to_numpy(), mix,
+                               n_resamples=n_resamples,
+                               rng=group_rng(seed, "calibrated", metric, group))
+    n = round(float(den.sum()))
+    return {m: estimate_from_reps(v, n, r) if n else Estimate(math.nan, 0)
+            for m, (v, r) in fixed.items()}
 
 
 def propagation_table(
@@ -122,7 +138,7 @@ def propagation_table(
     *,
     by: str = "model",
     conditions: Sequence[str] | None = None,
-    calibrator: Calibrator | None = None,
+    mix: LabelMix | None = None,
     calibration_note: str = "",
     pooled: bool = True,
     n_resamples: int = N_RESAMPLES,
@@ -132,20 +148,20 @@ def propagation_table(
     (p_S1 = P(S1 | opportunity), p_S2, r_12, r_23, inj_to_err = P(S3 | S1), no_tool_share,
     correction_rate, counts) plus p_S3 and p_S1_given_tool_call.
 
-    With a `calibrator` (human labels of the primary judge) adds r_23 and inj_to_err
+    With the label `mix` (human labels of the primary judge) adds r_23 and inj_to_err
     calibrated both ways (`*_cal_paper`, `*_cal_rogan_gladen`) with joint-bootstrap CIs.
     """
     d, _ = injected_traces(stages, conditions)
     rows: list[dict[str, Any]] = []
     if d.empty:
         return frame(rows, [by])
-    rows = _table_rows(d, [by], n_resamples, seed, calibrator, calibration_note, pooled)
+    rows = _table_rows(d, [by], n_resamples, seed, mix, calibration_note, pooled)
     rows += false_alarm_rows(stages, d, by, pooled=pooled, n_resamples=n_resamples, seed=seed)
     return frame(rows, [by])
 
 
 def _table_rows(d: pd.DataFrame, by: list[str], n_resamples: int, seed: int,
-                calibrator: Calibrator | None, cal_note: str,
+                mix: LabelMix | None, cal_note: str,
                 pooled: bool) -> list[dict[str, Any]]:
     known = d[d["S1"].notna() | d["error"].astype(bool)]
     rows: list[dict[str, Any]] = []
@@ -162,7 +178,7 @@ def _table_rows(d: pd.DataFrame, by: list[str], n_resamples: int, seed: int,
             mask = np.logical_and.reduce([full[b] == v for b, v in zip(by, vals, strict=True)])
             key = "|".join(str(v) for v in vals)
             rows += _group_rows(full[mask], rates, dict(zip(by, vals, strict=True)), key,
-                                n_resamples, seed, calibrator, cal_note)
+                                n_resamples, seed, mix, cal_note)
     return rows
 
 

@@ -15,7 +15,15 @@ from typing import Any
 import pandas as pd
 
 from agentprop.analysis.stages import STAGE_COLUMNS, FabricationCheck, TaskLookup
-from agentprop.core import DEFAULT_PRIMARY_JUDGE, Label, ToolProbe, Trace, Verdict, VerdictRow
+from agentprop.core import (
+    DEFAULT_PRIMARY_JUDGE,
+    Label,
+    LabelDesign,
+    ToolProbe,
+    Trace,
+    Verdict,
+    VerdictRow,
+)
 
 DEFAULT_PRIMARY = DEFAULT_PRIMARY_JUDGE  # the one definition is in core
 
@@ -46,9 +54,10 @@ def members_frame(verdicts: Iterable[VerdictLike]) -> pd.DataFrame:
 
 
 def label_frame(labels: Iterable[Label]) -> pd.DataFrame:
-    """Human labels: trace_id, annotator, label (correct | incorrect | unsure)."""
-    return pd.DataFrame([(x.trace_id, x.annotator, x.label) for x in labels],
-                        columns=["trace_id", "annotator", "label"])
+    """Human labels: trace_id, annotator, label (correct | incorrect | unsure; yes | no |
+    unsure for a detector's question) and question (`core.LabelQuestion`)."""
+    return pd.DataFrame([(x.trace_id, x.annotator, x.label, x.question) for x in labels],
+                        columns=["trace_id", "annotator", "label", "question"])
 
 
 def primary_verdicts(verdicts: Iterable[VerdictLike], judge: str) -> dict[str, bool | None]:
@@ -82,23 +91,42 @@ def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None], *,
 
 @dataclass(frozen=True)
 class JudgeValidity:
-    """The judges' agreement with the hand-labelled validation set shipped with agentprop
-    (judges/validity.json, written by `analysis.validity_summary` through
-    bench/bench_judge_validity.py): measured once, not on the workspace's traces."""
+    """Every instrument's validity card data, measured once on the labelled sets shipped
+    with agentprop, not on the workspace's traces: the judges' agreement with
+    judges/validity.json's answers (bench/bench_judge_validity.py), the detectors' with their
+    held-out labels (judges/detectors.json), and the stress tests' flip rates
+    (judges/stress.json, bench/bench_stress.py)."""
 
     judges: Mapping[str, Mapping[str, Any]]
-    """judge → its figures (`n`, `kappa`, `kappa_lo`, `kappa_hi`, `accuracy`,
-    `false_accept_rate`, `false_reject_rate`, ...; None where undefined)."""
+    """instrument (a judge's canonical name, ``noticed``, ``fabricated``) → its figures
+    (`n`, `kappa`, `kappa_lo`, `kappa_hi`, `accuracy`, `false_accept_rate`,
+    `false_reject_rate`, `false_alarm_rate`, `precision`, `recall`...; None where
+    undefined). An instrument listed here has a validity card."""
     tasks: int | None = None
-    """How many suite tasks the labelled answers answer."""
+    """How many suite tasks the judges' labelled answers answer."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """instrument → who labelled its validation set, when, and by what rule."""
+    held_out: Mapping[str, bool] = field(default_factory=dict)
+    """instrument → whether its κ is on labels it was never tuned on."""
+    stress: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    """instrument → perturbation → {expect: stable | flip, n, flips, rate}
+    (`judges._stress`; ``retest`` for an LLM judge's test–retest)."""
 
     @classmethod
     def from_summary(cls, summary: Mapping[str, Any]) -> JudgeValidity:
-        """From the summary as stored (`validity_summary`'s dict)."""
+        """From the summary as stored (`validity_summary`'s dict, or
+        `judges._validity.load_instrument_validity`'s)."""
         judges = summary.get("judges") or {}
         tasks = summary.get("tasks")
         return cls(judges={str(k): dict(v) for k, v in judges.items()},
-                   tasks=int(tasks) if tasks is not None else None)
+                   tasks=int(tasks) if tasks is not None else None,
+                   labels={str(k): str(v) for k, v in (summary.get("labels") or {}).items()}
+                   if isinstance(summary.get("labels"), Mapping) else {},
+                   held_out={str(k): bool(v) for k, v in
+                             (summary.get("held_out") or {}).items()}
+                   if isinstance(summary.get("held_out"), Mapping) else {},
+                   stress={str(k): {str(p): dict(r) for p, r in v.items()}
+                           for k, v in (summary.get("stress") or {}).items()})
 
 
 @dataclass(frozen=True)
@@ -152,6 +180,11 @@ class AnalysisInput:
     it needs the simulated agents' stated parameters, so the study computes and stores it)."""
     judge_validity: JudgeValidity | None = None
     """The judges' validity measured on the shipped validation set (None: not available)."""
+    question_labels: pd.DataFrame = field(default_factory=lambda: label_frame([]))
+    """Human labels of the detectors' questions (`noticed`, `fabricated`), as `labels`;
+    `labels` holds the answers' correctness only, as every judge analysis expects."""
+    label_design: LabelDesign | None = None
+    """How the workspace's label sample was drawn (the corrected rates weight by it)."""
 
 
 def build_input(
@@ -167,6 +200,8 @@ def build_input(
     rule: FabricationCheck | None = None,
     simulation_check: pd.DataFrame | None = None,
     judge_validity: JudgeValidity | None = None,
+    question_labels: Sequence[Label] = (),
+    label_design: LabelDesign | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
     `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
@@ -182,4 +217,6 @@ def build_input(
         layer_hits=layer_hits,
         simulation_check=simulation_check,
         judge_validity=judge_validity,
+        question_labels=label_frame(question_labels),
+        label_design=label_design,
     )

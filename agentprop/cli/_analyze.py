@@ -55,6 +55,11 @@ def _print_tables(result: Any) -> None:
     console.print(f"primary judge: [bold]{result.info['primary_judge']}[/]"
                   + (f"  (imported from the paper's release: {result.info['imported']})"
                      if result.info.get("imported") else ""))
+    from rich.markup import escape
+
+    for instrument in result.info.get("unvalidated") or []:
+        console.print(f"[yellow]warning: unvalidated: {escape(instrument)} has no validity card; "
+                      "every rate measured through it is unvalidated[/]", highlight=False)
     if constant_sentence(result.info):
         console.print(constant_sentence(result.info), highlight=False)
     hidden = hidden_metrics(result.info)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +30,10 @@ WorkspaceOpt = typer.Option(..., "--workspace", "-w", envvar="AGENTPROP_WORKSPAC
 SuiteOpt = typer.Option(None, "--suite", envvar="AGENTPROP_SUITE",
                         help="Suite JSONL file (default: the built-in suite).")
 
-label_app = typer.Typer(help="Human labels: sample, annotate in a web app, import, export, "
-                             "agreement.", no_args_is_help=True)
+label_app = typer.Typer(help="Human labels: plan, sample, annotate in a web app, import, "
+                             "export, agreement.", no_args_is_help=True)
+RATE_CHOICES = ("p_S3", "r23", "inj_to_err", "noticed", "fabricated", "hallucination",
+                "delta")
 
 
 def _suite(path: Path | None) -> Suite:
@@ -43,6 +46,14 @@ def judge_models(judge: Any) -> list[Any]:
     """The models a judge calls (an ensemble's members' too)."""
     members = getattr(judge, "members", None) or [judge]
     return [m.model for m in members if getattr(m, "model", None) is not None]
+
+
+def _did_you_mean(value: str, choices: Sequence[str]) -> str:
+    """"; did you mean X?" for a likely typo of one of `choices` ("" otherwise)."""
+    import difflib
+
+    close = difflib.get_close_matches(value, list(choices), n=1)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -102,36 +113,139 @@ def judge_cmd(
 @user_errors
 def sample_cmd(
     workspace: Path = WorkspaceOpt,
-    n: int = typer.Option(100, "--n", help="Sample size."),
-    by: str = typer.Option("model,domain", "--by", help="Strata columns, comma-separated."),
+    n: int = typer.Option(None, "--n", help="Sample size (default 100; with --for, spread "
+                          "over the rate's cells by Neyman allocation)."),
+    by: str = typer.Option("model,domain", "--by", help="Strata columns, comma-separated "
+                           "(without --for)."),
+    for_rate: str = typer.Option(None, "--for", help="Draw for one rate, inside its traces, "
+                                 "per model × instrument verdict: " + ", ".join(RATE_CHOICES)
+                                 + "."),
+    half_width: float = typer.Option(None, "--half-width", help="With --for: as many labels "
+                                     "as `label plan` says this CI half-width needs."),
+    assume_accuracy: float = typer.Option(None, "--assume-accuracy", help="With --for: cells "
+                                          "without labels assume the instrument is right "
+                                          "this often (default: the worst case)."),
+    model: list[str] = typer.Option([], "--model", help="With --for: only these models."),
+    pooled: bool = typer.Option(False, "--pooled", help="With --for --half-width: plan for "
+                                "the rate over all models together."),
     overlap: int = typer.Option(0, "--overlap", help="Items every annotator labels."),
     seed: int = typer.Option(0, "--seed", min=0),
-    condition: str = typer.Option(None, "--condition", help="Only traces of this condition."),
+    condition: str = typer.Option(None, "--condition", help="Only traces of this condition "
+                                  "(without --for)."),
     annotators: str = typer.Option("", "--annotators", help="Assign the non-shared items "
                                    "round-robin to these names (default: first come)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Draw a stratified, seeded label sample (replaces the previous sample)."""
-    from agentprop.labels import sample_labels
+    """Draw a stratified, seeded label sample (replaces the previous sample and records
+    how it was drawn, so the analysis can weight the labels)."""
+    from agentprop.labels import sample_for_rate, sample_labels
     from agentprop.safety import has_control_chars
 
     names = [a.strip() for a in annotators.split(",") if a.strip()]
     if any(has_control_chars(a) for a in names):
         raise UserError("--annotators: a name cannot hold control characters")
+    if for_rate is None and (half_width is not None or assume_accuracy is not None or model
+                             or pooled):
+        raise UserError("--half-width, --assume-accuracy, --model and --pooled go with "
+                        "--for RATE")
+    if for_rate is not None and condition is not None:
+        raise UserError("--condition does not go with --for: the rate says which traces")
     ws = open_workspace(workspace, write=True)
-    s = sample_labels(ws, n, [c.strip() for c in by.split(",") if c.strip()],
-                      overlap=overlap, seed=seed, condition=condition, annotators=names)
+    if for_rate is not None:
+        stages, labels = _stages_and_labels(ws)
+        s = sample_for_rate(ws, stages, labels, for_rate,
+                            n=n if n is not None or half_width is not None else 100,
+                            half_width=half_width, seed=seed, overlap=overlap,
+                            annotators=names, assume_accuracy=assume_accuracy, models=model,
+                            pooled=pooled)
+    else:
+        n = 100 if n is None else n
+        s = sample_labels(ws, n, [c.strip() for c in by.split(",") if c.strip()],
+                          overlap=overlap, seed=seed, condition=condition, annotators=names)
     if as_json:
         print_json(s.model_dump())
         return
     console.print(f"sampled {s.n} of {s.available} trace(s), {s.overlap} shared, "
                   f"{len(s.strata)} strata")
-    if s.n < n:
+    if for_rate is None and s.n < n:
         err_console.print(f"warning: only {s.n} traces available (asked for {n})")
     t = Table("stratum", "n")
     for k, v in s.strata.items():
         t.add_row(escape(k), str(v))
     console.print(t)
+
+
+def _stages_and_labels(ws: Any) -> tuple[Any, Any]:
+    """The workspace's stage table and every human label (all questions), as the report
+    reads them."""
+    import pandas as pd
+
+    from agentprop.experiment import load_analysis_input
+
+    inp = load_analysis_input(ws)
+    labels = pd.concat([inp.labels, inp.question_labels], ignore_index=True)
+    return inp.stages, labels
+
+
+@label_app.command("plan")
+@user_errors
+def plan_cmd(
+    workspace: Path = WorkspaceOpt,
+    rate: str = typer.Option(..., "--rate", help="The rate to plan for: "
+                             + ", ".join(RATE_CHOICES) + "."),
+    half_width: float = typer.Option(0.05, "--half-width", help="The 95 % CI half-width to "
+                                     "reach."),
+    assume_accuracy: float = typer.Option(None, "--assume-accuracy", help="Cells without "
+                                          "labels assume the instrument is right this often "
+                                          "(default: the worst case, ½)."),
+    model: list[str] = typer.Option([], "--model", help="Only these models."),
+    pooled: bool = typer.Option(False, "--pooled", help="Plan for the rate over all models "
+                                "together (the report's pooled value), not per model."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """How many human labels each cell (model × instrument verdict) needs for a rate's CI
+    half-width: stratified PPI++ with Neyman allocation, from the labels already made (a
+    pilot) or a stated assumption."""
+    from agentprop.labels import canonical_rate, plan_labels
+    from agentprop.labels._plan import plan_rows
+
+    name = canonical_rate(rate)
+    with open_workspace(workspace) as ws:
+        stages, labels = _stages_and_labels(ws)
+    plans = plan_labels(stages, labels, name, half_width, assume_accuracy=assume_accuracy,
+                        models=model, pooled=pooled)
+    if as_json:
+        print_json({"rate": name, "half_width": half_width, "confidence": 0.95,
+                    "groups": [{"group": p.group, "reachable": p.reachable,
+                                "need": p.need, "labelled": p.labelled,
+                                "to_label": p.to_label,
+                                "expected_half_width": p.expected_half_width} for p in plans],
+                    "cells": plan_rows(plans)})
+        return
+    console.print(f"labels for {name} ± {half_width:g} (95 % CI)", highlight=False)
+    each = " (each arm ± half-width/√2)" if name == "delta_hallucination" else ""
+    for p in plans:
+        t = Table("instrument says", "traces", "labelled", "human rate", "from", "need",
+                  "to label", title=escape(p.group))
+        for c in p.cells:
+            t.add_row(c.key.rsplit("|", 1)[-1], str(c.population), str(c.labelled),
+                      f"{c.rate:.2f}", "pilot" if c.source.startswith("pilot") else "assumed",
+                      str(c.need), str(c.to_label))
+        console.print(t)
+        head = f"{name} {escape(p.group)}{each}: "
+        if p.reachable:
+            console.print(head + f"{p.need} labels give ±{p.expected_half_width:.3f}; "
+                          f"{p.labelled} made, {p.to_label} to make", highlight=False)
+        else:
+            console.print(head + f"not reachable: even all {p.need} traces labelled give "
+                          f"±{p.expected_half_width:.3f} (the traces themselves are too few)",
+                          highlight=False)
+    assumed = {c.source for p in plans for c in p.cells if c.source.startswith("assumed")}
+    for a in sorted(assumed):
+        console.print(f"cells without labels: {a}", highlight=False)
+    console.print(f"draw them: agentprop label sample -w {escape(str(workspace))} "
+                  f"--for {escape(rate)} --half-width {half_width:g}"
+                  + (" --pooled" if pooled else ""), highlight=False)
 
 
 @label_app.command("serve")
@@ -167,18 +281,25 @@ def serve_cmd(
 @user_errors
 def import_cmd(
     file: Path = typer.Argument(..., help="CSV: trace_id|session_id, annotator, label[, note, "
-                                "time]."),
+                                "time, question]."),
     workspace: Path = WorkspaceOpt,
+    question: str = typer.Option("answer", "--question", help="What rows without a question "
+                                 "cell label: answer (correct/incorrect), noticed or "
+                                 "fabricated (yes/no)."),
 ) -> None:
     """Import labels from CSV, all or nothing."""
     from agentprop.labels import import_labels
+    from agentprop.labels._io import QUESTIONS
 
+    if question not in QUESTIONS:
+        raise UserError(f"--question must be one of {', '.join(QUESTIONS)} (got {question!r})"
+                        + _did_you_mean(question, QUESTIONS))
     if file.is_dir():
         raise UserError(f"{file} is a folder, expected a CSV file")
     ws = open_workspace(workspace, write=True)
     if not file.exists():
         raise UserError(f"file not found: {file}")
-    n = import_labels(file, ws)
+    n = import_labels(file, ws, default_question=question)
     console.print(f"imported {n} label(s)")
 
 
@@ -244,3 +365,4 @@ def register(app: typer.Typer) -> None:
     """Add `judge` and the `label` sub-app."""
     app.command("judge")(judge_cmd)
     app.add_typer(label_app, name="label")
+    app.add_typer(label_app, name="labels", hidden=True)  # the plural, as the issue wrote it

@@ -2,7 +2,11 @@
 
 from agentprop.core._records import (
     DEFAULT_PRIMARY_JUDGE,
+    LABEL_VALUES,
     Label,
+    LabelCell,
+    LabelDesign,
+    LabelQuestion,
     LabelValue,
     ProbeVerdict,
     RunSpec,
@@ -50,6 +54,7 @@ REFERENCE_DATE = "2025-06-16"
 
 __all__ = [
     "DEFAULT_PRIMARY_JUDGE",
+    "LABEL_VALUES",
     "REFERENCE_DATE",
     "CallIssueEvent",
     "CallIssueKind",
@@ -63,6 +68,9 @@ __all__ = [
     "InjectionStatus",
     "InterceptEvent",
     "Label",
+    "LabelCell",
+    "LabelDesign",
+    "LabelQuestion",
     "LabelValue",
     "Message",
     "ModelCallEvent",

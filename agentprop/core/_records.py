@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from agentprop.core._trace import utcnow
 
@@ -32,22 +32,45 @@ class Verdict(BaseModel):
 VerdictRow = tuple[str, str, bool | None, dict[str, bool | None]]
 """A verdict without its raw payload: (trace_id, judge, correct, ensemble members)."""
 
-LabelValue = Literal["correct", "incorrect", "unsure"]
+LabelValue = Literal["correct", "incorrect", "unsure", "yes", "no"]
+
+LabelQuestion = Literal["answer", "noticed", "fabricated"]
+"""What a human label says: the final answer's correctness (the judges' question), or the
+question of one detector: did the agent notice the problem (`noticed`), does the answer
+state a fact no observation supports (`fabricated`)."""
+
+LABEL_VALUES: dict[str, tuple[str, ...]] = {
+    "answer": ("correct", "incorrect", "unsure"),
+    "noticed": ("yes", "no", "unsure"),
+    "fabricated": ("yes", "no", "unsure"),
+}
+"""The values a label of each question may take."""
 
 
 class Label(BaseModel):
-    """A human label of one trace's final answer."""
+    """A human label of one trace: its final answer's correctness, or a detector's question."""
 
     trace_id: str
     """The labelled trace."""
     annotator: str
     """Who labelled it."""
     label: LabelValue
-    """correct, incorrect or unsure."""
+    """correct, incorrect or unsure (question `answer`); yes, no or unsure (the others)."""
     time: datetime = Field(default_factory=utcnow)
     """UTC time of the label."""
     note: str = ""
     """The annotator's free-text note."""
+    question: LabelQuestion = "answer"
+    """What was labelled (`LabelQuestion`); labels of other questions than `answer` are
+    stored apart (store: `question_labels`), so every reader of answer labels is as before."""
+
+    @model_validator(mode="after")
+    def _value_fits_question(self) -> Label:
+        if self.label not in LABEL_VALUES[self.question]:
+            allowed = ", ".join(LABEL_VALUES[self.question])
+            raise ValueError(f"a label of question {self.question!r} is one of {allowed}, "
+                             f"not {self.label!r}")
+        return self
 
 
 ProbeVerdict = Literal["native", "invalid_arguments", "leaked", "no_calls", "error"]
@@ -106,6 +129,41 @@ class RunSpec(BaseModel):
     it (empty: not probed, e.g. ``--preflight off`` or a run from before the preflight)."""
 
 
+class LabelCell(BaseModel):
+    """One cell of a label design (a combination of its `by` values)."""
+
+    population: int
+    """Traces of the design's population in this cell when the sample was drawn."""
+    target: int
+    """Labels the plan asks for in this cell (what the label app counts progress against)."""
+    drawn: int
+    """Traces drawn into the sample from this cell."""
+
+
+class LabelDesign(BaseModel):
+    """How the current label sample was drawn (`agentprop label sample`): within which
+    population, in which cells, how many from each. The analysis treats the labels of a
+    cell as a random sample of it (PPI++ per cell, weighted by the cell's share); the label
+    app shows progress against the targets."""
+
+    question: LabelQuestion = "answer"
+    """The question the sample is to be labelled for."""
+    rate: str | None = None
+    """The rate the sample was drawn for (`--for`, e.g. ``r_23``); None: a sample stratified
+    by columns over every ok trace (`--by`)."""
+    condition: str | None = None
+    """Only traces of this condition were eligible (`--condition`)."""
+    by: list[str] = Field(default_factory=list)
+    """The columns whose values make a cell (stage-table columns; ``verdict`` is the
+    instrument's yes/no on the rate's event)."""
+    cells: dict[str, LabelCell] = Field(default_factory=dict)
+    """Cell key (the `by` values joined by "|") → its sizes."""
+    half_width: float | None = None
+    """The CI half-width the plan aims at (`--half-width`), if the sample was sized by it."""
+    created_at: datetime = Field(default_factory=utcnow)
+    """UTC time the sample was drawn."""
+
+
 DEFAULT_PRIMARY_JUDGE = "facts"
 """The judge whose verdicts define "wrong answer" when a workspace names none: the
 programmatic facts judge (docs/judges.md). The one definition; everything else imports it."""
@@ -139,6 +197,9 @@ class WorkspaceMeta(BaseModel):
     """Set by `experiment run --rehearse` (experiment/_rehearse.py): the scale, aliases and
     default profile of a study run against a local serve-sim; the report's first line
     says the numbers are not results."""
+    label_design: LabelDesign | None = None
+    """How the current label sample was drawn (`LabelDesign`; None: drawn before designs were
+    recorded, or no sample): the analysis weights the labels by it."""
     interceptor_layers: list[dict[str, Any]] | None = None
     """Per injected trace, which interceptor layer (L1-L3) fires when the chosen
     configuration is replayed offline: the report's "which layer catches which fault

@@ -180,9 +180,9 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
                            preflight=latest_preflight(ws))
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
-    from agentprop.judges._validity import load_validity
+    from agentprop.judges._cards import load_instrument_validity
 
-    validity = load_validity()  # measured on the labelled validation set
+    validity = load_instrument_validity()  # measured on the shipped labelled sets
     tasks = workspace_suite(ws, suite)
     return build_input(
         ws.iter_traces(),
@@ -197,6 +197,8 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         simulation_check=pd.DataFrame(stored.simulation_check)
         if stored.simulation_check else None,
         judge_validity=JudgeValidity.from_summary(validity) if validity else None,
+        question_labels=[*ws.labels(question="noticed"), *ws.labels(question="fabricated")],
+        label_design=stored.label_design,
     )
 
 

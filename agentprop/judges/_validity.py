@@ -25,7 +25,11 @@ if TYPE_CHECKING:
     from agentprop.suite import Suite
 
 VALIDITY_FILE = Path(__file__).with_name("validity.json")
-"""The facts judge's measured validity (written by bench/bench_judge_validity.py --write)."""
+"""The judges' measured validity (written by bench/bench_judge_validity.py --write)."""
+DETECTORS_FILE = Path(__file__).with_name("detectors.json")
+"""The detectors' measured validity on their held-out labels, one entry per detector
+(`noticed`: bench/bench_noticed.py --write; `fabricated`: bench/bench_fabricated.py
+--write)."""
 
 
 class LabelledAnswer(BaseModel):
@@ -115,8 +119,19 @@ def graders_frame(vset: ValidationSet) -> pd.DataFrame:
 
 def load_validity() -> dict[str, Any] | None:
     """The measured validity shipped with this version (None if absent or unreadable)."""
+    return _read_json(VALIDITY_FILE)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(VALIDITY_FILE.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def update_detector(name: str, figures: dict[str, Any], path: Path = DETECTORS_FILE) -> None:
+    """Store one detector's measured validity (the others' entries are kept)."""
+    data = _read_json(path) or {}
+    data[name] = figures
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -1,4 +1,5 @@
-"""Human labels: stratified sampling, the annotation web app, CSV import/export, agreement."""
+"""Human labels: the label planner, stratified sampling, the annotation web app, CSV
+import/export, agreement."""
 
 from agentprop.labels._agreement import (
     agreement_summary,
@@ -13,6 +14,13 @@ from agentprop.labels._io import (
     parse_label,
     read_labels,
 )
+from agentprop.labels._plan import (
+    PlanError,
+    canonical_rate,
+    plan_labels,
+    plan_progress,
+    sample_for_rate,
+)
 from agentprop.labels._sample import (
     SAMPLE_COLUMNS,
     SampleError,
@@ -26,17 +34,22 @@ from agentprop.labels._sample import (
 __all__ = [
     "SAMPLE_COLUMNS",
     "LabelImportError",
+    "PlanError",
     "SampleError",
     "SampleSummary",
     "agreement_summary",
     "allocate",
     "annotator_queue",
+    "canonical_rate",
     "export_labels",
     "human_consensus",
     "import_labels",
     "make_server",
     "parse_label",
+    "plan_labels",
+    "plan_progress",
     "read_labels",
+    "sample_for_rate",
     "sample_labels",
     "stratified_sample",
     "workspace_agreement",

@@ -11,7 +11,9 @@ refused. Connections are bounded (503 beyond `max_connections`) and a client get
 `header_timeout_s` for its headers and `body_timeout_s` for its body. Judge verdicts are
 never shown.
 Routes: GET / (name), GET /label?annotator=&trace= (one item; without trace: resume at the
-first unlabelled item), POST /label (save, go to the next unlabelled), GET /done.
+first unlabelled item), POST /label (save, go to the next unlabelled), GET /done. With a
+recorded label plan (`label sample --for`/`--half-width`) the header and the done page show
+the labels made against its targets, per cell.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from agentprop.core import Label, Message, Task, ToolCallEvent, ToolResultEvent, Trace
+from agentprop.labels._plan import Progress, plan_progress
 from agentprop.labels._sample import annotator_queue
 from agentprop.safety import MISDIRECTED, has_control_chars, host_allowed
 from agentprop.store import Workspace
@@ -99,6 +102,8 @@ input#annotator{font-size:1.05rem;padding:.45rem .6rem;width:16rem}
 .card{border:1px solid #ddd;border-radius:6px;padding:1rem 1.2rem;margin:1rem 0}
 .card>p:first-child{margin-top:0}
 .counts{display:flex;gap:1.5rem;margin:.6rem 0}.counts b{font-size:1.4rem;display:block}
+#plan-cells{border-collapse:collapse;margin:.3rem 0 .8rem}
+#plan-cells td,#plan-cells th{padding:.1rem .7rem;text-align:left;border-bottom:1px solid #eee}
 """
 
 _SCRIPT = """
@@ -167,6 +172,30 @@ def _answer_text(trace: Trace) -> str:
     return fin.answer if fin.answer is not None else "(empty answer)"
 
 
+def _plan_badge(progress: Progress | None) -> str:
+    """The header's progress against the label plan (every annotator's labels)."""
+    if progress is None or not progress.target:
+        return ""
+    what = f"plan for {progress.rate}" if progress.rate else "plan"
+    return (f'<span class="muted" id="plan">{esc(what)}: '
+            f'<progress max="{progress.target}" value="{progress.labelled}"></progress> '
+            f"{progress.labelled} of {progress.target} labels</span>")
+
+
+def _plan_table(progress: Progress | None) -> str:
+    """Per cell of the label plan: labels made (by anyone) against its target."""
+    if progress is None or not progress.cells:
+        return ""
+    rows = "".join(f"<tr><td>{esc(cell)}</td><td>{done}</td><td>{target}</td></tr>"
+                   for cell, done, target in progress.cells)
+    other = ("" if progress.question == "answer" else
+             f'<p class="muted">This sample is for <b>{esc(progress.question)}</b> labels: '
+             "make them outside this app and import them with <code>agentprop label import "
+             f"--question {esc(progress.question)}</code>.</p>")
+    return ('<h2>Against the plan</h2><table id="plan-cells"><tr><th>cell</th>'
+            f"<th>labelled</th><th>target</th></tr>{rows}</table>{other}")
+
+
 class _State:
     """What one request needs to know about an annotator's progress."""
 
@@ -181,6 +210,7 @@ class _State:
                 others.add(lab.trace_id)
         self.mine = mine
         self.queue = annotator_queue(self.sample, annotator, others, set(mine))
+        self.progress = plan_progress(ws)
 
     def next_unlabelled(self, after: str | None = None) -> str | None:
         start = self.queue.index(after) + 1 if after in self.queue else 0
@@ -368,7 +398,8 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
                 f'<span>item <span class="progress" id="progress">{i + 1} / {n}</span></span>'
                 f'<span class="muted"><progress max="{n}" value="{n_done}"></progress> '
                 f"labelled {n_done} of {n}</span>"
-                '<span class="grow"></span>'
+                + _plan_badge(st.progress)
+                + '<span class="grow"></span>'
                 f'<span class="muted">annotator <b id="who">{esc(annotator)}</b> · '
                 '<a href="/">switch</a></span></header>'
                 f'<div class="box q"><h2>Question</h2><pre id="question">{esc(question)}</pre>'
@@ -434,6 +465,7 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
                     f"<span><b>{v}</b>{esc(k)}</span>" for k, v in counts.items()) + "</div>"
                 + ("<p>Thank you. The labels are saved in the workspace; "
                    "<code>agentprop report</code> uses them.</p>" if left == 0 else "")
+                + _plan_table(st.progress)
                 + f'<p><a href="{esc(first)}">review from the start</a> · '
                 f'<a href="{esc(_url("/label", annotator=annotator))}">'
                 + ("resume" if left else "check for new items") + "</a></p></div>"

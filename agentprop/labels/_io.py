@@ -1,9 +1,11 @@
 """Label CSV import (all-or-nothing) and export.
 
 Import columns: ``trace_id`` or ``session_id`` (an imported trace's
-``meta["session_id"]`` also resolves), ``annotator``, ``label`` (YES / NO / correct /
-incorrect / unsure, any case), optional ``note`` and ``time`` (ISO 8601). Other columns
-are ignored, so an exported file imports again. Any bad row rejects the whole file, the
+``meta["session_id"]`` also resolves), ``annotator``, ``label``, optional ``note``, ``time``
+(ISO 8601) and ``question`` (what the label says, `core.LabelQuestion`: ``answer``, the
+default, takes YES / NO / correct / incorrect / unsure, any case; ``noticed`` and
+``fabricated`` take yes / no / unsure). Other columns are ignored, so an exported file
+imports again. Any bad row rejects the whole file, the
 message lists the offending line numbers, and nothing is written: an unterminated quote,
 more cells than the header has columns, and an annotator name with a control character
 are bad rows too.
@@ -20,9 +22,10 @@ import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
-from agentprop.core import Label, LabelValue
+from agentprop.core import LABEL_VALUES as QUESTION_VALUES
+from agentprop.core import Label, LabelQuestion, LabelValue
 from agentprop.errors import AgentpropError
 from agentprop.safety import has_control_chars, neutralise_cell, restore_cell
 
@@ -35,15 +38,21 @@ LABEL_VALUES: dict[str, LabelValue] = {
 }
 MAX_LISTED = 10
 EXPORT_COLUMNS = ["trace_id", "annotator", "label", "time", "note", "task_id", "model",
-                  "domain"]
+                  "domain", "question"]
+QUESTIONS: tuple[LabelQuestion, ...] = get_args(LabelQuestion)
 
 
 class LabelImportError(AgentpropError):
     """A label file rejected as a whole; the message lists the offending rows."""
 
 
-def parse_label(value: str) -> LabelValue | None:
-    return LABEL_VALUES.get(value.strip().lower())
+def parse_label(value: str, question: str = "answer") -> LabelValue | None:
+    """The stored value of a label cell for `question` (None when it is not one)."""
+    v = value.strip().lower()
+    if question == "answer":
+        return LABEL_VALUES.get(v)
+    ok = QUESTION_VALUES.get(question, ())
+    return v if v in ok else None  # type: ignore[return-value]
 
 
 def _session_map(workspace: Workspace) -> dict[str, str]:
@@ -99,14 +108,16 @@ def _csv_problem(e: csv.Error) -> str:
     return f"not valid CSV ({text})"
 
 
-def read_labels(path: str | Path, workspace: Workspace) -> list[Label]:
-    """Parse and validate a label CSV against `workspace`; raises LabelImportError."""
+def read_labels(path: str | Path, workspace: Workspace, *,
+                default_question: str = "answer") -> list[Label]:
+    """Parse and validate a label CSV against `workspace`; raises LabelImportError. A row
+    without a `question` cell labels `default_question`."""
     path = Path(path)
     ids = workspace.trace_ids()
     sessions: dict[str, str] | None = None
     labels: list[Label] = []
     errors: list[str] = []
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str, str], int] = {}
     try:
         rows = list(_rows(path))
     except UnicodeDecodeError:
@@ -136,10 +147,17 @@ def read_labels(path: str | Path, workspace: Workspace) -> list[Label]:
         elif has_control_chars(annotator):
             problems.append("control character in annotator name")
             annotator = ""
-        value = parse_label(row.get("label", ""))
-        if value is None:
-            problems.append(f"invalid label {row.get('label', '')!r} "
-                            "(expected YES, NO, correct, incorrect or unsure)")
+        question = (row.get("question") or default_question).lower()
+        value = None
+        if question not in QUESTIONS:
+            problems.append(f"unknown question {row.get('question', '')!r} "
+                            f"(expected {', '.join(QUESTIONS)})")
+        else:
+            value = parse_label(row.get("label", ""), question)
+            if value is None:
+                expected = ("YES, NO, correct, incorrect or unsure" if question == "answer"
+                            else "yes, no or unsure")
+                problems.append(f"invalid label {row.get('label', '')!r} (expected {expected})")
         when: datetime | None = None
         if row.get("time"):
             try:
@@ -149,16 +167,16 @@ def read_labels(path: str | Path, workspace: Workspace) -> list[Label]:
             except ValueError:
                 problems.append(f"invalid time {row['time']!r}")
         if tid and annotator:
-            if (tid, annotator) in seen:
-                problems.append(f"duplicate of line {seen[(tid, annotator)]}")
-            seen.setdefault((tid, annotator), line)
+            if (tid, annotator, question) in seen:
+                problems.append(f"duplicate of line {seen[(tid, annotator, question)]}")
+            seen.setdefault((tid, annotator, question), line)
         if problems:
             errors.append(f"line {line}: {', '.join(problems)}")
             continue
         assert tid is not None and value is not None
         kw: dict[str, Any] = {"time": when} if when else {}
         labels.append(Label(trace_id=tid, annotator=annotator, label=value,
-                            note=row.get("note", ""), **kw))
+                            note=row.get("note", ""), question=question, **kw))
     if errors:
         listed = "; ".join(errors[:MAX_LISTED])
         more = f"; and {len(errors) - MAX_LISTED} more" if len(errors) > MAX_LISTED else ""
@@ -169,9 +187,10 @@ def read_labels(path: str | Path, workspace: Workspace) -> list[Label]:
     return labels
 
 
-def import_labels(path: str | Path, workspace: Workspace) -> int:
+def import_labels(path: str | Path, workspace: Workspace, *,
+                  default_question: str = "answer") -> int:
     """Validate the whole file, then write all its labels in one transaction."""
-    labels = read_labels(path, workspace)
+    labels = read_labels(path, workspace, default_question=default_question)
     workspace.put_labels(labels)
     return len(labels)
 
@@ -180,7 +199,7 @@ def export_labels(workspace: Workspace, out: str | Path) -> int:
     """Write every label as CSV (atomically: a temporary file renamed into place)."""
     out = Path(out)
     rows = {r["id"]: r for r in workspace.trace_rows()}
-    labels = workspace.labels()
+    labels = [lab for q in QUESTIONS for lab in workspace.labels(question=q)]
     if out.is_dir():
         raise IsADirectoryError(errno.EISDIR, "Is a directory", str(out))
     tmp = out.with_name(out.name + ".tmp")
@@ -192,7 +211,8 @@ def export_labels(workspace: Workspace, out: str | Path) -> int:
                 r = rows.get(lab.trace_id, {})
                 w.writerow([neutralise_cell(v) for v in (
                     lab.trace_id, lab.annotator, lab.label, lab.time.isoformat(), lab.note,
-                    r.get("task_id", ""), r.get("model", ""), r.get("domain", ""))])
+                    r.get("task_id", ""), r.get("model", ""), r.get("domain", ""),
+                    lab.question)])
         os.replace(tmp, out)
     except BaseException:
         tmp.unlink(missing_ok=True)  # never leave a half-written file behind

@@ -3,7 +3,9 @@
 Allocation: n is split as evenly as possible over the strata (combinations of the `by`
 columns); a stratum with fewer traces than its share gives the rest to the others
 (water-filling). Which strata get the remainder, which traces are drawn and the order of
-the sample all follow from `seed`. The first `overlap` positions are the shared items,
+the sample all follow from `seed`. The draw is recorded as the workspace's `LabelDesign`
+(its strata and their sizes), so the analysis can weight the labels by it. The first
+`overlap` positions are the shared items,
 drawn round-robin across strata; every annotator labels them. Any other item is labelled by
 one annotator: the one assigned to it (`annotators`, round-robin) or, when unassigned,
 whoever reaches it first. Only traces with status ``ok`` are sampled.
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from agentprop.core import LabelCell, LabelDesign
 from agentprop.errors import AgentpropError
 
 if TYPE_CHECKING:
@@ -81,6 +84,16 @@ def stratified_sample(
     for k in sorted(groups):
         ids = sorted(groups[k])
         chosen[k] = rng.sample(ids, alloc[k])
+    return arrange(chosen, overlap, rng, annotators)
+
+
+def arrange(chosen: dict[str, list[str]], overlap: int, rng: random.Random,
+            annotators: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The sample rows of the traces chosen per stratum: the `overlap` shared items first
+    (round-robin across strata), then the rest, each part in a seeded order; the
+    non-shared items assigned round-robin to `annotators` (see the module rule)."""
+    if overlap < 0:
+        raise SampleError(f"--overlap must be ≥ 0 (got {overlap})")
     total = sum(len(v) for v in chosen.values())
     if overlap > total:
         raise SampleError(f"--overlap {overlap} is larger than the sample ({total})")
@@ -123,6 +136,16 @@ def sample_labels(
     rows = workspace.trace_rows(status="ok", condition=condition)
     sample = stratified_sample(rows, n, by, overlap=overlap, seed=seed, annotators=annotators)
     workspace.put_label_sample(sample)
+    sizes: dict[str, int] = defaultdict(int)
+    for r in rows:
+        sizes["|".join(str(r[c]) for c in by)] += 1
+    drawn: dict[str, int] = defaultdict(int)
+    for r in sample:
+        drawn[r["stratum"]] += 1
+    design = LabelDesign(condition=condition, by=list(by), cells={
+        k: LabelCell(population=v, target=drawn[k], drawn=drawn[k])
+        for k, v in sorted(sizes.items())})
+    workspace.update_meta(label_design=design.model_dump(mode="json"))
     strata: dict[str, int] = defaultdict(int)
     for r in sample:
         strata[r["stratum"]] += 1

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from agentprop.core import (
     DEFAULT_PRIMARY_JUDGE,
     Label,
+    LabelQuestion,
     RunSpec,
     Trace,
     Verdict,
@@ -52,6 +53,14 @@ CREATE TABLE IF NOT EXISTS label_sample (
 );
 CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+_QUESTION_LABELS = """CREATE TABLE IF NOT EXISTS question_labels (
+    trace_id TEXT NOT NULL, annotator TEXT NOT NULL, question TEXT NOT NULL,
+    label TEXT NOT NULL, time TEXT, note TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (trace_id, annotator, question)
+)"""
+"""Labels of the detectors' questions (`Label.question` other than ``answer``); made on the
+first such label, so workspaces of earlier versions need no migration."""
 
 
 def _set_wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
@@ -423,12 +432,26 @@ class Workspace:
 
     # -- labels ---------------------------------------------------------------------------
     def put_labels(self, labels: Iterable[Label]) -> None:
-        """All-or-nothing; a later label by the same annotator replaces the earlier one."""
-        rows = [(x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note) for x in labels]
+        """All-or-nothing; a later label by the same annotator (of the same question)
+        replaces the earlier one. Answer labels go to `labels`, the detectors' questions
+        to `question_labels` (created on first use, so older workspaces open unchanged)."""
+        items = list(labels)
+        rows = [(x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note)
+                for x in items if x.question == "answer"]
+        other = [(x.trace_id, x.annotator, x.question, x.label, x.time.isoformat(), x.note)
+                 for x in items if x.question != "answer"]
         with self.conn:
+            if other:
+                self.conn.execute(_QUESTION_LABELS)
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO question_labels VALUES (?,?,?,?,?,?)", other)
             self.conn.executemany("INSERT OR REPLACE INTO labels VALUES (?,?,?,?,?)", rows)
 
-    def labels(self, annotator: str | None = None) -> list[Label]:
+    def labels(self, annotator: str | None = None, *,
+               question: LabelQuestion = "answer") -> list[Label]:
+        """The labels of one question (default: the answers' correctness), oldest first."""
+        if question != "answer":
+            return self._question_labels(question, annotator)
         q = "SELECT trace_id, annotator, label, time, note FROM labels"
         cur = (
             self.conn.execute(q + " WHERE annotator=? ORDER BY time", (annotator,))
@@ -436,6 +459,17 @@ class Workspace:
             else self.conn.execute(q + " ORDER BY time")
         )
         return [Label(trace_id=r[0], annotator=r[1], label=r[2], time=r[3], note=r[4]) for r in cur]
+
+    def _question_labels(self, question: str, annotator: str | None) -> list[Label]:
+        exists = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND "
+                                   "name='question_labels'").fetchone()
+        if exists is None:
+            return []
+        q = ("SELECT trace_id, annotator, label, time, note FROM question_labels "
+             "WHERE question=?" + (" AND annotator=?" if annotator else "") + " ORDER BY time")
+        cur = self.conn.execute(q, (question, annotator) if annotator else (question,))
+        return [Label(trace_id=r[0], annotator=r[1], label=r[2], time=r[3], note=r[4],
+                      question=question) for r in cur]
 
     def put_label_sample(self, rows: Sequence[dict[str, Any]]) -> None:
         """Replace the label sample. Rows: trace_id, position, stratum, overlap, annotators."""

@@ -22,8 +22,14 @@ SIM_ROWS = [
 ]
 VALIDITY = {"tasks": 12, "judges": {
     "facts": {"n": 50, "kappa": 0.9, "kappa_lo": 0.8, "kappa_hi": 0.95, "accuracy": 0.96,
-              "false_accept_rate": 0.05, "false_reject_rate": 0.04},
-    "heuristic": {"n": 50, "kappa": None}}}
+              "false_accept_rate": 0.05, "false_reject_rate": 0.04, "right": 25},
+    "heuristic": {"n": 50, "kappa": None},
+    "noticed": {"n": 40, "kappa": 0.61, "kappa_lo": 0.4, "kappa_hi": 0.8,
+                "false_alarm_rate": 0.0, "negatives": 15}},
+    "labels": {"facts": "two graders, 2026-11-30, by the rule", "noticed": "held out set"},
+    "held_out": {"facts": False, "noticed": True},
+    "stress": {"facts": {"paraphrase": {"expect": "stable", "n": 50, "flips": 1, "rate": 0.02},
+                         "number": {"expect": "flip", "n": 20, "flips": 16, "rate": 0.8}}}}
 
 
 def _input(**extra: object) -> AnalysisInput:
@@ -42,10 +48,18 @@ def test_numbers_carry_the_check_and_the_measured_kappa() -> None:
         "value": 0.45, "n": 40, "ci": [0.3, 0.6], "true": 0.5, "covered": True}
     assert m["simulation_check.S2_rate[sim/a]"]["covered"] is False
     assert m["judge_validity.kappa[facts]"] == {"value": 0.9, "n": 50, "ci": [0.8, 0.95]}
-    assert "judge_validity.kappa[heuristic]" not in m  # not measured
+    assert "judge_validity.kappa[heuristic]" not in m  # not measured: no card
+    # the card's other numbers: false alarms (labels; a detector's on clean runs too) and
+    # the stress flip rates
+    assert m["judge_validity.false_alarm_rate[facts]"]["value"] == 0.04
+    assert m["judge_validity.false_alarm_rate[facts]"]["n"] == 25
+    assert m["judge_validity.flip_number[facts]"] == {"value": 0.8, "n": 20, "ci": None}
+    assert m["judge_validity.kappa[noticed]"]["value"] == 0.61
+    assert "judge_validity.false_alarm_clean[noticed]" in m  # n = 0: no baseline with S2...
     names = list(m)
-    assert names[-3:] == ["simulation_check.r_23[sim/a]", "simulation_check.S2_rate[sim/a]",
-                          "judge_validity.kappa[facts]"]  # after every measured section
+    first = names.index("simulation_check.r_23[sim/a]")
+    assert all(n.startswith(("simulation_check.", "judge_validity.")) for n in names[first:])
+    assert names[-1].startswith("judge_validity.")  # after every measured section
 
 
 def test_without_them_there_is_no_section() -> None:
@@ -72,7 +86,22 @@ def test_report_tables_and_page(tmp_path: Path) -> None:
     assert '<td class="bad">NO</td>' in html
     assert "Primary judge (S3): <b>facts</b> (measured against 50 hand-labelled answers to " \
         "12 tasks: κ 0.90 [0.80, 0.95], accuracy 0.96, false accepts 5.0 %" in html
-    assert 'id="sec-judge_validity"' not in html  # stated beside the judge, no part of its own
+    # the cards have a part of their own: one per instrument with a measured κ
+    assert '<h2 id="sec-judge_validity">Validity cards' in html
+    cards = html[html.index('<div id="cards">'):]
+    assert "<th colspan=\"2\">facts</th>" in cards and ">noticed</th>" in cards
+    assert ">heuristic</th>" not in cards
+    assert "0.02 (paraphrase, n=50)" in cards and "0.80 (number, n=20)" in cards
+    assert "two graders, 2026-11-30, by the rule" in cards
+    assert "unvalidated" not in html  # the primary judge has a card
+
+
+def test_a_primary_judge_without_a_card_is_said_unvalidated(tmp_path: Path) -> None:
+    inp = _input(judge_validity=JudgeValidity.from_summary(VALIDITY))
+    inp.primary_judge = "llm:some/model"
+    res = analyze(inp, n_resamples=20)
+    html = build_report(res, tmp_path / "report").read_text(encoding="utf-8")
+    assert "unvalidated: llm:some/model has no validity card" in html
 
 
 def test_analyze_prints_the_check_as_its_reader_table() -> None:
@@ -85,4 +114,5 @@ def test_analyze_prints_the_check_as_its_reader_table() -> None:
         _print_tables(res)
     out = cap.get()
     assert "Simulation check (known truth)" in out and "covered" in out and "NO" in out
-    assert "Judge validity" in out and "0.900 [0.800, 0.950] (n=50)" in out
+    assert "Validity cards" in out and "0.90 [0.80, 0.95] (n=50)" in out
+    assert max(len(line) for line in out.splitlines()) <= 80

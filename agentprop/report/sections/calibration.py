@@ -18,7 +18,8 @@ SECTION = register(Section(
     compute=compute,
     order=80,
     explain=("How often a human agrees with the primary judge, used to calibrate the "
-             "propagation rates."),
+             "propagation rates; the next section corrects every rate measured through an "
+             "instrument with these labels, four ways."),
     columns=("p_human_correct_given_judge_correct", "p_human_correct_given_judge_wrong",
              "sensitivity", "specificity", "n_labels"),
     key_columns=("judge",),
