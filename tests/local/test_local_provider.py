@@ -19,7 +19,7 @@ from agentprop.core import Message, ToolSpec
 from agentprop.models import GenerateConfig, ModelError, get_model
 from agentprop.models._local_chat import arguments_grammar, render_prompt
 
-from .conftest import require_local
+from tests.conftest import local_model_path
 
 WEATHER = ToolSpec(name="get_weather", description="Current weather in a city.",
                    parameters={"type": "object", "properties": {"city": {"type": "string"}},
@@ -50,7 +50,7 @@ def test_tool_results_reach_the_prompt() -> None:
 
 @pytest.mark.parametrize("bad", ["missing.gguf", "not-a-model.gguf"])
 def test_bad_model_file_is_one_line_exit_2(tmp_path: Path, bad: str) -> None:
-    require_local()
+    local_model_path()
     path = tmp_path / bad
     if bad.startswith("not"):
         path.write_bytes(b"PK\x03\x04 this is a zip, not a GGUF")
