@@ -41,6 +41,7 @@ from agentprop.analysis._propagation import (
     rejection_recovery,
     stopping_table,
 )
+from agentprop.analysis._real import real_model_table
 from agentprop.analysis._replication import cross_domain
 from agentprop.analysis._stats import (
     N_RESAMPLES,
@@ -134,6 +135,7 @@ __all__ = [
     "propagation_table",
     "proportion_ci",
     "ratio_ci",
+    "real_model_table",
     "rejection_recovery",
     "run_sections",
     "spearman",

@@ -19,6 +19,7 @@ from agentprop.core import (
     DEFAULT_PRIMARY_JUDGE,
     Label,
     LabelDesign,
+    ModelInfo,
     ToolProbe,
     Trace,
     Verdict,
@@ -145,6 +146,9 @@ class WorkspaceFacts:
     preflight: tuple[ToolProbe, ...] = ()
     """The latest tool-calling preflight of each model (`RunSpec.preflight` of the stored
     runs, later runs first to win): the report shows it beside the call counts."""
+    models: tuple[ModelInfo, ...] = ()
+    """What the self-describing models say of themselves (`RunSpec.models`, the latest
+    run's): the report's real-model part names a local model's file, size and settings."""
 
     def info(self) -> dict[str, Any]:
         """The entries of `AnalysisResult.info` these facts give (only those that are set,
@@ -158,6 +162,8 @@ class WorkspaceFacts:
             out["rehearsal"] = dict(self.rehearsal)
         if self.preflight:
             out["preflight"] = [p.model_dump(mode="json") for p in self.preflight]
+        if self.models:
+            out["models"] = [m.model_dump(mode="json") for m in self.models]
         return out
 
 

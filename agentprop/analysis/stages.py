@@ -38,6 +38,9 @@ Per trace (`stage_table`):
 - `fabricated`: the answer states a graded fact no observation supports
   (`agentprop.judges.FabricationRule`, passed in as `rule`); <NA> without a rule and a
   task lookup, or when the task has no checkable fact.
+- `forced`: the answer came only when the agent, out of steps, was asked once more without
+  tools (`FinalEvent.forced`); `model_calls`, `tool_calls`, `tokens`, `model_s`: the
+  episode's model calls, executed tool calls, tokens and seconds inside the model.
 
 Corrupted output (`out:*`) and failed calls (`fault:*`) leave the arguments alone: there
 `S1` means the corrupted observation reached the agent (the call executed), `S2` that
@@ -69,6 +72,7 @@ from agentprop.core import (
     CallIssueEvent,
     FinalEvent,
     InjectionEvent,
+    ModelCallEvent,
     Task,
     ToolCallEvent,
     ToolResultEvent,
@@ -80,7 +84,8 @@ STAGE_COLUMNS: tuple[str, ...] = (
     "error_type", "target_param", "seed", "arm", "status", "simulated", "opportunity",
     "no_tool_call", "leaked_call", "unknown_tool", "bad_arguments", "undelivered_call",
     "S1", "S2", "corrected", "noticed", "noticed_kind", "S3", "recovered", "stopped_at",
-    "abstained", "error", "n_injected", "fabricated",
+    "abstained", "error", "n_injected", "fabricated", "forced", "model_calls", "tool_calls",
+    "tokens", "model_s",
 )
 _NULLABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3",
              "recovered", "fabricated", "leaked_call", "unknown_tool", "bad_arguments",
@@ -114,8 +119,13 @@ def _stages(trace: Trace) -> dict[str, Any]:
     results: list[tuple[int, ToolResultEvent]] = []
     final: FinalEvent | None = None
     issues: set[str] = set()
+    model_calls, tokens, model_s = 0, 0, 0.0
     for i, ev in enumerate(trace.events):
-        if isinstance(ev, CallIssueEvent):
+        if isinstance(ev, ModelCallEvent):
+            model_calls += 1
+            tokens += ev.output.usage.input_tokens + ev.output.usage.output_tokens
+            model_s += ev.output.latency_s
+        elif isinstance(ev, CallIssueEvent):
             issues.add(ev.kind)
         elif isinstance(ev, ToolCallEvent):
             calls.append((i, ev))
@@ -142,6 +152,11 @@ def _stages(trace: Trace) -> dict[str, Any]:
         "S2": False,
         "corrected": False,
         "abstained": bool(final.abstained) if final is not None else False,
+        "forced": bool(final.forced) if final is not None else False,
+        "model_calls": model_calls,
+        "tool_calls": len(calls),
+        "tokens": tokens,
+        "model_s": model_s,
         "noticed": None,
         "noticed_kind": None,
         "target_param": None,

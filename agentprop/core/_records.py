@@ -111,6 +111,24 @@ class ToolProbe(BaseModel):
     """Wall time of the probe."""
 
 
+class ModelInfo(BaseModel):
+    """What a run's model is, for the reader of a report: a real local model is described
+    by its file, size and how it was run (`models/_local.py::LocalModel.model_info`)."""
+
+    model: str
+    """Model id provider/name."""
+    kind: str
+    """``local`` (in-process llama.cpp), and for other providers their name."""
+    description: str
+    """One line: what the model is and how it ran (file, quantisation, chat format,
+    threads, contexts)."""
+    parameters: str | None = None
+    """Its size as the file states it (e.g. ``135M``), None when unknown."""
+    tiny: bool = False
+    """True for a model under 1B parameters: its answers show the pipeline meeting real
+    output, not a capable agent; the report says so."""
+
+
 class RunSpec(BaseModel):
     """The manifest of a run: enough to know exactly what produced its traces. No secrets."""
 
@@ -127,6 +145,9 @@ class RunSpec(BaseModel):
     preflight: list[ToolProbe] = Field(default_factory=list)
     """The tool-calling preflight of each model, from the latest invocation that probed
     it (empty: not probed, e.g. ``--preflight off`` or a run from before the preflight)."""
+    models: list[ModelInfo] = Field(default_factory=list)
+    """The run's models that describe themselves (local models: file, size, chat format);
+    empty for the others."""
 
 
 class LabelCell(BaseModel):

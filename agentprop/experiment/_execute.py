@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentprop.core import ToolProbe
+from agentprop.core import ModelInfo, ToolProbe
 from agentprop.experiment._config import ExperimentConfig
 from agentprop.experiment._plan import build_plan
 from agentprop.experiment._simcheck import simulation_check
@@ -177,7 +177,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     stored = ws.meta()
     facts = WorkspaceFacts(imported=stored.imported, rehearsal=stored.rehearsal,
                            interceptor_evaluations=evaluation_configs(ws),
-                           preflight=latest_preflight(ws))
+                           preflight=latest_preflight(ws), models=latest_models(ws))
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
     from agentprop.judges._cards import load_instrument_validity
@@ -209,6 +209,15 @@ def latest_preflight(ws: Workspace) -> tuple[ToolProbe, ...]:
     for run in ws.runs():
         for probe in run.preflight:
             latest[probe.model] = probe
+    return tuple(latest[m] for m in sorted(latest))
+
+
+def latest_models(ws: Workspace) -> tuple[ModelInfo, ...]:
+    """What each self-describing model said of itself in the latest run that used it."""
+    latest: dict[str, ModelInfo] = {}
+    for run in ws.runs():
+        for info in run.models:
+            latest[info.model] = info
     return tuple(latest[m] for m in sorted(latest))
 
 

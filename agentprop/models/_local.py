@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentprop.core import Message, ModelOutput, ToolSpec
+from agentprop.core import Message, ModelInfo, ModelOutput, ToolSpec
 from agentprop.models._base import GenerateConfig, ModelError
 from agentprop.models._cache import CacheStore, ResponseCache, request_key
 from agentprop.models._openai_format import (
@@ -89,6 +89,15 @@ def threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def _below_1b(size: str | None) -> bool:
+    """Whether a GGUF size label (``135M``, ``1.7B``, ``8x7B``) is under a billion
+    parameters; False when there is none."""
+    m = re.fullmatch(r"(?:\d+x)?(\d+(?:\.\d+)?)([MBK])", (size or "").strip().upper())
+    if m is None:
+        return False
+    return m.group(2) in ("K", "M") or float(m.group(1)) < 1
 
 
 def resolve_model_file(name: str) -> Path:
@@ -252,6 +261,20 @@ class LocalModel:
                 "contexts": self.contexts, "threads": self.n_threads,
                 "concurrency": ("one request at a time; others queue" if self.contexts == 1
                                 else f"a pool of {self.contexts} contexts; others queue")}
+
+    def model_info(self) -> ModelInfo:
+        """The run manifest's description of this model (the report's real-model part)."""
+        llama = self._ensure_first()
+        meta = getattr(llama, "metadata", {}) or {}
+        size = meta.get("general.size_label") or None
+        name = meta.get("general.name") or self.path.stem
+        packaged = PACKAGED.get(self.name)
+        what = packaged.description if packaged else f"{name} ({self.path.name})"
+        return ModelInfo(
+            model=self.id, kind="local", parameters=size, tiny=_below_1b(size),
+            description=(f"{what}; in-process llama.cpp, {self.chat_format} tool calling, "
+                         f"{self.n_threads} threads, {self.contexts} context(s) of "
+                         f"{self.n_ctx} tokens, replies of at most {self.max_tokens} tokens"))
 
     def open(self, concurrency: int | None = None) -> None:
         """Load the first context now, before the first episode (the runner calls it)."""

@@ -21,7 +21,16 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 from agentprop._interrupts import run_interruptible
-from agentprop.core import ErrorEvent, RunSpec, Task, ToolProbe, Trace, WorkUnit, stable_hash
+from agentprop.core import (
+    ErrorEvent,
+    ModelInfo,
+    RunSpec,
+    Task,
+    ToolProbe,
+    Trace,
+    WorkUnit,
+    stable_hash,
+)
 from agentprop.models import GenerateConfig, Model, RateLimits
 from agentprop.runner._budget import CostGuard
 from agentprop.runner._build import EpisodeBuilder, ExtraHooks, make_models, unit_tasks
@@ -198,6 +207,7 @@ async def run_units(
             suite_checksum=suite.checksum,
             config=redact(_manifest([u for u in units if u.run_id == rid], config, settings,
                                     manifest), secrets),
+            models=model_infos(model_objs, {u.model for u in units if u.run_id == rid}),
         )
         for rid in run_ids
         if workspace.get_run(rid) is None
@@ -333,6 +343,19 @@ async def _probe(pending: Sequence[WorkUnit], tasks: Mapping[str, Task],
             kept = [p for p in stored.preflight if p.model not in in_run]
             workspace.put_run(stored.model_copy(update={"preflight": [*kept, *mine]}))
     return probes
+
+
+def model_infos(models: Mapping[str, Model], ids: set[str]) -> list[ModelInfo]:
+    """What the run's self-describing models (`model_info()`, e.g. local ones) say of
+    themselves, in id order; a model that cannot say (not loaded) is left out."""
+    out = []
+    for mid in sorted(ids):
+        describe = getattr(models.get(mid), "model_info", None)
+        if callable(describe):
+            info = describe()
+            if isinstance(info, ModelInfo):
+                out.append(info)
+    return out
 
 
 def run_units_sync(units: Sequence[WorkUnit], **kwargs: Any) -> RunSummary:

@@ -60,7 +60,8 @@ def test_a_new_section_module_is_in_numbers_tables_figures_and_page(
     spec.loader.exec_module(module)  # importing the module registers the section
 
     result = analyze(_input(), n_resamples=20)
-    assert list(result.tables)[:3] == ["stopping", "answer_length", "propagation"]
+    # the test traces are not simulated, so the real-model part comes first
+    assert list(result.tables)[:4] == ["real_models", "stopping", "answer_length", "propagation"]
     index = build_report(result, tmp_path / "report")
     out = tmp_path / "report"
     numbers = json.loads((out / "numbers.json").read_text(encoding="utf-8"))
