@@ -72,13 +72,29 @@ def parse_limits(models: list[str], rpm: list[str], tpm: list[str]) -> dict[str,
 
 
 def resume_command() -> str:
-    """The command line of this invocation, to print after Ctrl-C (secrets redacted):
-    the run id is derived from the options, so the same command resumes the run."""
+    """The command line of this invocation, to print after Ctrl-C: the run id is derived
+    from the options (secrets excluded), so the same command resumes the run. Secrets are
+    never printed: an option value such as ``-o api_key=…`` shows as ``<redacted>``, with
+    a note to put it back."""
     import shlex
 
-    from agentprop.runner import redact_text
+    from agentprop.runner import redact_argv
 
-    return redact_text("agentprop " + shlex.join(sys.argv[1:]))
+    args = redact_argv(sys.argv[1:])
+    line = "agentprop " + shlex.join(args)
+    if args != sys.argv[1:] and "<redacted>" in line:
+        line += "\n  (put your secret back where it says <redacted>, or set it in the environment)"
+    return line
+
+
+def interrupted_message(stored: int, total: int, run_id: str) -> str:
+    """What `run` prints after Ctrl-C or SIGTERM: how far it got and how to resume, or
+    that nothing is left to resume."""
+    if stored >= total:
+        return (f"interrupted after all {total} units of run {run_id} were stored: "
+                "nothing to resume")
+    return (f"interrupted: {stored} of {total} units stored in run {run_id}; to resume "
+            f"the other {total - stored}, run:\n  {resume_command()}")
 
 
 def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: int | None,
@@ -389,12 +405,8 @@ def register(app: typer.Typer) -> None:
                 model_limits=limits,
             )
         except KeyboardInterrupt:
-            stored = _stored(workspace, rid)
-            err_console.print(
-                f"interrupted: {stored} of {len(units)} units stored in run {rid}; "
-                f"to resume, run:\n  {resume_command()}",
-                highlight=False, soft_wrap=True,
-            )
+            err_console.print(interrupted_message(_stored(workspace, rid), len(units), rid),
+                              highlight=False, soft_wrap=True)
             raise typer.Exit(130) from None
         except RunAborted as e:
             fail(str(e), code=1)

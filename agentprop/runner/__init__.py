@@ -8,7 +8,7 @@ from agentprop.runner._errors import RunAborted, RunError, RunLocked
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._plan import MAX_SEED, check_seeds, default_run_id, plan_units
 from agentprop.runner._run import run_units, run_units_sync
-from agentprop.runner._secrets import redact, redact_text
+from agentprop.runner._secrets import redact, redact_argv, redact_text
 from agentprop.runner._summary import RunSummary
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "make_models",
     "plan_units",
     "redact",
+    "redact_argv",
     "redact_text",
     "run_units",
     "run_units_sync",

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
-from agentprop._interrupts import run_interruptible
+from agentprop._interrupts import checkpoint, run_interruptible
 from agentprop.core import ErrorEvent, RunSpec, Trace, WorkUnit, stable_hash
 from agentprop.models import GenerateConfig, Model, RateLimits
 from agentprop.runner._budget import CostGuard
@@ -150,7 +150,7 @@ async def run_units(
     builder = EpisodeBuilder(tasks, in_history=in_history, extra_hooks=extra_hooks)
     builder.check(pending)
 
-    secrets = secret_values()
+    secrets = secret_values(str((model_options or {}).get("base_url") or ""))
     settings = redact(
         {
             "max_steps": max_steps,
@@ -230,6 +230,7 @@ async def run_units(
             if guard is not None:
                 guard.finished(unit, trace_cost(trace))
             check.record(trace)
+            await checkpoint()  # an in-process model never awaits: let Ctrl-C in
 
     for mid, limits in (model_limits or {}).items():
         setter = getattr(model_objs.get(mid), "set_rate_limits", None)

@@ -2,7 +2,8 @@
 
 - `host_allowed`: the Host allow-list every local agentprop server applies against DNS
   rebinding (label app, serve-sim; the MCP tool server and gateway reuse it).
-- `redact_url` / `redact_urls`: credentials in URLs never reach a message or a log.
+- `redact_url` / `redact_urls` / `url_credentials`: credentials in URLs never reach a
+  message or a log (found by the URL's structure, not a pattern of characters).
 - `neutralise_cell` / `restore_cell`: spreadsheet formulas in CSV exports.
 - `term_safe` / `has_control_chars`: stored text never drives the user's terminal.
 
@@ -12,7 +13,7 @@ Imports nothing of ours, so every layer may use it.
 from agentprop.safety._cells import FORMULA_PREFIXES, neutralise_cell, restore_cell
 from agentprop.safety._hosts import MISDIRECTED, allowed_hosts, host_allowed
 from agentprop.safety._terminal import has_control_chars, term_safe
-from agentprop.safety._urls import redact_url, redact_urls
+from agentprop.safety._urls import redact_url, redact_urls, url_credentials
 
 __all__ = [
     "FORMULA_PREFIXES",
@@ -25,4 +26,5 @@ __all__ = [
     "redact_urls",
     "restore_cell",
     "term_safe",
+    "url_credentials",
 ]
