@@ -428,6 +428,11 @@ def register(app: typer.Typer) -> None:
             f"→ {escape(str(workspace))}",
             highlight=False,
         )
+        if summary.replaced_code_points:
+            err_console.print(
+                f"{summary.replaced_code_points} code points UTF-8 cannot encode (lone "
+                "surrogates in model or agent text) were stored as U+FFFD",
+                highlight=False, soft_wrap=True)
         if summary.not_started:
             err_console.print(
                 f"cost guard: {summary.not_started} units not started (the estimated spend "

@@ -43,6 +43,7 @@ from agentprop.core import (
     utcnow,
 )
 from agentprop.domains import Environment, Observation
+from agentprop.safety import utf8_clean
 
 
 @dataclass
@@ -61,6 +62,8 @@ class EpisodeRecorder:
     ctx: EpisodeContext = field(init=False)
     finished: bool = field(default=False, init=False)
     model_turns: int = field(default=0, init=False)
+    replaced: int = field(default=0, init=False)
+    """Code points UTF-8 cannot encode replaced in the agent's calls and answer."""
     _calls: int = field(default=0, init=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
     _generated: dict[str, ToolCall] = field(default_factory=dict, init=False)
@@ -175,6 +178,8 @@ class EpisodeRecorder:
 
     def finish(self, answer: str) -> Trace:
         """The agent returned `answer`: the final event goes through `before_final`."""
+        answer, replaced = utf8_clean(answer)
+        self.replaced += replaced
         final = FinalEvent(step=self._step(), answer=answer)
         for h in self.hooks:
             replaced = h.before_final(self.ctx, final)
@@ -194,9 +199,11 @@ class EpisodeRecorder:
 
     def _trace(self, status: TraceStatus) -> Trace:
         self.finished = True
+        meta: dict[str, Any] = {"external": True, "model_turns_recorded": self.model_turns}
+        if self.replaced:
+            meta["replaced_code_points"] = self.replaced
         return finish_episode(self.ctx, self.hooks, status, simulated=False,
-                              started=self.started,
-                              meta={"external": True, "model_turns_recorded": self.model_turns})
+                              started=self.started, meta=meta)
 
 
     def _mark_generated(self, proposed: ToolCall, original: ToolCall,

@@ -28,8 +28,9 @@ import httpx
 
 from agentprop.core import ModelOutput, ToolCall, Usage
 from agentprop.external._host import Receive, Scope, Send, _read_body, _send_json
+from agentprop.models import clean_output
 from agentprop.models._openai import parse_response
-from agentprop.safety import MISDIRECTED, host_allowed, redact_url
+from agentprop.safety import MISDIRECTED, host_allowed, redact_url, utf8_clean
 
 EPISODE_HEADER = "x-agentprop-episode"
 _SUFFIX = re.compile(r"^(.+)@([A-Za-z0-9_-]{8,})$")
@@ -120,7 +121,7 @@ def _output(data: dict[str, Any], latency: float) -> ModelOutput:
     except Exception:  # unparseable arguments: keep the text, record no call
         msg = (data.get("choices") or [{}])[0].get("message") or {}
         out = ModelOutput(text=msg.get("content"), usage=Usage())
-    return out.model_copy(update={"latency_s": latency, "raw": None})
+    return clean_output(out.model_copy(update={"latency_s": latency, "raw": None}))
 
 
 class Gateway:
@@ -163,6 +164,7 @@ class Gateway:
         except ValueError as e:
             await _send_json(send, 400, {"error": {"message": f"invalid JSON body: {e}"}})
             return
+        body = utf8_clean(body)[0]  # a lone surrogate (valid JSON) cannot be forwarded
         eid, model = episode_of(headers, body)
         body["model"] = model
         fwd = {k: v for k, v in headers.items() if k in ("authorization", "openai-organization")}

@@ -27,6 +27,7 @@ from typing import Any
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from agentprop.core import ModelOutput
+from agentprop.models import clean_output
 from agentprop.external._episode import EpisodeRecorder
 from agentprop.external._tools import Submit, UnknownEpisode, build_server
 from agentprop.safety import MISDIRECTED, host_allowed
@@ -243,7 +244,7 @@ class EpisodeHost:
             return
         try:
             data = json.loads(body)
-            output = ModelOutput.model_validate(data["output"])
+            output = clean_output(ModelOutput.model_validate(data["output"]))
         except (ValueError, KeyError, TypeError) as e:
             await _send_json(send, 400, {"error": f"invalid model turn: {e}"})
             return

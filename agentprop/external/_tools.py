@@ -20,6 +20,7 @@ from mcp.server.lowlevel import Server
 
 from agentprop.agent import observation_text
 from agentprop.external._episode import EpisodeClosed, EpisodeRecorder
+from agentprop.safety import utf8_clean
 
 SUBMIT_TOOL = "submit_answer"
 """Only in `serve-tools` (no callable returns an answer there): ends the episode."""
@@ -68,6 +69,9 @@ def build_server(resolve: Resolve, *, submit: Submit | None = None,
     @server.call_tool(validate_input=False)
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         rec = resolve()
+        # a lone surrogate (valid JSON) could not be encoded in the reply nor stored
+        (name, arguments), replaced = utf8_clean((name, arguments))
+        rec.replaced += replaced
         if submit is not None and name == SUBMIT_TOOL:
             answer = arguments.get("answer") if isinstance(arguments, dict) else None
             if not isinstance(answer, str):

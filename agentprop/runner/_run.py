@@ -270,6 +270,7 @@ async def run_units(
                                    for mid, m in model_objs.items())
         bar.stop()
         writer.close()  # flush whatever finished, also on Ctrl-C and on errors
+        summary.replaced_code_points += writer.replaced
         for m in model_objs.values():
             closer = getattr(m, "aclose", None)
             if callable(closer):

@@ -26,6 +26,10 @@ class RunSummary(BaseModel):
     rate_limited: int = 0
     not_started: int = 0
     max_cost: float | None = None
+    replaced_code_points: int = 0
+    """Code points UTF-8 cannot encode (lone surrogates) replaced by U+FFFD in what this
+    invocation stored: in model answers (``raw.replaced_code_points`` of the call) and
+    anywhere else in a trace (``meta.replaced_code_points``)."""
     calls_by_model: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
 
@@ -38,6 +42,7 @@ class RunSummary(BaseModel):
         for ev in trace.events:
             if isinstance(ev, ModelCallEvent):
                 out = ev.output
+                self.replaced_code_points += int((out.raw or {}).get("replaced_code_points", 0))
                 self.model_calls += 1
                 self.calls_by_model[trace.model] = self.calls_by_model.get(trace.model, 0) + 1
                 if out.cached:  # a cache hit costs nothing now: count it, don't bill it

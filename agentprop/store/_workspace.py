@@ -22,6 +22,7 @@ from agentprop.core import (
     WorkspaceMeta,
 )
 from agentprop.errors import AgentpropError
+from agentprop.safety import encodable_json, utf8_clean
 
 SCHEMA_VERSION = 1
 DB_NAME = "agentprop.sqlite"
@@ -127,6 +128,26 @@ def damage_report(path: Path) -> str | None:
     return None if problem is None else damaged_message(db, problem)
 
 
+def _encodable(trace: Trace) -> tuple[Trace, str, int]:
+    """(trace, its JSON, code points replaced): a trace holding text UTF-8 cannot encode
+    (a lone surrogate) is stored with U+FFFD in its place and the count in its meta,
+    instead of failing the writer's whole batch."""
+    cleaned, data, n = encodable_json(trace)
+    if not n:
+        return trace, data, 0
+    meta = {**cleaned.meta, "replaced_code_points": n
+            + int(cleaned.meta.get("replaced_code_points") or 0)}
+    cleaned = cleaned.model_copy(update={"meta": meta})
+    return cleaned, cleaned.model_dump_json(), n
+
+
+def _run_row(run: RunSpec) -> tuple[str, str, str]:
+    """A `runs` row; text UTF-8 cannot encode (an undecodable byte of a command-line
+    argument arrives as a lone surrogate) is stored as U+FFFD."""
+    run, data, _ = encodable_json(run)
+    return run.id, run.created_at.isoformat(), data
+
+
 def _writable(db_path: Path) -> bool:
     return os.access(db_path, os.W_OK) and os.access(db_path.parent, os.W_OK)
 
@@ -174,6 +195,8 @@ class Workspace:
             except OSError as e:
                 raise WorkspaceError(f"cannot create workspace {self.path}: {e.strerror}") from None
         self.readonly = existed and not _writable(self.db_path)
+        self.replaced = 0
+        """Code points UTF-8 cannot encode that `put_traces` replaced (this object)."""
         try:
             if self.readonly:
                 self.conn = _connect_readonly(self.db_path)
@@ -281,7 +304,7 @@ class Workspace:
         with self.conn:
             self.conn.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?)",
-                (run.id, run.created_at.isoformat(), run.model_dump_json()),
+                _run_row(run),
             )
 
     def get_run(self, run_id: str) -> RunSpec | None:
@@ -296,7 +319,9 @@ class Workspace:
     def put_traces(self, traces: Sequence[Trace], runs: Sequence[RunSpec] = ()) -> int:
         """Store traces in one transaction; ids already stored are left as they are.
         `runs` are new runs stored in the same transaction (a run row already stored is
-        kept)."""
+        kept). Text UTF-8 cannot encode is stored with U+FFFD in its place, counted in
+        the trace's ``meta["replaced_code_points"]`` (`self.replaced` sums them)."""
+        stored = [_encodable(t) for t in traces]
         rows = [
             (
                 t.id,
@@ -313,14 +338,15 @@ class Workspace:
                 int(t.simulated),
                 t.started_at.isoformat(),
                 t.ended_at.isoformat() if t.ended_at else None,
-                t.model_dump_json(),
+                data,
             )
-            for t in traces
+            for t, data, _ in stored
         ]
+        self.replaced += sum(n for _, _, n in stored)
         with self.conn:
             self.conn.executemany(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?)",
-                [(r.id, r.created_at.isoformat(), r.model_dump_json()) for r in runs],
+                [_run_row(r) for r in runs],
             )
             cur = self.conn.executemany(
                 "INSERT OR IGNORE INTO traces VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
@@ -362,15 +388,13 @@ class Workspace:
 
     # -- verdicts -------------------------------------------------------------------------
     def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
-        rows = [
-            (
-                v.trace_id,
-                v.judge,
-                None if v.correct is None else int(v.correct),
-                v.model_dump_json(),
-            )
-            for v in verdicts
-        ]
+        """Store verdicts (replacing a judge's earlier one); text UTF-8 cannot encode, e.g.
+        in an LLM judge's rationale, is stored with U+FFFD in its place."""
+        rows = []
+        for verdict in verdicts:
+            v, data, _ = encodable_json(verdict)
+            rows.append((v.trace_id, v.judge, None if v.correct is None else int(v.correct),
+                         data))
         with self.conn:
             self.conn.executemany("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?)", rows)
 
@@ -424,7 +448,8 @@ class Workspace:
     # -- labels ---------------------------------------------------------------------------
     def put_labels(self, labels: Iterable[Label]) -> None:
         """All-or-nothing; a later label by the same annotator replaces the earlier one."""
-        rows = [(x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note) for x in labels]
+        rows = [utf8_clean((x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note))[0]
+                for x in labels]
         with self.conn:
             self.conn.executemany("INSERT OR REPLACE INTO labels VALUES (?,?,?,?,?)", rows)
 
@@ -457,6 +482,7 @@ class Workspace:
 
     # -- response cache -------------------------------------------------------------------
     def cache_get(self, key: str) -> dict[str, Any] | None:
+        """A cached value (the response cache cleans what it reads: `ResponseCache`)."""
         row = self.conn.execute("SELECT value FROM cache WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
