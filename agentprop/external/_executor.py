@@ -1,11 +1,26 @@
 """`agentprop run --agent`: each work unit is one call of the user's agent, with the task's
-tools served over MCP for that episode only."""
+tools served over MCP for that episode only.
+
+The agent never runs on the runner's event loop: each episode's call runs in a daemon
+thread of its own (an async agent on an event loop of its own there). The runner's loop
+(the MCP host, the writer, Ctrl-C and SIGTERM) therefore stays free whatever the agent
+does, and the episode timeout is enforced from outside: an agent that blocks (time.sleep,
+a busy loop, a coroutine that blocks its event loop) or never returns is abandoned when
+its episode times out (its task is cancelled if its loop still runs), no other episode
+waits for it, and the process exits without waiting for it. An agent's `BaseException`
+(`sys.exit`, `KeyboardInterrupt`, its own) is its episode's `agent_exception`, never the
+run's end.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import inspect
-from collections.abc import Sequence
+import threading
+from collections.abc import Awaitable, Sequence
+from typing import Any
 
 from agentprop.agent import AgentHooks
 from agentprop.core import FinalEvent, ModelCallEvent, Task, ToolResultEvent, Trace, WorkUnit
@@ -16,13 +31,53 @@ from agentprop.external._host import EpisodeHost
 
 DEFAULT_EPISODE_TIMEOUT_S = 300.0
 
+Outcome = tuple[str, Any]
+"""("answer", what the agent returned) or ("raised", the BaseException it raised)."""
+
+
+class AgentCall:
+    """One call of the agent in a daemon thread; `result` resolves to its `Outcome`."""
+
+    def __init__(self, agent: AgentCallable, episode: Episode) -> None:
+        self.agent, self.episode = agent, episode
+        self.result: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[Any] | None = None
+        threading.Thread(target=self._run, daemon=True, name="agentprop-agent").start()
+
+    def _run(self) -> None:
+        if not self.result.set_running_or_notify_cancel():
+            return
+        outcome: Outcome
+        try:
+            answer: Any = self.agent(self.episode)
+            if inspect.isawaitable(answer):
+                answer = asyncio.run(self._main(answer))
+            outcome = ("answer", answer)
+        except BaseException as e:  # sys.exit or ^C inside an agent is its failure
+            outcome = ("raised", e)
+        with contextlib.suppress(concurrent.futures.InvalidStateError):
+            self.result.set_result(outcome)
+
+    async def _main(self, awaitable: Awaitable[Any]) -> Any:
+        self._loop, self._task = asyncio.get_running_loop(), asyncio.current_task()
+        return await awaitable
+
+    def cancel(self) -> None:
+        """Cancel the agent's coroutine, if its event loop still runs (a blocked one is
+        simply abandoned)."""
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed
+                loop.call_soon_threadsafe(task.cancel)
+
 
 class AgentExecutor:
-    """Runs episodes by awaiting `agent(episode)`; an `EpisodeExecutor` for `run_units`.
+    """Runs episodes by calling `agent(episode)`; an `EpisodeExecutor` for `run_units`.
 
-    The agent's exception, a timeout (`timeout_s`), or a missing answer becomes an error
-    trace (kinds ``agent_exception``, ``timeout``, ``no_final_answer``) and the run goes
-    on. A synchronous callable runs in a worker thread.
+    The agent's exception (any `BaseException`), a timeout (`timeout_s`, enforced from
+    the runner's loop), or a missing answer becomes an error trace (kinds
+    ``agent_exception``, ``timeout``, ``no_final_answer``) and the run goes on.
     """
 
     def __init__(self, agent: AgentCallable, *, timeout_s: float = DEFAULT_EPISODE_TIMEOUT_S,
@@ -40,8 +95,9 @@ class AgentExecutor:
     async def __aexit__(self, *exc: object) -> None:
         await self.host.stop()
 
-    def episode_of(self, unit: WorkUnit, task: Task) -> Episode:
-        return Episode(id=unit.key, query=task.query, mcp_url=self.host.mcp_url(unit.key),
+    def episode_of(self, recorder: EpisodeRecorder) -> Episode:
+        unit, task = recorder.unit, recorder.task
+        return Episode(id=recorder.id, query=task.query, mcp_url=self.host.mcp_url(recorder.id),
                        task_id=task.id, domain=task.domain, condition=unit.condition,
                        seed=unit.seed)
 
@@ -50,26 +106,34 @@ class AgentExecutor:
     ) -> Trace:
         recorder = EpisodeRecorder(unit, task, env, hooks)
         self.host.add(recorder)
-        episode = self.episode_of(unit, task)
         try:
-            async with asyncio.timeout(self.timeout_s):
-                if inspect.iscoroutinefunction(self.agent):
-                    answer = await self.agent(episode)
-                else:
-                    answer = await asyncio.to_thread(self.agent, episode)
-                    if inspect.isawaitable(answer):
-                        answer = await answer
-        except TimeoutError:
-            return recorder.fail("timeout", f"no answer within {self.timeout_s:g} s")
-        except Exception as e:  # the user's agent must not stop a run of thousands
-            cause = _leaf(e)
-            return recorder.fail("agent_exception", f"{type(cause).__name__}: {cause}")
+            kind, value = await self._call(self.episode_of(recorder))
         finally:
-            self.host.remove(unit.key)
-        if not isinstance(answer, str) or not answer.strip():
+            self.host.remove(recorder.id)
+        if kind == "timeout":
+            return recorder.fail("timeout", f"no answer within {self.timeout_s:g} s")
+        if kind == "raised":
+            cause = _leaf(value)
+            text = str(cause)
+            return recorder.fail("agent_exception",
+                                 f"{type(cause).__name__}: {text}" if text
+                                 else type(cause).__name__)
+        if not isinstance(value, str) or not value.strip():
             return recorder.fail("no_final_answer",
-                                 f"the agent returned {type(answer).__name__}, not answer text")
-        return recorder.finish(answer)
+                                 f"the agent returned {type(value).__name__}, not answer text")
+        return recorder.finish(value)
+
+    async def _call(self, episode: Episode) -> Outcome:
+        """Call the agent off the runner's loop; ("timeout", None) after `timeout_s`."""
+        call = AgentCall(self.agent, episode)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(call.result), self.timeout_s)
+        except TimeoutError:
+            call.cancel()
+            return ("timeout", None)
+        except asyncio.CancelledError:  # Ctrl-C, SIGTERM: the run stops, the agent is left
+            call.cancel()
+            raise
 
     def reached(self, trace: Trace) -> bool:
         return any(isinstance(ev, ToolResultEvent | FinalEvent | ModelCallEvent)

@@ -15,7 +15,6 @@ from agentprop.models._registry import (
 from agentprop.models._retry import RetryableError, RetryPolicy
 
 __all__ = [
-    "clean_output",
     "DEFAULT_PRICES",
     "PROVIDERS",
     "AdaptiveConcurrency",
@@ -33,6 +32,7 @@ __all__ = [
     "TokenBucket",
     "check_base_url",
     "check_model_id",
+    "clean_output",
     "get_model",
     "register_provider",
     "request_key",

@@ -8,7 +8,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.hostile._helpers import LONE_SURROGATE, RawMcp  # noqa: E402
+from tests.hostile._helpers import LONE_SURROGATE, RawMcp
 
 
 def surrogate(episode: Any) -> str:
@@ -23,3 +23,79 @@ def surrogate(episode: Any) -> str:
     finally:
         mcp.close()
     return "It is sunny \ud83d"
+
+
+class Custom(BaseException):
+    """A BaseException of the agent's own."""
+
+
+def _raise(kind: str) -> None:
+    if kind == "exit":
+        sys.exit(0)
+    if kind == "interrupt":
+        raise KeyboardInterrupt
+    raise Custom("the agent's own BaseException")
+
+
+async def raises_base(episode: Any) -> str:
+    """Seed 1: sys.exit(0); seed 2: KeyboardInterrupt; seed 3: a custom BaseException."""
+    kinds = {1: "exit", 2: "interrupt", 3: "custom"}
+    if episode.seed in kinds:
+        _raise(kinds[episode.seed])
+    return "fine"
+
+
+def raises_base_sync(episode: Any) -> str:
+    kinds = {1: "exit", 2: "interrupt", 3: "custom"}
+    if episode.seed in kinds:
+        _raise(kinds[episode.seed])
+    return "fine"
+
+
+def sleeps(episode: Any) -> str:
+    """Synchronous: seed 1 blocks in time.sleep for an hour."""
+    import time
+
+    if episode.seed == 1:
+        time.sleep(3600)
+    return "done"
+
+
+def spins(episode: Any) -> str:
+    """Synchronous: seed 1 never leaves a busy loop."""
+    if episode.seed == 1:
+        while True:
+            pass
+    return "done"
+
+
+async def blocks_loop(episode: Any) -> str:
+    """Async, but seed 1 blocks its event loop (time.sleep in a coroutine)."""
+    import time
+
+    if episode.seed == 1:
+        time.sleep(3600)
+    return "done"
+
+
+async def always_blocks(episode: Any) -> str:
+    """Async, blocking its event loop in every episode."""
+    import time
+
+    time.sleep(3600)
+    return "never"
+
+
+def explores(episode: Any) -> str:
+    """Tries to reach beyond its own episode: lists the host's episodes and guesses the
+    URL of an episode named by its work unit's fields; answers with what it got."""
+    import json
+
+    import httpx
+
+    base = episode.mcp_url.split("/episodes/")[0]
+    seen = {"id": episode.id,
+            "list": httpx.get(f"{base}/episodes").status_code,
+            "stable": httpx.post(f"{base}/mcp", content=b"{}",
+                                 headers={"content-type": "application/json"}).status_code}
+    return json.dumps(seen)

@@ -1,0 +1,84 @@
+"""An external agent cannot stall or end the run: a blocking sync agent, an async agent
+that blocks its event loop and one that raises a BaseException each become their
+episode's error trace, the timeout fires from outside, the process exits, and Ctrl-C and
+SIGTERM work. The agent runs off the runner's event loop (agentprop/external/_executor.py).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from agentprop.core import ErrorEvent
+from agentprop.store import Workspace
+from tests.hostile._helpers import cli_process
+
+AGENTS = str(Path(__file__).with_name("_agents.py"))
+
+
+def _run(ws: Path, agent: str, *args: str, timeout: float = 120) -> tuple[int, dict, str, float]:
+    """`run --agent` as a process: (return code, its --json summary, stderr, seconds)."""
+    t0 = time.monotonic()
+    proc = cli_process("run", "--agent", f"{AGENTS}:{agent}", "-w", str(ws), "-n", "1",
+                       "-d", "weather", "--json", *args)
+    out, err = proc.communicate(timeout=timeout)
+    took = time.monotonic() - t0
+    return proc.returncode, (json.loads(out) if out.strip() else {}), err, took
+
+
+def _errors(ws: Path) -> dict[int, list[str]]:
+    """Each trace's error kinds and messages, by seed."""
+    with Workspace(ws, create=False) as w:
+        traces = [w.get_trace(i) for i in w.trace_ids()]
+    return {t.seed: [f"{e.kind}: {e.message}" for e in t.events if isinstance(e, ErrorEvent)]
+            for t in traces}
+
+
+SEEDS = ["--seed", "0", "--seed", "1", "--seed", "2"]
+
+
+@pytest.mark.parametrize("agent", ["sleeps", "spins", "blocks_loop"])
+def test_a_blocking_agent_times_out_and_the_run_exits(tmp_path: Path, agent: str) -> None:
+    rc, summary, err, took = _run(tmp_path / "w", agent, *SEEDS, "--episode-timeout", "2")
+    assert rc == 0 and "Traceback" not in err, err
+    assert summary["completed"] == 3 and summary["errors"] == 1
+    errors = _errors(tmp_path / "w")
+    assert errors[0] == [] and errors[2] == []  # the episodes after it ran
+    assert errors[1] == ["timeout: no answer within 2 s"]
+    assert took < 60, f"the run took {took:.0f} s to exit"
+
+
+def test_agents_that_block_from_the_start_stop_the_run(tmp_path: Path) -> None:
+    rc, _, err, took = _run(tmp_path / "w", "always_blocks", *SEEDS, "--episode-timeout", "1")
+    assert rc == 1 and "Traceback" not in err, err
+    assert "error:" in err and "failed" in err  # RunAborted's line
+    assert took < 60
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signals_stop_a_run_whose_agent_blocks(tmp_path: Path, sig: signal.Signals) -> None:
+    proc = cli_process("run", "--agent", f"{AGENTS}:always_blocks", "-w", str(tmp_path / "w"),
+                       "-n", "1", "-d", "weather", "--episode-timeout", "600")
+    time.sleep(6)  # started, and its agent blocked
+    assert proc.poll() is None
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert time.monotonic() - t0 < 2.0
+
+
+@pytest.mark.parametrize("agent", ["raises_base", "raises_base_sync"])
+def test_a_base_exception_is_the_episodes_error(tmp_path: Path, agent: str) -> None:
+    rc, summary, err, _ = _run(tmp_path / "w", agent, *SEEDS, "--seed", "3")
+    assert rc == 0 and "Traceback" not in err, err
+    assert summary["completed"] == 4 and summary["errors"] == 3
+    errors = _errors(tmp_path / "w")
+    assert errors[0] == []
+    assert errors[1] == ["agent_exception: SystemExit: 0"]
+    assert errors[2] == ["agent_exception: KeyboardInterrupt"]
+    assert errors[3] == ["agent_exception: Custom: the agent's own BaseException"]
