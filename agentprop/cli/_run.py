@@ -127,6 +127,33 @@ def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: in
     }))
 
 
+def _unknown_spend(summary: Any) -> dict[str, Any]:
+    """For an external agent none of whose model calls agentprop saw (no gateway): its
+    calls, tokens and cost as unknown (None), not as 0."""
+    if not summary.completed or summary.unobserved_model_calls < summary.completed:
+        return {}
+    return {k: None for k in ("model_calls", "cached_calls", "input_tokens",
+                              "output_tokens", "tokens", "cost")}
+
+
+def _print_agent_summary(summary: Any, rid: str, workspace: Path) -> None:
+    """`run --agent`'s summary: what agentprop saw (tool calls; model turns only through
+    the gateway), and what it did not."""
+    seen = summary.completed - summary.unobserved_model_calls
+    if seen:
+        model = (f"{summary.model_calls} model calls recorded by the gateway in {seen} "
+                 f"episodes ({summary.tokens:,} tokens, ${summary.cost:.4f})")
+        if summary.unobserved_model_calls:
+            model += f"; not observed in the other {summary.unobserved_model_calls}"
+    else:
+        model = ("the agent's model calls, tokens and cost: not observed (they did not go "
+                 "through `agentprop gateway`)")
+    console.print(
+        Text(f"run {rid}: {summary.completed} traces written ({summary.errors} errors), "
+             f"{summary.skipped} already stored, {summary.tool_calls} tool calls; {model}; "
+             f"{summary.wall_s:.1f} s → {workspace}"), highlight=False)
+
+
 def _stored(workspace: Path, run_id: str) -> int:
     try:
         with open_workspace(workspace) as ws:
@@ -415,9 +442,11 @@ def register(app: typer.Typer) -> None:
         finally:
             ws.close()
         if as_json:
-            print_json(
-                {**summary.model_dump(mode="json"), "run_id": rid, "workspace": str(workspace)}
-            )
+            print_json({**summary.model_dump(mode="json"), **_unknown_spend(summary),
+                        "run_id": rid, "workspace": str(workspace)})
+            return
+        if external is not None:
+            _print_agent_summary(summary, rid, workspace)
             return
         console.print(
             f"run [bold]{escape(rid)}[/]: {summary.completed} traces written "

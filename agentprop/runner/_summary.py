@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agentprop.core import ModelCallEvent, Trace
+from agentprop.core import ModelCallEvent, ToolResultEvent, Trace
 
 
 class RunSummary(BaseModel):
@@ -30,6 +30,11 @@ class RunSummary(BaseModel):
     """Code points UTF-8 cannot encode (lone surrogates) replaced by U+FFFD in what this
     invocation stored: in model answers (``raw.replaced_code_points`` of the call) and
     anywhere else in a trace (``meta.replaced_code_points``)."""
+    tool_calls: int = 0
+    """Tool calls executed (at the MCP boundary, for an external agent)."""
+    unobserved_model_calls: int = 0
+    """Episodes of an external agent whose model calls agentprop did not see (no model
+    turn reached the gateway): `model_calls`, tokens and cost do not include theirs."""
     calls_by_model: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
 
@@ -39,7 +44,11 @@ class RunSummary(BaseModel):
             self.errors += 1
         if trace.status == "step_limit":
             self.step_limit += 1
+        if trace.meta.get("external") and not trace.meta.get("model_turns_recorded"):
+            self.unobserved_model_calls += 1
         for ev in trace.events:
+            if isinstance(ev, ToolResultEvent):
+                self.tool_calls += 1
             if isinstance(ev, ModelCallEvent):
                 out = ev.output
                 self.replaced_code_points += int((out.raw or {}).get("replaced_code_points", 0))

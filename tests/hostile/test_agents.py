@@ -82,3 +82,22 @@ def test_a_base_exception_is_the_episodes_error(tmp_path: Path, agent: str) -> N
     assert errors[1] == ["agent_exception: SystemExit: 0"]
     assert errors[2] == ["agent_exception: KeyboardInterrupt"]
     assert errors[3] == ["agent_exception: Custom: the agent's own BaseException"]
+
+
+def test_the_summary_says_what_is_not_known(tmp_path: Path) -> None:
+    """Without the gateway agentprop sees no model call: the summary says so instead of
+    "0 model calls ... 0 tokens", and --json gives them as unknown (null), not 0."""
+    from tests.hostile._helpers import invoke
+
+    probe = str(Path(__file__).parents[1] / "external" / "_agents.py") + ":probe"
+    result = invoke("run", "--agent", probe, "-w", str(tmp_path / "a"), "-n", "2", "-d",
+                    "weather", "--concurrency", "1")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.stdout.split())
+    assert "4 tool calls" in out and "model calls, tokens and cost: not observed" in out
+    assert "0 model calls" not in out and "0 tokens" not in out
+    result = invoke("run", "--agent", probe, "-w", str(tmp_path / "b"), "-n", "2", "-d",
+                    "weather", "--json")
+    summary = json.loads(result.stdout)
+    assert summary["model_calls"] is None and summary["tokens"] is None
+    assert summary["cost"] is None and summary["unobserved_model_calls"] == 2
