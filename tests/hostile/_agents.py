@@ -99,3 +99,15 @@ def explores(episode: Any) -> str:
             "stable": httpx.post(f"{base}/mcp", content=b"{}",
                                  headers={"content-type": "application/json"}).status_code}
     return json.dumps(seen)
+
+
+async def gold(episode: Any) -> str:
+    """Follows the task's gold plan over MCP and answers its reference answer (no model:
+    an external agent whose model turns agentprop never sees)."""
+    from agentprop.suite import load_suite
+
+    task = load_suite().get(episode.task_id)
+    async with episode.session() as session:
+        for call in task.gold_plan:
+            await session.call_tool(call.name, call.arguments)
+    return str(task.reference_answer)
