@@ -141,6 +141,31 @@ def _encodable(trace: Trace) -> tuple[Trace, str, int]:
     return cleaned, cleaned.model_dump_json(), n
 
 
+EMPTY_GRACE_S = 5.0
+"""A zero-length database younger than this may be one another process is creating (SQLite
+writes its header with the first statement): it is given that long to get one."""
+
+
+def _refuse_empty(db_path: Path) -> None:
+    """A zero-length database file (a failed copy, a full disk, a truncation) is not a new
+    workspace: refuse it in one line instead of silently creating an empty one over it."""
+    deadline = time.monotonic() + EMPTY_GRACE_S
+    while True:
+        try:
+            st = db_path.stat()
+        except FileNotFoundError:  # removed meanwhile: a new workspace after all
+            return
+        if st.st_size > 0:
+            return
+        young = time.time() - st.st_mtime < EMPTY_GRACE_S
+        if not young or time.monotonic() > deadline:
+            raise WorkspaceError(
+                f"workspace database {db_path} is empty (0 bytes): it is not a workspace, or "
+                "its data was lost (a failed copy, a full disk); restore it from a backup, "
+                "or remove the file to start a new workspace")
+        time.sleep(0.05)
+
+
 def _run_row(run: RunSpec) -> tuple[str, str, str]:
     """A `runs` row; text UTF-8 cannot encode (an undecodable byte of a command-line
     argument arrives as a lone surrogate) is stored as U+FFFD."""
@@ -186,6 +211,8 @@ class Workspace:
         self.db_path = self.path / DB_NAME
         if self.path.exists() and not self.path.is_dir():
             raise WorkspaceError(f"workspace path {self.path} exists and is not a folder")
+        if self.db_path.exists():
+            _refuse_empty(self.db_path)
         existed = self.db_path.exists()
         if not existed:
             if not create:

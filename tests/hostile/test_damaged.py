@@ -158,3 +158,19 @@ def test_reading_commands_work_on_a_read_only_workspace(pristine: Path, tmp_path
         ws.chmod(0o755)
         for p in ws.iterdir():
             p.chmod(0o644)
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "-m", "sim/balanced", "-n", "2"], ["stages"], ["traces", "list"],
+    ["judge", "-j", "facts"], ["report"]])
+def test_a_zero_length_database_is_refused_not_recreated(tmp_path: Path,
+                                                          command: list[str]) -> None:
+    ws = tmp_path / "w"
+    ws.mkdir()
+    db = ws / "agentprop.sqlite"
+    db.touch()
+    old = db.stat().st_mtime - 60  # emptied a while ago, not being created right now
+    os.utime(db, (old, old))
+    line = one_line_error(invoke(*command, "-w", str(ws)))
+    assert "is empty (0 bytes)" in line and "agentprop.sqlite" in line
+    assert db.stat().st_size == 0 and sorted(p.name for p in ws.iterdir()) == [db.name]
