@@ -43,7 +43,7 @@ def _parse_options(pairs: list[str]) -> dict[str, Any]:
             raise UserError(f"invalid model option {pair!r}: expected KEY=VALUE")
         try:
             value: Any = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON (or absurdly deep): the text
             value = raw
         out[key.strip().replace("-", "_")] = value
     return out

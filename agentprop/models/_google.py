@@ -27,7 +27,7 @@ from agentprop.models._retry import RetryableError, parse_retry_after, status_ki
 def _response_obj(content: str | None) -> dict[str, Any]:
     try:
         value = json.loads(content or "")
-    except ValueError:
+    except (ValueError, RecursionError):
         return {"output": content or ""}
     return value if isinstance(value, dict) else {"output": value}
 

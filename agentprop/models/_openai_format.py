@@ -42,7 +42,10 @@ def parse_arguments(text: str | None) -> dict[str, Any]:
     """Tool-call arguments from their JSON text; ValueError when not a JSON object."""
     if text is None or not text.strip():
         return {}
-    value = json.loads(text)
+    try:
+        value = json.loads(text)
+    except RecursionError:  # a provider's answer nested thousands deep
+        raise ValueError("tool-call arguments are nested too deeply") from None
     if not isinstance(value, dict):
         raise ValueError("tool-call arguments are not a JSON object")
     return value

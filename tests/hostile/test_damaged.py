@@ -174,3 +174,34 @@ def test_a_zero_length_database_is_refused_not_recreated(tmp_path: Path,
     line = one_line_error(invoke(*command, "-w", str(ws)))
     assert "is empty (0 bytes)" in line and "agentprop.sqlite" in line
     assert db.stat().st_size == 0 and sorted(p.name for p in ws.iterdir()) == [db.name]
+
+
+@pytest.mark.parametrize("shape", ["flow", "block", "mapping"])
+def test_an_experiment_nested_20000_deep_is_one_line(tmp_path: Path, shape: str) -> None:
+    deep = {"flow": "models: " + "[" * 20000 + "]" * 20000 + "\n",
+            "block": "models:\n" + "".join("  " * i + "- \n" for i in range(3000)),
+            "mapping": "runs: " + "{a: " * 20000 + "1" + "}" * 20000 + "\n"}[shape]
+    study = tmp_path / "study.yaml"
+    study.write_text("name: deep\n" + deep)
+    line = one_line_error(invoke("experiment", "run", str(study), "-w", str(tmp_path / "w"),
+                                 "--dry-run"))
+    assert "nested too deeply" in line
+    assert not (tmp_path / "w").exists()
+
+
+def test_deep_tool_call_arguments_from_a_provider_are_a_retryable_error() -> None:
+    from agentprop.models._openai import parse_response
+    from agentprop.models._retry import RetryableError
+
+    deep = "[" * 200_000 + "]" * 200_000
+    data = {"choices": [{"message": {"tool_calls": [
+        {"id": "c", "function": {"name": "f", "arguments": deep}}]}}]}
+    with pytest.raises(RetryableError, match="malformed JSON arguments"):
+        parse_response(data)
+
+
+def test_a_deep_model_option_is_kept_as_text() -> None:
+    from agentprop.cli._run import _parse_options
+
+    deep = "[" * 200_000 + "]" * 200_000
+    assert _parse_options([f"x={deep}"]) == {"x": deep}
