@@ -118,11 +118,11 @@ async def _question(session: ClientSession) -> tuple[str, str, str]:
 
 async def test_http_clients_get_the_question() -> None:
     (rec,) = _recorders(1, exclusive=False)
-    async with _host([rec]) as host:
-        async with (streamable_http_client(host.mcp_url(rec.id)) as (read, write, _),
-                    ClientSession(read, write) as s):
-            init = await s.initialize()
-            prompt, resource, name = await _question(s)
+    async with (_host([rec]) as host,
+                streamable_http_client(host.mcp_url(rec.id)) as (read, write, _),
+                ClientSession(read, write) as s):
+        init = await s.initialize()
+        prompt, resource, name = await _question(s)
     assert rec.task.query in (init.instructions or "")
     assert "submit_answer" in (init.instructions or "")
     assert prompt == resource == rec.task.query and name == "question"

@@ -45,6 +45,6 @@ def test_numbers_and_the_report_say_it_too(workspace: Path) -> None:
     assert numbers["stopping.propagated"]["n"] == numbers["propagation.n_S2"]["value"]
     assert invoke("report", "-w", str(workspace)).exit_code == 0
     page = (workspace / "report" / "index.html").read_text()
-    assert f"Undefined: noticed, noticed_requery" in page and UNOBSERVABLE in page
+    assert "Undefined: noticed, noticed_requery" in page and UNOBSERVABLE in page
     stored = json.loads((workspace / "report" / "numbers.json").read_text())
     assert stored["propagation.noticed"]["note"] == UNOBSERVABLE
