@@ -38,7 +38,10 @@ install_error_boundary(app)
 def main() -> None:
     from dotenv import load_dotenv
 
+    from agentprop.cli._common import safe_diagnostics
+
     load_dotenv(override=False)
+    safe_diagnostics()
     app()
 
 

@@ -6,7 +6,8 @@
   Sec-Fetch-Site) and bodies not declared JSON are refused.
 - `redact_url` / `redact_urls` / `url_credentials`: credentials in URLs never reach a
   message or a log (found by the URL's structure, not a pattern of characters).
-- `neutralise_cell` / `restore_cell`: spreadsheet formulas in CSV exports.
+- `neutralise_cell` / `restore_cell`: spreadsheet formulas in CSV exports;
+  `markdown_cell`: HTML, links and control characters in Markdown tables.
 - `term_safe` / `has_control_chars`: stored text never drives the user's terminal.
 - `utf8_clean` / `utf8_clean_model` / `encodable_json`: text UTF-8 cannot encode (lone
   surrogates) is replaced and counted, never fatal to a writer, a cache or an HTTP client.
@@ -14,7 +15,12 @@
 Imports nothing of ours, so every layer may use it.
 """
 
-from agentprop.safety._cells import FORMULA_PREFIXES, neutralise_cell, restore_cell
+from agentprop.safety._cells import (
+    FORMULA_PREFIXES,
+    markdown_cell,
+    neutralise_cell,
+    restore_cell,
+)
 from agentprop.safety._hosts import (
     MISDIRECTED,
     allowed_hosts,
@@ -36,6 +42,7 @@ __all__ = [
     "has_control_chars",
     "host_allowed",
     "json_refusal",
+    "markdown_cell",
     "neutralise_cell",
     "redact_url",
     "redact_urls",
