@@ -80,10 +80,9 @@ def safe_diagnostics() -> None:
 
     def record(*args: Any, **kwargs: Any) -> logging.LogRecord:
         rec = make(*args, **kwargs)
-        try:
+        # a record that cannot format is left for logging to report
+        with contextlib.suppress(Exception):
             rec.msg, rec.args = term_safe(rec.getMessage()), ()
-        except Exception:  # a record that cannot format: left for logging to report
-            pass
         return rec
 
     record.term_safe = True  # type: ignore[attr-defined]

@@ -1,15 +1,17 @@
 """`agentprop run --agent`: each work unit is one call of the user's agent, with the task's
 tools served over MCP for that episode only.
 
-The agent never runs on the runner's event loop: each episode's call runs in a daemon
-thread of its own (an async agent on an event loop of its own there). The runner's loop
-(the MCP host, the writer, Ctrl-C and SIGTERM) therefore stays free whatever the agent
-does, and the episode timeout is enforced from outside: an agent that blocks (time.sleep,
-a busy loop, a coroutine that blocks its event loop) or never returns is abandoned when
-its episode times out (its task is cancelled if its loop still runs), no other episode
-waits for it, and the process exits without waiting for it. An agent's `BaseException`
-(`sys.exit`, `KeyboardInterrupt`, its own) is its episode's `agent_exception`, never the
-run's end.
+The agent never runs on the runner's event loop. Async agents share one event loop of
+their own in a daemon thread (`AgentLoop`: one loop for every episode, as before, so a
+client the agent caches across calls keeps working); a synchronous agent runs in a daemon
+thread per episode. The runner's loop (the MCP host, the writer, Ctrl-C and SIGTERM)
+therefore stays free whatever the agent does, and the episode timeout is enforced from
+outside: an agent that blocks (time.sleep, a busy loop) or never returns is abandoned when
+its episode times out (its coroutine cancelled if its loop still runs), and the process
+exits without waiting for it. An async agent that blocks the agents' loop stalls the
+episodes on that loop until they time out; the episodes after them get a fresh loop. An
+agent's `BaseException` (`sys.exit`, `KeyboardInterrupt`, its own) is its episode's
+`agent_exception`, never the run's end.
 """
 
 from __future__ import annotations
@@ -30,46 +32,84 @@ from agentprop.external._episode import EpisodeRecorder
 from agentprop.external._host import EpisodeHost
 
 DEFAULT_EPISODE_TIMEOUT_S = 300.0
+RESPONSIVE_S = 1.0
+"""How long the agents' loop may take to run a no-op before it counts as blocked."""
 
 Outcome = tuple[str, Any]
 """("answer", what the agent returned) or ("raised", the BaseException it raised)."""
 
 
-class AgentCall:
-    """One call of the agent in a daemon thread; `result` resolves to its `Outcome`."""
+class AgentLoop:
+    """The event loop async agents run on, in a daemon thread of its own."""
 
-    def __init__(self, agent: AgentCallable, episode: Episode) -> None:
-        self.agent, self.episode = agent, episode
-        self.result: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[Any] | None = None
-        threading.Thread(target=self._run, daemon=True, name="agentprop-agent").start()
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True,
+                                       name="agentprop-agents")
+        self.thread.start()
 
-    def _run(self) -> None:
-        if not self.result.set_running_or_notify_cancel():
-            return
-        outcome: Outcome
+    def submit(self, awaitable: Awaitable[Any]) -> concurrent.futures.Future[Outcome]:
+        return asyncio.run_coroutine_threadsafe(_guarded(awaitable), self.loop)
+
+    async def responsive(self, within: float = RESPONSIVE_S) -> bool:
+        """Whether the loop runs a no-op within `within` s (False: an agent blocks it)."""
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
         try:
-            answer: Any = self.agent(self.episode)
-            if inspect.isawaitable(answer):
-                answer = asyncio.run(self._main(answer))
-            outcome = ("answer", answer)
-        except BaseException as e:  # sys.exit or ^C inside an agent is its failure
-            outcome = ("raised", e)
-        with contextlib.suppress(concurrent.futures.InvalidStateError):
-            self.result.set_result(outcome)
+            self.loop.call_soon_threadsafe(done.set_result, None)
+            await asyncio.wait_for(asyncio.wrap_future(done), within)
+        except (RuntimeError, TimeoutError):  # closed, or blocked
+            return False
+        return True
 
-    async def _main(self, awaitable: Awaitable[Any]) -> Any:
-        self._loop, self._task = asyncio.get_running_loop(), asyncio.current_task()
-        return await awaitable
+    async def close(self) -> None:
+        """Cancel what still runs and stop the loop; a blocked loop is abandoned (its
+        thread is a daemon: the process does not wait for it)."""
+        if not await self.responsive(0.2):  # the run is ending: no long wait for it
+            return
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
+                _cancel_others(), self.loop)), RESPONSIVE_S * 2)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        await asyncio.to_thread(self.thread.join, RESPONSIVE_S)
+        if not self.thread.is_alive():
+            self.loop.close()
 
-    def cancel(self) -> None:
-        """Cancel the agent's coroutine, if its event loop still runs (a blocked one is
-        simply abandoned)."""
-        loop, task = self._loop, self._task
-        if loop is not None and task is not None:
-            with contextlib.suppress(RuntimeError):  # the loop has closed
-                loop.call_soon_threadsafe(task.cancel)
+
+async def _cancel_others() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for t in tasks:
+        t.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=RESPONSIVE_S)
+
+
+async def _guarded(awaitable: Awaitable[Any]) -> Outcome:
+    """The agent's answer or what it raised, whatever it raised (on the agents' loop)."""
+    try:
+        return ("answer", await awaitable)
+    except asyncio.CancelledError as e:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():  # the runner's timeout or shutdown
+            raise
+        return ("raised", e)
+    except BaseException as e:  # sys.exit or ^C inside an agent is its failure, not ours
+        return ("raised", e)
+
+
+def _run_sync(agent: AgentCallable, episode: Episode, loop: AgentLoop,
+              result: concurrent.futures.Future[Outcome]) -> None:
+    """A synchronous agent, in a daemon thread of its own."""
+    if not result.set_running_or_notify_cancel():
+        return
+    outcome: Outcome
+    try:
+        answer: Any = agent(episode)
+        outcome = (loop.submit(answer).result() if inspect.isawaitable(answer)
+                   else ("answer", answer))  # a sync callable may return a coroutine
+    except BaseException as e:  # see _guarded
+        outcome = ("raised", e)
+    with contextlib.suppress(concurrent.futures.InvalidStateError):
+        result.set_result(outcome)
 
 
 class AgentExecutor:
@@ -87,13 +127,21 @@ class AgentExecutor:
         self.agent = agent
         self.timeout_s = timeout_s
         self.host = EpisodeHost(host, port)
+        self._loop: AgentLoop | None = None
+        self.replaced_loops = 0
+        """Agents' loops abandoned because an agent blocked them."""
 
     async def __aenter__(self) -> AgentExecutor:
         await self.host.start()
+        self._loop = AgentLoop()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.host.stop()
+        try:
+            if self._loop is not None:
+                await self._loop.close()
+        finally:
+            await self.host.stop()
 
     def episode_of(self, recorder: EpisodeRecorder) -> Episode:
         unit, task = recorder.unit, recorder.task
@@ -125,15 +173,23 @@ class AgentExecutor:
 
     async def _call(self, episode: Episode) -> Outcome:
         """Call the agent off the runner's loop; ("timeout", None) after `timeout_s`."""
-        call = AgentCall(self.agent, episode)
+        loop = self._loop
+        assert loop is not None, "enter the executor first"
+        if inspect.iscoroutinefunction(self.agent) or inspect.iscoroutinefunction(
+                type(self.agent).__call__):
+            future = loop.submit(self.agent(episode))
+        else:
+            future = concurrent.futures.Future()
+            threading.Thread(target=_run_sync, args=(self.agent, episode, loop, future),
+                             daemon=True, name="agentprop-agent").start()
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(call.result), self.timeout_s)
+            return await asyncio.wait_for(asyncio.wrap_future(future), self.timeout_s)
         except TimeoutError:
-            call.cancel()
+            future.cancel()  # cancels the agent's coroutine, if its loop still runs
+            if loop is self._loop and not await loop.responsive():
+                self._loop = AgentLoop()  # an agent blocks it: the next episodes get a new one
+                self.replaced_loops += 1
             return ("timeout", None)
-        except asyncio.CancelledError:  # Ctrl-C, SIGTERM: the run stops, the agent is left
-            call.cancel()
-            raise
 
     def reached(self, trace: Trace) -> bool:
         return any(isinstance(ev, ToolResultEvent | FinalEvent | ModelCallEvent)

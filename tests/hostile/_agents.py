@@ -79,9 +79,13 @@ async def blocks_loop(episode: Any) -> str:
 
 
 async def always_blocks(episode: Any) -> str:
-    """Async, blocking its event loop in every episode."""
+    """Async, blocking its event loop in every episode (after touching the file
+    $AGENT_STARTED, when set: the episode has started)."""
+    import os
     import time
 
+    if os.environ.get("AGENT_STARTED"):
+        Path(os.environ["AGENT_STARTED"]).touch()
     time.sleep(3600)
     return "never"
 
@@ -111,3 +115,13 @@ async def gold(episode: Any) -> str:
         for call in task.gold_plan:
             await session.call_tool(call.name, call.arguments)
     return str(task.reference_answer)
+
+
+async def awaits_forever(episode: Any) -> str:
+    import asyncio
+    import os
+
+    if os.environ.get("AGENT_STARTED"):
+        Path(os.environ["AGENT_STARTED"]).touch()
+    await asyncio.sleep(3600)
+    return "never"

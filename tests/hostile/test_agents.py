@@ -43,13 +43,25 @@ SEEDS = ["--seed", "0", "--seed", "1", "--seed", "2"]
 
 @pytest.mark.parametrize("agent", ["sleeps", "spins", "blocks_loop"])
 def test_a_blocking_agent_times_out_and_the_run_exits(tmp_path: Path, agent: str) -> None:
-    rc, summary, err, took = _run(tmp_path / "w", agent, *SEEDS, "--episode-timeout", "2")
+    rc, summary, err, took = _run(tmp_path / "w", agent, *SEEDS, "--episode-timeout", "2",
+                                  "--concurrency", "1")
     assert rc == 0 and "Traceback" not in err, err
     assert summary["completed"] == 3 and summary["errors"] == 1
     errors = _errors(tmp_path / "w")
-    assert errors[0] == [] and errors[2] == []  # the episodes after it ran
+    assert errors[0] == [] and errors[2] == []  # the episode after it ran
     assert errors[1] == ["timeout: no answer within 2 s"]
     assert took < 60, f"the run took {took:.0f} s to exit"
+
+
+def test_episodes_beside_a_loop_blocker_time_out_and_the_run_exits(tmp_path: Path) -> None:
+    """Async agents share their event loop: an agent blocking it stalls the episodes
+    running beside it until they time out; the run still ends and stores every unit."""
+    rc, summary, err, took = _run(tmp_path / "w", "blocks_loop", *SEEDS, "--seed", "3",
+                                  "--episode-timeout", "2")
+    assert rc == 0 and "Traceback" not in err, err
+    assert summary["completed"] == 4 and summary["errors"] >= 1
+    assert _errors(tmp_path / "w")[1] == ["timeout: no answer within 2 s"]
+    assert took < 60
 
 
 def test_agents_that_block_from_the_start_stop_the_run(tmp_path: Path) -> None:
@@ -61,10 +73,16 @@ def test_agents_that_block_from_the_start_stop_the_run(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signals_stop_a_run_whose_agent_blocks(tmp_path: Path, sig: signal.Signals) -> None:
+    started = tmp_path / "started"
     proc = cli_process("run", "--agent", f"{AGENTS}:always_blocks", "-w", str(tmp_path / "w"),
-                       "-n", "1", "-d", "weather", "--episode-timeout", "600")
-    time.sleep(6)  # started, and its agent blocked
-    assert proc.poll() is None
+                       "-n", "1", "-d", "weather", "--episode-timeout", "600",
+                       env={"AGENT_STARTED": str(started)})
+    deadline = time.monotonic() + 120
+    while not started.exists():  # the episode started, and its agent blocks its loop
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.5)
     t0 = time.monotonic()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
