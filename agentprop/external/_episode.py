@@ -216,8 +216,8 @@ class EpisodeRecorder:
 
     def finish(self, answer: str) -> Trace:
         """The agent returned `answer`: the final event goes through `before_final`."""
-        answer, replaced = utf8_clean(answer)
-        self.replaced += replaced
+        answer, bad = utf8_clean(answer)
+        self.replaced += bad
         final = FinalEvent(step=self._step(), answer=answer)
         for h in self.hooks:
             replaced = h.before_final(self.ctx, final)

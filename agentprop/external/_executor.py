@@ -22,7 +22,7 @@ import contextlib
 import inspect
 import threading
 from collections.abc import Awaitable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from agentprop.agent import AgentHooks
 from agentprop.core import FinalEvent, ModelCallEvent, Task, ToolResultEvent, Trace, WorkUnit
@@ -177,7 +177,7 @@ class AgentExecutor:
         assert loop is not None, "enter the executor first"
         if inspect.iscoroutinefunction(self.agent) or inspect.iscoroutinefunction(
                 type(self.agent).__call__):
-            future = loop.submit(self.agent(episode))
+            future = loop.submit(cast(Awaitable[Any], self.agent(episode)))
         else:
             future = concurrent.futures.Future()
             threading.Thread(target=_run_sync, args=(self.agent, episode, loop, future),
