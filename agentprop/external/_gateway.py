@@ -166,11 +166,11 @@ class Gateway:
                 "message": "this server answers only to the names it was bound to"}})
             return
         path, method = scope.get("path", "").rstrip("/"), scope.get("method", "GET")
-        refused = cross_site_refusal(method, headers) or (
-            json_refusal(headers) if method == "POST" else None)
-        if refused is not None:
-            await _send_json(send, 415 if refused.startswith("the request body") else 403,
-                             {"error": {"message": refused}})
+        if (why := cross_site_refusal(method, headers)) is not None:
+            await _send_json(send, 403, {"error": {"message": why}})
+            return
+        if method == "POST" and (why := json_refusal(headers)) is not None:
+            await _send_json(send, 415, {"error": {"message": why}})
             return
         if path == "/health":
             await _send_json(send, 200, {"ok": True})

@@ -224,11 +224,11 @@ class EpisodeHost:
                 "error": "this server answers only to the names it was bound to"})
             return
         path, method = scope.get("path", ""), scope.get("method", "GET")
-        refused = cross_site_refusal(method, headers) or (
-            json_refusal(headers) if method == "POST" else None)
-        if refused is not None:
-            await _send_json(send, 415 if refused.startswith("the request body") else 403,
-                             {"error": refused})
+        if (why := cross_site_refusal(method, headers)) is not None:
+            await _send_json(send, 403, {"error": why})
+            return
+        if method == "POST" and (why := json_refusal(headers)) is not None:
+            await _send_json(send, 415, {"error": why})
             return
         if path.rstrip("/") == "/episodes" and method == "GET" and self.listing:
             await _send_json(send, 200, [

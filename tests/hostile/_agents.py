@@ -125,3 +125,12 @@ async def awaits_forever(episode: Any) -> str:
         Path(os.environ["AGENT_STARTED"]).touch()
     await asyncio.sleep(3600)
     return "never"
+
+
+async def blocks_loop_late(episode: Any) -> str:
+    """Async; seed 3 blocks its event loop (after the first episodes answered)."""
+    import time
+
+    if episode.seed == 3:
+        time.sleep(3600)
+    return "done"

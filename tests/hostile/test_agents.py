@@ -56,11 +56,12 @@ def test_a_blocking_agent_times_out_and_the_run_exits(tmp_path: Path, agent: str
 def test_episodes_beside_a_loop_blocker_time_out_and_the_run_exits(tmp_path: Path) -> None:
     """Async agents share their event loop: an agent blocking it stalls the episodes
     running beside it until they time out; the run still ends and stores every unit."""
-    rc, summary, err, took = _run(tmp_path / "w", "blocks_loop", *SEEDS, "--seed", "3",
-                                  "--episode-timeout", "2")
+    rc, summary, err, took = _run(tmp_path / "w", "blocks_loop_late", *SEEDS, "--seed", "3",
+                                  "--seed", "4", "--episode-timeout", "2", "--concurrency",
+                                  "2")
     assert rc == 0 and "Traceback" not in err, err
-    assert summary["completed"] == 4 and summary["errors"] >= 1
-    assert _errors(tmp_path / "w")[1] == ["timeout: no answer within 2 s"]
+    assert summary["completed"] == 5 and summary["errors"] >= 1
+    assert _errors(tmp_path / "w")[3] == ["timeout: no answer within 2 s"]
     assert took < 60
 
 
