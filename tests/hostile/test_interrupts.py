@@ -126,3 +126,34 @@ def test_secret_arguments_are_redacted(args: list[str], shown: list[str]) -> Non
     from agentprop.runner import redact_argv
 
     assert redact_argv(args, secrets=[]) == shown
+
+
+def _verdicts(ws: Path) -> int:
+    try:
+        con = sqlite3.connect(f"file:{ws / 'agentprop.sqlite'}?mode=ro", uri=True, timeout=5)
+        try:
+            return int(con.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_ctrl_c_stops_an_in_process_judge_at_once(tmp_path: Path) -> None:
+    """The facts judge never awaits either: Ctrl-C reaches it between traces."""
+    ws = tmp_path / "w"
+    built = cli_process(*LONG_RUN, "-w", str(ws))
+    assert built.communicate(timeout=900)[0]
+    proc = cli_process("judge", "-w", str(ws), "-j", "facts", "--json")
+    deadline = time.monotonic() + 180
+    while _verdicts(ws) == 0:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the judge stored nothing"
+        time.sleep(0.05)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    took = time.monotonic() - t0
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert took < 2.0, f"Ctrl-C took {took:.1f} s to stop the judge"
+    assert 0 < _verdicts(ws) < _stored(ws)
