@@ -19,14 +19,21 @@ registries, exactly as the built-in ones do (docs/architecture.md, "Plugins"):
   `ErrorProtocol` subclass, which makes ``p2:<error_type>`` a valid condition.
 
 Plugins are loaded once per process, lazily, the first time a registry is searched (a name
-lookup, a listing), so importing agentprop stays fast and a broken plugin only matters
-when it is used. It then fails with one `PluginError` line naming the plugin.
+lookup, a listing), so importing agentprop stays fast. A plugin that fails to load, whatever
+it raises (an exception, `SystemExit`, its own `KeyboardInterrupt`), is left out and its
+error kept: it fails only the commands that ask for a name no loaded code provides, with
+one line naming the plugin (`explain_unknown`); a run that never uses it goes on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
+from typing import Any, TypeVar
 
 from agentprop.errors import AgentpropError
 
@@ -43,22 +50,78 @@ def plugin_entry_points() -> list[EntryPoint]:
     return sorted(entry_points(group=GROUP), key=lambda ep: (ep.name, ep.value))
 
 
+@dataclass(frozen=True)
+class PluginState:
+    """What loading the plugins gave: the names loaded and, per failed plugin, its error
+    line."""
+
+    loaded: tuple[str, ...]
+    failures: tuple[str, ...]
+
+
 @functools.cache
-def load_plugins() -> tuple[str, ...]:
-    """Load every plugin once (cached per process); returns the loaded names. Raises
-    `PluginError` for a plugin that cannot be imported or whose registration fails."""
-    loaded = []
+def _load() -> PluginState:
+    loaded: list[str] = []
+    failures: list[str] = []
     for ep in plugin_entry_points():
-        try:
-            target = ep.load()
-            if callable(target):
-                target()
-        except Exception as e:  # a plugin's bug is reported as its own, in one line
-            raise PluginError(
-                f"plugin {ep.name!r} ({ep.value}) failed to load: {type(e).__name__}: {e}"
-            ) from e
+        with _sigint_watch() as interrupted:
+            try:
+                target = ep.load()
+                if callable(target):
+                    target()
+            except BaseException as e:  # a plugin's bug, even sys.exit: its failure only
+                if interrupted():  # the user's Ctrl-C, not the plugin's own
+                    raise
+                failures.append(f"plugin {ep.name!r} ({ep.value}) failed to load: "
+                                f"{type(e).__name__}: {e}".rstrip(": "))
+                continue
         loaded.append(ep.name)
-    return tuple(loaded)
+    return PluginState(tuple(loaded), tuple(failures))
 
 
-__all__ = ["GROUP", "PluginError", "load_plugins", "plugin_entry_points"]
+@contextlib.contextmanager
+def _sigint_watch() -> Iterator[Callable[[], bool]]:
+    """Tell a real Ctrl-C (SIGINT) from a plugin that raises KeyboardInterrupt itself."""
+    seen: list[bool] = []
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        seen.append(True)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread: no signal arrives here anyway
+        yield lambda: False
+        return
+    try:
+        yield lambda: bool(seen)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def load_plugins() -> tuple[str, ...]:
+    """Load every plugin once (cached per process); returns the names loaded. A plugin
+    that fails is left out, its error kept for `explain_unknown` (never raised here)."""
+    return _load().loaded
+
+
+def plugin_failures() -> tuple[str, ...]:
+    """The error line of every plugin that failed to load (after `load_plugins`)."""
+    return _load().failures
+
+
+E = TypeVar("E", bound=Exception)
+
+
+def explain_unknown(error: E) -> E:
+    """An unknown-name error, with why the plugins that failed to load failed (one of
+    them may be the one that provides the name); `error` itself when none failed. Same
+    type, so callers handle it as before."""
+    failures = plugin_failures()
+    if not failures:
+        return error
+    return type(error)("; ".join([*failures, str(error)]))
+
+
+__all__ = ["GROUP", "PluginError", "explain_unknown", "load_plugins", "plugin_entry_points",
+           "plugin_failures"]

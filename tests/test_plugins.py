@@ -7,11 +7,14 @@ they are."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,3 +110,42 @@ def test_a_broken_plugin_is_one_line_naming_it(tmp_path: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith("error: plugin 'tinyplug' "
                                                    "(tinyplug:no_such_function) failed to load")
     assert not (tmp_path / "ws").exists()  # nothing was written
+
+
+def _install_raising(site: Path, raises: str) -> None:
+    """A plugin whose import raises `raises` (SystemExit, KeyboardInterrupt...)."""
+    site.mkdir(exist_ok=True)
+    (site / "badplug.py").write_text(f"raise {raises}\n", encoding="utf-8")
+    info = site / "badplug-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: badplug\nVersion: 0.1\n",
+                                   encoding="utf-8")
+    (info / "entry_points.txt").write_text("[agentprop.plugins]\nbadplug = badplug\n",
+                                           encoding="utf-8")
+
+
+def _cli(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return _run(site, f"import sys; sys.argv = ['agentprop', *{list(args)!r}]; "
+                      "from agentprop.cli import main; main()")
+
+
+@pytest.mark.parametrize("raises", ["SystemExit(0)", "KeyboardInterrupt",
+                                    "BaseException('odd')", "ImportError('missing dep')"])
+def test_a_failing_plugin_fails_only_the_commands_that_use_it(tmp_path: Path,
+                                                              raises: str) -> None:
+    site = tmp_path / "site"
+    _install_raising(site, raises)
+    ws = tmp_path / "ws"
+    ran = _cli(site, "run", "-m", "sim/balanced", "-n", "2", "-w", str(ws), "--json")
+    assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr
+    assert json.loads(ran.stdout)["completed"] == 2  # the run never needed the plugin
+    for args in (["judge", "-w", str(ws), "--judge", "always"],
+                 ["run", "-m", "plug/x", "-n", "1", "-w", str(tmp_path / "ws2")]):
+        used = _cli(site, *args)
+        assert used.returncode == 2 and "Traceback" not in used.stderr, used.stderr
+        lines = used.stderr.strip().splitlines()
+        assert len(lines) == 1, used.stderr
+        kind = raises.split("(")[0]
+        assert lines[0].startswith(f"error: plugin 'badplug' (badplug) failed to load: {kind}")
+        assert "interrupted" not in used.stderr
+    assert not (tmp_path / "ws2").exists()

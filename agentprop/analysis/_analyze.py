@@ -237,8 +237,10 @@ def _field(x: Any) -> Any:
 
 def numbers_manifest(result: AnalysisResult) -> dict[str, dict[str, Any]]:
     """Flat names `section.metric[key]` → {"value", "n", "ci"}, section by section in the
-    result's order; NaN and ±inf become null. A tidy table's columns after `note` are further
-    fields of each number (the simulation check's `true` and `covered`)."""
+    result's order; NaN and ±inf become null. An undefined value (null) with a stated
+    reason carries it as "note" (e.g. `noticing.UNOBSERVABLE`). A tidy table's columns after
+    `note` are further fields of each number (the simulation check's `true` and
+    `covered`)."""
     out: dict[str, dict[str, Any]] = {}
     for section, df in result.tables.items():
         if df.empty:
@@ -249,7 +251,10 @@ def numbers_manifest(result: AnalysisResult) -> dict[str, dict[str, Any]]:
             key = str(r["key"])
             name = f"{section}.{r['metric']}" + (f"[{key}]" if key else "")
             lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
-            out[name] = {"value": _num(r["value"]), "n": int(r["n"]),
+            value = _num(r["value"])
+            why = str(r.get("note") or "") if value is None else ""
+            out[name] = {"value": value, "n": int(r["n"]),
                          "ci": [lo, hi] if lo is not None and hi is not None else None,
+                         **({"note": why} if why else {}),
                          **{str(c): _field(r[c]) for c in extra}}
     return out

@@ -27,8 +27,12 @@ from agentprop.analysis._stats import (
     spearman,
 )
 from agentprop.analysis._tidy import POOLED, frame, row
-from agentprop.analysis.outcomes import OUTCOME_NAMES
-from agentprop.analysis.stages import RATES, propagation_rates
+from agentprop.analysis.outcomes import NOTICING_OUTCOMES, OUTCOME_NAMES
+from agentprop.analysis.stages import (
+    RATES,
+    propagation_rates,
+    unobservable_note,
+)
 
 HEADLINE_ERROR_TYPE = "semantic_wrong"
 STAGE_FEATURES = ["S1", "S2", "S3", "no_tool_call", "corrected"]
@@ -101,7 +105,8 @@ def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: st
             continue
         rows.append(row(keys, key, RATE_NAMES.get(name, name),
                         Estimate(float(rates[name]), int(rates[f"{name}_n"]),
-                                 float(rates[f"{name}_lo"]), float(rates[f"{name}_hi"]))))
+                                 float(rates[f"{name}_lo"]), float(rates[f"{name}_hi"])),
+                        note=str(rates.get(f"{name}_note") or "")))
     ok, _, n_unknown = _usable(d)
     rows.append(row(keys, key, "n_no_stage_info", n_unknown, n_unknown))
     if mix is None:
@@ -205,16 +210,20 @@ def false_alarm_rows(stages: pd.DataFrame, injected: pd.DataFrame, by: str, *,
     rows: list[dict[str, Any]] = []
     for key, b, i in parts:
         keys = {by: key}
+        unseen = unobservable_note(b)
         b = b[b["noticed"].notna()]
         fa = as_float(b["noticed"])
         est = (Resampler(fa, clusters=b["task_id"].astype(str).to_numpy(),
                          n_resamples=n_resamples,
                          rng=group_rng(seed, key, "noticed_false_alarm")).ratio(fa)
                if len(b) else Estimate(math.nan, 0))
-        rows.append(row(keys, key, "noticed_false_alarm", est))
-        rows.append(row(keys, key, "noticed_delta", _paired_delta(
-            i, b, "noticed", n_resamples, group_rng(seed, key, "noticed_delta")),
-            note="injected (S2) − baseline, on matched model × task"))
+        rows.append(row(keys, key, "noticed_false_alarm", est,
+                        note="" if len(b) else unseen))
+        delta = _paired_delta(i, b, "noticed", n_resamples,
+                              group_rng(seed, key, "noticed_delta"))
+        why = "" if delta.n else (unseen or unobservable_note(i))
+        rows.append(row(keys, key, "noticed_delta", delta,
+                        note=why or "injected (S2) − baseline, on matched model × task"))
     return rows
 
 
@@ -305,7 +314,8 @@ def rejection_recovery(
                                                              cr.ci_hi)))
         rows.append(row(keys, m, "rejection_given_tool_call",
                         Estimate(1 - pt.value, int(pt.n), 1 - pt.ci_hi, 1 - pt.ci_lo)))
-        rows.append(row(keys, m, "noticed", Estimate(nc.value, int(nc.n), nc.ci_lo, nc.ci_hi)))
+        rows.append(row(keys, m, "noticed", Estimate(nc.value, int(nc.n), nc.ci_lo, nc.ci_hi),
+                        note=str(nc["note"] or "")))
         rows.append(row(keys, m, "n_S2", n_s2, n_s2))
         rej.append(1 - p1.value)
         rec.append(1 - r23.value)
@@ -427,5 +437,11 @@ def _stopping_rows(g: pd.DataFrame, key: str, n_resamples: int,
     rs = Resampler(np.arange(n), clusters=decided["task_id"].astype(str).to_numpy(),
                    n_resamples=n_resamples, rng=group_rng(seed, "stopping", key))
     shares = rs.ratios([((outcome == name).astype(float), None) for name in OUTCOME_NAMES])
-    rows += [row(keys, key, name, est) for name, est in zip(OUTCOME_NAMES, shares, strict=True)]
+    # where noticing cannot be observed (no model turns), the outcomes that read it are
+    # undefined for the group, not shares of the traces that happen to be decided
+    unseen = unobservable_note(g, as_float(g["S2"]))
+    rows += [row(keys, key, name, Estimate(math.nan, int(as_float(g["S2"]).sum()))
+                 if unseen and name in NOTICING_OUTCOMES else est,
+                 note=unseen if name in NOTICING_OUTCOMES else "")
+             for name, est in zip(OUTCOME_NAMES, shares, strict=True)]
     return rows

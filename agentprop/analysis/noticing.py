@@ -24,6 +24,9 @@ noticing gives the trace its kind:
 - ``mention``: a text that names a mismatch, an error or doubt about the data (`PROBLEM`).
 
 Within one output the acting kind wins (requery/verify > clarify > abstain > mention).
+A trace that records no model turn (an external agent whose model calls did not go
+through the gateway, an imported release) has nothing to read: `noticed` is undefined
+there (`UNOBSERVABLE` says why), never "not noticed".
 The text rules are the documented lists below (`TEXT_RULES`); they were validated against
 `tests/fixtures/noticed_validation.jsonl`, labelled before they were written
 (docs/injection.md gives the agreement).
@@ -318,13 +321,23 @@ def classify_text(text: str | None, where: Where, call: CallRelation = None) -> 
 @dataclass(frozen=True)
 class Noticing:
     """The detector's result for one trace: `noticed` None when there is no reference step
-    (no observation, or an injection that never reached one)."""
+    (no observation, or an injection that never reached one) or when the trace records no
+    model turn to read (`UNOBSERVABLE`)."""
 
     noticed: bool | None
     kind: Kind | None = None
 
 
 NOT_DEFINED = Noticing(None)
+UNOBSERVABLE = "not observable without model turns; use the gateway"
+"""Why `noticed` is undefined for a trace that records no model turn: an external agent's
+turns are recorded only when its model calls go through `agentprop gateway`
+(docs/external-agents.md); an imported release records none either."""
+
+
+def turns_recorded(trace: Trace) -> bool:
+    """Whether the trace records the agent's model turns, which the detector reads."""
+    return any(isinstance(ev, ModelCallEvent) for ev in trace.events)
 
 
 def _norm(value: Any) -> str:
@@ -412,7 +425,7 @@ def notice(trace: Trace, injection: InjectionEvent | None = None,
     `injection`: the trace's P2 injection event (None for a trace without one);
     `proposed`: the targeted call's arguments as the agent proposed them."""
     ref = _reference(trace, injection, proposed)
-    if ref is None:
+    if ref is None or not turns_recorded(trace):  # nothing the agent said can be read
         return NOT_DEFINED
     outputs = [ev.output for ev in trace.events[ref.at + 1:] if isinstance(ev, ModelCallEvent)]
     for output in outputs:

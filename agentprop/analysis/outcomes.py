@@ -54,6 +54,9 @@ OUTCOMES: tuple[Outcome, ...] = (
 """The outcomes of an injected trace, in the order they are tested."""
 
 OUTCOME_NAMES: tuple[str, ...] = tuple(o.name for o in OUTCOMES)
+NOTICING_OUTCOMES = frozenset({"noticed_recovered", "unnoticed_recovered",
+                               "noticed_not_recovered", "propagated"})
+"""The outcomes whose rule reads `noticed` (undefined where noticing is unobservable)."""
 
 
 def stopped_at(stages: pd.DataFrame, outcomes: Sequence[Outcome] = OUTCOMES) -> pd.Series:

@@ -35,6 +35,9 @@ Per trace (`stage_table`):
 - `stopped_at`: where the error stopped (`agentprop.analysis.outcomes`); None for baseline.
 - `n_injected`: how many corruptions were applied (`p2:multi=K` places up to K; the stages
   follow the first).
+- `turns_recorded`: the trace records the agent's model turns (False for an external
+  agent without the gateway and for imported traces): without them `noticed` is <NA> and
+  every rate that needs it is undefined with the reason `noticing.UNOBSERVABLE`.
 - `fabricated`: the answer states a graded fact no observation supports
   (`agentprop.judges.FabricationRule`, passed in as `rule`); <NA> without a rule and a
   task lookup, or when the task has no checkable fact.
@@ -66,7 +69,7 @@ import numpy as np
 import pandas as pd
 
 from agentprop.analysis._stats import Resampler, group_rng
-from agentprop.analysis.noticing import KINDS, notice, restores
+from agentprop.analysis.noticing import KINDS, UNOBSERVABLE, notice, restores, turns_recorded
 from agentprop.analysis.outcomes import stopped_at
 from agentprop.core import (
     CallIssueEvent,
@@ -84,8 +87,8 @@ STAGE_COLUMNS: tuple[str, ...] = (
     "error_type", "target_param", "seed", "arm", "status", "simulated", "opportunity",
     "no_tool_call", "leaked_call", "unknown_tool", "bad_arguments", "undelivered_call",
     "S1", "S2", "corrected", "noticed", "noticed_kind", "S3", "recovered", "stopped_at",
-    "abstained", "error", "n_injected", "fabricated", "forced", "model_calls", "tool_calls",
-    "tokens", "model_s",
+    "abstained", "error", "n_injected", "fabricated", "turns_recorded", "forced",
+    "model_calls", "tool_calls", "tokens", "model_s",
 )
 _NULLABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3",
              "recovered", "fabricated", "leaked_call", "unknown_tool", "bad_arguments",
@@ -161,6 +164,7 @@ def _stages(trace: Trace) -> dict[str, Any]:
         "noticed_kind": None,
         "target_param": None,
         "n_injected": n_injected,
+        "turns_recorded": turns_recorded(trace),
     }
     if injection is None:
         _set_noticing(out, trace, None, None)
@@ -279,6 +283,7 @@ def stage_table(
         df[col] = df[col].astype("boolean")
     for col in ("simulated", "abstained", "error"):
         df[col] = df[col].astype(bool)
+    df["turns_recorded"] = df["turns_recorded"].astype("boolean").fillna(True).astype(bool)
     df["seed"] = df["seed"].astype("int64")
     df["n_injected"] = df["n_injected"].fillna(0).astype("int64")
     df["error_type"] = df["error_type"].astype(object)
@@ -406,9 +411,22 @@ def task_resampler(g: pd.DataFrame, seed: int, key: Sequence[Any], n_boot: int) 
 
 def _rate_columns() -> list[str]:
     cols = ["n", "n_error", "n_opportunity", "n_S1", "n_S2", "n_tasks"]
-    for name, _, _ in RATES:
+    for name, event, _ in RATES:
         cols += [name, f"{name}_lo", f"{name}_hi", f"{name}_n"]
+        if event.startswith("noticed"):
+            cols.append(f"{name}_note")
     return cols
+
+
+def unobservable_note(g: pd.DataFrame, given: np.ndarray | None = None) -> str:
+    """`noticing.UNOBSERVABLE` when the rows of `g` (those where `given` is 1) are there
+    but none records model turns, so a rate that reads `noticed` cannot be measured on
+    them; else ""."""
+    if "turns_recorded" not in g:
+        return ""
+    turns = g["turns_recorded"].astype("boolean").fillna(True).to_numpy(dtype=bool)
+    rows = np.ones(len(g), dtype=bool) if given is None else (np.nan_to_num(given) > 0)
+    return UNOBSERVABLE if rows.any() and not turns[rows].any() else ""
 
 
 def _group_rates(g: pd.DataFrame, rs: Resampler, alpha: float) -> dict[str, Any]:
@@ -426,7 +444,10 @@ def _group_rates(g: pd.DataFrame, rs: Resampler, alpha: float) -> dict[str, Any]
         known = ~np.isnan(c) & (c > 0) & ~np.isnan(e)
         items.append((np.where(known, e, 0.0), known.astype(float)))
     res: dict[str, Any] = {}
-    for (name, _, _), est in zip(RATES, rs.ratios(items, alpha), strict=True):
+    for (name, event, cond), est in zip(RATES, rs.ratios(items, alpha), strict=True):
         res[name], res[f"{name}_lo"], res[f"{name}_hi"] = est.value, est.lo, est.hi
         res[f"{name}_n"] = est.n
+        if event.startswith("noticed"):
+            res[f"{name}_note"] = "" if est.n else unobservable_note(
+                g, None if cond is None else cols[cond])
     return res

@@ -364,23 +364,21 @@ def run_evaluation(
     P2 then corrupts only the executed call, the agent's history is its own).
     `judge_options` go to the judge's models (e.g. a base URL); `max_cost` is the
     runner's cost guard; `preflight` and `on_probe` its tool-calling probe."""
-    import asyncio
-
     from agentprop.judges import judge_workspace
-    from agentprop.runner import RunSummary, run_units
+    from agentprop.runner import RunSummary, run_units_sync
 
     plan = plan_evaluation(suite, models=models, config=config, split=split, n=n,
                            conditions=conditions, seed=seed, domains=domains, run_id=run_id)
     refuse_mixed_config(ws, plan.run_id, config)
-    summary: RunSummary = asyncio.run(run_units(
+    summary: RunSummary = run_units_sync(
         plan.units, workspace=ws, suite=suite, model_options=model_options,
         concurrency=concurrency, extra_hooks=treatment_hooks(config), progress=progress,
         use_cache=use_cache, models=runtime_models, executor=executor,
         in_history=executor is None, max_cost=max_cost,
-        probe=preflight, on_probe=on_probe,  # type: ignore[arg-type]
+        probe=preflight, on_probe=on_probe,
         manifest={"command": "agentprop intercept evaluate", "split": split, "n": n,
                   "interceptor": config.model_dump(mode="json")},
-    ))
+    )
     name = primary_judge(ws, judge)
     judge_workspace(ws, [name], suite=suite, progress=progress, concurrency=concurrency,
                     run_ids=[plan.run_id],

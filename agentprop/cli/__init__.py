@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import typer
 
 from agentprop.cli import (
@@ -38,8 +40,17 @@ install_error_boundary(app)
 def main() -> None:
     from dotenv import load_dotenv
 
+    from agentprop.cli._common import safe_diagnostics
+
     load_dotenv(override=False)
-    app()
+    safe_diagnostics()
+    try:
+        app()
+    finally:
+        # The interpreter's last collection walks every object still alive (a loaded
+        # suite: ~1 s on a loaded machine); frozen, they are only freed. Ctrl-C then
+        # ends the process at once.
+        gc.freeze()
 
 
 __all__ = ["app", "main"]

@@ -58,6 +58,37 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def safe_diagnostics() -> None:
+    """Warnings and log lines of any library reach stderr through `term_safe`: they may
+    quote stored text (matplotlib's missing-glyph warning quotes a name's characters, the
+    MCP SDK logs an agent's tool names), and raw ESC there would drive the terminal."""
+    import logging
+    import warnings
+
+    from agentprop.safety import term_safe
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:
+        text = warnings.formatwarning(message, category, filename, lineno, line)
+        with contextlib.suppress(OSError, ValueError):
+            (file or sys.stderr).write(term_safe(text))
+
+    warnings.showwarning = show
+    make = logging.getLogRecordFactory()
+    if getattr(make, "term_safe", False):
+        return
+
+    def record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        rec = make(*args, **kwargs)
+        # a record that cannot format is left for logging to report
+        with contextlib.suppress(Exception):
+            rec.msg, rec.args = term_safe(rec.getMessage()), ()
+        return rec
+
+    record.term_safe = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(record)
+
+
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 

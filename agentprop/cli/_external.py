@@ -38,7 +38,7 @@ def agent_executor(spec: str, name: str | None, timeout_s: float,
 
 def _plan(agent_name: str, split: str, domain: list[str], limit: int | None,
           seed: list[int], condition: list[str], run_id: str | None, suite_file: Path | None,
-          transport: str) -> tuple[Suite, str, list[WorkUnit]]:
+          ) -> tuple[Suite, str, list[WorkUnit]]:
     """(suite, run id, units) for serve-tools, selected exactly as `run` selects them."""
     from agentprop.app import plan_run
     from agentprop.cli._suite import get_suite, run_config
@@ -47,10 +47,12 @@ def _plan(agent_name: str, split: str, domain: list[str], limit: int | None,
     suite = get_suite(suite_file)
     cfg = run_config(suite, models=[agent_name], conditions=condition, seeds=seed,
                      domains=domain, split=split, limit=limit, run_id=run_id)
+    # The transport is not part of the run id: HTTP and stdio serve the same units, so
+    # one resumes the other and a unit is stored once per run whatever served it.
     plan = plan_run(suite, cfg, lambda c: default_run_id({
         "models": [agent_name], "conditions": sorted(c.conditions), "seeds": sorted(seed),
         "split": split, "domains": sorted(domain), "limit": limit, "suite": suite.checksum,
-        "served": transport}))
+        "served": True}))
     if not plan.tasks:
         raise UserError("no tasks match the selection")
     return suite, plan.run_id, plan.units
@@ -95,7 +97,7 @@ def serve_tools(
         raise UserError("the agent name must not be empty")
     transport = "stdio" if stdio else "http"
     suite, rid, units = _plan(agent_name.strip(), split, domain, limit, seed,
-                              condition, run_id, suite_file, transport)
+                              condition, run_id, suite_file)
     ws = open_workspace(workspace, create=True)
     try:
         done = ws.trace_ids(rid)
@@ -106,13 +108,18 @@ def serve_tools(
             return
         executor: Any
         if stdio:
+            err_console.print(
+                f"serve-tools: run {rid}, serving 1 episode over stdio ({len(pending)} of "
+                f"{len(units)} not yet stored)",
+                highlight=False)
             units, executor = pending[:1], StdioServedExecutor(timeout_s=episode_timeout)
         else:
             executor = HttpServedExecutor(host=host, port=port, timeout_s=episode_timeout)
-        err_console.print(
-            f"serve-tools: run {rid}, {len(pending)} of {len(units)} episodes to serve"
-            + ("" if stdio else f" at http://{host}:{port}/episodes (GET lists the open "
-               "ones; end each with submit_answer)"), highlight=False)
+            err_console.print(
+                f"serve-tools: run {rid}, {len(pending)} of {len(units)} episodes to serve "
+                f"at http://{host}:{port}/mcp (each new MCP session gets the next open "
+                "episode; GET /episodes lists them; end each with submit_answer)",
+                highlight=False)
         try:
             summary = run_units_sync(
                 units, workspace=ws, suite=suite, concurrency=1 if stdio else concurrency,

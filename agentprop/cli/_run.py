@@ -45,7 +45,7 @@ def _parse_options(pairs: list[str]) -> dict[str, Any]:
             raise UserError(f"invalid model option {pair!r}: expected KEY=VALUE")
         try:
             value: Any = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON (or absurdly deep): the text
             value = raw
         out[key.strip().replace("-", "_")] = value
     return out
@@ -74,13 +74,29 @@ def parse_limits(models: list[str], rpm: list[str], tpm: list[str]) -> dict[str,
 
 
 def resume_command() -> str:
-    """The command line of this invocation, to print after Ctrl-C (secrets redacted):
-    the run id is derived from the options, so the same command resumes the run."""
+    """The command line of this invocation, to print after Ctrl-C: the run id is derived
+    from the options (secrets excluded), so the same command resumes the run. Secrets are
+    never printed: an option value such as ``-o api_key=…`` shows as ``<redacted>``, with
+    a note to put it back."""
     import shlex
 
-    from agentprop.runner import redact_text
+    from agentprop.runner import redact_argv
 
-    return redact_text("agentprop " + shlex.join(sys.argv[1:]))
+    args = redact_argv(sys.argv[1:])
+    line = "agentprop " + shlex.join(args)
+    if args != sys.argv[1:] and "<redacted>" in line:
+        line += "\n  (put your secret back where it says <redacted>, or set it in the environment)"
+    return line
+
+
+def interrupted_message(stored: int, total: int, run_id: str) -> str:
+    """What `run` prints after Ctrl-C or SIGTERM: how far it got and how to resume, or
+    that nothing is left to resume."""
+    if stored >= total:
+        return (f"interrupted after all {total} units of run {run_id} were stored: "
+                "nothing to resume")
+    return (f"interrupted: {stored} of {total} units stored in run {run_id}; to resume "
+            f"the other {total - stored}, run:\n  {resume_command()}")
 
 
 def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: int | None,
@@ -114,6 +130,33 @@ def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: in
         **({"agent": agent} if agent else {}),
         **({"execute_leaked": True} if execute_leaked else {}),
     }))
+
+
+def _unknown_spend(summary: Any) -> dict[str, Any]:
+    """For an external agent none of whose model calls agentprop saw (no gateway): its
+    calls, tokens and cost as unknown (None), not as 0."""
+    if not summary.completed or summary.unobserved_model_calls < summary.completed:
+        return {}
+    return {k: None for k in ("model_calls", "cached_calls", "input_tokens",
+                              "output_tokens", "tokens", "cost")}
+
+
+def _print_agent_summary(summary: Any, rid: str, workspace: Path) -> None:
+    """`run --agent`'s summary: what agentprop saw (tool calls; model turns only through
+    the gateway), and what it did not."""
+    seen = summary.completed - summary.unobserved_model_calls
+    if seen:
+        model = (f"{summary.model_calls} model calls recorded by the gateway in {seen} "
+                 f"episodes ({summary.tokens:,} tokens, ${summary.cost:.4f})")
+        if summary.unobserved_model_calls:
+            model += f"; not observed in the other {summary.unobserved_model_calls}"
+    else:
+        model = ("the agent's model calls, tokens and cost: not observed (they did not go "
+                 "through `agentprop gateway`)")
+    console.print(
+        Text(f"run {rid}: {summary.completed} traces written ({summary.errors} errors), "
+             f"{summary.skipped} already stored, {summary.tool_calls} tool calls; {model}; "
+             f"{summary.wall_s:.1f} s → {workspace}"), highlight=False)
 
 
 def _stored(workspace: Path, run_id: str) -> int:
@@ -417,12 +460,8 @@ def register(app: typer.Typer) -> None:
                 execute_leaked=execute_leaked,
             )
         except KeyboardInterrupt:
-            stored = _stored(workspace, rid)
-            err_console.print(
-                f"interrupted: {stored} of {len(units)} units stored in run {rid}; "
-                f"to resume, run:\n  {resume_command()}",
-                highlight=False, soft_wrap=True,
-            )
+            err_console.print(interrupted_message(_stored(workspace, rid), len(units), rid),
+                              highlight=False, soft_wrap=True)
             raise typer.Exit(130) from None
         except RunAborted as e:
             fail(str(e), code=1)
@@ -431,9 +470,11 @@ def register(app: typer.Typer) -> None:
         finally:
             ws.close()
         if as_json:
-            print_json(
-                {**summary.model_dump(mode="json"), "run_id": rid, "workspace": str(workspace)}
-            )
+            print_json({**summary.model_dump(mode="json"), **_unknown_spend(summary),
+                        "run_id": rid, "workspace": str(workspace)})
+            return
+        if external is not None:
+            _print_agent_summary(summary, rid, workspace)
             return
         asked = sum(p.requests for p in summary.preflight)
         probed = f"; {asked} preflight requests besides" if asked else ""
@@ -446,6 +487,11 @@ def register(app: typer.Typer) -> None:
             f"→ {escape(str(workspace))}",
             highlight=False,
         )
+        if summary.replaced_code_points:
+            err_console.print(
+                f"{summary.replaced_code_points} code points UTF-8 cannot encode (lone "
+                "surrogates in model or agent text) were stored as U+FFFD",
+                highlight=False, soft_wrap=True)
         if summary.not_started:
             err_console.print(
                 f"cost guard: {summary.not_started} units not started (the estimated spend "

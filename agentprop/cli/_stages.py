@@ -141,6 +141,10 @@ def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int
         for rate, label in shown:
             table.add_row(label, *(_fmt(r, rate) for r in rows))
         console.print(table)
+        for rate, label in shown:  # why a rate is undefined, where the analysis says
+            why = sorted({str(r.get(f"{rate}_note")) for r in rows if r.get(f"{rate}_note")})
+            for note in why:
+                console.print(f"{label}: undefined, {note}", highlight=False)
 
 
 _DELIVERY_SHOWN = (("leaked_call", "leaked into text"), ("unknown_tool", "unknown tool"),

@@ -22,7 +22,14 @@ from agentprop.domains._base import (
 def get_domain(name: str) -> Domain:
     """The (immutable, shared) domain object for `name`; environments are made per episode."""
     _load_builtin()
-    return DOMAINS.get(name)()
+    from agentprop.core import UnknownNameError
+    from agentprop.plugins import explain_unknown
+
+    try:
+        factory = DOMAINS.get(name)
+    except UnknownNameError as e:  # a plugin that failed to load may be the one
+        raise explain_unknown(e) from None
+    return factory()
 
 
 def domain_names() -> list[str]:

@@ -159,6 +159,9 @@ def load_config(path: str | Path) -> ExperimentConfig:
         raise ConfigError(f"cannot read experiment file {p}: {e}") from None
     try:
         data: Any = tomllib.loads(text) if p.suffix == ".toml" else yaml.safe_load(text)
+    except RecursionError:  # thousands of nested levels: no experiment looks like that
+        raise ConfigError(f"{p}: nested too deeply to read (no experiment file needs more "
+                          "than a few levels)") from None
     except (yaml.YAMLError, tomllib.TOMLDecodeError) as e:
         first = str(e).strip().splitlines()[0]
         raise ConfigError(
@@ -168,6 +171,8 @@ def load_config(path: str | Path) -> ExperimentConfig:
         raise ConfigError(f"{p}: expected a mapping at the top level")
     try:
         cfg = ExperimentConfig.model_validate(data)
+    except RecursionError:
+        raise ConfigError(f"{p}: nested too deeply to read") from None
     except ValidationError as e:
         err = e.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "(top level)"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,24 +44,43 @@ from agentprop.core import (
     utcnow,
 )
 from agentprop.domains import Environment, Observation
+from agentprop.safety import utf8_clean
+
+QUESTION_PROMPT = "question"
+"""The MCP prompt (and `QUESTION_URI` the resource) that gives a client the question."""
+QUESTION_URI = "agentprop://episode/question"
 
 
 @dataclass
 class EpisodeRecorder:
     """The live record of one external episode (one work unit, its own environment).
 
-    Tool calls from any number of MCP sessions of the episode are serialised by a lock, so
-    the environment sees them in one order and the "first eligible call" of P2 is well
-    defined. Once finished, further calls are refused (the trace is already written).
+    `id` is the episode id clients see (in its URL, at the gateway): random and
+    unguessable, unlike the work unit's key (the trace id), so neither a web page nor
+    another episode's agent can name it. Tool calls are serialised by a lock, so the
+    environment sees them in one order and the "first eligible call" of P2 is well
+    defined. With `exclusive` (serve-tools), the episode belongs to the first MCP session
+    that calls one of its tools: another session's calls are refused and counted
+    (`refused_sessions`), never merged into its trace. Without it (`run --agent`, whose
+    episode URL only the agent's own call knows), every session on the URL is that
+    call's (LangChain's adapter opens one per tool call). Once finished, further calls
+    are refused (the trace is already written).
     """
 
     unit: WorkUnit
     task: Task
     env: Environment
     hooks: Sequence[AgentHooks] = ()
+    exclusive: bool = False
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(16))
     ctx: EpisodeContext = field(init=False)
     finished: bool = field(default=False, init=False)
+    owner: str | None = field(default=None, init=False)
+    """The MCP session the episode belongs to (`exclusive` only)."""
+    refused_sessions: set[str] = field(default_factory=set, init=False)
     model_turns: int = field(default=0, init=False)
+    replaced: int = field(default=0, init=False)
+    """Code points UTF-8 cannot encode replaced in the agent's calls and answer."""
     _calls: int = field(default=0, init=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
     _generated: dict[str, ToolCall] = field(default_factory=dict, init=False)
@@ -73,9 +93,30 @@ class EpisodeRecorder:
             unit=self.unit, task=self.task, env=self.env, messages=messages, events=[]
         )
 
+    def claim(self, session: str | None) -> bool:
+        """Whether `session` may call this episode's tools; the first session that asks
+        owns an exclusive episode. A refused session is counted, once."""
+        if not self.exclusive or session is None or self.owner in (None, session):
+            if self.exclusive and session is not None:
+                self.owner = session
+            return True
+        self.refused_sessions.add(session)
+        return False
+
     @property
-    def id(self) -> str:
-        return self.unit.key
+    def open(self) -> bool:
+        """Not finished and not yet taken by an MCP session: an episode to hand out."""
+        return not self.finished and self.owner is None
+
+    def instructions(self, *, submit: bool) -> str:
+        """What the MCP server tells a client on `initialize`: the question, and how the
+        episode ends."""
+        end = ("Give your final answer by calling the submit_answer tool; that ends the "
+               "episode." if submit else "Reply to the user with your final answer.")
+        return (f"This server serves one agentprop episode: the tools of one task. Answer "
+                f"the user's question using the tools.\n\nThe user's question: "
+                f"{self.task.query}\n\n{end} The same question is the prompt "
+                f"'{QUESTION_PROMPT}' and the resource {QUESTION_URI}.")
 
     def tool_specs(self) -> list[ToolSpec]:
         """Only this task's tools, with the domain's JSON Schemas."""
@@ -175,6 +216,8 @@ class EpisodeRecorder:
 
     def finish(self, answer: str) -> Trace:
         """The agent returned `answer`: the final event goes through `before_final`."""
+        answer, bad = utf8_clean(answer)
+        self.replaced += bad
         final = FinalEvent(step=self._step(), answer=answer)
         for h in self.hooks:
             replaced = h.before_final(self.ctx, final)
@@ -194,9 +237,13 @@ class EpisodeRecorder:
 
     def _trace(self, status: TraceStatus) -> Trace:
         self.finished = True
+        meta: dict[str, Any] = {"external": True, "model_turns_recorded": self.model_turns}
+        if self.replaced:
+            meta["replaced_code_points"] = self.replaced
+        if self.refused_sessions:
+            meta["refused_sessions"] = len(self.refused_sessions)
         return finish_episode(self.ctx, self.hooks, status, simulated=False,
-                              started=self.started,
-                              meta={"external": True, "model_turns_recorded": self.model_turns})
+                              started=self.started, meta=meta)
 
 
     def _mark_generated(self, proposed: ToolCall, original: ToolCall,

@@ -5,7 +5,10 @@ request is forwarded to `upstream` (streaming or not, the Authorization header p
 through, never stored). When the request names an episode, by the ``X-Agentprop-Episode``
 header or a ``@<episode id>`` suffix on the model name (stripped before forwarding), the
 turn (assistant text, reasoning, tool calls) is reported to that episode's host, which
-records it as the native loop's `ModelCallEvent`. So an external trace carries the text the
+records it as the native loop's `ModelCallEvent`. An episode id is what agentprop gave
+the episode (`[A-Za-z0-9_-]`, 8 to 64 characters; anything else is a 400) and is quoted
+into the host's URL. Writes from another site and bodies not declared JSON are refused
+(403, 415), as on the episode host. So an external trace carries the text the
 interceptor's L2 and the `noticed` rules read. An episode the host does not know is
 refused (404) rather than forwarded unrecorded.
 
@@ -23,13 +26,30 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
 from agentprop.core import ModelOutput, ToolCall, Usage
-from agentprop.external._host import Receive, Scope, Send, _read_body, _send_json
+from agentprop.external._host import (
+    EPISODE_ID,
+    Receive,
+    Scope,
+    Send,
+    _read_body,
+    _send_json,
+    parse_json,
+)
+from agentprop.models import clean_output
 from agentprop.models._openai import parse_response
-from agentprop.safety import MISDIRECTED, host_allowed, redact_url
+from agentprop.safety import (
+    MISDIRECTED,
+    cross_site_refusal,
+    host_allowed,
+    json_refusal,
+    redact_url,
+    utf8_clean,
+)
 
 EPISODE_HEADER = "x-agentprop-episode"
 _SUFFIX = re.compile(r"^(.+)@([A-Za-z0-9_-]{8,})$")
@@ -50,7 +70,7 @@ def http_report(episodes_url: str, client: httpx.AsyncClient) -> Report:
 
     async def report(eid: str, output: ModelOutput, request: dict[str, Any],
                      inject: bool) -> list[ToolCall] | None:
-        r = await client.post(f"{base}/episodes/{eid}/model-turns", json={
+        r = await client.post(f"{base}/episodes/{quote(eid, safe='')}/model-turns", json={
             "output": output.model_dump(mode="json", exclude={"raw"}),
             "request": request, "inject": inject})
         if r.status_code == 404:
@@ -120,7 +140,7 @@ def _output(data: dict[str, Any], latency: float) -> ModelOutput:
     except Exception:  # unparseable arguments: keep the text, record no call
         msg = (data.get("choices") or [{}])[0].get("message") or {}
         out = ModelOutput(text=msg.get("content"), usage=Usage())
-    return out.model_copy(update={"latency_s": latency, "raw": None})
+    return clean_output(out.model_copy(update={"latency_s": latency, "raw": None}))
 
 
 class Gateway:
@@ -146,6 +166,12 @@ class Gateway:
                 "message": "this server answers only to the names it was bound to"}})
             return
         path, method = scope.get("path", "").rstrip("/"), scope.get("method", "GET")
+        if (why := cross_site_refusal(method, headers)) is not None:
+            await _send_json(send, 403, {"error": {"message": why}})
+            return
+        if method == "POST" and (why := json_refusal(headers)) is not None:
+            await _send_json(send, 415, {"error": {"message": why}})
+            return
         if path == "/health":
             await _send_json(send, 200, {"ok": True})
             return
@@ -157,13 +183,18 @@ class Gateway:
             await _send_json(send, 413, {"error": {"message": "request body too large"}})
             return
         try:
-            body = json.loads(raw)
+            body = parse_json(raw)
             if not isinstance(body, dict):
                 raise ValueError("not an object")
         except ValueError as e:
             await _send_json(send, 400, {"error": {"message": f"invalid JSON body: {e}"}})
             return
+        body = utf8_clean(body)[0]  # a lone surrogate (valid JSON) cannot be forwarded
         eid, model = episode_of(headers, body)
+        if eid is not None and not EPISODE_ID.match(eid):
+            await _send_json(send, 400, {"error": {"message": "invalid episode id: expected "
+                                                   "the id agentprop gave the episode"}})
+            return
         body["model"] = model
         fwd = {k: v for k, v in headers.items() if k in ("authorization", "openai-organization")}
         try:

@@ -1,12 +1,18 @@
 """The HTTP episode host: MCP over streamable HTTP, one URL per episode, on loopback.
 
-``/episodes/{id}/mcp`` is the MCP endpoint of episode `id` (the work unit's key). An MCP
+``/episodes/{id}/mcp`` is the MCP endpoint of episode `id`, a random, unguessable id (not
+the work unit's key), so a client can reach only the episodes it was given. An MCP
 session is bound to the episode it was opened on: its session id used on another
 episode's URL is refused, as is any episode the host does not serve (404). Every request
 first passes the Host allow-list (`agentprop.safety.host_allowed`, 421 otherwise) against
-DNS rebinding. ``GET /episodes`` lists the open episodes (query and URL), for clients of
-`serve-tools` that pick their own work; ``POST /episodes/{id}/model-turns`` is where a
-separate `agentprop gateway` process reports the model turns it saw.
+DNS rebinding, and every write the cross-site rules (`cross_site_refusal`, 403; a body
+not declared JSON, 415). ``POST /episodes/{id}/model-turns`` is where a separate
+`agentprop gateway` process reports the model turns it saw.
+
+With `listing` (serve-tools, whose clients pick their own work), ``GET /episodes`` lists
+the open episodes (query and URL) and ``/mcp`` is a stable endpoint: a new session there
+is given the next open episode and keeps it. `run --agent` gives each episode's URL to
+one call of the agent only, and lists nothing.
 
 Served by uvicorn inside the caller's event loop, so episodes and the runner share state
 without locks beyond the recorder's own.
@@ -19,9 +25,11 @@ import contextlib
 import json
 import logging
 import re
+import secrets
 import socket
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
+from contextvars import ContextVar
 from typing import Any
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -29,16 +37,36 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from agentprop.core import ModelOutput
 from agentprop.external._episode import EpisodeRecorder
 from agentprop.external._tools import Submit, UnknownEpisode, build_server
-from agentprop.safety import MISDIRECTED, host_allowed
+from agentprop.models import clean_output
+from agentprop.safety import MISDIRECTED, cross_site_refusal, host_allowed, json_refusal
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
+EPISODE_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+"""What an episode id looks like (`secrets.token_urlsafe`); anything else is refused."""
 _PATH = re.compile(r"^/episodes/([^/]+)/(mcp|model-turns)/?$")
 _SCOPE_KEY = "agentprop.episode"
+# The episode of a session being opened, read by the server's `initialize` (the SDK
+# starts the session's task from the request's context, so it sees this value).
+_OPENING: ContextVar[EpisodeRecorder | None] = ContextVar("agentprop_opening", default=None)
 MAX_TURN_BODY = 8 * 1024 * 1024
 MAX_ENDED = 256
+
+
+def json_error(message: str, code: int = -32600) -> dict[str, Any]:
+    """A JSON-RPC error body (what an MCP client reads on a refused request)."""
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+
+
+def parse_json(body: bytes) -> Any:
+    """`json.loads`, with nesting too deep for Python's parser a ValueError (one 400
+    line) instead of a RecursionError (a 500 with a traceback)."""
+    try:
+        return json.loads(body)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 async def _send_json(send: Send, status: int, payload: Any) -> None:
@@ -117,19 +145,21 @@ class EpisodeHost:
     """Serves the MCP tools of every registered episode over streamable HTTP.
 
     ``async with EpisodeHost() as host: host.add(recorder); host.mcp_url(recorder.id)``.
-    `submit` (serve-tools only) adds the `submit_answer` tool.
+    `submit` (serve-tools only) adds the `submit_answer` tool; `listing` (serve-tools)
+    adds ``GET /episodes`` and the ``/mcp`` endpoint that hands out open episodes.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *,
-                 submit: Submit | None = None) -> None:
+                 submit: Submit | None = None, listing: bool = False) -> None:
         self.host = host
         self.port = port
+        self.listing = listing
         self.episodes: dict[str, EpisodeRecorder] = {}
         self._sessions: dict[str, str] = {}
         # Ended episodes stay reachable for their open sessions (a client re-lists the
         # tools after the last call, then ends its session), bounded.
         self._ended: OrderedDict[str, EpisodeRecorder] = OrderedDict()
-        self._server = build_server(self._resolve, submit=submit)
+        self._server = build_server(self._resolve, submit=submit, initial=_OPENING.get)
         self._manager = StreamableHTTPSessionManager(
             self._server, json_response=True, session_idle_timeout=900.0)
         self._stack = contextlib.AsyncExitStack()
@@ -194,15 +224,24 @@ class EpisodeHost:
                 "error": "this server answers only to the names it was bound to"})
             return
         path, method = scope.get("path", ""), scope.get("method", "GET")
-        if path.rstrip("/") == "/episodes" and method == "GET":
+        if (why := cross_site_refusal(method, headers)) is not None:
+            await _send_json(send, 403, {"error": why})
+            return
+        if method == "POST" and (why := json_refusal(headers)) is not None:
+            await _send_json(send, 415, {"error": why})
+            return
+        if path.rstrip("/") == "/episodes" and method == "GET" and self.listing:
             await _send_json(send, 200, [
                 {"id": r.id, "task_id": r.task.id, "domain": r.task.domain,
                  "condition": r.unit.condition, "seed": r.unit.seed, "query": r.task.query,
                  "mcp_url": self.mcp_url(r.id)}
-                for r in self.episodes.values() if not r.finished])
+                for r in self.episodes.values() if r.open])
             return
         if path == "/health":
             await _send_json(send, 200, {"ok": True})
+            return
+        if path.rstrip("/") == "/mcp" and self.listing:
+            await self._stable(scope, headers, receive, send)
             return
         hit = _PATH.match(path)
         if hit is None:
@@ -214,7 +253,7 @@ class EpisodeHost:
         if rec is None and what == "mcp" and sid is not None and self._sessions.get(sid) == eid:
             rec = self._ended.get(eid)  # an open session of an ended episode: calls are refused
         if rec is None:
-            await _send_json(send, 404, {"error": f"unknown episode {eid!r}"})
+            await _send_json(send, 404, {"error": "unknown episode"})
             return
         if what == "model-turns":
             await self._model_turn(rec, method, receive, send)
@@ -222,15 +261,64 @@ class EpisodeHost:
         if sid is not None and self._sessions.get(sid, eid) != eid:
             await _send_json(send, 404, {"error": "this MCP session belongs to another episode"})
             return
+        if sid is None and method == "POST" and rec.exclusive and rec.owner is not None:
+            rec.refused_sessions.add(f"opening-{secrets.token_hex(4)}")
+            await _send_json(send, 409, json_error(
+                "this episode belongs to another MCP session, which has called its tools: "
+                "take another episode (POST /mcp, or GET /episodes)"))
+            return
+        await self._handle(rec, scope, receive, send)
+
+    async def _handle(self, rec: EpisodeRecorder, scope: Scope, receive: Receive,
+                      send: Send) -> str | None:
+        """Hand a request to the MCP session manager as episode `rec`'s; returns the id of
+        a session it opened."""
+        opened: list[str] = []
 
         async def bind_send(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 for k, v in message.get("headers", []):
                     if k.lower() == b"mcp-session-id":
-                        self._sessions.setdefault(v.decode("latin-1"), eid)
+                        sid = v.decode("latin-1")
+                        if sid not in self._sessions:
+                            self._sessions[sid] = rec.id
+                            opened.append(sid)
             await send(message)
 
-        await self._manager.handle_request({**scope, _SCOPE_KEY: eid}, receive, bind_send)
+        token = _OPENING.set(rec)
+        try:
+            await self._manager.handle_request({**scope, _SCOPE_KEY: rec.id}, receive,
+                                               bind_send)
+        finally:
+            _OPENING.reset(token)
+        return opened[0] if opened else None
+
+    async def _stable(self, scope: Scope, headers: dict[str, str], receive: Receive,
+                      send: Send) -> None:
+        """``/mcp``: a new session gets the next open episode and keeps it; a known
+        session goes on with its own."""
+        sid = headers.get("mcp-session-id")
+        if sid is not None:
+            eid = self._sessions.get(sid)
+            rec = (self.episodes.get(eid) or self._ended.get(eid)) if eid else None
+            if rec is None:
+                await _send_json(send, 404, json_error("unknown MCP session"))
+                return
+            await self._handle(rec, scope, receive, send)
+            return
+        rec = next((r for r in self.episodes.values() if r.open), None)
+        if rec is None:
+            await _send_json(send, 503, json_error(
+                "no open episode right now: every open episode is taken; try again when "
+                "one ends"))
+            return
+        rec.owner = pending = f"opening-{secrets.token_hex(8)}"  # not handed out twice
+        opened = None
+        try:
+            opened = await self._handle(rec, scope, receive, send)
+        finally:
+            if rec.owner == pending:
+                rec.owner = opened
 
     async def _model_turn(self, rec: EpisodeRecorder, method: str, receive: Receive,
                           send: Send) -> None:
@@ -242,10 +330,10 @@ class EpisodeHost:
             await _send_json(send, 413, {"error": "body too large"})
             return
         try:
-            data = json.loads(body)
-            output = ModelOutput.model_validate(data["output"])
-        except (ValueError, KeyError, TypeError) as e:
-            await _send_json(send, 400, {"error": f"invalid model turn: {e}"})
+            data = parse_json(body)
+            output = clean_output(ModelOutput.model_validate(data["output"]))
+        except (ValueError, KeyError, TypeError, RecursionError) as e:
+            await _send_json(send, 400, {"error": f"invalid model turn: {str(e)[:200]}"})
             return
         calls = rec.record_model_output(output, data.get("request"),
                                         inject=bool(data.get("inject")))

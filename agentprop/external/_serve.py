@@ -3,7 +3,9 @@
 The units are planned and stored by `run_units` as for any run (resume, locks, writer);
 this executor opens each unit as an episode and waits until the client ends it with the
 `submit_answer` tool (or the episode times out, an error trace). Over streamable HTTP,
-`concurrency` episodes are open at once and ``GET /episodes`` lists them; over stdio the
+`concurrency` episodes are open at once, ``GET /episodes`` lists the open ones and
+``/mcp`` hands the next one to a new session; an episode belongs to the first session
+that calls its tools (another session's calls are refused, never merged). Over stdio the
 process serves one episode (the first unit not yet stored), and a session that ends
 without an answer is an error trace.
 """
@@ -65,7 +67,7 @@ class HttpServedExecutor:
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0,
                  timeout_s: float = 300.0) -> None:
         self.submissions = _Submissions()
-        self.host = EpisodeHost(host, port, submit=self.submissions.submit)
+        self.host = EpisodeHost(host, port, submit=self.submissions.submit, listing=True)
         self.timeout_s = timeout_s
 
     async def __aenter__(self) -> HttpServedExecutor:
@@ -77,7 +79,7 @@ class HttpServedExecutor:
 
     async def run(self, unit: WorkUnit, task: Task, hooks: Sequence[AgentHooks],
                   env: Environment) -> Trace:
-        rec = EpisodeRecorder(unit, task, env, hooks)
+        rec = EpisodeRecorder(unit, task, env, hooks, exclusive=True)
         answer = self.submissions.open(rec.id)
         self.host.add(rec)
         try:
@@ -150,7 +152,8 @@ class StdioServedExecutor:
     async def _serve(self) -> None:
         from mcp.server.stdio import stdio_server
 
-        server = build_server(self._resolve, submit=self.submissions.submit)
+        server = build_server(self._resolve, submit=self.submissions.submit,
+                              initial=lambda: self.current)
         await self._ready.wait()
         # stdio_server only iterates its stdin (lines of JSON-RPC); a file, /dev/null or a
         # terminal is read by the SDK's own reader (they end, or a person ends them)

@@ -24,7 +24,7 @@ from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position
 from agentprop.inject._multi import MAX_MULTI, MultiInjectionHooks
 from agentprop.inject._output import OUTPUT_KINDS, OutputHooks
 from agentprop.inject._protocols import ERROR_TYPES, PROTOCOLS, get_protocol
-from agentprop.plugins import load_plugins
+from agentprop.plugins import explain_unknown, load_plugins
 
 BASELINE = "baseline"
 ALL = f"{PROTOCOL_NAME}:all"
@@ -88,7 +88,8 @@ def valid_conditions() -> list[str]:
 
 def _unknown(condition: str, why: str = "") -> UnknownConditionError:
     lead = f"unknown condition {condition!r}" + (f" ({why})" if why else "")
-    return UnknownConditionError(f"{lead}; valid: {', '.join(valid_conditions())}")
+    return explain_unknown(UnknownConditionError(f"{lead}; valid: "
+                                                 f"{', '.join(valid_conditions())}"))
 
 
 def parse_condition(condition: str) -> Condition | None:

@@ -13,7 +13,7 @@ from typing import Any
 from agentprop.core import UnknownNameError
 from agentprop.judges import _facts, _heuristic, _llm  # noqa: F401  (they register)
 from agentprop.judges._base import JUDGE_FORMS, JUDGES, Judge
-from agentprop.plugins import load_plugins
+from agentprop.plugins import explain_unknown, load_plugins
 
 
 def canonical_name(name: str) -> str:
@@ -22,7 +22,8 @@ def canonical_name(name: str) -> str:
     text = "".join(str(name).split())
     kind, _, arg = text.partition(":")
     if kind not in JUDGES:
-        raise UnknownNameError(f"unknown judge {name!r}; valid forms: {JUDGE_FORMS}")
+        raise explain_unknown(UnknownNameError(f"unknown judge {name!r}; valid forms: "
+                                               f"{JUDGE_FORMS}"))
     return f"{kind}:{arg}" if arg else kind
 
 

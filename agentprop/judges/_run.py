@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from agentprop._interrupts import run_interruptible
+from agentprop._interrupts import checkpoint, run_interruptible
 from agentprop.core import DEFAULT_PRIMARY_JUDGE, Task, Trace, Verdict
 from agentprop.errors import AgentpropError
 from agentprop.judges._base import Judge, unscored
@@ -234,6 +234,7 @@ class _Runner:
                     await self._one(trace, judge)
                     bar.update(tid, advance=1,
                                cost=sum(s.cost for s in self.stats.values()))
+                    await checkpoint()  # in-process judges never await: let Ctrl-C in
 
         await asyncio.gather(*(worker() for _ in range(self.concurrency)))
 

@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from agentprop.core import Label, Message, Task, ToolCallEvent, ToolResultEvent, Trace
 from agentprop.labels._plan import Progress, plan_progress
 from agentprop.labels._sample import annotator_queue
-from agentprop.safety import MISDIRECTED, has_control_chars, host_allowed
+from agentprop.safety import MISDIRECTED, cross_site_refusal, has_control_chars, host_allowed
 from agentprop.store import Workspace
 
 if TYPE_CHECKING:
@@ -505,11 +505,8 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             return {k: v[0] for k, v in pairs.items()}
 
         def _post(self) -> None:
-            origin = self.headers.get("Origin")
-            host = self.headers.get("Host", "")
-            fetch_site = self.headers.get("Sec-Fetch-Site")
-            if (origin and origin != f"http://{host}") or (
-                    fetch_site and fetch_site not in ("same-origin", "none")):
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            if cross_site_refusal("POST", headers) is not None:
                 self._error(HTTPStatus.FORBIDDEN, "cross-site request refused")
                 return
             if urlsplit(self.path).path != "/label":

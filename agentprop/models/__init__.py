@@ -1,7 +1,7 @@
 """Model providers behind one protocol: openai-compatible, anthropic, google, sim."""
 
 from agentprop.models._base import GenerateConfig, Model, ModelError
-from agentprop.models._cache import CacheStore, ResponseCache, request_key
+from agentprop.models._cache import CacheStore, ResponseCache, clean_output, request_key
 from agentprop.models._limits import AdaptiveConcurrency, Limiter, RateLimits, TokenBucket
 from agentprop.models._prices import DEFAULT_PRICES, PriceError, PriceTable
 from agentprop.models._provider import check_base_url
@@ -32,6 +32,7 @@ __all__ = [
     "TokenBucket",
     "check_base_url",
     "check_model_id",
+    "clean_output",
     "get_model",
     "register_provider",
     "request_key",

@@ -4,6 +4,9 @@ The key is a sha256 over provider, model, base URL, messages, tools, the config 
 that shape the output (not the timeout) and an epoch (bump it to invalidate). It never
 contains the API key. The store is any object with ``cache_get(key) -> dict | None``
 and ``cache_put(key, dict)`` (the Workspace); ``cache=None`` (``--no-cache``) bypasses it.
+What it stores and what it returns is cleaned of text UTF-8 cannot encode
+(`clean_output`), so an answer holding a lone surrogate, even one cached by an older
+version, cannot make every rerun fail the same way.
 """
 
 from __future__ import annotations
@@ -48,6 +51,19 @@ def request_key(
     )
 
 
+def clean_output(output: ModelOutput) -> ModelOutput:
+    """`output` with text UTF-8 cannot encode (a lone surrogate, valid JSON) replaced by
+    U+FFFD, the count in ``raw["replaced_code_points"]``: such text would fail the next
+    request's encoding, the trace writer and the cache."""
+    from agentprop.safety import utf8_clean_model
+
+    cleaned, n = utf8_clean_model(output)
+    if not n:
+        return output
+    return cleaned.model_copy(update={"raw": {**(cleaned.raw or {}),
+                                              "replaced_code_points": n}})
+
+
 class ResponseCache:
     """Typed access to a CacheStore. Errors while caching never fail a call."""
 
@@ -59,13 +75,14 @@ class ResponseCache:
         if value is None:
             return None
         try:
-            out = ModelOutput.model_validate(value)
+            out = clean_output(ModelOutput.model_validate(value))
         except ValueError:
             return None
         return out.model_copy(update={"cached": True, "latency_s": 0.0})
 
     def put(self, key: str, output: ModelOutput) -> None:
         try:
-            self.store.cache_put(key, output.model_dump(mode="json", exclude={"cached"}))
+            self.store.cache_put(key, clean_output(output).model_dump(mode="json",
+                                                                      exclude={"cached"}))
         except Exception as e:  # a full disk must not turn a good answer into an error
             log.warning("response cache write failed: %s", type(e).__name__)

@@ -28,7 +28,7 @@ from agentprop.models._transport import dead_server, dead_server_error
 def _response_obj(content: str | None) -> dict[str, Any]:
     try:
         value = json.loads(content or "")
-    except ValueError:
+    except (ValueError, RecursionError):
         return {"output": content or ""}
     return value if isinstance(value, dict) else {"output": value}
 

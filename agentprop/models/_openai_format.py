@@ -69,7 +69,10 @@ def parse_arguments(text: Any) -> dict[str, Any]:
         return {}
     if not isinstance(text, str):
         raise ValueError("tool-call arguments are neither a JSON text nor an object")
-    value = json.loads(text)
+    try:
+        value = json.loads(text)
+    except RecursionError:  # a provider's answer nested thousands deep
+        raise ValueError("tool-call arguments are nested too deeply") from None
     if not isinstance(value, dict):
         raise ValueError("tool-call arguments are not a JSON object")
     return value

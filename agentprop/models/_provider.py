@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from agentprop.core import Message, ModelOutput, ToolSpec
 from agentprop.models._base import GenerateConfig, ModelError
-from agentprop.models._cache import CacheStore, ResponseCache, request_key
+from agentprop.models._cache import CacheStore, ResponseCache, clean_output, request_key
 from agentprop.models._limits import Limiter, RateLimits
 from agentprop.models._prices import PriceTable, price_table
 from agentprop.models._retry import RetryableError, RetryPolicy, call_with_retries
@@ -257,6 +257,7 @@ class RemoteModel:
 
         start = time.perf_counter()
         out, attempts = await call_with_retries(once, self.retry, self._rng)
+        out = clean_output(out)
         out.latency_s = time.perf_counter() - start
         out.cost = self.prices.cost(self.name, out.usage)
         if attempts > 1:

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from agentprop.core import Registry, UnknownNameError
 from agentprop.models._base import Model
-from agentprop.plugins import load_plugins
+from agentprop.plugins import explain_unknown, load_plugins
 
 
 class ProviderFactory(Protocol):
@@ -61,5 +61,6 @@ def get_model(model_id: str, **options: Any) -> Model:
         load_plugins()  # an installed plugin package may provide it (agentprop/plugins.py)
     if prefix not in PROVIDERS:
         known = ", ".join(sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
-        raise UnknownNameError(f"unknown model provider {prefix!r} (known: {known})")
+        raise explain_unknown(UnknownNameError(f"unknown model provider {prefix!r} "
+                                               f"(known: {known})"))
     return PROVIDERS.get(prefix)(name, **options)

@@ -16,7 +16,7 @@ from agentprop.report._figures import render_figures
 from agentprop.report._html import render_html
 from agentprop.report._section import report_sections
 from agentprop.report._tables import display_table, hidden_metrics, to_latex, to_markdown
-from agentprop.safety import neutralise_cell
+from agentprop.safety import neutralise_cell, term_safe
 
 N_EXAMPLES = 30
 
@@ -65,8 +65,8 @@ def build_report(
         keys = [k for df in result.tables.values() if not df.empty for k in df["key"].unique()]
         labels = model_labels(result, keys)
 
-        def label(k: str) -> str:
-            return labels.get(k, k)
+        def label(k: str) -> str:  # a name's control characters drawn as escapes
+            return term_safe(labels.get(k, k))
 
         pngs = render_figures(result, tmp / "figures", label)
         (tmp / "tables").mkdir()

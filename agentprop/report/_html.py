@@ -220,10 +220,18 @@ def _img(name: str, caption: str, png: bytes) -> str:
 
 
 def _notes(df: pd.DataFrame | None) -> str:
+    """A section's warnings, and why its undefined values are undefined (their reason,
+    with the metrics it applies to)."""
     if df is None or df.empty:
         return ""
     notes = sorted({n for n in df["note"].astype(str) if n.startswith("warning")})
-    return "".join(f'<p class="note">{escape(n)}</p>' for n in notes)
+    parts = [f'<p class="note">{escape(n)}</p>' for n in notes]
+    undefined = df[df["value"].isna() & (df["note"].astype(str) != "")
+                   & ~df["note"].astype(str).str.startswith("warning")]
+    for why, g in undefined.groupby(undefined["note"].astype(str), sort=True):
+        metrics = ", ".join(dict.fromkeys(g["metric"].astype(str)))
+        parts.append(f'<p class="note">Undefined: {escape(metrics)}: {escape(why)}.</p>')
+    return "".join(parts)
 
 
 def _s3_text(v: Any) -> str:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from agentprop.analysis import Estimate
 from agentprop.report._section import Section, get_section, report_sections
+from agentprop.safety import markdown_cell
 
 COUNT_METRICS = {"n", "n_S1", "n_S2", "n_pairs", "saved", "broken", "tp", "fp", "fn", "tn",
                  "n_labels", "n_error", "n_tasks", "n_no_stage_info", "n_undecided",
@@ -147,13 +148,19 @@ def display_table(df: pd.DataFrame, section: str, *,
 
 
 def to_markdown(t: pd.DataFrame) -> str:
+    """A Markdown table. Names (keys, headers, a reader's text cells) are escaped by
+    `safety.markdown_cell`: a model or agent name holding ``<script>``, a link or ESC reads
+    as typed; the formatted numbers are ours."""
     if t.empty:
         return "_no data_\n"
     cols = [str(t.index.name or ""), *map(str, t.columns)]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines = ["| " + " | ".join(markdown_cell(c) for c in cols) + " |",
+             "|" + "---|" * len(cols)]
     for idx, r in t.iterrows():
-        cells = [str(idx), *(cell_text(v) for v in r.tolist())]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        cells = [markdown_cell(str(idx)),
+                 *(cell_text(v).replace("|", "\\|") if isinstance(v, Cell) or v is None
+                   else markdown_cell(str(v)) for v in r.tolist())]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

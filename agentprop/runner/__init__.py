@@ -16,7 +16,7 @@ from agentprop.runner._probe import (
     probe_model,
 )
 from agentprop.runner._run import run_units, run_units_sync
-from agentprop.runner._secrets import redact, redact_text
+from agentprop.runner._secrets import redact, redact_argv, redact_text
 from agentprop.runner._summary import RunSummary
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "probe_line",
     "probe_model",
     "redact",
+    "redact_argv",
     "redact_text",
     "run_units",
     "run_units_sync",

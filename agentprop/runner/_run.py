@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ParamSpec, TypeVar
 
-from agentprop._interrupts import run_interruptible
+from agentprop._interrupts import checkpoint, run_interruptible
 from agentprop.core import (
     ErrorEvent,
     ModelInfo,
@@ -178,7 +178,7 @@ async def run_units(
     builder.check(pending)
     probe = check_mode(probe)
 
-    secrets = secret_values()
+    secrets = secret_values(str((model_options or {}).get("base_url") or ""))
     settings = redact(
         {
             "max_steps": max_steps,
@@ -263,6 +263,7 @@ async def run_units(
             if guard is not None:
                 guard.finished(unit, trace_cost(trace))
             check.record(trace)
+            await checkpoint()  # an in-process model never awaits: let Ctrl-C in
 
     for mid, limits in (model_limits or {}).items():
         setter = getattr(model_objs.get(mid), "set_rate_limits", None)
@@ -305,6 +306,7 @@ async def run_units(
                                    for mid, m in model_objs.items())
         bar.stop()
         writer.close()  # flush whatever finished, also on Ctrl-C and on errors
+        summary.replaced_code_points += writer.replaced
         for m in model_objs.values():
             closer = getattr(m, "aclose", None)
             if callable(closer):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agentprop.core import ModelCallEvent, ToolProbe, Trace
+from agentprop.core import ModelCallEvent, ToolProbe, ToolResultEvent, Trace
 
 
 class RunSummary(BaseModel):
@@ -26,6 +26,15 @@ class RunSummary(BaseModel):
     rate_limited: int = 0
     not_started: int = 0
     max_cost: float | None = None
+    replaced_code_points: int = 0
+    """Code points UTF-8 cannot encode (lone surrogates) replaced by U+FFFD in what this
+    invocation stored: in model answers (``raw.replaced_code_points`` of the call) and
+    anywhere else in a trace (``meta.replaced_code_points``)."""
+    tool_calls: int = 0
+    """Tool calls executed (at the MCP boundary, for an external agent)."""
+    unobserved_model_calls: int = 0
+    """Episodes of an external agent whose model calls agentprop did not see (no model
+    turn reached the gateway): `model_calls`, tokens and cost do not include theirs."""
     calls_by_model: dict[str, int] = Field(default_factory=dict)
     run_ids: list[str] = Field(default_factory=list)
     preflight: list[ToolProbe] = Field(default_factory=list)
@@ -50,9 +59,14 @@ class RunSummary(BaseModel):
             self.errors += 1
         if trace.status == "step_limit":
             self.step_limit += 1
+        if trace.meta.get("external") and not trace.meta.get("model_turns_recorded"):
+            self.unobserved_model_calls += 1
         for ev in trace.events:
+            if isinstance(ev, ToolResultEvent):
+                self.tool_calls += 1
             if isinstance(ev, ModelCallEvent):
                 out = ev.output
+                self.replaced_code_points += int((out.raw or {}).get("replaced_code_points", 0))
                 self.model_calls += 1
                 self.calls_by_model[trace.model] = self.calls_by_model.get(trace.model, 0) + 1
                 if out.cached:  # a cache hit costs nothing now: count it, don't bill it

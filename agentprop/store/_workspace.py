@@ -23,6 +23,7 @@ from agentprop.core import (
     WorkspaceMeta,
 )
 from agentprop.errors import AgentpropError
+from agentprop.safety import encodable_json, utf8_clean
 
 SCHEMA_VERSION = 1
 DB_NAME = "agentprop.sqlite"
@@ -136,6 +137,51 @@ def damage_report(path: Path) -> str | None:
     return None if problem is None else damaged_message(db, problem)
 
 
+def _encodable(trace: Trace) -> tuple[Trace, str, int]:
+    """(trace, its JSON, code points replaced): a trace holding text UTF-8 cannot encode
+    (a lone surrogate) is stored with U+FFFD in its place and the count in its meta,
+    instead of failing the writer's whole batch."""
+    cleaned, data, n = encodable_json(trace)
+    if not n:
+        return trace, data, 0
+    meta = {**cleaned.meta, "replaced_code_points": n
+            + int(cleaned.meta.get("replaced_code_points") or 0)}
+    cleaned = cleaned.model_copy(update={"meta": meta})
+    return cleaned, cleaned.model_dump_json(), n
+
+
+EMPTY_GRACE_S = 5.0
+"""A zero-length database younger than this may be one another process is creating (SQLite
+writes its header with the first statement): it is given that long to get one."""
+
+
+def _refuse_empty(db_path: Path) -> None:
+    """A zero-length database file (a failed copy, a full disk, a truncation) is not a new
+    workspace: refuse it in one line instead of silently creating an empty one over it."""
+    deadline = time.monotonic() + EMPTY_GRACE_S
+    while True:
+        try:
+            st = db_path.stat()
+        except FileNotFoundError:  # removed meanwhile: a new workspace after all
+            return
+        if st.st_size > 0:
+            return
+        young = time.time() - st.st_mtime < EMPTY_GRACE_S
+        if not young or time.monotonic() > deadline:
+            raise WorkspaceError(
+                f"workspace database {db_path} is empty (0 bytes): it is not a workspace, or "
+                "its data was lost (a failed copy, a full disk); restore it from a backup, "
+                "or remove the file to start a new workspace")
+        time.sleep(0.05)
+
+
+def _run_row(run: RunSpec) -> tuple[str, str, str]:
+    """A `runs` row; text UTF-8 cannot encode (an undecodable byte of a command-line
+    argument arrives as a lone surrogate) is stored as U+FFFD."""
+    run, data, _ = encodable_json(run)
+    return run.id, run.created_at.isoformat(), data
+
+
 def _writable(db_path: Path) -> bool:
     return os.access(db_path, os.W_OK) and os.access(db_path.parent, os.W_OK)
 
@@ -174,6 +220,8 @@ class Workspace:
         self.db_path = self.path / DB_NAME
         if self.path.exists() and not self.path.is_dir():
             raise WorkspaceError(f"workspace path {self.path} exists and is not a folder")
+        if self.db_path.exists():
+            _refuse_empty(self.db_path)
         existed = self.db_path.exists()
         if not existed:
             if not create:
@@ -183,6 +231,8 @@ class Workspace:
             except OSError as e:
                 raise WorkspaceError(f"cannot create workspace {self.path}: {e.strerror}") from None
         self.readonly = existed and not _writable(self.db_path)
+        self.replaced = 0
+        """Code points UTF-8 cannot encode that `put_traces` replaced (this object)."""
         try:
             if self.readonly:
                 self.conn = _connect_readonly(self.db_path)
@@ -290,7 +340,7 @@ class Workspace:
         with self.conn:
             self.conn.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?)",
-                (run.id, run.created_at.isoformat(), run.model_dump_json()),
+                _run_row(run),
             )
 
     def get_run(self, run_id: str) -> RunSpec | None:
@@ -305,7 +355,9 @@ class Workspace:
     def put_traces(self, traces: Sequence[Trace], runs: Sequence[RunSpec] = ()) -> int:
         """Store traces in one transaction; ids already stored are left as they are.
         `runs` are new runs stored in the same transaction (a run row already stored is
-        kept)."""
+        kept). Text UTF-8 cannot encode is stored with U+FFFD in its place, counted in
+        the trace's ``meta["replaced_code_points"]`` (`self.replaced` sums them)."""
+        stored = [_encodable(t) for t in traces]
         rows = [
             (
                 t.id,
@@ -322,14 +374,15 @@ class Workspace:
                 int(t.simulated),
                 t.started_at.isoformat(),
                 t.ended_at.isoformat() if t.ended_at else None,
-                t.model_dump_json(),
+                data,
             )
-            for t in traces
+            for t, data, _ in stored
         ]
+        self.replaced += sum(n for _, _, n in stored)
         with self.conn:
             self.conn.executemany(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?)",
-                [(r.id, r.created_at.isoformat(), r.model_dump_json()) for r in runs],
+                [_run_row(r) for r in runs],
             )
             cur = self.conn.executemany(
                 "INSERT OR IGNORE INTO traces VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
@@ -371,15 +424,13 @@ class Workspace:
 
     # -- verdicts -------------------------------------------------------------------------
     def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
-        rows = [
-            (
-                v.trace_id,
-                v.judge,
-                None if v.correct is None else int(v.correct),
-                v.model_dump_json(),
-            )
-            for v in verdicts
-        ]
+        """Store verdicts (replacing a judge's earlier one); text UTF-8 cannot encode, e.g.
+        in an LLM judge's rationale, is stored with U+FFFD in its place."""
+        rows = []
+        for verdict in verdicts:
+            v, data, _ = encodable_json(verdict)
+            rows.append((v.trace_id, v.judge, None if v.correct is None else int(v.correct),
+                         data))
         with self.conn:
             self.conn.executemany("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?)", rows)
 
@@ -436,9 +487,10 @@ class Workspace:
         replaces the earlier one. Answer labels go to `labels`, the detectors' questions
         to `question_labels` (created on first use, so older workspaces open unchanged)."""
         items = list(labels)
-        rows = [(x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note)
+        rows = [utf8_clean((x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note))[0]
                 for x in items if x.question == "answer"]
-        other = [(x.trace_id, x.annotator, x.question, x.label, x.time.isoformat(), x.note)
+        other = [utf8_clean((x.trace_id, x.annotator, x.question, x.label, x.time.isoformat(),
+                             x.note))[0]
                  for x in items if x.question != "answer"]
         with self.conn:
             if other:
@@ -491,6 +543,7 @@ class Workspace:
 
     # -- response cache -------------------------------------------------------------------
     def cache_get(self, key: str) -> dict[str, Any] | None:
+        """A cached value (the response cache cleans what it reads: `ResponseCache`)."""
         row = self.conn.execute("SELECT value FROM cache WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 

@@ -43,6 +43,8 @@ class BatchWriter(Generic[T]):
         self.batch_size = batch_size
         self.interval_s = interval_s
         self.written = 0
+        self.replaced = 0
+        """Code points UTF-8 cannot encode replaced in what was written (`put_traces`)."""
         self.error: BaseException | None = None
         self._queue: queue.Queue[T | None] = queue.Queue(maxsize=max_pending)
         self._thread = threading.Thread(target=self._run, name="agentprop-writer", daemon=True)
@@ -124,6 +126,7 @@ class BatchWriter(Generic[T]):
         if batch:
             self._write(ws, batch)  # one transaction: all of the batch or none of it
             self.written += len(batch)
+            self.replaced = ws.replaced
         return []
 
 

@@ -50,7 +50,14 @@ def _load_generators() -> None:
 
 def get_generator(domain: str) -> TaskGenerator:
     _load_generators()
-    return GENERATORS.get(domain)()
+    from agentprop.core import UnknownNameError
+    from agentprop.plugins import explain_unknown
+
+    try:
+        factory = GENERATORS.get(domain)
+    except UnknownNameError as e:  # a plugin that failed to load may be the one
+        raise explain_unknown(e) from None
+    return factory()
 
 
 def _split_for(task_id: str, seed: int) -> str:

@@ -57,8 +57,11 @@ async def test_turns_recorded_and_p2_applied_at_generation(sim_url: str) -> None
             assert r.status_code == 200, r.text
             (call,) = r.json()["choices"][0]["message"]["tool_calls"]
             r404 = await client.post(base, json=_request(rec, "balanced"),
-                                     headers={"X-Agentprop-Episode": "nope"})
+                                     headers={"X-Agentprop-Episode": "not-an-episode"})
             assert r404.status_code == 404
+            r400 = await client.post(base, json=_request(rec, "balanced"),
+                                     headers={"X-Agentprop-Episode": "nope"})
+            assert r400.status_code == 400  # not an id agentprop gives
             r421 = await client.post(base, json={}, headers={"Host": "evil.test"})
             assert r421.status_code == 421
         finally:

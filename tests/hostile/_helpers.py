@@ -105,3 +105,85 @@ def cli_process(*args: str, env: dict[str, str] | None = None, **popen: Any
     return subprocess.Popen([sys.executable, "-c", "from agentprop.cli import main; main()",
                              *args], env=full, text=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, **popen)
+
+
+LONE_SURROGATE = "\\ud83d"
+"""A lone UTF-16 surrogate as JSON spells it: valid JSON, text UTF-8 cannot encode."""
+
+
+@contextmanager
+def canned_openai(answer: Any) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A chat-completions server on loopback whose every answer is `answer(request)`, raw
+    JSON text (so it can hold what json.dumps never writes, such as a lone surrogate);
+    yields (base URL, the requests it received)."""
+    import json
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            request = json.loads(body)
+            seen.append(request)
+            data = answer(request).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class RawMcp:
+    """A minimal MCP client over streamable HTTP that sends request bodies as given (raw
+    JSON text, e.g. with a lone surrogate, which the SDK's client cannot send)."""
+
+    def __init__(self, url: str, *, headers: dict[str, str] | None = None) -> None:
+        import httpx
+
+        self.url = url
+        self.http = httpx.Client(timeout=30)
+        self.headers = {"accept": "application/json, text/event-stream",
+                        "content-type": "application/json", **(headers or {})}
+        self.session: str | None = None
+        self._id = 0
+
+    def post(self, body: str | bytes, **headers: str) -> Any:
+        h = {**self.headers, **headers}
+        if self.session:
+            h["mcp-session-id"] = self.session
+        return self.http.post(self.url, content=body, headers=h)
+
+    def request(self, method: str, params_json: str) -> Any:
+        self._id += 1
+        return self.post(f'{{"jsonrpc":"2.0","id":{self._id},"method":"{method}",'
+                         f'"params":{params_json}}}')
+
+    def initialize(self) -> Any:
+        r = self.request("initialize", '{"protocolVersion":"2025-06-18","capabilities":{},'
+                         '"clientInfo":{"name":"raw","version":"0"}}')
+        if r.status_code == 200:
+            self.session = r.headers.get("mcp-session-id")
+            self.post('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        return r
+
+    def tools(self) -> list[str]:
+        return [t["name"] for t in self.request("tools/list", "{}").json()["result"]["tools"]]
+
+    def call(self, name: str, arguments_json: str) -> Any:
+        return self.request("tools/call", f'{{"name":"{name}","arguments":{arguments_json}}}')
+
+    def close(self) -> None:
+        self.http.close()

@@ -80,3 +80,57 @@ def test_terminal_rules() -> None:
     assert term_safe(term_safe("\x1b")) == "\\x1b"  # idempotent
     assert has_control_chars("a\tb") and has_control_chars("a\x1b") and not has_control_chars(
         "Zoë Ng-O'Brien")
+
+
+HOSTILE_NAME = f"evil{TERMINAL_ATTACK}<script>alert(1)</script>[x](http://e.example)"
+
+
+@pytest.fixture(scope="module")
+def hostile_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A judged workspace whose agent is named with ESC, HTML and a link; its report
+    built by a real `agentprop report` process: (workspace, that process's stderr)."""
+    from tests.hostile._helpers import cli_process
+
+    ws = tmp_path_factory.mktemp("hostile-report") / "w"
+    agents = Path(__file__).with_name("_agents.py")
+    for args in (["run", "--agent", f"{agents}:gold", "--agent-name", HOSTILE_NAME, "-n", "4",
+                  "-d", "weather", "-c", "baseline", "-c", "p2:semantic_wrong", "--json"],
+                 ["judge", "-j", "facts", "--json"]):
+        result = invoke(*args, "-w", str(ws))
+        assert result.exit_code == 0, result.output
+    proc = cli_process("report", "-w", str(ws))
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    return ws, err
+
+
+def test_report_tables_escape_html_links_and_control_characters(
+        hostile_report: tuple[Path, str]) -> None:
+    ws, _ = hostile_report
+    tables = sorted((ws / "report" / "tables").glob("*.md"))
+    text = "".join(t.read_text() for t in tables)
+    assert "evil" in text  # the name is there, as typed...
+    assert ESC not in text and "<script>" not in text and "](http" not in text  # ...inert
+    assert "]\\(http" in text
+    assert "&lt;script&gt;" in text and "\\\\x1b" in text
+
+
+def test_no_raw_escape_reaches_stderr_through_warnings(
+        hostile_report: tuple[Path, str]) -> None:
+    _, err = hostile_report
+    assert ESC not in err and "\x07" not in err
+
+
+def test_warnings_and_log_lines_are_terminal_safe() -> None:
+    """Any library's warning or log line (matplotlib quotes a glyph, the MCP SDK a tool
+    name) goes through term_safe in the CLI's process."""
+    import subprocess
+    import sys
+
+    code = ("import logging, warnings; from agentprop.cli._common import safe_diagnostics; "
+            "safe_diagnostics(); warnings.warn('w' + chr(27) + '[2J'); "
+            "logging.getLogger('sdk').warning('tool %s', 'x' + chr(27) + ']0;t' + chr(7))")
+    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60).stderr
+    assert ESC not in err and "\x07" not in err
+    assert "w\\x1b[2J" in err and "tool x\\x1b]0;t\\x07" in err

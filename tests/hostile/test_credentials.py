@@ -3,8 +3,10 @@ with the URL bad, unreachable, or failing inside the SDK."""
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -136,3 +138,49 @@ def test_redaction_rules() -> None:
     text = f"cannot reach '{_url(1)}' nor https://bob:pw@example.com/x, see http://ok/"
     assert redact_urls(text) == ("cannot reach 'http://***@127.0.0.1:1/v1' nor "
                                  "https://***@example.com/x, see http://ok/")
+
+
+# Passwords a pattern of "password characters" stopped at (issue 24): the userinfo is
+# found by the URL's structure, so each is hidden whole.
+ODD = ["it's-" + PASSWORD, 'say"' + PASSWORD, "hash#" + PASSWORD, "what?" + PASSWORD,
+       "two words " + PASSWORD, "at@" + PASSWORD, "sl/ash" + PASSWORD]
+
+
+@pytest.mark.parametrize("password", ODD)
+def test_redaction_by_the_url_structure(password: str) -> None:
+    url = f"http://alice:{password}@127.0.0.1:1/v1"
+    assert redact_url(url) == "http://***@127.0.0.1:1/v1"
+    text = f"cannot connect to {url} (refused); retried http://ok:8000/v1"
+    assert redact_urls(text) == ("cannot connect to http://***@127.0.0.1:1/v1 (refused); "
+                                 "retried http://ok:8000/v1")
+    from agentprop.runner import redact_text
+
+    quoted = f"error at 'http://alice:{quote(password, safe='')}@h/v1'"
+    assert PASSWORD not in redact_text(quoted, [])
+
+
+@pytest.mark.parametrize("password", ODD)
+def test_odd_passwords_never_reach_an_error(tmp_path: Path, password: str) -> None:
+    url = f"http://alice:{password}@127.0.0.1:{_closed_port()}/v1"
+    result = invoke("run", "-m", "openai/m", "-w", str(tmp_path / "w"), "-n", "1",
+                    "--base-url", url)
+    assert PASSWORD not in result.output + result.stderr
+    assert not (tmp_path / "w").exists()
+
+
+@pytest.mark.parametrize("password", ["it's-" + PASSWORD, "two words " + PASSWORD])
+def test_a_run_stores_no_password(tmp_path: Path, password: str) -> None:
+    """The run succeeds with these (the SDK sends them), and neither the manifest, the
+    traces nor anything else in the workspace holds the password."""
+    from agentprop.sim._server import ServerConfig, ServerThread
+
+    with ServerThread(ServerConfig(port=0), suite=None) as srv:
+        url = srv.base_url.replace("http://", f"http://alice:{password}@")
+        result = invoke("run", "-m", "openai/balanced", "-w", str(tmp_path / "w"), "-n",
+                        "2", "--base-url", url, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["completed"] == 2
+    for f in (tmp_path / "w").rglob("*"):
+        if f.is_file():
+            data = f.read_bytes()
+            assert PASSWORD.encode() not in data and quote(PASSWORD).encode() not in data, f

@@ -158,3 +158,50 @@ def test_reading_commands_work_on_a_read_only_workspace(pristine: Path, tmp_path
         ws.chmod(0o755)
         for p in ws.iterdir():
             p.chmod(0o644)
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "-m", "sim/balanced", "-n", "2"], ["stages"], ["traces", "list"],
+    ["judge", "-j", "facts"], ["report"]])
+def test_a_zero_length_database_is_refused_not_recreated(tmp_path: Path,
+                                                          command: list[str]) -> None:
+    ws = tmp_path / "w"
+    ws.mkdir()
+    db = ws / "agentprop.sqlite"
+    db.touch()
+    old = db.stat().st_mtime - 60  # emptied a while ago, not being created right now
+    os.utime(db, (old, old))
+    line = one_line_error(invoke(*command, "-w", str(ws)))
+    assert "is empty (0 bytes)" in line and "agentprop.sqlite" in line
+    assert db.stat().st_size == 0 and sorted(p.name for p in ws.iterdir()) == [db.name]
+
+
+@pytest.mark.parametrize("shape", ["flow", "block", "mapping"])
+def test_an_experiment_nested_20000_deep_is_one_line(tmp_path: Path, shape: str) -> None:
+    deep = {"flow": "models: " + "[" * 20000 + "]" * 20000 + "\n",
+            "block": "models:\n" + "".join("  " * i + "- \n" for i in range(3000)),
+            "mapping": "runs: " + "{a: " * 20000 + "1" + "}" * 20000 + "\n"}[shape]
+    study = tmp_path / "study.yaml"
+    study.write_text("name: deep\n" + deep)
+    line = one_line_error(invoke("experiment", "run", str(study), "-w", str(tmp_path / "w"),
+                                 "--dry-run"))
+    assert "nested too deeply" in line
+    assert not (tmp_path / "w").exists()
+
+
+def test_deep_tool_call_arguments_from_a_provider_are_a_retryable_error() -> None:
+    from agentprop.models._openai import parse_response
+    from agentprop.models._retry import RetryableError
+
+    deep = "[" * 200_000 + "]" * 200_000
+    data = {"choices": [{"message": {"tool_calls": [
+        {"id": "c", "function": {"name": "f", "arguments": deep}}]}}]}
+    with pytest.raises(RetryableError, match="malformed JSON arguments"):
+        parse_response(data)
+
+
+def test_a_deep_model_option_is_kept_as_text() -> None:
+    from agentprop.cli._run import _parse_options
+
+    deep = "[" * 200_000 + "]" * 200_000
+    assert _parse_options([f"x={deep}"]) == {"x": deep}

@@ -111,14 +111,16 @@ def test_two_identical_runs_do_not_both_call_the_model(tmp_path: Path) -> None:
 
 def test_sigterm_stops_a_run_like_ctrl_c_and_it_resumes(tmp_path: Path) -> None:
     """`timeout`, a scheduler or `docker stop` send SIGTERM: the run stores every finished
-    episode, prints how to resume (exit 130), and the resumed run pays for none twice."""
+    episode, prints how to resume (exit 130) without the API key given on the command
+    line, and the resumed run pays for none twice."""
     import signal
 
     config = ServerConfig(port=0, latency_ms=300)
     with ServerThread(config, suite=None) as srv:
         args = ["run", "-m", "openai/balanced", "--base-url", srv.base_url, "-w",
                 str(tmp_path / "w"), "-n", "20", "--concurrency", "2", "--json",
-                "--preflight", "off"]  # every request counted below is an episode's
+                "--preflight", "off",  # every request counted below is an episode's
+                "-o", "api_key=sk-resume-secret-0123456789"]
         first = cli_process(*args)
         deadline = time.monotonic() + 120
         while srv.stats["chat_completions"] < 14:
@@ -128,7 +130,8 @@ def test_sigterm_stops_a_run_like_ctrl_c_and_it_resumes(tmp_path: Path) -> None:
         first.send_signal(signal.SIGTERM)
         _, err = first.communicate(timeout=60)
         assert first.returncode == 130 and "Traceback" not in err, err
-        assert "to resume, run:" in err, err
+        assert "to resume the other" in err and "api_key=<redacted>" in err, err
+        assert "sk-resume-secret" not in err
         with Workspace(tmp_path / "w", create=False) as ws:
             kept = ws.count_traces()
         assert kept >= 1

@@ -18,7 +18,6 @@ from agentprop.cli import app
 from agentprop.core import Message, ToolSpec
 from agentprop.models import GenerateConfig, ModelError, get_model
 from agentprop.models._local_chat import arguments_grammar, render_prompt
-
 from tests.conftest import local_model_path
 
 WEATHER = ToolSpec(name="get_weather", description="Current weather in a city.",

@@ -16,6 +16,8 @@ from agentprop.cli import app
 from agentprop.core import (
     FinalEvent,
     InjectionEvent,
+    ModelCallEvent,
+    ModelOutput,
     RunSpec,
     ToolCall,
     ToolCallEvent,
@@ -38,7 +40,10 @@ def _trace(model: str, task: str, condition: str, *, s2: bool, answer: str,
            arm: str = "", abstained: bool = False) -> Trace:
     unit = WorkUnit(run_id="sim-run", model=model, task_id=task, condition=condition, arm=arm)
     call = ToolCall(id="c1", name="get_weather", arguments={"city": "Paris"})
-    events: list = [ToolCallEvent(step=0, call=call)]
+    # the model's turn: what the `noticed` detector reads (a trace without one has no
+    # observable noticing)
+    events: list = [ModelCallEvent(step=0, request_hash="h", output=ModelOutput(
+        tool_calls=[call])), ToolCallEvent(step=0, call=call)]
     if condition.startswith("p2:"):
         events.append(InjectionEvent(step=0, protocol="p2", error_type="semantic_wrong",
                                      status="applied", call_id="c1", tool="get_weather",
