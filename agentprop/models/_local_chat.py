@@ -18,7 +18,8 @@ falls back to the schema without `pattern`, then to plain JSON). Like llama.cpp'
 sampler, it constrains only where the model strays: the reply's start and the arguments
 are generated freely and checked, and only when the text is not a valid start or holds no
 JSON object is it generated again under a grammar (a grammar over the whole vocabulary
-costs several times the time per token). It follows llama-cpp-python's handler protocol,
+costs several times the time per token); a call the request forces by name gets its
+schema's grammar at once. It follows llama-cpp-python's handler protocol,
 so the same code serves the in-process `local/` provider and `llama_cpp.server`
 (`agentprop serve-local`). Generation is greedy at temperature 0, so equal requests give
 equal replies.
@@ -277,13 +278,19 @@ def _message(run: _Run, prompt: str, notes: dict[str, Any]) -> dict[str, Any]:
     return _response(run, content=text.strip(), calls=[], finish=finish, notes=notes)
 
 
-def _arguments(run: _Run, prompt: str, schema: dict[str, Any]) -> tuple[str, str]:
+def _arguments(run: _Run, prompt: str, schema: dict[str, Any], *,
+               constrained: bool = False) -> tuple[str, str]:
     """A call's arguments and how they were made: ``free`` when the model's own text holds
     a JSON object (it is cut after the object), else under a grammar
     (`arguments_grammar`). Free first, as llama.cpp's own sampler checks the grammar only
     when the sampled token breaks it: a grammar over the whole vocabulary costs 3-8x the
     time per token, and a small model writes JSON well. The schema itself is checked where
-    the call is executed, as for any model."""
+    the call is executed, as for any model. `constrained` (a call the request forces by
+    name, as OpenAI's named tool_choice and llama.cpp's servers do) goes under the grammar
+    at once."""
+    if constrained:
+        grammar, kind = arguments_grammar(run.llama, schema)
+        return run.complete(prompt, grammar=grammar).strip(), kind
     text = run.complete(prompt, stop=[_END, "\nfunctions.", "\nmessage:"], json_object=True)
     body = text.strip()
     try:
@@ -297,14 +304,15 @@ def _arguments(run: _Run, prompt: str, schema: dict[str, Any]) -> tuple[str, str
 
 
 def _calls(run: _Run, prompt: str, first: str, tools: dict[str, dict[str, Any]],
-           notes: dict[str, Any], *, parallel: bool) -> dict[str, Any]:
+           notes: dict[str, Any], *, parallel: bool, named: bool = False) -> dict[str, Any]:
     calls: list[dict[str, Any]] = []
     made: list[str] = []
     name: str | None = first
     limit = MAX_CALLS_PER_TURN if parallel else 1
     while name is not None and len(calls) < limit:
         prompt += f"functions.{name}:\n"
-        args, kind = _arguments(run, prompt, tools[name].get("parameters") or {})
+        args, kind = _arguments(run, prompt, tools[name].get("parameters") or {},
+                                constrained=named and not calls)
         made.append(kind)
         calls.append({"id": f"call_{len(calls)}", "type": "function",
                       "function": {"name": name, "arguments": args}})
@@ -371,7 +379,8 @@ def chatml_tools_handler(*, llama: Any, messages: list[dict[str, Any]],
         name = (tool_choice.get("function") or {}).get("name")
         if not isinstance(name, str) or name not in by_name:
             raise ValueError(f"tool_choice names {name!r}, which is not among the tools")
-        return _calls(run, prompt, name, by_name, notes, parallel=parallel_tool_calls)
+        return _calls(run, prompt, name, by_name, notes, parallel=parallel_tool_calls,
+                      named=True)
     start = _choose(run, prompt, list(by_name), forced=tool_choice == "required")
     if start is not None and start != _MESSAGE:
         return _calls(run, prompt, start, by_name, notes, parallel=parallel_tool_calls)
