@@ -138,6 +138,12 @@ def _pair_rows(a: np.ndarray, b: np.ndarray, judge: str, ref: str, *, metric: st
         rows.append(row(keys, key, name, v, n))
     rows.append(row(keys, key, "sensitivity", sens))
     rows.append(row(keys, key, "specificity", spec))
+    # a judge's replies that were neither verdict (an LLM judge's non-YES/NO) are left out
+    # of every number above, never counted as "wrong": how many, of the reference's
+    # scored traces
+    scored = ~np.isnan(b)
+    rows.append(row(keys, key, "judge_unscored", int((np.isnan(a) & scored).sum()),
+                    int(scored.sum())))
     return rows
 
 

@@ -177,6 +177,10 @@ async def probe_model(model: Model, tasks: Sequence[Task], config: GenerateConfi
             try:
                 out = await p.ask(_messages(t.task, t.specs), t.specs, t.tool)
             except ModelError as e:
+                if e.kind == "context_overflow":  # every episode's first request is longer
+                    raise RunError(f"model {model.id}: {e.message}: the run's prompts do "
+                                   "not fit its context; nothing was run (a local model "
+                                   "takes -o n_ctx=N)") from None
                 p.record.reached = p.record.requests > 1 or e.kind not in UNREACHABLE
                 return p.fail("error", f"{t.task.domain}.{t.tool}: {e.message}")
             verdict, detail, call = _check_call(t, out)

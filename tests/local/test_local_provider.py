@@ -173,3 +173,17 @@ def test_describe_says_how_requests_are_served(smollm2) -> None:  # type: ignore
     assert d["contexts"] == 1 and "queue" in d["concurrency"]
     assert d["threads"] >= 1
     json.dumps(d)
+
+
+def test_a_run_whose_prompts_do_not_fit_stops_before_any_unit(smollm2_file: Path,
+                                                               tmp_path: Path) -> None:
+    """The preflight sends the run's own tools: a context too small for them is one line
+    and exit 2, and no trace is written."""
+    ws = tmp_path / "ws"
+    res = CliRunner().invoke(app, ["run", "-m", "local/smollm2-135m", "-o", "n_ctx=512",
+                                   "-c", "baseline", "-n", "1", "--domain", "weather",
+                                   "-w", str(ws)])
+    assert res.exit_code == 2, res.output
+    assert "do not fit its context" in res.output and "n_ctx" in res.output
+    assert "Traceback" not in res.output
+    assert not (ws / "agentprop.sqlite").exists() or _traces(ws) == 0

@@ -85,9 +85,14 @@ SECTION = register(Section(
              "the LLM majority, and the stated reference judge. kappa_loo: a panel member "
              "against the majority of the other members. bias = judge share correct − "
              "reference share correct. tp/fp/fn/tn count (judge, reference) = (correct, "
-             "correct) / (correct, wrong) / (wrong, correct) / (wrong, wrong)."),
+             "correct) / (correct, wrong) / (wrong, correct) / (wrong, wrong). "
+             "judge_unscored: traces the reference scored but the judge left unscored (an "
+             "LLM judge's reply that is neither YES nor NO): left out of every number, "
+             "never counted as wrong."),
     columns=("kappa", "kappa_loo", "kappa_asymptotic", "agreement", "judge_correct_share",
-             "reference_correct_share", "bias", "tp", "fp", "fn", "tn", "krippendorff_alpha"),
+             "reference_correct_share", "bias", "tp", "fp", "fn", "tn", "judge_unscored",
+             "krippendorff_alpha"),
+    counts=("judge_unscored",),
     key_columns=("judge", "reference"),
     key_separator="~",
     key_first=1,

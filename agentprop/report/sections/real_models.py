@@ -37,7 +37,25 @@ def lead(res: AnalysisResult, stages: pd.DataFrame) -> str:
                 "parameters). It calls tools but rarely answers well, so its rates show the "
                 "pipeline meeting real output, not a capable agent; read its judge agreement "
                 "with the prevalence in mind (most of its answers are wrong).</p>")
+        jt = res.tables.get("judges")
+        judges = sorted({str(j) for j in jt["judge"]} if jt is not None and not jt.empty
+                        else set())
+        on_tiny = [j for j in judges if any(m in j for m in tiny)]
+        if on_tiny:
+            out += (f"<p class='warn'>{escape(', '.join(on_tiny))}: a judge on a tiny "
+                    "model. Its verdicts show the judging path on a real model, not a usable "
+                    "judge; its replies that are neither YES nor NO are unscored, left out "
+                    "of its κ and counted (judge_unscored in Judge reliability).</p>")
     return out
+
+
+def judge_note(res: AnalysisResult, judge: str) -> str:
+    """A judge built on a tiny real model says so where the page names it."""
+    tiny = [str(m["model"]) for m in _described(res) if m.get("tiny")]
+    hit = next((m for m in tiny if m in judge), None)
+    return (f"{judge} runs on {hit}, a tiny model: its verdicts show the judging path on a "
+            "real model, not a usable judge; replies that are neither YES nor NO are "
+            "unscored and counted" if hit else "")
 
 
 def fact(res: AnalysisResult) -> str:
@@ -64,4 +82,5 @@ SECTION = register(Section(
     counts=("episodes",),
     lead=lead,
     fact=fact,
+    judge_note=judge_note,
 ))
