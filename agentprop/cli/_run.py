@@ -101,7 +101,8 @@ def interrupted_message(stored: int, total: int, run_id: str) -> str:
 
 def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: int | None,
                     suite_checksum: str, max_steps: int, text_mode: bool,
-                    answer_on_step_limit: bool, executed_only: bool, base_url: str | None,
+                    answer_on_step_limit: bool | None, executed_only: bool,
+                    base_url: str | None,
                     options: dict[str, Any], agent: str | None,
                     execute_leaked: bool = False) -> str:
     """`run`'s default run id: a hash of every option that determines its traces (secrets
@@ -118,7 +119,8 @@ def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: in
         "suite": suite_checksum,
         "max_steps": max_steps,
         "text_mode": text_mode,
-        **({"answer_on_step_limit": True} if answer_on_step_limit else {}),
+        **({"answer_on_step_limit": answer_on_step_limit}
+           if answer_on_step_limit is not None else {}),
         "executed_only": executed_only,
         "base_url": base_url,
         "base_url_env": {
@@ -310,12 +312,13 @@ def register(app: typer.Typer) -> None:
             help="ReAct text protocol for models without function calling.",
         ),
         answer_on_step_limit: bool = typer.Option(
-            False,
-            "--answer-on-step-limit",
+            None,
+            "--answer-on-step-limit/--no-answer-on-step-limit",
             envvar="AGENTPROP_ANSWER_ON_STEP_LIMIT",
             help="At --max-steps, ask once more without tools and record the reply as a "
-            "forced final answer (default: the episode ends as step_limit). For small "
-            "models that keep calling tools.",
+            "forced final answer, or end the episode as step_limit. Default: the model's "
+            "own (on for local/ models, which keep calling tools; off for the others).",
+            show_default=False,
         ),
         executed_only: bool = typer.Option(
             False,

@@ -35,9 +35,10 @@ class ModelEntry(_Strict):
     text_mode: bool = False
     max_steps: int | None = Field(default=None, ge=1, le=100,
                                   description="model calls per episode (default 10)")
-    answer_on_step_limit: bool = Field(
-        default=False, description="at max_steps, ask once more without tools for a forced "
-        "final answer (run --answer-on-step-limit)")
+    answer_on_step_limit: bool | None = Field(
+        default=None, description="at max_steps, ask once more without tools for a forced "
+        "final answer (run --answer-on-step-limit); default: the model's own (on for "
+        "local/ models)")
     options: dict[str, str | int | float | bool] = Field(
         default_factory=dict, description="provider options, as `run -o KEY=VALUE` "
         "(e.g. n_ctx or max_tokens of a local/ model)")

@@ -71,17 +71,17 @@ def _run_agents(cfg: ExperimentConfig, units: list[WorkUnit], ws: Workspace, sui
 
     entries = {m.id: m for m in cfg.models}
 
-    def episode_settings(model_id: str) -> tuple[bool, int, bool]:
+    def episode_settings(model_id: str) -> tuple[bool, int, bool | None]:
         e = entries.get(model_id)
         if e is None:
-            return False, 10, False
+            return False, 10, None
         return e.text_mode, e.max_steps or 10, e.answer_on_step_limit
 
-    groups: dict[tuple[bool, int, bool], list[WorkUnit]] = {}
+    groups: dict[tuple[bool, int, bool | None], list[WorkUnit]] = {}
     for u in units:
         groups.setdefault(episode_settings(u.model), []).append(u)
     total: RunSummary | None = None
-    for (text_mode, max_steps, answer), group in (groups or {(False, 10, False): []}).items():
+    for (text_mode, max_steps, answer), group in (groups or {(False, 10, None): []}).items():
         spent = total.cost if total is not None else 0.0
         rs = run_units_sync(
             group, workspace=ws, suite=suite, models=models, concurrency=cfg.concurrency,

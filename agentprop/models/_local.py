@@ -147,6 +147,9 @@ class LocalModel:
 
     provider = "local"
     simulated = False
+    answer_on_step_limit = True
+    """Out of steps, the runner asks once more without tools (unless the run says not to):
+    a small local model keeps calling tools and would otherwise never answer."""
 
     def __init__(self, name: str, *, n_ctx: int = DEFAULT_N_CTX, contexts: int = 1,
                  chat_format: str | None = None, n_threads: int | None = None,

@@ -37,12 +37,21 @@ class EpisodeExecutor(Protocol):
         ...
 
 
+def answers_at_step_limit(model: Model, setting: bool | None) -> bool:
+    """Whether an episode out of steps asks the model once more without tools: the run's
+    setting, else the model's own default (`answer_on_step_limit`: True for local models,
+    which keep calling tools; False for every other)."""
+    if setting is not None:
+        return setting
+    return bool(getattr(model, "answer_on_step_limit", False))
+
+
 class NativeExecutor:
     """The built-in agent loop over `models` (one per unit.model)."""
 
     def __init__(self, models: Mapping[str, Model], config_for: Callable[[int], GenerateConfig],
                  *, max_steps: int, text_mode: bool, execute_leaked: bool = False,
-                 answer_on_step_limit: bool = False) -> None:
+                 answer_on_step_limit: bool | None = None) -> None:
         self.models = models
         self.config_for = config_for
         self.max_steps = max_steps
@@ -63,7 +72,8 @@ class NativeExecutor:
                                  self.config_for(unit.seed), env,
                                  max_steps=self.max_steps, text_mode=self.text_mode,
                                  execute_leaked=self.execute_leaked,
-                                 answer_on_step_limit=self.answer_on_step_limit)
+                                 answer_on_step_limit=answers_at_step_limit(
+                                     self.models[unit.model], self.answer_on_step_limit))
 
     def reached(self, trace: Trace) -> bool:
         return any(isinstance(ev, ModelCallEvent) for ev in trace.events)

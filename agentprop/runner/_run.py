@@ -110,7 +110,7 @@ async def run_units(
     config: GenerateConfig | None = None,
     max_steps: int = 10,
     text_mode: bool = False,
-    answer_on_step_limit: bool = False,
+    answer_on_step_limit: bool | None = None,
     manifest: Mapping[str, Any] | None = None,
     models: Mapping[str, Model] | None = None,
     preflight: int = 3,
@@ -183,7 +183,8 @@ async def run_units(
         {
             "max_steps": max_steps,
             "text_mode": text_mode,
-            **({"answer_on_step_limit": True} if answer_on_step_limit else {}),
+            **({"answer_on_step_limit": answer_on_step_limit}
+               if answer_on_step_limit is not None else {}),
             "in_history": in_history,
             "use_cache": use_cache,
             "concurrency": concurrency,

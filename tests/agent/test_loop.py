@@ -302,3 +302,16 @@ async def test_repeated_call_ids_are_made_unique_within_the_episode() -> None:
     assert [r.call_id for r in results] == ids  # observations keep pointing at their call
     tool_msgs = [m.tool_call_id for m in trace.messages if m.role == "tool"]
     assert tool_msgs == ids
+
+
+def test_a_model_may_ask_for_the_forced_answer_by_default() -> None:
+    """Local models keep calling tools, so they default to the forced answer; a run's own
+    setting wins either way; other models default to the step limit."""
+    from agentprop.runner._executor import answers_at_step_limit
+
+    class Local(Scripted):
+        answer_on_step_limit = True
+
+    local, other = Local(["x"]), Scripted(["x"])
+    assert answers_at_step_limit(local, None) and not answers_at_step_limit(other, None)
+    assert not answers_at_step_limit(local, False) and answers_at_step_limit(other, True)
