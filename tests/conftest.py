@@ -47,34 +47,33 @@ def local_model_path() -> Path:
     return path
 
 
-@contextlib.contextmanager
-def llama_server_process(log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`python -m llama_cpp.server` with SmolLM2 on a free loopback port, as a user of
-    llama.cpp runs it (chatml-function-calling, n_ctx 2048, 2 threads); yields (base URL,
-    process) once it answers, and stops the process after."""
-    model = local_model_path()
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def openai_server_process(command: list[str], port: int, log: Path, name: str,
+                          env: dict[str, str] | None = None,
+                          ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Start an OpenAI-compatible server (`command`, listening on 127.0.0.1:`port`), yield
+    (base URL, process) once `/v1/models` answers, and stop it after."""
     with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-             "--chat_format", "chatml-function-calling", "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
-            stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 180
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited ({proc.returncode}): "
+                pytest.fail(f"{name} exited ({proc.returncode}): "
                             f"{log.read_text(errors='replace')[-800:]}")
             try:
                 with urllib.request.urlopen(url + "/models", timeout=5):
                     break
             except OSError:
                 if time.monotonic() > deadline:
-                    pytest.fail("llama_cpp.server did not answer within 180 s")
+                    pytest.fail(f"{name} did not answer within 180 s")
                 time.sleep(0.5)
         yield url, proc
     finally:
@@ -85,6 +84,19 @@ def llama_server_process(log: Path) -> Iterator[tuple[str, subprocess.Popen[byte
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(10)
+
+
+@contextlib.contextmanager
+def llama_server_process(log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`python -m llama_cpp.server` with SmolLM2 on a free loopback port, as a user of
+    llama.cpp runs it (chatml-function-calling, n_ctx 2048, 2 threads); yields (base URL,
+    process) once it answers, and stops the process after."""
+    model, port = local_model_path(), free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+               "--chat_format", "chatml-function-calling", "--host", "127.0.0.1",
+               "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"]
+    with openai_server_process(command, port, log, "llama_cpp.server") as started:
+        yield started
 
 
 @pytest.fixture(scope="session")

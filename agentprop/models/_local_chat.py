@@ -217,31 +217,16 @@ class _Run:
 
 
 def object_end(text: str) -> int | None:
-    """Where the JSON object that `text` starts with (after whitespace) ends: the index
-    after its closing brace, or None while it is not closed (strings and escapes are
-    followed, so a brace inside a string does not count)."""
-    i = len(text) - len(text.lstrip())
-    if i >= len(text) or text[i] != "{":
+    """Where the JSON object that `text` starts with (after whitespace) ends, or None
+    while it holds no whole one."""
+    body = text.lstrip()
+    if not body.startswith("{"):
         return None
-    depth, in_str, esc = 0, False, False
-    for j in range(i, len(text)):
-        ch = text[j]
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-    return None
+    try:
+        obj, end = json.JSONDecoder().raw_decode(body)
+    except ValueError:
+        return None
+    return len(text) - len(body) + end if isinstance(obj, dict) else None
 
 
 def _choice_grammar(names: list[str], *, message: str | None) -> Any:

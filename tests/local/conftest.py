@@ -5,17 +5,13 @@ AGENTPROP_REQUIRE_LOCAL=1 (CI sets it): then they fail (`tests/conftest.py::loca
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import local_model_path
+from tests.conftest import free_port, local_model_path, openai_server_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,35 +34,11 @@ def smollm2(smollm2_file: Path):  # type: ignore[no-untyped-def]
 def serve_local(smollm2_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`agentprop serve-local` (llama-cpp-python's server app with agentprop's handler) on a
     free loopback port, 2 threads; yields its base URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = tmp_path_factory.mktemp("serve-local") / "server.log"
+    port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get(
         "PYTHONPATH", "")])}
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", "from agentprop.cli import main; main()", "serve-local",
-             "--port", str(port), "-o", "n_threads=2"], env=env, stdout=out,
-            stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"serve-local exited ({proc.returncode}): "
-                            f"{log.read_text(errors='replace')[-800:]}")
-            try:
-                with urllib.request.urlopen(url + "/models", timeout=5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("serve-local did not answer within 180 s")
-                time.sleep(0.3)
+    command = [sys.executable, "-c", "from agentprop.cli import main; main()", "serve-local",
+               "--port", str(port), "-o", "n_threads=2"]
+    log = tmp_path_factory.mktemp("serve-local") / "server.log"
+    with openai_server_process(command, port, log, "serve-local", env) as (url, _):
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
