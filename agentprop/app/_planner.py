@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from pydantic import BaseModel
 
-from agentprop.core import Task, Usage, WorkUnit
+from agentprop.core import Task, Usage, WorkUnit, unknown_message
 from agentprop.errors import AgentpropError
 from agentprop.inject import UnknownConditionError, expand_conditions, is_injectable
 from agentprop.models._prices import price_table
@@ -110,7 +110,7 @@ def check_domains(suite: Suite, domains: Iterable[str] | None) -> list[str]:
     known = known_domains(suite)
     for d in domains or ():
         if d not in known:
-            raise PlanError(f"unknown domain {d!r} (known: {', '.join(known)})")
+            raise PlanError(unknown_message("domain", d, known))
     return known
 
 

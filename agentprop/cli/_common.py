@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import sqlite3
 import sys
@@ -62,12 +63,27 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 
 
+def port_in_use(e: OSError) -> bool:
+    """Whether `e` says the address is taken (servers word it their own way)."""
+    return e.errno == errno.EADDRINUSE or "address already in use" in str(e).lower()
+
+
+def listen_error(host: str, port: int, e: OSError, option: str = "--port") -> UserError:
+    """The one line for a server that cannot bind: a port in use names the option that
+    picks another."""
+    if port_in_use(e):
+        return UserError(f"cannot listen on {host}:{port}: the port is in use; choose "
+                         f"another with {option} (0: any free port)")
+    return UserError(f"cannot listen on {host}:{port}: {e.strerror or e}")
+
+
 @contextlib.contextmanager
-def error_boundary(workspace: str | Path | None = None) -> Iterator[None]:
+def error_boundary(workspace: str | Path | None = None,
+                   port_option: str | None = None) -> Iterator[None]:
     """The CLI's one translation of expected failures into one line and a non-zero exit:
     every `AgentpropError` (its `user_message()` and `exit_code`), SQLite and file-system
     errors, and Ctrl-C. Anything else is a bug and keeps its traceback, unless the
-    `workspace` being read turned out damaged."""
+    `workspace` being read turned out damaged. A port in use names `port_option`."""
     try:
         yield
     except typer.Exit:
@@ -86,6 +102,9 @@ def error_boundary(workspace: str | Path | None = None) -> Iterator[None]:
     except IsADirectoryError as e:
         fail(f"{e.filename or e} is a folder, expected a file")
     except OSError as e:  # any other file or socket problem is the user's environment
+        if port_in_use(e) and port_option:
+            fail(f"{e.strerror or e}: choose another port with {port_option} (0: any free "
+                 "port)")
         where = f" ({e.filename})" if e.filename else ""
         fail(f"{e.strerror or e}{where}")
     except Exception:  # a bug, unless the workspace got damaged while we read it
@@ -100,7 +119,9 @@ class AppCommand(TyperCommand):
     command's own `--workspace` for the damage check."""
 
     def invoke(self, ctx: Any) -> Any:
-        with error_boundary(ctx.params.get("workspace")):
+        ports = [max(p.opts, key=len) for p in self.params
+                 if p.name in ("port", "episodes_port") and getattr(p, "opts", None)]
+        with error_boundary(ctx.params.get("workspace"), ports[0] if ports else None):
             return super().invoke(ctx)
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agentprop.cli._common import UserError, user_errors
+from agentprop.cli._common import UserError, listen_error, user_errors
 
 if TYPE_CHECKING:
     from agentprop.core import WorkUnit
@@ -123,7 +123,7 @@ def serve_tools(
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
         except OSError as e:
-            raise UserError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+            raise listen_error(host, port, e) from None
         except RunError as e:
             raise UserError(str(e)) from None
     finally:
@@ -187,7 +187,7 @@ def gateway(
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except OSError as e:
-        raise UserError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+        raise listen_error(host, port, e) from None
 
 
 def register(app: typer.Typer) -> None:

@@ -15,6 +15,7 @@ from agentprop.cli._common import (
     console,
     err_console,
     fail,
+    listen_error,
     open_workspace,
     print_json,
     probe_models,
@@ -150,7 +151,7 @@ def serve_cmd(
     try:
         server = make_server(workspace, suite, host=host, port=port)
     except OSError as e:
-        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+        raise listen_error(host, port, e) from None
     console.print(f"labelling at http://{host}:{server.server_port}/  (Ctrl-C to stop)")
     if host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print("warning: listening beyond this machine; anyone who can reach it "

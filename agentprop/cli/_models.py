@@ -11,7 +11,14 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from agentprop.cli._common import UserError, console, err_console, print_json, user_errors
+from agentprop.cli._common import (
+    UserError,
+    console,
+    err_console,
+    listen_error,
+    print_json,
+    user_errors,
+)
 
 models_app = typer.Typer(help="Model providers and simulated agents.", no_args_is_help=True)
 
@@ -97,7 +104,7 @@ def _parse_faults(text: str) -> tuple[str, ...]:
 
 @user_errors
 def serve_sim(
-    port: int = typer.Option(8765, "--port", envvar="AGENTPROP_SIM_PORT", help="TCP port."),
+    port: int = typer.Option(8768, "--port", envvar="AGENTPROP_SIM_PORT", help="TCP port."),
     host: str = typer.Option("127.0.0.1", "--host", envvar="AGENTPROP_SIM_HOST",
                              help="Interface to bind (loopback by default)."),
     latency_ms: float = typer.Option(0.0, "--latency-ms", help="Added latency per call."),
@@ -160,7 +167,7 @@ def serve_sim(
         try:
             await server.start()
         except OSError as e:  # a bad host or a port in use: before any banner is printed
-            raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+            raise listen_error(host, port, e) from None
         err_console.print(f"serve-sim: http://{host}:{server.port}/v1 (models: sim profiles;"
                           f" latency {latency_ms:g} ms, fail rate {fail_rate:g})",
                           highlight=False, soft_wrap=True)

@@ -53,14 +53,17 @@ def register(app: typer.Typer) -> None:
         recovered, no-tool share, fabricated) per model and condition, with 95 % bootstrap
         CIs clustered by task."""
         from agentprop.analysis.stages import propagation_rates, stage_table
+        from agentprop.core import did_you_mean
+        from agentprop.judges import resolve_judge
 
         ws = open_workspace(workspace)
         try:
-            judge_name = judge or ws.primary_judge()
+            judge_name = resolve_judge(judge, ws.judges()) if judge else ws.primary_judge()
             verdicts = {v.trace_id: v.correct for v in ws.verdicts(judge_name)}
             if judge and not verdicts:
                 known = ", ".join(ws.judges()) or "none"
-                fail(f"no verdicts by judge {judge!r} in {workspace} (judges with verdicts: "
+                fail(f"no verdicts by judge {judge!r} in {workspace}"
+                     f"{did_you_mean(judge, ws.judges())} (judges with verdicts: "
                      f"{known}); run `agentprop judge` first")
             from agentprop.experiment._execute import fabrication_rule, workspace_suite
 

@@ -9,7 +9,13 @@ from agentprop.core._records import (
     VerdictRow,
     WorkspaceMeta,
 )
-from agentprop.core._registry import Registry, UnknownNameError
+from agentprop.core._registry import (
+    Registry,
+    UnknownNameError,
+    did_you_mean,
+    unknown_message,
+    unknown_name,
+)
 from agentprop.core._task import (
     Difficulty,
     Fact,
@@ -77,6 +83,9 @@ __all__ = [
     "VerdictRow",
     "WorkUnit",
     "WorkspaceMeta",
+    "did_you_mean",
     "stable_hash",
+    "unknown_message",
+    "unknown_name",
     "utcnow",
 ]

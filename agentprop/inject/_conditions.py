@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agentprop.agent import AgentHooks
-from agentprop.core import Task, UnknownNameError, WorkUnit
+from agentprop.core import Task, UnknownNameError, WorkUnit, unknown_message
 from agentprop.domains import get_domain
 from agentprop.inject._faults import FAULT_KINDS, FaultHooks
 from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position
@@ -87,8 +87,11 @@ def valid_conditions() -> list[str]:
 
 
 def _unknown(condition: str, why: str = "") -> UnknownConditionError:
-    lead = f"unknown condition {condition!r}" + (f" ({why})" if why else "")
-    return UnknownConditionError(f"{lead}; valid: {', '.join(valid_conditions())}")
+    """The unknown-condition error, with the closest concrete condition names."""
+    concrete = [c for c in valid_conditions() if "<" not in c and " " not in c]
+    return UnknownConditionError(unknown_message(
+        "condition", condition, concrete, why=why, label="valid",
+        listing=", ".join(valid_conditions())))
 
 
 def parse_condition(condition: str) -> Condition | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
-from agentprop.core import Registry, UnknownNameError
+from agentprop.core import Registry, UnknownNameError, unknown_name
 from agentprop.models._base import Model
 from agentprop.plugins import load_plugins
 
@@ -47,8 +47,7 @@ def check_model_id(model_id: str) -> None:
     nothing is contacted): for validating a study before anything runs."""
     prefix, _ = split_model_id(model_id)
     if prefix not in PROVIDERS and prefix not in _BUILTIN:
-        known = ", ".join(sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
-        raise UnknownNameError(f"unknown model provider {prefix!r} (known: {known})")
+        raise unknown_name("model provider", prefix, sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
 
 
 def get_model(model_id: str, **options: Any) -> Model:
@@ -59,6 +58,5 @@ def get_model(model_id: str, **options: Any) -> Model:
     if prefix not in PROVIDERS:
         load_plugins()  # an installed plugin package may provide it (agentprop/plugins.py)
     if prefix not in PROVIDERS:
-        known = ", ".join(sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
-        raise UnknownNameError(f"unknown model provider {prefix!r} (known: {known})")
+        raise unknown_name("model provider", prefix, sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
     return PROVIDERS.get(prefix)(name, **options)
