@@ -99,6 +99,22 @@ class RunPlan:
     tasks: list[Task]
     units: list[WorkUnit]
 
+    @property
+    def not_injectable(self) -> int:
+        """Drawn tasks the injector cannot target (they get baseline units only)."""
+        if not self.config.injected:
+            return 0
+        return sum(not is_injectable(t) for t in self.tasks)
+
+    def selection(self) -> str:
+        """How the tasks drawn became units, e.g. "10 tasks drawn, 3 not injectable: 7
+        units", so a `--limit` that yields fewer traces than asked says why."""
+        skipped = self.not_injectable
+        drawn = f"{len(self.tasks)} task{'s' if len(self.tasks) != 1 else ''} drawn"
+        if skipped:
+            drawn += f", {skipped} not injectable"
+        return f"{drawn}: {len(self.units)} unit{'s' if len(self.units) != 1 else ''}"
+
 
 def known_domains(suite: Suite) -> list[str]:
     return sorted({t.domain for t in suite.tasks})

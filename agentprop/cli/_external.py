@@ -68,7 +68,9 @@ def serve_tools(
     port: int = typer.Option(8766, "--port", min=0, max=65535, help="Port (0: any free)."),
     split: str = typer.Option("test", "--split", help="val, test or all."),
     domain: list[str] = typer.Option([], "--domain", "-d", help="Domain (repeatable)."),
-    limit: int = typer.Option(None, "--limit", "-n", help="At most N tasks (balanced)."),
+    limit: int = typer.Option(None, "--limit", "-n", help=(
+        "At most N tasks (balanced); an injected condition gets no unit on a task it "
+        "cannot target (knowledge).")),
     seed: list[int] = typer.Option([0], "--seed", min=0, help="Episode seed (repeatable)."),
     condition: list[str] = typer.Option(["baseline"], "--condition", "-c",
                                         help="baseline, p2:<error_type> or p2:all."),

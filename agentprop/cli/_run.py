@@ -238,7 +238,10 @@ def register(app: typer.Typer) -> None:
             "--limit",
             "-n",
             envvar="AGENTPROP_LIMIT",
-            help="At most N tasks, balanced over domain × difficulty.",
+            help=("At most N tasks, balanced over domain × difficulty. An injected condition "
+                 "gets no unit on a drawn task it cannot target (knowledge has no tool "
+                 "parameter to corrupt), so there can be fewer units than tasks; the "
+                 "summary says how many."),
         ),
         seed: list[int] = typer.Option(
             [0], "--seed", min=0, envvar="AGENTPROP_SEED", help="Episode seed (repeatable)."
@@ -404,11 +407,13 @@ def register(app: typer.Typer) -> None:
             ws.close()
         if as_json:
             print_json(
-                {**summary.model_dump(mode="json"), "run_id": rid, "workspace": str(workspace)}
+                {**summary.model_dump(mode="json"), "run_id": rid, "workspace": str(workspace),
+                 "tasks": len(plan.tasks), "not_injectable": plan.not_injectable}
             )
             return
         console.print(
-            f"run [bold]{escape(rid)}[/]: {summary.completed} traces written "
+            f"run [bold]{escape(rid)}[/]: {plan.selection()}; {summary.completed} traces "
+            "written "
             f"({summary.errors} errors), {summary.skipped} already stored, "
             f"{summary.model_calls} model calls ({summary.cached_calls} cached, "
             f"{summary.rate_limited} answered 429), "

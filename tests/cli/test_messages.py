@@ -138,3 +138,19 @@ def test_judge_ensemble_means_the_workspaces_one_ensemble(judged: Path) -> None:
     assert "llm:sim-judge/noisy, llm:sim-judge/strict" in line and "give one in full" in line
     line = _error(["stages", "-w", str(judged), "--judge", "heuristc"])
     assert "did you mean 'heuristic'?" in line
+
+
+def test_limit_says_how_the_tasks_drawn_became_units(tmp_path: Path) -> None:
+    """`--limit 10` with one injected condition stores fewer traces than 10 when it draws
+    knowledge tasks (nothing to corrupt there): the summary and --help say so."""
+    args = ["run", "-m", "sim/balanced", "-n", "10", "-c", "p2:semantic_wrong"]
+    res = runner.invoke(app, [*args, "-w", str(tmp_path / "a"), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["tasks"] == 10 and out["not_injectable"] > 0
+    assert out["units"] == out["completed"] == 10 - out["not_injectable"]
+    res = runner.invoke(app, [*args, "-w", str(tmp_path / "b")])
+    assert (f"10 tasks drawn, {out['not_injectable']} not injectable: {out['units']} units"
+            in " ".join(res.stdout.split()))
+    help_text = " ".join(runner.invoke(app, ["run", "--help"]).stdout.split())
+    assert "fewer units than tasks" in help_text
