@@ -39,8 +39,9 @@ def _run_analysis(workspace: Path, resamples: int, seed: int) -> tuple[Any, Any,
 
 def _print_tables(result: Any) -> None:
     """One narrow table per section (key, metric, value [CI] (n)): readable at any width."""
-    from rich.table import Table
+    from rich.text import Text
 
+    from agentprop.cli._layout import narrow_table, stack
     from agentprop.report import (
         constant_sentence,
         display_table,
@@ -66,15 +67,15 @@ def _print_tables(result: Any) -> None:
         t = display_table(df, section, labels=labels, hidden=hidden.get(section))
         if t.empty:
             continue
-        table = Table(title=title_of(section))
-        table.add_column("key")
-        table.add_column("metric")
-        table.add_column("value [95% CI] (n)")
+        console.print(Text(title_of(section), style="bold"))
+        table = narrow_table("key", "metric")
+        table.add_column("value [95% CI] (n)", no_wrap=True)
         for idx, r in t.iterrows():
             first = True
             for metric, cell in r.items():
                 if cell:
-                    table.add_row(str(idx) if first else "", str(metric), str(cell))
+                    table.add_row(Text(stack(str(idx), 24)) if first else "",
+                                  Text(stack(str(metric), 22)), str(cell))
                     first = False
         console.print(table)
         notes = sorted({n for n in df["note"].astype(str) if n.startswith("warning")})
@@ -83,17 +84,21 @@ def _print_tables(result: Any) -> None:
 
 
 def _print_reader(t: Any, title: str) -> None:
-    """A section's own reader table (e.g. the simulation check), as it reads in tables/."""
-    from rich.table import Table
+    """A section's own reader table (e.g. the simulation check), as it reads in tables/:
+    one record per row (its key, then "column value" pairs folded at 80 columns), since
+    its columns are too many to sit side by side with their names whole."""
+    import textwrap
+
+    from rich.text import Text
 
     if t.empty:
         return
-    table = Table(title=title)
-    for c in [t.index.name or "", *t.columns]:
-        table.add_column(str(c))
+    console.print(Text(title, style="bold"))
     for idx, r in t.iterrows():
-        table.add_row(str(idx), *(str(v) for v in r.tolist()))
-    console.print(table)
+        pairs = " · ".join(f"{c} {v}" for c, v in r.items() if str(v) != "")
+        body = textwrap.fill(pairs, 78, initial_indent="  ", subsequent_indent="  ",
+                             break_long_words=False, break_on_hyphens=False)
+        console.print(Text(f"{idx}\n{body}", overflow="fold"))
 
 
 def register(app: typer.Typer) -> None:

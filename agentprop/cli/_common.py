@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 from rich.segment import Segment
-from typer.core import TyperCommand
+from typer._click import Context  # typer's own click, whose contexts its commands make
+from typer._click.formatting import HelpFormatter
+from typer.core import TyperCommand, TyperGroup
 
 from agentprop.errors import AgentpropError
 
@@ -114,9 +116,42 @@ def error_boundary(workspace: str | Path | None = None,
         raise
 
 
+_NB_HYPHEN = "\u2011"  # a hyphen text wrapping does not break at
+
+
+class _HelpFormatter(HelpFormatter):
+    """click's help layout, never breaking a line inside a hyphenated name such as
+    `--episodes-port` or `sim-judge/strict` (textwrap breaks at hyphens)."""
+
+    def _whole(self, write: Callable[[], None]) -> None:
+        start = len(self.buffer)
+        write()
+        self.buffer[start:] = [s.replace(_NB_HYPHEN, "-") for s in self.buffer[start:]]
+
+    def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+        kept = [(a, b.replace("-", _NB_HYPHEN)) for a, b in rows]
+        self._whole(lambda: super(_HelpFormatter, self).write_dl(kept, col_max, col_spacing))
+
+    def write_text(self, text: str) -> None:
+        kept = text.replace("-", _NB_HYPHEN)
+        self._whole(lambda: super(_HelpFormatter, self).write_text(kept))
+
+
+class _HelpContext(Context):
+    formatter_class = _HelpFormatter
+
+
+class AppGroup(TyperGroup):
+    """Every agentprop command group: its help in `_HelpFormatter`'s layout."""
+
+    context_class = _HelpContext
+
+
 class AppCommand(TyperCommand):
     """Every agentprop command: runs its callback inside `error_boundary`, with the
     command's own `--workspace` for the damage check."""
+
+    context_class = _HelpContext
 
     def invoke(self, ctx: Any) -> Any:
         ports = [max(p.opts, key=len) for p in self.params
@@ -134,6 +169,33 @@ def install_error_boundary(app: typer.Typer) -> None:
     for group in app.registered_groups:
         if group.typer_instance is not None:
             install_error_boundary(group.typer_instance)
+
+
+def plain_help(app: typer.Typer) -> None:
+    """Help that fits 80 columns without cutting a name: click's plain layout (it wraps
+    option names, env-var names and text, where rich's panels cut them with "…"), never
+    breaking a line inside a hyphenated name such as `--episodes-port`, and every
+    command's one-line summary given in full (click would cut it at 45 characters) with
+    the docstring's line breaks reflowed."""
+    import inspect
+
+    from typer.models import DefaultPlaceholder
+
+    def given(value: Any) -> Any:
+        return None if isinstance(value, DefaultPlaceholder) else value
+
+    app.rich_markup_mode = None
+    app.info.cls = AppGroup
+    infos: list[Any] = [*app.registered_commands, *app.registered_groups]
+    for info in infos:
+        sub = getattr(info, "typer_instance", None)
+        text = given(info.help) or (inspect.getdoc(info.callback) if info.callback else None)
+        if text is None and sub is not None:
+            text = given(sub.info.help)
+        if given(info.short_help) is None and isinstance(text, str):
+            info.short_help = " ".join(inspect.cleandoc(text).split("\n\n")[0].split())
+        if sub is not None:
+            plain_help(sub)
 
 
 def user_errors(fn: F) -> F:

@@ -136,7 +136,7 @@ def serve_tools(
 
 def gateway(
     upstream: str = typer.Option(..., "--upstream", envvar="AGENTPROP_GATEWAY_UPSTREAM",
-                                 help="The real OpenAI-compatible endpoint (…/v1)."),
+                                 help="The real OpenAI-compatible endpoint (ending in /v1)."),
     episodes: str = typer.Option(None, "--episodes", envvar="AGENTPROP_EPISODES_URL",
                                  help="The episode host to record into: http://127.0.0.1:PORT"
                                  " of `run --agent --episodes-port PORT` or serve-tools."),

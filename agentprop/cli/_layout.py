@@ -9,7 +9,7 @@ over many narrow columns. Numbers never wrap. Text from models or files goes thr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rich import box
@@ -17,12 +17,76 @@ from rich.table import Table
 from rich.text import Text
 
 _BREAKS = re.compile(r"([,:])")
+_AFTER_SEPARATOR = re.compile(r"(?<=[/:_,|.\- ])")
 
 
 def breakable(name: str) -> str:
     """`name` with a space after its commas and colons, so a long judge ensemble wraps
     at its members instead of mid-word (`ensemble:a,b` → `ensemble: a, b`)."""
     return _BREAKS.sub(r"\1 ", name).replace("  ", " ")
+
+
+def stack(name: str, width: int) -> str:
+    """`name` over lines of at most `width` characters, broken after its separators
+    (`/ : _ , | - .` and spaces) and only where needed: a column header or a cell of a
+    narrow column then shows the whole name (`p2:missing_` / `required`) where rich would
+    cut it (`p2:missing_r…`). A part longer than `width` keeps a line of its own."""
+    lines: list[str] = []
+    line = ""
+    for part in _AFTER_SEPARATOR.split(name):
+        if line and len(line) + len(part.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += part
+    lines.append(line.rstrip())
+    return "\n".join(ln for ln in lines if ln)
+
+
+def narrow_table(*headers: str, title: str | None = None, caption: str | None = None,
+                 **options: Any) -> Table:
+    """A table for an 80-column terminal: no outer border and two spaces between columns
+    (a rule's divider and one space of padding; the boxes of a default rich table cost
+    3 columns each), every column folding instead of cutting with "…". Add further
+    columns as usual; `fit` keeps them folding."""
+    table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, padding=(0, 0, 0, 1),
+                  show_edge=False, pad_edge=False, title_justify="left",
+                  caption_justify="left", **options)
+    for h in headers:
+        table.add_column(h, overflow="fold")
+    return table
+
+
+def fit(table: Table) -> Table:
+    """`table` with every column that may wrap folding its text instead of cutting it."""
+    for column in table.columns:
+        if not column.no_wrap:
+            column.overflow = "fold"
+    return table
+
+
+def column_tables(title: str, labels: Sequence[str],
+                  columns: Sequence[tuple[str, Sequence[str]]], *,
+                  width: int = 80, label_width: int = 18) -> list[tuple[str, Table]]:
+    """A statistics × groups table cut into as few (title, table) parts as fit `width`,
+    the groups spread evenly: each part holds the row labels and its group columns
+    (header, cells), a header stacked at its separators, never cut."""
+    fits = max(1, (width - label_width) // 19)
+    n_parts = max(1, -(-len(columns) // fits))
+    per = max(1, -(-len(columns) // n_parts))
+    col_width = max(10, (width - label_width) // per - 2)
+    out = []
+    for start in range(0, max(1, len(columns)), per):
+        part = columns[start:start + per]
+        table = narrow_table()
+        table.add_column("", overflow="fold", max_width=label_width)
+        for header, _ in part:
+            table.add_column("\n".join(stack(h, col_width) for h in header.split("\n")),
+                             justify="right", overflow="fold")
+        for i, label in enumerate(labels):
+            table.add_row(label, *(cells[i] for _, cells in part))
+        more = f" ({start // per + 1} of {n_parts})" if n_parts > 1 else ""
+        out.append((title + more, table))
+    return out
 
 
 def _n(x: float) -> str:
@@ -77,7 +141,9 @@ def traces_table(title: str, rows: Iterable[Mapping[str, Any]]) -> Table:
             where += f" · arm {r['arm']}"
         cell = Text(f"{r['model']}\n{where}\n")
         cell.append(r["status"], style="red" if r["status"] != "ok" else "green")
-        cell.append(": " + answer[:120] + ("…" if len(answer) > 120 else ""))
+        # the start of the answer; how much more there is (`traces show ID` has it all)
+        cell.append(": " + answer[:120]
+                    + (f" [+{len(answer) - 120} chars]" if len(answer) > 120 else ""))
         table.add_row(Text(r["id"]), cell)
     return table
 

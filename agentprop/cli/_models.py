@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from agentprop.cli._common import (
     UserError,
@@ -19,6 +19,7 @@ from agentprop.cli._common import (
     print_json,
     user_errors,
 )
+from agentprop.cli._layout import narrow_table
 
 models_app = typer.Typer(help="Model providers and simulated agents.", no_args_is_help=True)
 
@@ -73,22 +74,22 @@ def list_models(as_json: bool = typer.Option(False, "--json", help="Print JSON."
     if as_json:
         print_json({"providers": providers, "sim_profiles": profiles})
         return
-    t = Table(title="providers (model id = provider/name)")
-    for col in ("provider", "key", "installed", "description"):
-        t.add_column(col)
+    t = narrow_table("provider", "key", "installed", "description",
+                     title="providers (model id = provider/name)")
     for p in providers:
         t.add_row(p["name"], p["api_key_env"] or "-", "yes" if p["installed"] else "no",
                   escape(p["description"]))
     console.print(t)
-    s = Table(title="simulated agents (sim/<profile>)")
-    for col in ("model", "no tool", "notice", "correct anyway", "base error", "verbosity",
-                "uncertain words", "heed warning", "r_23"):
-        s.add_column(col)
+    console.print()
+    s = narrow_table("model\n(verbosity)", title="simulated agents (sim/<profile>)")
+    for col in ("no\ntool", "notice", "correct\nanyway", "base\nerror", "uncertain\nwords",
+                "heed\nwarning", "r_23"):
+        s.add_column(col, justify="right", no_wrap=True)
     for p in profiles:
-        s.add_row(p["id"], f"{p['p_no_tool']:.2f}", f"{p['p_notice']:.2f}",
-                  f"{p['p_correct_anyway']:.2f}", f"{p['base_error']:.2f}", p["verbosity"],
-                  f"{p['p_uncertain_words']:.2f}", f"{p['p_heed_warning']:.2f}",
-                  f"{p['true_rates']['r_23']:.3f}")
+        s.add_row(Text(f"{p['id']}\n({p['verbosity']})"), f"{p['p_no_tool']:.2f}",
+                  f"{p['p_notice']:.2f}", f"{p['p_correct_anyway']:.2f}",
+                  f"{p['base_error']:.2f}", f"{p['p_uncertain_words']:.2f}",
+                  f"{p['p_heed_warning']:.2f}", f"{p['true_rates']['r_23']:.3f}")
     console.print(s)
 
 

@@ -366,7 +366,7 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"invalid --max-cost {max_cost:g}: must be >= 0")
         limits = parse_limits(models, rpm, tpm)
         ws = open_workspace(workspace, create=True)
-        progress = not as_json and sys.stderr.isatty()
+        progress = not as_json  # a bar on a terminal, plain lines elsewhere
         try:
             summary = run_units_sync(
                 units,

@@ -112,8 +112,7 @@ def _constant(records: list[dict[str, Any]], imported: bool) -> list[str]:
 def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int,
                  imported: bool = False) -> None:
     """One table per model: a row per rate, a column per condition."""
-    from rich.table import Table
-
+    from agentprop.cli._layout import narrow_table, stack
     from agentprop.report import constant_sentence
 
     const = _constant(records, imported)
@@ -130,10 +129,11 @@ def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int
     for model in models:
         rows = [r for r in records if r["model"] == model]
         title = f"{model} (simulated)" if rows[0]["simulated"] else str(model)
-        table = Table(title=title, title_justify="left")
-        table.add_column("")
+        table = narrow_table("", title=title)
+        width = max(8, (80 - 16) // max(1, len(rows)) - 2)  # a condition column's share
         for r in rows:
-            table.add_column(str(r["condition"]), justify="right")
+            table.add_column(stack(str(r["condition"]), width), justify="right",
+                             overflow="fold")
         table.add_row("traces (errors)", *(f"{r['n']} ({r['n_error']})" for r in rows))
         table.add_row("opportunities", *(str(r["n_opportunity"]) for r in rows))
         for rate, label in shown:

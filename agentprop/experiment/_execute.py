@@ -272,7 +272,11 @@ def run_experiment(
                                     summary=summary)
 
         t0 = time.perf_counter()
-        say(f"[2/6] judges: {', '.join(cfg.judges)} (primary {cfg.primary_judge})")
+        line = f"[2/6] judges: {', '.join(cfg.judges)} (primary {cfg.primary_judge})"
+        if len(line) > 80:  # one judge a line rather than a break inside the list
+            line = (f"[2/6] judges (primary {cfg.primary_judge}):"
+                    + "".join(f"\n  {j}" for j in cfg.judges))
+        say(line)
         judge_all()
         timed("judges", t0)
 

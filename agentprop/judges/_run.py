@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from agentprop._interrupts import run_interruptible
+from agentprop._progress import WorkProgress
 from agentprop.core import DEFAULT_PRIMARY_JUDGE, Task, Trace, Verdict
 from agentprop.errors import AgentpropError
 from agentprop.judges._base import Judge, unscored
@@ -195,21 +196,14 @@ class _Runner:
         for it in order:
             queue.put_nowait(it)
 
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        bar = Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(),
-                       TextColumn("cost ${task.fields[cost]:.4f}"), TimeElapsedColumn(),
-                       disable=not self.progress, transient=False)
+        bar = WorkProgress("judging", total, enabled=self.progress)
         self.writer = VerdictWriter(self.ws.path, batch_size=BATCH, interval_s=FLUSH_S)
         try:
-            with bar:
-                await self._work(bar, queue, total)
+            bar.start()
+            try:
+                await self._work(bar, queue)
+            finally:
+                bar.stop()
         finally:
             if self.abort is None:
                 self._release()
@@ -217,11 +211,12 @@ class _Runner:
         if self.abort is not None:
             raise JudgeUnavailableError(self.abort)
 
-    async def _work(self, bar: Any, queue: asyncio.Queue[tuple[str, list[Judge]]],
-                    total: int) -> None:
-        tid = bar.add_task("judging", total=total, cost=0.0)
+    async def _work(self, bar: WorkProgress,
+                    queue: asyncio.Queue[tuple[str, list[Judge]]]) -> None:
+        done = 0
 
         async def worker() -> None:
+            nonlocal done
             while self.abort is None:
                 try:
                     trace_id, judges = queue.get_nowait()
@@ -232,8 +227,8 @@ class _Runner:
                     if self.abort is not None or trace is None:
                         break
                     await self._one(trace, judge)
-                    bar.update(tid, advance=1,
-                               cost=sum(s.cost for s in self.stats.values()))
+                    done += 1
+                    bar.update(done, f"cost ${sum(s.cost for s in self.stats.values()):.4f}")
 
         await asyncio.gather(*(worker() for _ in range(self.concurrency)))
 
