@@ -42,14 +42,17 @@ from agentprop.analysis._propagation import (
 )
 from agentprop.analysis._replication import cross_domain
 from agentprop.analysis._stats import (
+    MIN_RANK_N,
     N_RESAMPLES,
     SEED,
+    SMALL_N,
     CorrResult,
     Estimate,
     KappaResult,
     McNemarResult,
     Resampler,
     achieved_power,
+    below_floor,
     cohen_kappa,
     cohens_h,
     conditional_ci,
@@ -60,7 +63,9 @@ from agentprop.analysis._stats import (
     make_rng,
     mcnemar_test,
     proportion_ci,
+    rank_note,
     ratio_ci,
+    small_sample_note,
     spearman,
     two_proportion_z,
 )
@@ -79,8 +84,10 @@ from agentprop.analysis.frames import (
 from agentprop.analysis.stages import propagation_rates, stage_table
 
 __all__ = [
+    "MIN_RANK_N",
     "N_RESAMPLES",
     "SEED",
+    "SMALL_N",
     "AnalysisContext",
     "AnalysisInput",
     "AnalysisResult",
@@ -100,6 +107,7 @@ __all__ = [
     "annotator_alpha",
     "annotator_kappas",
     "baseline_vs_p2",
+    "below_floor",
     "build_input",
     "calibrate_wrong",
     "calibration_pairs",
@@ -130,9 +138,11 @@ __all__ = [
     "propagation_rates",
     "propagation_table",
     "proportion_ci",
+    "rank_note",
     "ratio_ci",
     "rejection_recovery",
     "run_sections",
+    "small_sample_note",
     "spearman",
     "stage_table",
     "stopping_table",

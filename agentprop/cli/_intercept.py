@@ -94,8 +94,11 @@ def sweep_cmd(
         table.add_row(str(r["tau_l1"]), str(r["tau_l2"]), "on" if r["l3"] else "off",
                       _f(r["precision"]), _f(r["recall"]), _f(r["f1"]),
                       _f(r["abstention_rate"]), str(r["tp"]), str(r["fp"]), str(r["fn"]),
-                      "best" if r["best"] else "")
+                      "best" if r["best"] else ("repeat" if r.get("same_as") else ""))
     console.print(table)
+    for r in rows:  # a row that repeats an earlier one says why (the same traces flagged)
+        if r.get("same_as"):
+            console.print(Text(f"repeat {r['config']}: {r['same_as']}"))
     console.print(f"best: [bold]{out.best.label}[/] — saved to the workspace "
                   "(use --config best with `agentprop intercept evaluate`)", highlight=False)
 

@@ -250,6 +250,8 @@ def agreement_cmd(
                       f"(n={r['n']})")
     if res["krippendorff_alpha"] is not None:
         console.print(f"Krippendorff's α (nominal): {_fmt(res['krippendorff_alpha'])}")
+    for w in res["warnings"]:
+        err_console.print(Text(w, style="yellow"))
 
 
 def register(app: typer.Typer) -> None:

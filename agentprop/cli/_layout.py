@@ -16,30 +16,15 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from agentprop._text import stack
+
 _BREAKS = re.compile(r"([,:])")
-_AFTER_SEPARATOR = re.compile(r"(?<=[/:_,|.\- ])")
 
 
 def breakable(name: str) -> str:
     """`name` with a space after its commas and colons, so a long judge ensemble wraps
     at its members instead of mid-word (`ensemble:a,b` → `ensemble: a, b`)."""
     return _BREAKS.sub(r"\1 ", name).replace("  ", " ")
-
-
-def stack(name: str, width: int) -> str:
-    """`name` over lines of at most `width` characters, broken after its separators
-    (`/ : _ , | - .` and spaces) and only where needed: a column header or a cell of a
-    narrow column then shows the whole name (`p2:missing_` / `required`) where rich would
-    cut it (`p2:missing_r…`). A part longer than `width` keeps a line of its own."""
-    lines: list[str] = []
-    line = ""
-    for part in _AFTER_SEPARATOR.split(name):
-        if line and len(line) + len(part.rstrip()) > width:
-            lines.append(line.rstrip())
-            line = ""
-        line += part
-    lines.append(line.rstrip())
-    return "\n".join(ln for ln in lines if ln)
 
 
 def narrow_table(*headers: str, title: str | None = None, caption: str | None = None,
