@@ -136,6 +136,8 @@ def traces_table(title: str, rows: Iterable[Mapping[str, Any]]) -> Table:
 def headline_table(numbers: Mapping[str, Any]) -> Table:
     """The few headline numbers of a study per model, from its numbers.json; the model
     column folds (a long OpenRouter id wraps onto further lines instead of being cut)."""
+    from agentprop.analysis import below_floor  # pandas: only when a headline is printed
+
     models = sorted({k.split("[", 1)[1].rstrip("]") for k in numbers
                      if k.startswith("propagation.r_23[")})
     table = Table(title="headline (primary judge; every table is in the report)",
@@ -152,6 +154,8 @@ def headline_table(numbers: Mapping[str, Any]) -> Table:
         if not v or v.get("value") is None:
             return "—"
         bounds = v.get("ci")
+        if below_floor(int(v.get("n") or 0)):  # too few to read as a measurement
+            return f"{v['value']:.2f} (n={v['n']}, too few)"
         if ci and bounds and None not in bounds:
             return f"{v['value']:.2f} [{bounds[0]:.2f}, {bounds[1]:.2f}]"
         return f"{v['value']:+.2f}" if name.startswith("interceptor.delta") else f"{v['value']:.2f}"
