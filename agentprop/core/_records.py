@@ -33,6 +33,10 @@ VerdictRow = tuple[str, str, bool | None, dict[str, bool | None]]
 """A verdict without its raw payload: (trace_id, judge, correct, ensemble members)."""
 
 LabelValue = Literal["correct", "incorrect", "unsure"]
+LabelView = Literal["blind", "full"]
+"""How the label app showed the trace: `blind` hides what reveals the condition or the
+corruption (the agent's proposed arguments, the injection, the condition, the
+interceptor's reason); `full` shows them, at the annotator's request."""
 
 
 class Label(BaseModel):
@@ -48,6 +52,10 @@ class Label(BaseModel):
     """UTC time of the label."""
     note: str = ""
     """The annotator's free-text note."""
+    view: LabelView | None = None
+    """What the annotator saw: `blind` (the label app's default: nothing that reveals the
+    condition or the corruption) or `full` (unblinded at their request); None when not
+    recorded (a label imported without a `view` column, or made before views were kept)."""
 
 
 class RunSpec(BaseModel):

@@ -2,11 +2,12 @@
 
 Import columns: ``trace_id`` or ``session_id`` (an imported trace's
 ``meta["session_id"]`` also resolves), ``annotator``, ``label`` (YES / NO / correct /
-incorrect / unsure, any case), optional ``note`` and ``time`` (ISO 8601). Other columns
-are ignored, so an exported file imports again. Any bad row rejects the whole file, the
-message lists the offending line numbers, and nothing is written: an unterminated quote,
-more cells than the header has columns, and an annotator name with a control character
-are bad rows too.
+incorrect / unsure, any case), optional ``note``, ``time`` (ISO 8601) and ``view``
+(``blind`` / ``full``: what the label app showed, `core.Label.view`; empty: not
+recorded). Other columns are ignored, so an exported file imports again. Any bad row
+rejects the whole file, the message lists the offending line numbers, and nothing is
+written: an unterminated quote, more cells than the header has columns, and an annotator
+name with a control character are bad rows too.
 
 Export neutralises cells a spreadsheet would run as formulas (a leading ``'``, see
 `agentprop.safety`); import removes that quote again, so a round trip is exact.
@@ -34,8 +35,9 @@ LABEL_VALUES: dict[str, LabelValue] = {
     "unsure": "unsure",
 }
 MAX_LISTED = 10
-EXPORT_COLUMNS = ["trace_id", "annotator", "label", "time", "note", "task_id", "model",
-                  "domain"]
+EXPORT_COLUMNS = ["trace_id", "annotator", "label", "time", "note", "view", "task_id",
+                  "model", "domain"]
+VIEWS = ("blind", "full")
 
 
 class LabelImportError(AgentpropError):
@@ -140,6 +142,10 @@ def read_labels(path: str | Path, workspace: Workspace) -> list[Label]:
         if value is None:
             problems.append(f"invalid label {row.get('label', '')!r} "
                             "(expected YES, NO, correct, incorrect or unsure)")
+        view = row.get("view", "").lower() or None
+        if view is not None and view not in VIEWS:
+            problems.append(f"invalid view {row.get('view', '')!r} (expected blind, full or "
+                            "empty)")
         when: datetime | None = None
         if row.get("time"):
             try:
@@ -158,7 +164,7 @@ def read_labels(path: str | Path, workspace: Workspace) -> list[Label]:
         assert tid is not None and value is not None
         kw: dict[str, Any] = {"time": when} if when else {}
         labels.append(Label(trace_id=tid, annotator=annotator, label=value,
-                            note=row.get("note", ""), **kw))
+                            note=row.get("note", ""), view=view, **kw))
     if errors:
         listed = "; ".join(errors[:MAX_LISTED])
         more = f"; and {len(errors) - MAX_LISTED} more" if len(errors) > MAX_LISTED else ""
@@ -192,7 +198,7 @@ def export_labels(workspace: Workspace, out: str | Path) -> int:
                 r = rows.get(lab.trace_id, {})
                 w.writerow([neutralise_cell(v) for v in (
                     lab.trace_id, lab.annotator, lab.label, lab.time.isoformat(), lab.note,
-                    r.get("task_id", ""), r.get("model", ""), r.get("domain", ""))])
+                    lab.view or "", r.get("task_id", ""), r.get("model", ""), r.get("domain", ""))])
         os.replace(tmp, out)
     except BaseException:
         tmp.unlink(missing_ok=True)  # never leave a half-written file behind

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -44,7 +45,7 @@ CREATE TABLE IF NOT EXISTS verdicts (
 );
 CREATE TABLE IF NOT EXISTS labels (
     trace_id TEXT NOT NULL, annotator TEXT NOT NULL, label TEXT NOT NULL, time TEXT,
-    note TEXT NOT NULL DEFAULT '', PRIMARY KEY (trace_id, annotator)
+    note TEXT NOT NULL DEFAULT '', view TEXT, PRIMARY KEY (trace_id, annotator)
 );
 CREATE TABLE IF NOT EXISTS label_sample (
     trace_id TEXT PRIMARY KEY, position INTEGER NOT NULL, stratum TEXT NOT NULL,
@@ -217,6 +218,19 @@ class Workspace:
                 f"workspace {self.path} has schema version {version}, this agentprop "
                 f"needs {SCHEMA_VERSION}; use a new workspace or a matching agentprop version"
             )
+        self._label_view = self._add_label_view()
+
+    def _add_label_view(self) -> bool:
+        """Whether `labels` has its `view` column, adding it to a workspace made before it
+        (an added nullable column: older labels read as view None, "not recorded")."""
+        cols = {r[1] for r in self.conn.execute("PRAGMA table_info(labels)")}
+        if "view" in cols:
+            return True
+        if self.readonly:
+            return False
+        with contextlib.suppress(sqlite3.OperationalError), self.conn:  # added meanwhile
+            self.conn.execute("ALTER TABLE labels ADD COLUMN view TEXT")
+        return True
 
     def _version(self) -> Any:
         try:
@@ -424,18 +438,23 @@ class Workspace:
     # -- labels ---------------------------------------------------------------------------
     def put_labels(self, labels: Iterable[Label]) -> None:
         """All-or-nothing; a later label by the same annotator replaces the earlier one."""
-        rows = [(x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note) for x in labels]
+        rows = [(x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note, x.view)
+                for x in labels]
         with self.conn:
-            self.conn.executemany("INSERT OR REPLACE INTO labels VALUES (?,?,?,?,?)", rows)
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO labels (trace_id, annotator, label, time, note, view) "
+                "VALUES (?,?,?,?,?,?)", rows)
 
     def labels(self, annotator: str | None = None) -> list[Label]:
-        q = "SELECT trace_id, annotator, label, time, note FROM labels"
+        view = "view" if self._label_view else "NULL"
+        q = f"SELECT trace_id, annotator, label, time, note, {view} FROM labels"
         cur = (
             self.conn.execute(q + " WHERE annotator=? ORDER BY time", (annotator,))
             if annotator
             else self.conn.execute(q + " ORDER BY time")
         )
-        return [Label(trace_id=r[0], annotator=r[1], label=r[2], time=r[3], note=r[4]) for r in cur]
+        return [Label(trace_id=r[0], annotator=r[1], label=r[2], time=r[3], note=r[4],
+                      view=r[5]) for r in cur]
 
     def put_label_sample(self, rows: Sequence[dict[str, Any]]) -> None:
         """Replace the label sample. Rows: trace_id, position, stratum, overlap, annotators."""
