@@ -101,6 +101,21 @@ def _print_reader(t: Any, title: str) -> None:
         console.print(Text(f"{idx}\n{body}", overflow="fold"))
 
 
+def _print_verification(violations: list[str], what: str) -> None:
+    """One line per violation on stderr and exit 1, or one line that all holds."""
+    from rich.text import Text
+
+    from agentprop.cli._common import err_console
+
+    if not violations:
+        console.print(f"verify: ok ({what}; every invariant holds)", highlight=False)
+        return
+    for v in violations:
+        err_console.print(Text(f"verify: {v}"), soft_wrap=True, highlight=False)
+    err_console.print(f"verify: {len(violations)} violation(s)", highlight=False)
+    raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Add analyze, report and the import sub-app."""
 
@@ -131,17 +146,49 @@ def register(app: typer.Typer) -> None:
         resamples: int = typer.Option(1000, "--resamples", min=10,
                                       envvar="AGENTPROP_RESAMPLES"),
         seed: int = typer.Option(42, "--seed", min=0, envvar="AGENTPROP_SEED"),
+        no_verify: bool = typer.Option(
+            False, "--no-verify", help="Skip the invariant checks of `agentprop verify` "
+            "(run by default on the traces the report reads; no recomputation)."),
     ) -> None:
-        """Write WORKSPACE/report/ (index.html, figures, tables, numbers.json)."""
-        from agentprop.experiment._execute import example_rationales
-        from agentprop.report import build_report
+        """Write WORKSPACE/report/ (index.html, figures, tables, numbers.json), then check
+        the data's invariants as `agentprop verify` does (one line per violation, exit 1)."""
+        from agentprop.experiment._verify import report_checked
 
-        result, inp, runs = _run_analysis(workspace, resamples, seed)
         with open_workspace(workspace) as ws:
-            rationales = example_rationales(ws, inp)
-        path = build_report(result, workspace / "report", stages=inp.stages, runs=runs,
-                            rationales=rationales)
+            if ws.count_traces() == 0:
+                raise UserError(f"workspace {workspace} has no traces; run or import some "
+                                "first")
+            path, checked = report_checked(ws, resamples=resamples, seed=seed)
         console.print(f"report written: {path}")
+        if not no_verify:
+            _print_verification(checked.violations, f"{checked.n_traces} traces")
+
+    @app.command()
+    def verify(
+        workspace: Path = typer.Option(..., "--workspace", "-w", help=WORKSPACE_HELP,
+                                       envvar="AGENTPROP_WORKSPACE"),
+        as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    ) -> None:
+        """Recompute every number of the report from the store and check that numbers.json
+        is byte-identical; check the invariants (S2 ⇒ S1; the counterfactual differs where
+        S2; no S3 from an unscored verdict; every injection landed on its target call; no
+        unit stored twice; interceptor arms paired one to one). One line per violation,
+        exit 1 on any."""
+        from agentprop.experiment._verify import verify_workspace
+
+        with open_workspace(workspace) as ws:
+            if ws.count_traces() == 0:
+                raise UserError(f"workspace {workspace} has no traces; run or import some "
+                                "first")
+            res = verify_workspace(ws)
+        if as_json:
+            print_json({"ok": not res.violations, "violations": res.violations,
+                        "traces": res.n_traces, "numbers": res.n_numbers})
+            if res.violations:
+                raise typer.Exit(1)
+            return
+        _print_verification(res.violations, f"{res.n_traces} traces, "
+                            f"{res.n_numbers or 0} numbers identical to numbers.json")
 
     import_app = typer.Typer(help="Import traces from other formats.", no_args_is_help=True)
 

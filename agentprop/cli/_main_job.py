@@ -162,6 +162,8 @@ def _run_checked(
                 **result.summary,
             }
         )
+        if result.summary.get("invariant_violations"):
+            raise typer.Exit(1)
         return
     if opts.rehearse:
         console.print("[bold yellow]REHEARSAL[/]: simulated answers behind the real SDKs "
@@ -169,6 +171,11 @@ def _run_checked(
     _summary_table(workspace)
     if result.report:
         console.print(f"report: {escape(str(result.report))}")
+        from agentprop.cli._analyze import _print_verification
+
+        # the report's quick verify: the invariants on what the report read
+        _print_verification(result.summary.get("invariant_violations") or [],
+                            f"{result.summary.get('traces', 0)} traces")
 
 
 @experiment_app.command("run")

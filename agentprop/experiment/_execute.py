@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from agentprop.store import Workspace
 if TYPE_CHECKING:
     from agentprop.analysis import AnalysisInput
     from agentprop.analysis.stages import FabricationCheck
+    from agentprop.core import Trace
     from agentprop.intercept import InterceptConfig
     from agentprop.judges import FabricationRule
     from agentprop.judges._entities import Vocabulary
@@ -111,14 +112,11 @@ def store_layer_hits(ws: Workspace, config: InterceptConfig, *, judge: str | Non
 def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
                      suite: Suite | None = None, rule: FabricationRule | None = None
                      ) -> Path:
-    """Analyse a workspace and write its report folder; the path of index.html."""
-    from agentprop.report import analyze, build_report
+    """Analyse a workspace and write its report folder; the path of index.html (the
+    invariants are checked on the way: `agentprop.experiment._verify.report_checked`)."""
+    from agentprop.experiment._verify import report_checked
 
-    inp = load_analysis_input(ws, suite, rule=rule)
-    runs = [r.model_dump(mode="json") for r in ws.runs()]
-    result = analyze(inp, n_resamples=resamples, seed=seed)
-    return build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
-                        rationales=example_rationales(ws, inp))
+    return report_checked(ws, resamples=resamples, seed=seed, suite=suite, rule=rule)[0]
 
 
 def example_rationales(ws: Workspace, inp: AnalysisInput) -> dict[str, str]:
@@ -130,10 +128,13 @@ def example_rationales(ws: Workspace, inp: AnalysisInput) -> dict[str, str]:
 
 
 def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
-                        rule: FabricationRule | None = None) -> AnalysisInput:
+                        rule: FabricationRule | None = None,
+                        tap: Callable[[Iterable[Trace]], Iterable[Trace]] | None = None,
+                        ) -> AnalysisInput:
     """The analysis input from a workspace: traces, verdicts, labels, primary judge, sweep,
     and the simulation check when the study ran simulated agents. Traces are streamed and
-    verdicts read as light rows, so memory does not grow with their payloads."""
+    verdicts read as light rows, so memory does not grow with their payloads; `tap` sees
+    them as they pass (`agentprop verify`'s per-trace checks)."""
     import pandas as pd
 
     from agentprop.analysis import JudgeValidity, WorkspaceFacts, build_input
@@ -148,8 +149,9 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
 
     validity = load_validity()  # measured on the labelled validation set
     tasks = workspace_suite(ws, suite)
+    traces = ws.iter_traces()
     return build_input(
-        ws.iter_traces(),
+        tap(traces) if tap is not None else traces,
         ws.verdict_rows(),
         ws.labels(),
         primary_judge=ws.primary_judge(),
@@ -345,7 +347,10 @@ def run_experiment(
         if cfg.report:
             t0 = time.perf_counter()
             say("[6/6] analysis and report")
-            report = report_workspace(ws, resamples=resamples, suite=suite, rule=rule)
+            from agentprop.experiment._verify import report_checked
+
+            report, checked = report_checked(ws, resamples=resamples, suite=suite, rule=rule)
+            summary["invariant_violations"] = checked.violations  # the report's quick verify
             timed("report", t0)
         summary["traces"] = ws.count_traces()
         return ExperimentResult(

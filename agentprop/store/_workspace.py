@@ -412,6 +412,13 @@ class Workspace:
                 out[tid] = row[0]
         return out
 
+    def unscored_ids(self, judge: str) -> set[str]:
+        """Traces whose `judge` verdict is unscored in its stored payload (`correct` null),
+        whatever the indexed `correct` column says (`agentprop verify` compares them)."""
+        cur = self.conn.execute("SELECT trace_id FROM verdicts WHERE judge=? AND "
+                                "json_extract(data, '$.correct') IS NULL", (judge,))
+        return {r[0] for r in cur}
+
     def verdict_rows(self, judge: str | None = None) -> list[VerdictRow]:
         """(trace_id, judge, correct, members) per verdict, in `verdicts()` order, without
         parsing the rest of the payload (a facts verdict's `raw` holds every check): what

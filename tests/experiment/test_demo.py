@@ -164,3 +164,15 @@ def test_numbers_json_has_propagation_and_simulation_check(demo: DemoRun) -> Non
     assert uncovered == []
     assert demo.resumed["simulation_check_covered"] == demo.resumed["simulation_check_total"]
     assert demo.resumed["simulation_check_total"] == len(checks)
+
+
+def test_verify_passes_on_the_demo(demo: DemoRun) -> None:
+    """`agentprop verify`: every number of the demo's report recomputed from the store is
+    byte-identical to numbers.json, and every invariant holds (the report's own quick
+    check found nothing either)."""
+    assert demo.resumed["invariant_violations"] == []
+    res = subprocess.run(_cli("verify", "--workspace", str(demo.ws), "--json"),
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    out = json.loads(res.stdout)
+    assert out["ok"] and out["violations"] == [] and out["numbers"] > 1000
