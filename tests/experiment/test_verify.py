@@ -81,7 +81,7 @@ def _sql(ws: Path, query: str, *args: Any) -> list[tuple[Any, ...]]:
         con.close()
 
 
-def _injected(ws: Path, protocol_param: bool = True) -> Trace:
+def _injected(ws: Path) -> Trace:
     """A stored trace whose applied P2 injection changed what the agent saw (S2)."""
     with Workspace(ws) as w:
         for t in w.iter_traces(arm=""):
@@ -150,10 +150,10 @@ def plant_missed_injection(ws: Path) -> str:
 def plant_unit_twice(ws: Path) -> str:
     cols = ("run_id, model, task_id, domain, split, difficulty, condition, seed, arm, "
             "status, simulated, started_at, ended_at, data")
-    tid, model = _sql(ws, "SELECT id, model FROM traces WHERE arm='' LIMIT 1")[0]
+    tid = _sql(ws, "SELECT id FROM traces WHERE arm='' LIMIT 1")[0][0]
     _sql(ws, f"INSERT INTO traces (id, {cols}) SELECT id || '-copy', {cols} FROM traces "
              "WHERE id=?", tid)
-    return f"unit stored 2 times: run_id="
+    return "unit stored 2 times: run_id="
 
 
 def plant_unpaired_arm(ws: Path) -> str:
