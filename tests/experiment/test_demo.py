@@ -176,3 +176,32 @@ def test_verify_passes_on_the_demo(demo: DemoRun) -> None:
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
     out = json.loads(res.stdout)
     assert out["ok"] and out["violations"] == [] and out["numbers"] > 1000
+
+
+def test_the_docs_stages_commands_run_on_the_demo(demo: DemoRun) -> None:
+    """docs/injection.md's `stages` lines name the demo's own workspace and run on it, the
+    bare `--judge ensemble` included (it means the workspace's one ensemble)."""
+    import shlex
+
+    import typer.main
+
+    from agentprop.cli import app
+
+    cmd = typer.main.get_command(app)
+    ctx = cmd.make_context("agentprop", ["demo"], resilient_parsing=True)
+    demo_cmd = cmd.get_command(ctx, "demo")  # type: ignore[attr-defined]
+    default_ws = str(next(p.default for p in demo_cmd.params if p.name == "workspace"))
+    doc = (ROOT / "docs" / "injection.md").read_text(encoding="utf-8")
+    lines = [ln.split("#")[0].strip() for ln in doc.splitlines()
+             if ln.startswith("agentprop stages ")]
+    assert len(lines) == 3
+    for line in lines:
+        args = shlex.split(line)[1:]
+        at = args.index("--workspace") + 1
+        assert args[at] == default_ws, line
+        args[at] = str(demo.ws)
+        res = subprocess.run(_cli(*args), capture_output=True, text=True, timeout=300,
+                             cwd=ROOT)
+        assert res.returncode == 0, (line, res.stderr[-2000:])
+        if "--json" in args and "--judge" in args:
+            assert json.loads(res.stdout)["judge"].startswith("ensemble:")
