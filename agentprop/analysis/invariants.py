@@ -83,7 +83,7 @@ def stage_violations(stages: pd.DataFrame, differs: Mapping[str, bool | None],
                      unscored: Iterable[str]) -> list[str]:
     """S2 ⇒ S1; S2 ⇒ the counterfactual differs (`differs`: trace id → what
     `counterfactual_differs` found); no S3 where the primary verdict is unscored."""
-    out = []
+    out: list[str] = []
     if stages.empty:
         return out
     s1 = stages["S1"].astype("boolean")

@@ -215,19 +215,18 @@ def _problem(err: Any, loc: tuple[Any, ...]) -> str:
 
 def _keys_at(loc: tuple[Any, ...]) -> list[str]:
     """The keys the model at `loc` (a path of keys and list indices) accepts."""
-    model: Any = ExperimentConfig
+    model: type[BaseModel] | None = ExperimentConfig
     for part in loc:
         if isinstance(part, int):
             continue
-        field = model.model_fields.get(str(part)) if isinstance(model, type) else None
+        field = model.model_fields.get(str(part)) if model is not None else None
         if field is None:
             return []
         model = _model_of(field.annotation)
-    return list(model.model_fields) if isinstance(model, type) and \
-        issubclass(model, BaseModel) else []
+    return list(model.model_fields) if model is not None else []
 
 
-def _model_of(annotation: Any) -> Any:
+def _model_of(annotation: Any) -> type[BaseModel] | None:
     """The pydantic model inside `X | None` or `list[X]` (or the annotation itself)."""
     from typing import get_args
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -88,9 +89,16 @@ def _rule_for(tasks: Suite | None) -> FabricationRule | None:
     return FabricationRule(suite_vocabulary(tasks)) if tasks is not None else None
 
 
-def fabrication_rule(ws: Workspace, suite: Suite | None = None) -> FabricationRule | None:
-    """One `FabricationRule` for a workspace's analyses (None when its suite is unknown)."""
-    return _rule_for(workspace_suite(ws, suite))
+def fabrication_rule(ws: Workspace, suite: Suite | None = None,
+                     vocabulary: Vocabulary | None = None) -> FabricationRule | None:
+    """One `FabricationRule` for a workspace's analyses (None when its suite is unknown);
+    `vocabulary` (of that suite) shares the answer readings a judge already made."""
+    from agentprop.judges import FabricationRule
+
+    tasks = workspace_suite(ws, suite)
+    if tasks is None:
+        return None
+    return FabricationRule(vocabulary if vocabulary is not None else suite_vocabulary(tasks))
 
 
 def store_layer_hits(ws: Workspace, config: InterceptConfig, *, judge: str | None = None,
@@ -217,7 +225,7 @@ def run_experiment(
     limit. `judge_options` go to the LLM judges' models (a base URL); `meta` is stored
     in the workspace first (the rehearsal mark)."""
     from agentprop.app._intercept import resolve_config, run_evaluation, run_sweep
-    from agentprop.judges import judge_workspace
+    from agentprop.judges import judge_workspace, query_vocabulary
     from agentprop.labels import sample_labels
     from agentprop.runner import run_units_sync
     from agentprop.suite import DEFAULT_SEED, load_suite
@@ -237,11 +245,15 @@ def run_experiment(
         ws.update_meta(experiment=cfg.model_dump(mode="json"), **dict(meta or {}))
         models = _models(cfg, ws, suite, use_cache)
 
+        # one vocabulary for the judges and the `fabricated` rule: an answer the facts
+        # judge read is not read again for the simulation check and the report
+        vocabulary = functools.cache(lambda: query_vocabulary(suite.tasks))
+
         def judge_all() -> None:
             """Every configured judge over every trace lacking its verdict (resumable)."""
             judge_workspace(ws, cfg.judges, suite=suite, primary=cfg.primary_judge,
                             progress=progress, use_cache=use_cache,
-                            model_options=judge_options)
+                            model_options=judge_options, vocabulary=vocabulary)
 
         t0 = time.perf_counter()
         agent_units = [u for s in plan.steps if s.kind == "run" for u in s.units]
@@ -336,7 +348,7 @@ def run_experiment(
                 say(f"[5/6] label sample: {s.n} traces over {len(s.strata)} strata")
             else:
                 say("[5/6] label sample: kept the existing sample")
-        rule = fabrication_rule(ws, suite)  # shared: each answer is read once
+        rule = fabrication_rule(ws, suite, vocabulary())  # shared: each answer read once
         rows = compute_simulation_check(ws, suite=suite, rule=rule)
         if rows:
             summary["simulation_check_covered"] = sum(r["covered"] for r in rows)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -29,7 +29,7 @@ from agentprop._progress import WorkProgress
 from agentprop.core import DEFAULT_PRIMARY_JUDGE, Task, Trace, Verdict
 from agentprop.errors import AgentpropError
 from agentprop.judges._base import Judge, unscored
-from agentprop.judges._entities import query_vocabulary
+from agentprop.judges._entities import Vocabulary, query_vocabulary
 from agentprop.judges._lookup import canonical_name, get_judge
 from agentprop.store import VerdictWriter
 
@@ -244,12 +244,14 @@ async def ajudge_workspace(
     use_cache: bool = True,
     model_options: dict[str, Any] | None = None,
     run_ids: Sequence[str] | None = None,
+    vocabulary: Callable[[], Vocabulary] | None = None,
 ) -> JudgeSummary:
     """Async form of `judge_workspace`."""
     names = list(dict.fromkeys(canonical_name(n) for n in judge_names))
     # one vocabulary for every judge of this run (built when first needed): the facts
     # judge and the sim judges then read each (task, answer) once between them
-    vocabulary = functools.cache(lambda: query_vocabulary(suite.tasks))
+    if vocabulary is None:
+        vocabulary = functools.cache(lambda: query_vocabulary(suite.tasks))
     judges = [
         get_judge(n, cache=workspace if use_cache else None, suite=suite,
                   model_options=model_options, vocabulary=vocabulary)
@@ -278,14 +280,17 @@ def judge_workspace(
     use_cache: bool = True,
     model_options: dict[str, Any] | None = None,
     run_ids: Sequence[str] | None = None,
+    vocabulary: Callable[[], Vocabulary] | None = None,
 ) -> JudgeSummary:
     """Judge every trace of `workspace` (or of the runs `run_ids`) lacking a verdict of
     each named judge.
 
     `primary` is stored in meta ``primary_judge`` (readers default to ``facts``).
+    `vocabulary` gives the suite's vocabulary (default: built once for this call); a
+    caller that reads the answers again (the `fabricated` rule) shares its readings.
     Raises JudgeUnavailableError when the judge model cannot be reached at all. SIGTERM,
     like Ctrl-C, stores every finished verdict and raises KeyboardInterrupt."""
     return run_interruptible(ajudge_workspace(
         workspace, judge_names, suite=suite, primary=primary, concurrency=concurrency,
         progress=progress, use_cache=use_cache, model_options=model_options,
-        run_ids=run_ids))
+        run_ids=run_ids, vocabulary=vocabulary))

@@ -40,7 +40,7 @@ def interceptor_effect(res: AnalysisResult, label: Callable[[str], str]) -> Figu
             v = sub["value"].to_numpy(dtype=float)
             ax.bar(x + shift, np.nan_to_num(v), 0.4, yerr=error_bars_within(sub), capsize=3,
                    color=colour, label=name)
-            mark_bars(ax, x + shift, list(v), 0.4, colour)
+            mark_bars(ax, list(x + shift), [float(a) for a in v], 0.4, colour)
         ticks = [stack(str(k).split("|", 1)[1], 12) if "|" in str(k) else
                  ("all conditions" if len(keys) > 1 else "") for k in keys]
         ax.set_xticks(x, ticks, fontsize=8)
