@@ -411,14 +411,18 @@ def register(app: typer.Typer) -> None:
                  "tasks": len(plan.tasks), "not_injectable": plan.not_injectable}
             )
             return
+        if external is not None and not summary.model_calls:
+            # an external agent calls its own model: without the gateway none is seen
+            calls = (f"{summary.tool_calls} tool calls; its model calls and tokens not "
+                     "recorded (route them through `agentprop gateway` to count them)")
+        else:
+            calls = (f"{summary.model_calls} model calls ({summary.cached_calls} cached, "
+                     f"{summary.rate_limited} answered 429), {summary.tokens:,} tokens, "
+                     f"${summary.cost:.4f}")
         console.print(
             f"run [bold]{escape(rid)}[/]: {plan.selection()}; {summary.completed} traces "
-            "written "
-            f"({summary.errors} errors), {summary.skipped} already stored, "
-            f"{summary.model_calls} model calls ({summary.cached_calls} cached, "
-            f"{summary.rate_limited} answered 429), "
-            f"{summary.tokens:,} tokens, ${summary.cost:.4f}, {summary.wall_s:.1f} s "
-            f"→ {escape(str(workspace))}",
+            f"written ({summary.errors} errors), {summary.skipped} already stored, {calls}, "
+            f"{summary.wall_s:.1f} s → {escape(str(workspace))}",
             highlight=False,
         )
         if summary.not_started:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agentprop.core import ModelCallEvent, Trace
+from agentprop.core import ModelCallEvent, ToolResultEvent, Trace
 
 
 class RunSummary(BaseModel):
@@ -18,6 +18,7 @@ class RunSummary(BaseModel):
     step_limit: int = 0
     model_calls: int = 0
     cached_calls: int = 0
+    tool_calls: int = 0
     wall_s: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -36,6 +37,8 @@ class RunSummary(BaseModel):
         if trace.status == "step_limit":
             self.step_limit += 1
         for ev in trace.events:
+            if isinstance(ev, ToolResultEvent):
+                self.tool_calls += 1
             if isinstance(ev, ModelCallEvent):
                 out = ev.output
                 self.model_calls += 1
