@@ -68,8 +68,9 @@ def _print_tables(result: Any) -> None:
         if t.empty:
             continue
         console.print(Text(title_of(section), style="bold"))
-        table = narrow_table("key", "metric")
-        table.add_column("value [95% CI] (n)", no_wrap=True)
+        table = narrow_table("key")
+        table.add_column("metric", overflow="fold", min_width=22)
+        table.add_column("value [95% CI] (n)", min_width=27)  # wraps at its spaces
         for idx, r in t.iterrows():
             first = True
             for metric, cell in r.items():

@@ -11,7 +11,7 @@ from typing import Literal
 
 import pandas as pd
 
-from agentprop.analysis import SMALL_N, Estimate, below_floor
+from agentprop.analysis import Estimate, below_floor
 from agentprop.report._section import Section, get_section, report_sections
 
 COUNT_METRICS = {"n", "n_S1", "n_S2", "n_pairs", "saved", "broken", "tp", "fp", "fn", "tn",
@@ -74,12 +74,12 @@ def cell_parts(kind: CellKind, value: float, n: int, lo: float,
 
 def n_text(n: int | None, value: str = "") -> str:
     """ "n=12", or "n=3, too few" when a defined estimate rests on fewer units than the
-    small-sample floor (`analysis.SMALL_N`): a headline number over one trace reads as
-    what it is."""
+    small-sample floor (`analysis.SMALL_N`, stated once on the page): a headline number
+    over one trace reads as what it is."""
     if n is None:
         return ""
     few = below_floor(n) and value not in ("", "undefined")
-    return f"n={n}, too few (< {SMALL_N})" if few else f"n={n}"
+    return f"n={n}, too few" if few else f"n={n}"
 
 
 def _text(parts: tuple[str, str, int | None]) -> str:
