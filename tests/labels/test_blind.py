@@ -5,7 +5,6 @@ reason) unless the annotator opts in, and every label records which view it was 
 from __future__ import annotations
 
 import csv
-import threading
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -22,10 +21,10 @@ from agentprop.core import (
     ToolResultEvent,
     Trace,
 )
-from agentprop.labels import export_labels, import_labels, make_server
+from agentprop.labels import export_labels, import_labels
 from agentprop.store import Workspace
-from agentprop.suite import Suite
-from tests.judges.conftest import TASKS, WEATHER
+from tests.judges.conftest import WEATHER
+from tests.web._browser import label_app
 
 # what was executed (Paris) is what the agent saw, and stays; how it came about does not
 REVEALING = ("proposed", "London&quot;}", "p2:semantic_wrong", "semantic_wrong", "injected",
@@ -59,14 +58,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     ws.put_label_sample([{"trace_id": t.id, "position": i, "stratum": "s", "overlap": 1}
                          for i, t in enumerate(traces)])
     ws.close()
-    server = make_server(tmp_path / "w", Suite(list(TASKS), seed=0), port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", tmp_path / "w"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with label_app(tmp_path / "w") as url:
+        yield url, tmp_path / "w"
 
 
 def _get(url: str) -> str:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -12,27 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from agentprop.labels import make_server
 from agentprop.store import Workspace
-from agentprop.suite import Suite
-from tests.judges.conftest import CALENDAR, MEDICAL, RETAIL, TASKS, WEATHER, make_trace
+from tests.judges.conftest import CALENDAR, MEDICAL, RETAIL, WEATHER, make_trace
+from tests.web._browser import CHROMIUM, browser_or_skip, label_app
 
-CHROMIUM = "/usr/bin/chromium"
 XSS = "<script>alert(1)</script>"
 
 
 def _browser_or_skip() -> None:
-    missing = []
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        missing.append(CHROMIUM)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("playwright")
-    if missing:
-        if os.environ.get("AGENTPROP_REQUIRE_BROWSER"):
-            pytest.fail(f"browser tests required but missing: {', '.join(missing)}")
-        pytest.skip(f"missing {', '.join(missing)}")
+    browser_or_skip()
 
 
 @pytest.fixture
@@ -50,14 +35,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     ws.put_label_sample([{"trace_id": t.id, "position": i, "stratum": "s"}
                          for i, t in enumerate(traces)])
     ws.close()
-    server = make_server(tmp_path / "w", Suite(list(TASKS), seed=0), port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", tmp_path / "w"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with label_app(tmp_path / "w") as url:
+        yield url, tmp_path / "w"
 
 
 def test_server_binds_loopback_and_refuses_cross_site(served: tuple[str, Path]) -> None:

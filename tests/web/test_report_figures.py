@@ -11,8 +11,6 @@ must lie inside the figure and overlap no other. Matplotlib writes each text as 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agentprop.cli import app
+from tests.web._browser import ARGS, CHROMIUM, browser_or_skip
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 RELEASE = Path(__file__).resolve().parents[1] / "fixtures" / "agenthallu-release"
 STUDY = """\
 name: figures
@@ -66,20 +62,6 @@ BOXES = """() => {
 }"""
 
 
-def _browser_or_skip() -> None:
-    missing = []
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        missing.append(CHROMIUM)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("playwright")
-    if missing:
-        if os.environ.get("AGENTPROP_REQUIRE_BROWSER"):
-            pytest.fail(f"browser tests required but missing: {', '.join(missing)}")
-        pytest.skip(f"missing {', '.join(missing)}")
-
-
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     d = tmp_path_factory.mktemp("figures")
@@ -116,7 +98,7 @@ def test_the_overlap_check_finds_overlapping_labels() -> None:
 
 @pytest.mark.browser
 def test_every_figure_is_legible(reports: list[Path], tmp_path: Path) -> None:
-    _browser_or_skip()
+    browser_or_skip()
     from playwright.sync_api import sync_playwright
 
     svgs = [f for r in reports for f in sorted((r / "figures").glob("*.svg"))]
