@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -127,3 +128,29 @@ def _unit_text(unit: tuple[Any, ...]) -> str:
     fields = dict(zip(UNIT_FIELDS, unit, strict=True))
     text = " ".join(f"{k}={fields[k]}" for k in UNIT_FIELDS[:-1])
     return text + (f" arm={fields['arm']}" if fields["arm"] else "")
+
+
+@dataclass
+class TraceChecks:
+    """The per-trace invariants, gathered while the traces stream past (`tap`), so a
+    reader of a workspace checks them without reading it twice."""
+
+    differs: dict[str, bool | None] = field(default_factory=dict)
+    violations: list[str] = field(default_factory=list)
+    n_traces: int = 0
+
+    def tap(self, traces: Iterable[Trace]) -> Iterator[Trace]:
+        for t in traces:
+            self.n_traces += 1
+            self.differs[t.id] = counterfactual_differs(t)
+            self.violations += landing_violations(t)
+            yield t
+
+
+def all_violations(rows: Sequence[Mapping[str, Any]], stages: pd.DataFrame,
+                   checks: TraceChecks, unscored: Iterable[str]) -> list[str]:
+    """Every invariant: the units (`rows`, see `unit_violations`), what `checks` found on
+    the traces, and the stage table's (`stage_violations`; `unscored`: the traces whose
+    primary verdict is unscored in its stored payload)."""
+    return (unit_violations(rows) + checks.violations
+            + stage_violations(stages, checks.differs, unscored))

@@ -153,16 +153,16 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Write WORKSPACE/report/ (index.html, figures, tables, numbers.json), then check
         the data's invariants as `agentprop verify` does (one line per violation, exit 1)."""
-        from agentprop.experiment._verify import report_checked
+        from agentprop.experiment._execute import report_checked
 
         with open_workspace(workspace) as ws:
             if ws.count_traces() == 0:
                 raise UserError(f"workspace {workspace} has no traces; run or import some "
                                 "first")
-            path, checked = report_checked(ws, resamples=resamples, seed=seed)
+            path, found, n_traces = report_checked(ws, resamples=resamples, seed=seed)
         console.print(f"report written: {path}")
         if not no_verify:
-            _print_verification(checked.violations, f"{checked.n_traces} traces")
+            _print_verification(found, f"{n_traces} traces")
 
     @app.command()
     def verify(

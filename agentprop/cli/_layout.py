@@ -136,7 +136,7 @@ def traces_table(title: str, rows: Iterable[Mapping[str, Any]]) -> Table:
 def headline_table(numbers: Mapping[str, Any]) -> Table:
     """The few headline numbers of a study per model, from its numbers.json; the model
     column folds (a long OpenRouter id wraps onto further lines instead of being cut)."""
-    from agentprop.analysis import below_floor  # pandas: only when a headline is printed
+    from agentprop.analysis import SMALL_N, below_floor  # pandas: only for a headline
 
     models = sorted({k.split("[", 1)[1].rstrip("]") for k in numbers
                      if k.startswith("propagation.r_23[")})
@@ -149,13 +149,16 @@ def headline_table(numbers: Mapping[str, Any]) -> Table:
     for name in ("n", "no tool", "corr.", "r_23 [95% CI]", "Δ halluc."):
         table.add_column(name, no_wrap=True, justify="right")
 
+    few = []
+
     def value(name: str, ci: bool = False) -> str:
         v = numbers.get(name)
         if not v or v.get("value") is None:
             return "—"
         bounds = v.get("ci")
         if below_floor(int(v.get("n") or 0)):  # too few to read as a measurement
-            return f"{v['value']:.2f} (n={v['n']}, too few)"
+            few.append(name)
+            return f"{v['value']:.2f} n={v['n']}*"
         if ci and bounds and None not in bounds:
             return f"{v['value']:.2f} [{bounds[0]:.2f}, {bounds[1]:.2f}]"
         return f"{v['value']:+.2f}" if name.startswith("interceptor.delta") else f"{v['value']:.2f}"
@@ -170,4 +173,6 @@ def headline_table(numbers: Mapping[str, Any]) -> Table:
             value(f"propagation.r_23[{m}]", ci=True),
             value(f"interceptor.delta_hallucination[{m}]"),
         )
+    if few:
+        table.caption = f"{table.caption} · *: too few (n < {SMALL_N}) to read as a measurement"
     return table

@@ -121,10 +121,28 @@ def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
                      suite: Suite | None = None, rule: FabricationRule | None = None
                      ) -> Path:
     """Analyse a workspace and write its report folder; the path of index.html (the
-    invariants are checked on the way: `agentprop.experiment._verify.report_checked`)."""
-    from agentprop.experiment._verify import report_checked
-
+    invariants are checked on the way: `report_checked`)."""
     return report_checked(ws, resamples=resamples, seed=seed, suite=suite, rule=rule)[0]
+
+
+def report_checked(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
+                   suite: Suite | None = None, rule: FabricationRule | None = None
+                   ) -> tuple[Path, list[str], int]:
+    """Analyse a workspace, write its report, and check the invariants on the traces and
+    stage table the report was made from (`agentprop verify`'s checks without the second
+    read and the recomputation): index.html, the violations, the traces read."""
+    from agentprop.analysis.invariants import TraceChecks, all_violations
+    from agentprop.report import analyze, build_report
+
+    checks = TraceChecks()
+    inp = load_analysis_input(ws, suite, rule=rule, tap=checks.tap)
+    runs = [r.model_dump(mode="json") for r in ws.runs()]
+    result = analyze(inp, n_resamples=resamples, seed=seed)
+    path = build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
+                        rationales=example_rationales(ws, inp))
+    found = all_violations(ws.trace_rows(), inp.stages, checks,
+                           ws.unscored_ids(str(inp.primary_judge)))
+    return path, found, checks.n_traces
 
 
 def example_rationales(ws: Workspace, inp: AnalysisInput) -> dict[str, str]:
@@ -359,10 +377,8 @@ def run_experiment(
         if cfg.report:
             t0 = time.perf_counter()
             say("[6/6] analysis and report")
-            from agentprop.experiment._verify import report_checked
-
-            report, checked = report_checked(ws, resamples=resamples, suite=suite, rule=rule)
-            summary["invariant_violations"] = checked.violations  # the report's quick verify
+            report, found, _ = report_checked(ws, resamples=resamples, suite=suite, rule=rule)
+            summary["invariant_violations"] = found  # the report's quick verify
             timed("report", t0)
         summary["traces"] = ws.count_traces()
         return ExperimentResult(

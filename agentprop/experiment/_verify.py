@@ -3,75 +3,22 @@ and check the invariants its data must satisfy (`agentprop.analysis.invariants`)
 
 The report records how it was computed (report/analysis.json: resamples and seed), so
 the recomputation uses the same settings; numbers.json is then compared as bytes, written
-exactly as `build_report` writes it. `TraceChecks` runs the per-trace checks on traces as
-they stream past, so `agentprop report` checks the invariants on what it has just read
-(its quick verify) without reading the workspace twice.
+exactly as `build_report` writes it. `agentprop report` checks the invariants on what it
+has just read (`experiment._execute.report_checked`, its quick verify).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentprop.analysis.invariants import (
-    counterfactual_differs,
-    landing_violations,
-    stage_violations,
-    unit_violations,
-)
-from agentprop.core import Trace
+from agentprop.analysis.invariants import TraceChecks, all_violations
 from agentprop.store import Workspace
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from agentprop.judges import FabricationRule
     from agentprop.suite import Suite
-
-@dataclass
-class TraceChecks:
-    """The per-trace invariants, gathered while the traces stream past (`tap`)."""
-
-    differs: dict[str, bool | None] = field(default_factory=dict)
-    violations: list[str] = field(default_factory=list)
-    n_traces: int = 0
-
-    def tap(self, traces: Iterable[Trace]) -> Iterator[Trace]:
-        for t in traces:
-            self.n_traces += 1
-            self.differs[t.id] = counterfactual_differs(t)
-            self.violations += landing_violations(t)
-            yield t
-
-
-def invariant_violations(ws: Workspace, stages: pd.DataFrame, checks: TraceChecks,
-                         judge: str) -> list[str]:
-    """Every invariant of `agentprop.analysis.invariants` on a workspace whose traces
-    `checks` has seen and whose stage table (under `judge`) is `stages`."""
-    return (unit_violations(ws.trace_rows()) + checks.violations
-            + stage_violations(stages, checks.differs, ws.unscored_ids(judge)))
-
-
-def report_checked(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
-                   suite: Suite | None = None, rule: FabricationRule | None = None
-                   ) -> tuple[Path, Verification]:
-    """Analyse a workspace, write its report, and check the invariants on the traces and
-    stage table the report was made from (the quick verify: no second read, no
-    recomputation); the path of index.html and what the checks found."""
-    from agentprop.experiment._execute import example_rationales, load_analysis_input
-    from agentprop.report import analyze, build_report
-
-    checks = TraceChecks()
-    inp = load_analysis_input(ws, suite, rule=rule, tap=checks.tap)
-    runs = [r.model_dump(mode="json") for r in ws.runs()]
-    result = analyze(inp, n_resamples=resamples, seed=seed)
-    path = build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
-                        rationales=example_rationales(ws, inp))
-    found = invariant_violations(ws, inp.stages, checks, str(inp.primary_judge))
-    return path, Verification(found, checks.n_traces, None)
 
 
 @dataclass
@@ -92,7 +39,8 @@ def verify_workspace(ws: Workspace, *, suite: Suite | None = None,
 
     checks = TraceChecks()
     inp = load_analysis_input(ws, suite, tap=checks.tap)
-    out = invariant_violations(ws, inp.stages, checks, str(inp.primary_judge))
+    out = all_violations(ws.trace_rows(), inp.stages, checks,
+                         ws.unscored_ids(str(inp.primary_judge)))
     n_numbers = None
     if numbers:
         report = ws.report_dir
