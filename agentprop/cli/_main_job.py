@@ -241,7 +241,7 @@ def register(app: typer.Typer) -> None:
         ),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
     ) -> None:
-        """The whole study offline on simulated agents and judges: no keys, a few minutes.
+        """The whole study offline on simulated agents and judges: no keys, about a minute.
 
         Builds the suite, runs four sim profiles under baseline and P2, judges, tunes and
         evaluates the interceptor, and writes WORKSPACE/report/index.html."""
