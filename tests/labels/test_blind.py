@@ -9,6 +9,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,6 @@ from agentprop.core import (
 from agentprop.labels import export_labels, import_labels
 from agentprop.store import Workspace
 from tests.judges.conftest import WEATHER
-from tests.web._browser import label_app
 
 # what was executed (Paris) is what the agent saw, and stays; how it came about does not
 REVEALING = ("proposed", "London&quot;}", "p2:semantic_wrong", "semantic_wrong", "injected",
@@ -51,7 +51,7 @@ def _injected(tid: str, abstained: bool = False) -> Trace:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def served(tmp_path: Path, label_app: Any) -> Iterator[tuple[str, Path]]:
     ws = Workspace(tmp_path / "w")
     traces = [_injected("tr-1"), _injected("tr-2", abstained=True)]
     ws.put_traces(traces)

@@ -6,22 +6,18 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentprop.store import Workspace
 from tests.judges.conftest import CALENDAR, MEDICAL, RETAIL, WEATHER, make_trace
-from tests.web._browser import CHROMIUM, browser_or_skip, label_app
 
 XSS = "<script>alert(1)</script>"
 
 
-def _browser_or_skip() -> None:
-    browser_or_skip()
-
-
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def served(tmp_path: Path, label_app: Any) -> Iterator[tuple[str, Path]]:
     ws = Workspace(tmp_path / "w")
     traces = [
         make_trace("tr-a", WEATHER, "Tomorrow in London: 14°C, light rain.",
@@ -72,14 +68,14 @@ def test_post_from_an_opaque_or_cross_site_origin_is_refused(
 
 
 @pytest.mark.browser
-def test_label_three_resume_and_escape(served: tuple[str, Path]) -> None:
-    _browser_or_skip()
+def test_label_three_resume_and_escape(served: tuple[str, Path],
+                                       chromium: tuple[str, list[str]]) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     url, wsp = served
     dialogs: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"],
+        browser = p.chromium.launch(executable_path=chromium[0], args=chromium[1],
                                     headless=True)
         try:
             page = browser.new_page()
@@ -160,13 +156,13 @@ def test_empty_queue_says_nothing_to_label(served: tuple[str, Path]) -> None:
 
 
 @pytest.mark.browser
-def test_buttons_stay_on_screen_with_observations_open(served: tuple[str, Path]) -> None:
-    _browser_or_skip()
+def test_buttons_stay_on_screen_with_observations_open(served: tuple[str, Path],
+                                                       chromium: tuple[str, list[str]]) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     url, _ = served
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"],
+        browser = p.chromium.launch(executable_path=chromium[0], args=chromium[1],
                                     headless=True)
         try:
             page = browser.new_page(viewport={"width": 1000, "height": 480})

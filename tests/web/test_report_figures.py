@@ -18,7 +18,6 @@ import pytest
 from typer.testing import CliRunner
 
 from agentprop.cli import app
-from tests.web._browser import ARGS, CHROMIUM, browser_or_skip
 
 RELEASE = Path(__file__).resolve().parents[1] / "fixtures" / "agenthallu-release"
 STUDY = """\
@@ -97,8 +96,8 @@ def test_the_overlap_check_finds_overlapping_labels() -> None:
 
 
 @pytest.mark.browser
-def test_every_figure_is_legible(reports: list[Path], tmp_path: Path) -> None:
-    browser_or_skip()
+def test_every_figure_is_legible(reports: list[Path], tmp_path: Path,
+                                 chromium: tuple[str, list[str]]) -> None:
     from playwright.sync_api import sync_playwright
 
     svgs = [f for r in reports for f in sorted((r / "figures").glob("*.svg"))]
@@ -108,7 +107,8 @@ def test_every_figure_is_legible(reports: list[Path], tmp_path: Path) -> None:
             "rejection_vs_recovery", "stage_reach"} <= names, names
     problems: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        browser = p.chromium.launch(executable_path=chromium[0], args=chromium[1],
+                                    headless=True)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             for report in reports:  # the page whole, every figure loaded
