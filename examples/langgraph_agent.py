@@ -1,7 +1,7 @@
 """A LangGraph agent: the tools through `langchain-mcp-adapters`, the model through
 `langchain-openai` (any OpenAI-compatible server), a prebuilt ReAct graph.
 
-    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=sk-none \
+    OPENAI_BASE_URL=http://127.0.0.1:8768/v1 OPENAI_API_KEY=sk-none \
     agentprop run --agent examples/langgraph_agent.py:agent --condition p2:all --limit 20 -w W
 
 `AGENT_MODEL` names the model (default ``balanced``, a serve-sim profile).

@@ -2,7 +2,7 @@
 
 Run it against the suite with injected errors:
 
-    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=sk-none \
+    OPENAI_BASE_URL=http://127.0.0.1:8768/v1 OPENAI_API_KEY=sk-none \
     agentprop run --agent examples/mcp_client.py:agent --condition p2:all --limit 20 -w W
 
 `OPENAI_BASE_URL` may be any OpenAI-compatible server (`agentprop serve-sim` offline);

@@ -1,7 +1,7 @@
 """An OpenAI Agents SDK agent: its MCP server support for the tools, and
 `OpenAIChatCompletionsModel` for the model (any OpenAI-compatible server).
 
-    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=sk-none \
+    OPENAI_BASE_URL=http://127.0.0.1:8768/v1 OPENAI_API_KEY=sk-none \
     agentprop run --agent examples/openai_agents.py:agent --condition p2:all --limit 20 -w W
 
 `AGENT_MODEL` names the model (default ``balanced``, a serve-sim profile). The SDK's own

@@ -9,9 +9,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,24 @@ def fresh_llama_server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[b
     kill it; skipped like `llama_server`."""
     with llama_server_process(tmp_path / "server.log") as started:
         yield started
+@pytest.fixture
+def label_app() -> Callable[[Path], AbstractContextManager[str]]:
+    """Serve the label app on a workspace (the test tasks' suite) on a free port: `with
+    label_app(path) as url: ...`."""
+
+    @contextlib.contextmanager
+    def serve(workspace: Path) -> Iterator[str]:
+        from agentprop.labels import make_server
+        from agentprop.suite import Suite
+        from tests.judges.conftest import TASKS
+
+        server = make_server(workspace, Suite(list(TASKS), seed=0), port=0)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_port}"
+        finally:
+            server.shutdown()
+            server.server_close()
+
+    return serve

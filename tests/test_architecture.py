@@ -17,7 +17,8 @@ PKG = ROOT / "agentprop"
 
 # docs/architecture.md, "Layers": a package may import packages of its own layer or lower.
 LAYERS: dict[str, int] = {
-    "agentprop": 0, "_deferred": 0, "_interrupts": 0, "errors": 0, "safety": 0, "__main__": 7,
+    "agentprop": 0, "_deferred": 0, "_interrupts": 0, "_progress": 0, "_text": 0,
+    "errors": 0, "safety": 0, "__main__": 7,
     "core": 1, "plugins": 1,
     "domains": 2, "models": 2, "store": 2, "analysis": 2,
     "suite": 3, "agent": 3, "report": 3, "interop": 3, "testing": 3,

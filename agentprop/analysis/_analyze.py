@@ -26,7 +26,7 @@ from agentprop.analysis._judges import (
     label_mix,
 )
 from agentprop.analysis._propagation import injected_traces, propagation_table
-from agentprop.analysis._stats import N_RESAMPLES, SEED
+from agentprop.analysis._stats import N_RESAMPLES, SEED, small_sample_note
 from agentprop.analysis.frames import AnalysisInput
 
 FACTS = "facts"
@@ -89,7 +89,10 @@ class AnalysisContext:
         strata = set(known["condition"].astype(str))
         if len(known) < len(labelled):
             strata.add("traces not in this workspace")
-        note = stratum_note(strata, set(self.conditions))
+        note = "; ".join(x for x in (
+            stratum_note(strata, set(self.conditions)),
+            small_sample_note([cells.jc_hc, cells.jc_hw, cells.jw_hc, cells.jw_hw],
+                              f"the calibration of {inp.primary_judge}")) if x)
         return Calibration(
             mix=label_mix(inp.verdicts, inp.labels, inp.primary_judge, self.tasks),
             note=note,
@@ -165,8 +168,12 @@ def run_sections(inp: AnalysisInput, sections: Mapping[str, SectionCompute], *,
 def analysis_info(ctx: AnalysisContext) -> dict[str, Any]:
     """What a reader needs to interpret the tables (the primary judge, the conditions, ...)."""
     inp, st = ctx.inp, ctx.stages
+    v = inp.verdicts
     return {
         "primary_judge": inp.primary_judge,
+        # verdicts the primary judge wrote: 0 means nothing is judged yet, and nothing
+        # that rests on S3 can be read
+        "primary_verdicts": int((v["judge"] == inp.primary_judge).sum()) if len(v) else 0,
         "propagation_conditions": ctx.conditions,
         "has_labels": ctx.has_labels,
         "agreement_reference": ctx.agreement_reference,

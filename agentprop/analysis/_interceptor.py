@@ -174,7 +174,9 @@ def sweep_table(sweep: pd.DataFrame | None) -> pd.DataFrame:
 
     Accepts one row per configuration (`agentprop.intercept.sweep` output, or any frame
     with tau_l1, tau_l2, l3 and any of precision, recall, f1, abstention[_rate], n); the
-    key is its `config` column when present. `best_f1` (key "") names the best config.
+    key is its `config` column when present. `best_f1` (key "") names the best config. A
+    configuration whose `same_as` says it flags the same traces as an earlier one carries
+    that sentence as its note.
     """
     rows: list[dict[str, Any]] = []
     cols = ["config"]
@@ -190,10 +192,12 @@ def sweep_table(sweep: pd.DataFrame | None) -> pd.DataFrame:
         if "abstention" not in r and "abstention_rate" in r:
             r = r.rename({"abstention_rate": "abstention"})
         n = int(r["n"]) if "n" in r and pd.notna(r["n"]) else 0
+        # a configuration that flags the same traces as an earlier one says so, and why
+        same = str(r["same_as"]) if "same_as" in r and pd.notna(r["same_as"]) else ""
         for metric in SWEEP_METRICS:
             if metric in r:
                 v = float(r[metric]) if pd.notna(r[metric]) else math.nan
-                rows.append(row({"config": cfg}, cfg, metric, Estimate(v, n)))
+                rows.append(row({"config": cfg}, cfg, metric, Estimate(v, n), note=same))
         f1 = float(r["f1"]) if "f1" in r and pd.notna(r["f1"]) else -math.inf
         ab = float(r["abstention"]) if "abstention" in r and pd.notna(r["abstention"]) \
             else math.inf

@@ -24,6 +24,7 @@ from agentprop.analysis._stats import (
     cohen_kappa,
     group_rng,
     krippendorff_alpha,
+    small_sample_note,
 )
 from agentprop.analysis._tidy import frame, row
 
@@ -120,15 +121,18 @@ def _pair_rows(a: np.ndarray, b: np.ndarray, judge: str, ref: str, *, metric: st
     rs = Resampler(np.column_stack([av, bv]).astype(float), clusters=cl,
                    n_resamples=n_resamples, rng=group_rng(seed, "judges", judge, ref, metric))
     k = rs.kappa(av, bv)
-    rows = [row(keys, key, metric, Estimate(k.kappa, k.n, k.boot_lo, k.boot_hi))]
+    # against human labels, a cell of the 2×2 under the floor makes every number indicative
+    few = small_sample_note(k.table, f"{judge} against the human labels") \
+        if ref == HUMAN else ""
+    rows = [row(keys, key, metric, Estimate(k.kappa, k.n, k.boot_lo, k.boot_hi), note=few)]
     if not extra:
         return rows
     n = k.n
     rows.append(row(keys, key, f"{metric}_asymptotic", Estimate(k.kappa, n, k.asym_lo,
-                                                                k.asym_hi)))
+                                                                k.asym_hi), note=few))
     agree, js, refs, sens, spec = rs.ratios([
         (av == bv, None), (av, None), (bv, None), (av & bv, bv), (~av & ~bv, ~bv)])
-    rows.append(row(keys, key, "agreement", agree))
+    rows.append(row(keys, key, "agreement", agree, note=few))
     rows.append(row(keys, key, "judge_correct_share", js))
     rows.append(row(keys, key, "reference_correct_share", refs))
     rows.append(row(keys, key, "bias", js.value - refs.value if n else math.nan, n,
@@ -136,8 +140,8 @@ def _pair_rows(a: np.ndarray, b: np.ndarray, judge: str, ref: str, *, metric: st
     tp, fp, fn, tn = k.table  # judge yes/ref yes, judge yes/ref no, judge no/ref yes, no/no
     for name, v in (("tp", tp), ("fp", fp), ("fn", fn), ("tn", tn)):
         rows.append(row(keys, key, name, v, n))
-    rows.append(row(keys, key, "sensitivity", sens))
-    rows.append(row(keys, key, "specificity", spec))
+    rows.append(row(keys, key, "sensitivity", sens, note=few))
+    rows.append(row(keys, key, "specificity", spec, note=few))
     # a judge's replies that were neither verdict (an LLM judge's non-YES/NO) are left out
     # of every number above, never counted as "wrong": how many, of the reference's
     # scored traces

@@ -24,6 +24,7 @@ from agentprop.analysis._stats import (
     Resampler,
     estimate_from_reps,
     group_rng,
+    rank_note,
     spearman,
 )
 from agentprop.analysis._tidy import POOLED, frame, row
@@ -321,12 +322,13 @@ def rejection_recovery(
         rec.append(1 - r23.value)
         noticed.append(nc.value)
     sp = spearman(rej, rec, n_resamples=n_resamples, rng=seed)
-    rows.append(row({by: POOLED}, POOLED, "spearman_rho", Estimate(sp.rho, sp.n, sp.lo, sp.hi)))
-    rows.append(row({by: POOLED}, POOLED, "spearman_p", sp.p, sp.n))
+    rows.append(row({by: POOLED}, POOLED, "spearman_rho", Estimate(sp.rho, sp.n, sp.lo, sp.hi),
+                    note=rank_note(sp.n)))
+    rows.append(row({by: POOLED}, POOLED, "spearman_p", sp.p, sp.n, note=rank_note(sp.n)))
     so = spearman(noticed, rec, n_resamples=n_resamples, rng=seed)
     rows.append(row({by: POOLED}, POOLED, "spearman_rho_ours",
-                    Estimate(so.rho, so.n, so.lo, so.hi)))
-    rows.append(row({by: POOLED}, POOLED, "spearman_p_ours", so.p, so.n))
+                    Estimate(so.rho, so.n, so.lo, so.hi), note=rank_note(so.n)))
+    rows.append(row({by: POOLED}, POOLED, "spearman_p_ours", so.p, so.n, note=rank_note(so.n)))
     return frame(rows, [by])
 
 

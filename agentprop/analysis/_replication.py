@@ -17,6 +17,7 @@ from agentprop.analysis._stats import (
     Resampler,
     group_rng,
     kendall,
+    rank_note,
     spearman,
 )
 from agentprop.analysis._tidy import POOLED, frame, row
@@ -36,7 +37,8 @@ def cross_domain(stages: pd.DataFrame, *, held_out: str = HELD_OUT,
     independent). Key "" carries Spearman ρ and Kendall τ (with bootstrap CIs over models)
     between the core and held-out values of each measure: `spearman_correct`,
     `kendall_correct`, `spearman_inj_to_err`, `kendall_inj_to_err`. Needs ≥ 3 models with
-    both; NaN otherwise.
+    both (NaN otherwise), and `MIN_RANK_N` for a p-value and a CI (else its note says
+    "n = 4, not testable").
     """
     rows: list[dict[str, Any]] = []
     if stages.empty:
@@ -77,11 +79,15 @@ def cross_domain(stages: pd.DataFrame, *, held_out: str = HELD_OUT,
         y = [v[1] for v in pairs]
         sp = spearman(x, y, n_resamples=n_resamples, rng=group_rng(seed, "spearman", measure))
         kt = kendall(x, y, n_resamples=n_resamples, rng=group_rng(seed, "kendall", measure))
+        untested = rank_note(sp.n)
         rows.append(row({"model": POOLED}, POOLED, f"spearman_{measure}",
                         Estimate(sp.rho, sp.n, sp.lo, sp.hi),
-                        note=note if measure == "inj_to_err" else ""))
-        rows.append(row({"model": POOLED}, POOLED, f"spearman_{measure}_p", sp.p, sp.n))
+                        note="; ".join(x for x in (note if measure == "inj_to_err" else "",
+                                                   untested) if x)))
+        rows.append(row({"model": POOLED}, POOLED, f"spearman_{measure}_p", sp.p, sp.n,
+                        note=untested))
         rows.append(row({"model": POOLED}, POOLED, f"kendall_{measure}",
-                        Estimate(kt.rho, kt.n, kt.lo, kt.hi)))
-        rows.append(row({"model": POOLED}, POOLED, f"kendall_{measure}_p", kt.p, kt.n))
+                        Estimate(kt.rho, kt.n, kt.lo, kt.hi), note=untested))
+        rows.append(row({"model": POOLED}, POOLED, f"kendall_{measure}_p", kt.p, kt.n,
+                        note=untested))
     return frame(rows, ["model"])

@@ -26,6 +26,14 @@ import numpy.typing as npt
 SEED = 42
 N_RESAMPLES = 1000
 ALPHA = 0.05
+MIN_RANK_N = 5
+"""Fewest pairs (models) a rank correlation is tested on: below it no p-value and no
+bootstrap CI is given (with 4 models every ρ is one of a few values, and resampling 4
+pairs mostly redraws the same ranks), only ρ and "n = 4, not testable"."""
+SMALL_N = 10
+"""The small-sample floor: an estimate whose n is under it is marked as resting on too
+few, and a comparison with human labels warns when a cell of its 2×2 table holds fewer
+labels."""
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -294,7 +302,8 @@ def kappa_from_table(
         from scipy.stats import norm
 
         half = float(norm.ppf(1 - alpha / 2)) * float(res.std_kappa)
-        alo, ahi = k - half, k + half
+        # the Wald interval can leave κ's range [-1, 1]; what lies outside it is not a κ
+        alo, ahi = max(-1.0, k - half), min(1.0, k + half)
     if not math.isnan(k) and n_resamples > 0:
         g = make_rng(rng)
         probs = np.array([n11, n10, n01, n00], dtype=float) / n
@@ -363,7 +372,8 @@ def spearman(
     rng: np.random.Generator | int | None = None,
     alpha: float = ALPHA,
 ) -> CorrResult:
-    """Spearman ρ and p (scipy) with a bootstrap CI over pairs; NaN pairs dropped."""
+    """Spearman ρ and p (scipy) with a bootstrap CI over pairs; NaN pairs dropped. Under
+    `MIN_RANK_N` pairs: ρ only (p and CI NaN, see `rank_note`)."""
     from scipy.stats import spearmanr
 
     fx, fy = _finite_pairs(x, y)
@@ -371,6 +381,8 @@ def spearman(
     if n < 3 or np.ptp(fx) == 0 or np.ptp(fy) == 0:  # a rank correlation is undefined
         return CorrResult(math.nan, math.nan, n, math.nan, math.nan)
     res = spearmanr(fx, fy)
+    if n < MIN_RANK_N:  # ρ, but neither a p-value nor a CI (`rank_note`)
+        return CorrResult(float(res.statistic), math.nan, n, math.nan, math.nan)
     idx = make_rng(rng).integers(0, n, size=(n_resamples, n))
     reps = _row_pearson(_rank_rows(fx[idx]), _rank_rows(fy[idx]))
     lo, hi = _percentile(reps, alpha)
@@ -385,7 +397,8 @@ def kendall(
     rng: np.random.Generator | int | None = None,
     alpha: float = ALPHA,
 ) -> CorrResult:
-    """Kendall τ-b and p (scipy) with a bootstrap CI over pairs (few items: a loop is fine)."""
+    """Kendall τ-b and p (scipy) with a bootstrap CI over pairs (few items: a loop is
+    fine). Under `MIN_RANK_N` pairs: τ only (p and CI NaN, see `rank_note`)."""
     from scipy.stats import kendalltau
 
     fx, fy = _finite_pairs(x, y)
@@ -393,6 +406,8 @@ def kendall(
     if n < 3 or np.ptp(fx) == 0 or np.ptp(fy) == 0:  # a rank correlation is undefined
         return CorrResult(math.nan, math.nan, n, math.nan, math.nan)
     res = kendalltau(fx, fy)
+    if n < MIN_RANK_N:  # τ, but neither a p-value nor a CI (`rank_note`)
+        return CorrResult(float(res.statistic), math.nan, n, math.nan, math.nan)
     idx = make_rng(rng).integers(0, n, size=(n_resamples, n))
     # pairwise concordance per replicate, vectorised: n is the number of models (small)
     dx = np.sign(fx[idx][:, :, None] - fx[idx][:, None, :])
@@ -401,6 +416,31 @@ def kendall(
     den = np.sqrt((dx != 0).sum(axis=(1, 2)) * (dy != 0).sum(axis=(1, 2)))
     lo, hi = _percentile(np.asarray(_safe_div(num, den), dtype=float), alpha)
     return CorrResult(float(res.statistic), float(res.pvalue), n, lo, hi)
+
+
+def rank_note(n: int) -> str:
+    """What a rank correlation over `n` pairs supports: "" when it is tested, else "n = 4,
+    not testable" (and why), the note its value carries."""
+    if n >= MIN_RANK_N or n < 3:
+        return ""
+    return (f"n = {n}, not testable: a rank correlation needs at least {MIN_RANK_N} models "
+            "for a p-value or a CI")
+
+
+def small_sample_note(cells: Sequence[int], what: str, floor: int = SMALL_N) -> str:
+    """A warning when a cell of `what`'s table (e.g. the 2×2 of a judge against the human
+    labels) holds fewer than `floor` labels: every number drawn from it is indicative."""
+    small = [int(c) for c in cells if int(c) < floor]
+    if not small:
+        return ""
+    return (f"warning: small sample: {what}: {len(small)} of its {len(cells)} cells hold "
+            f"under {floor} labels (fewest {min(small)}); read its numbers as indicative "
+            "only")
+
+
+def below_floor(n: int, floor: int = SMALL_N) -> bool:
+    """Whether an estimate over `n` units is under the small-sample floor."""
+    return 0 < n < floor
 
 
 # -- tests and effect sizes -----------------------------------------------------------------

@@ -28,7 +28,15 @@ from agentprop.app._evaluation import (
     risk_coverage,
 )
 from agentprop.app._planner import PlanError, RunConfig, plan_run
-from agentprop.core import Task, ToolProbe, WorkUnit, stable_hash, utcnow
+from agentprop.core import (
+    Task,
+    ToolProbe,
+    UnknownNameError,
+    WorkUnit,
+    did_you_mean,
+    stable_hash,
+    utcnow,
+)
 from agentprop.errors import AgentpropError
 from agentprop.intercept import (
     InterceptConfig,
@@ -74,7 +82,16 @@ def _plain(v: Any) -> Any:
 
 
 def primary_judge(ws: Workspace, judge: str | None = None) -> str:
-    return judge or str(ws.primary_judge())
+    """`judge` as the workspace knows it (a bare `ensemble` is its one ensemble), or its
+    primary judge."""
+    from agentprop.judges import resolve_judge
+
+    if not judge:
+        return str(ws.primary_judge())
+    try:
+        return resolve_judge(judge, ws.judges())
+    except UnknownNameError as e:
+        raise InterceptError(str(e)) from None
 
 
 def verdict_map(ws: Workspace, judge: str) -> dict[str, bool | None]:
@@ -111,8 +128,9 @@ def run_sweep(
     name = primary_judge(ws, judge)
     if judge and name not in ws.judges():
         known = ", ".join(ws.judges()) or "none yet"
-        raise InterceptError(f"judge {name!r} has no verdicts in this workspace (judges with "
-                             f"verdicts: {known}); run `agentprop judge --judge {name}` first")
+        raise InterceptError(f"judge {name!r} has no verdicts in this workspace"
+                             f"{did_you_mean(name, ws.judges())} (judges with verdicts: "
+                             f"{known}); run `agentprop judge --judge {name}` first")
     configs = list(configs) if configs is not None else default_configs()
     verdicts = verdict_map(ws, name)
     # one pass over the traces, keeping only each usable trace's signals

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from pydantic import BaseModel
 
-from agentprop.core import Task, Usage, WorkUnit
+from agentprop.core import Task, Usage, WorkUnit, unknown_message
 from agentprop.errors import AgentpropError
 from agentprop.inject import UnknownConditionError, expand_conditions, is_injectable
 from agentprop.models._prices import price_table
@@ -99,6 +99,22 @@ class RunPlan:
     tasks: list[Task]
     units: list[WorkUnit]
 
+    @property
+    def not_injectable(self) -> int:
+        """Drawn tasks the injector cannot target (they get baseline units only)."""
+        if not self.config.injected:
+            return 0
+        return sum(not is_injectable(t) for t in self.tasks)
+
+    def selection(self) -> str:
+        """How the tasks drawn became units, e.g. "10 tasks drawn, 3 not injectable: 7
+        units", so a `--limit` that yields fewer traces than asked says why."""
+        skipped = self.not_injectable
+        drawn = f"{len(self.tasks)} task{'s' if len(self.tasks) != 1 else ''} drawn"
+        if skipped:
+            drawn += f", {skipped} not injectable"
+        return f"{drawn}: {len(self.units)} unit{'s' if len(self.units) != 1 else ''}"
+
 
 def known_domains(suite: Suite) -> list[str]:
     return sorted({t.domain for t in suite.tasks})
@@ -110,7 +126,7 @@ def check_domains(suite: Suite, domains: Iterable[str] | None) -> list[str]:
     known = known_domains(suite)
     for d in domains or ():
         if d not in known:
-            raise PlanError(f"unknown domain {d!r} (known: {', '.join(known)})")
+            raise PlanError(unknown_message("domain", d, known))
     return known
 
 

@@ -17,7 +17,7 @@ from agentprop.cli import (
     _stages,
     _suite,
 )
-from agentprop.cli._common import install_error_boundary
+from agentprop.cli._common import install_error_boundary, plain_help
 
 app = typer.Typer(
     name="agentprop",
@@ -35,6 +35,8 @@ for _module in (_suite, _models, _run, _stages, _judge, _analyze, _intercept, _m
     _module.register(app)
 # The one place where library errors become one line and an exit code (AgentpropError).
 install_error_boundary(app)
+# Help in 80 columns: plain layout, summaries whole, docstrings reflowed.
+plain_help(app)
 
 
 def main() -> None:

@@ -39,8 +39,9 @@ def _run_analysis(workspace: Path, resamples: int, seed: int) -> tuple[Any, Any,
 
 def _print_tables(result: Any) -> None:
     """One narrow table per section (key, metric, value [CI] (n)): readable at any width."""
-    from rich.table import Table
+    from rich.text import Text
 
+    from agentprop.cli._layout import narrow_table, stack
     from agentprop.report import (
         constant_sentence,
         display_table,
@@ -71,15 +72,16 @@ def _print_tables(result: Any) -> None:
         t = display_table(df, section, labels=labels, hidden=hidden.get(section))
         if t.empty:
             continue
-        table = Table(title=title_of(section))
-        table.add_column("key")
-        table.add_column("metric")
-        table.add_column("value [95% CI] (n)")
+        console.print(Text(title_of(section), style="bold"))
+        table = narrow_table("key")
+        table.add_column("metric", overflow="fold", min_width=22)
+        table.add_column("value [95% CI] (n)", min_width=27)  # wraps at its spaces
         for idx, r in t.iterrows():
             first = True
             for metric, cell in r.items():
                 if cell:
-                    table.add_row(str(idx) if first else "", str(metric), str(cell))
+                    table.add_row(Text(stack(str(idx), 24)) if first else "",
+                                  Text(stack(str(metric), 22)), str(cell))
                     first = False
         console.print(table)
         notes = sorted({n for n in df["note"].astype(str) if n.startswith("warning")})
@@ -88,17 +90,36 @@ def _print_tables(result: Any) -> None:
 
 
 def _print_reader(t: Any, title: str) -> None:
-    """A section's own reader table (e.g. the simulation check), as it reads in tables/."""
-    from rich.table import Table
+    """A section's own reader table (e.g. the simulation check), as it reads in tables/:
+    one record per row (its key, then "column value" pairs folded at 80 columns), since
+    its columns are too many to sit side by side with their names whole."""
+    import textwrap
+
+    from rich.text import Text
 
     if t.empty:
         return
-    table = Table(title=title)
-    for c in [t.index.name or "", *t.columns]:
-        table.add_column(str(c))
+    console.print(Text(title, style="bold"))
     for idx, r in t.iterrows():
-        table.add_row(str(idx), *(str(v) for v in r.tolist()))
-    console.print(table)
+        pairs = " · ".join(f"{c} {v}" for c, v in r.items() if str(v) != "")
+        body = textwrap.fill(pairs, 78, initial_indent="  ", subsequent_indent="  ",
+                             break_long_words=False, break_on_hyphens=False)
+        console.print(Text(f"{idx}\n{body}", overflow="fold"))
+
+
+def _print_verification(violations: list[str], what: str) -> None:
+    """One line per violation on stderr and exit 1, or one line that all holds."""
+    from rich.text import Text
+
+    from agentprop.cli._common import err_console
+
+    if not violations:
+        console.print(f"verify: ok ({what}; every invariant holds)", highlight=False)
+        return
+    for v in violations:
+        err_console.print(Text(f"verify: {v}"), soft_wrap=True, highlight=False)
+    err_console.print(f"verify: {len(violations)} violation(s)", highlight=False)
+    raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:
@@ -131,17 +152,49 @@ def register(app: typer.Typer) -> None:
         resamples: int = typer.Option(1000, "--resamples", min=10,
                                       envvar="AGENTPROP_RESAMPLES"),
         seed: int = typer.Option(42, "--seed", min=0, envvar="AGENTPROP_SEED"),
+        no_verify: bool = typer.Option(
+            False, "--no-verify", help="Skip the invariant checks of `agentprop verify` "
+            "(run by default on the traces the report reads; no recomputation)."),
     ) -> None:
-        """Write WORKSPACE/report/ (index.html, figures, tables, numbers.json)."""
-        from agentprop.experiment._execute import example_rationales
-        from agentprop.report import build_report
+        """Write WORKSPACE/report/ (index.html, figures, tables, numbers.json), then check
+        the data's invariants as `agentprop verify` does (one line per violation, exit 1)."""
+        from agentprop.experiment._execute import report_checked
 
-        result, inp, runs = _run_analysis(workspace, resamples, seed)
         with open_workspace(workspace) as ws:
-            rationales = example_rationales(ws, inp)
-        path = build_report(result, workspace / "report", stages=inp.stages, runs=runs,
-                            rationales=rationales)
+            if ws.count_traces() == 0:
+                raise UserError(f"workspace {workspace} has no traces; run or import some "
+                                "first")
+            path, found, n_traces = report_checked(ws, resamples=resamples, seed=seed)
         console.print(f"report written: {path}")
+        if not no_verify:
+            _print_verification(found, f"{n_traces} traces")
+
+    @app.command()
+    def verify(
+        workspace: Path = typer.Option(..., "--workspace", "-w", help=WORKSPACE_HELP,
+                                       envvar="AGENTPROP_WORKSPACE"),
+        as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    ) -> None:
+        """Recompute every number of the report from the store and check that numbers.json
+        is byte-identical; check the invariants (S2 ⇒ S1; the counterfactual differs where
+        S2; no S3 from an unscored verdict; every injection landed on its target call; no
+        unit stored twice; interceptor arms paired one to one). One line per violation,
+        exit 1 on any."""
+        from agentprop.experiment._verify import verify_workspace
+
+        with open_workspace(workspace) as ws:
+            if ws.count_traces() == 0:
+                raise UserError(f"workspace {workspace} has no traces; run or import some "
+                                "first")
+            res = verify_workspace(ws)
+        if as_json:
+            print_json({"ok": not res.violations, "violations": res.violations,
+                        "traces": res.n_traces, "numbers": res.n_numbers})
+            if res.violations:
+                raise typer.Exit(1)
+            return
+        _print_verification(res.violations, f"{res.n_traces} traces, "
+                            f"{res.n_numbers or 0} numbers identical to numbers.json")
 
     import_app = typer.Typer(help="Import traces from other formats.", no_args_is_help=True)
 

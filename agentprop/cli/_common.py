@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import sqlite3
 import sys
@@ -13,7 +14,9 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 from rich.segment import Segment
-from typer.core import TyperCommand
+from typer._click import Context  # typer's own click, whose contexts its commands make
+from typer._click.formatting import HelpFormatter
+from typer.core import TyperCommand, TyperGroup
 
 from agentprop.errors import AgentpropError
 
@@ -93,12 +96,27 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 
 
+def port_in_use(e: OSError) -> bool:
+    """Whether `e` says the address is taken (servers word it their own way)."""
+    return e.errno == errno.EADDRINUSE or "address already in use" in str(e).lower()
+
+
+def listen_error(host: str, port: int, e: OSError, option: str = "--port") -> UserError:
+    """The one line for a server that cannot bind: a port in use names the option that
+    picks another."""
+    if port_in_use(e):
+        return UserError(f"cannot listen on {host}:{port}: the port is in use; choose "
+                         f"another with {option} (0: any free port)")
+    return UserError(f"cannot listen on {host}:{port}: {e.strerror or e}")
+
+
 @contextlib.contextmanager
-def error_boundary(workspace: str | Path | None = None) -> Iterator[None]:
+def error_boundary(workspace: str | Path | None = None,
+                   port_option: str | None = None) -> Iterator[None]:
     """The CLI's one translation of expected failures into one line and a non-zero exit:
     every `AgentpropError` (its `user_message()` and `exit_code`), SQLite and file-system
     errors, and Ctrl-C. Anything else is a bug and keeps its traceback, unless the
-    `workspace` being read turned out damaged."""
+    `workspace` being read turned out damaged. A port in use names `port_option`."""
     try:
         yield
     except typer.Exit:
@@ -117,6 +135,9 @@ def error_boundary(workspace: str | Path | None = None) -> Iterator[None]:
     except IsADirectoryError as e:
         fail(f"{e.filename or e} is a folder, expected a file")
     except OSError as e:  # any other file or socket problem is the user's environment
+        if port_in_use(e) and port_option:
+            fail(f"{e.strerror or e}: choose another port with {port_option} (0: any free "
+                 "port)")
         where = f" ({e.filename})" if e.filename else ""
         fail(f"{e.strerror or e}{where}")
     except Exception:  # a bug, unless the workspace got damaged while we read it
@@ -126,12 +147,47 @@ def error_boundary(workspace: str | Path | None = None) -> Iterator[None]:
         raise
 
 
+_NB_HYPHEN = "\u2011"  # a hyphen text wrapping does not break at
+
+
+class _HelpFormatter(HelpFormatter):
+    """click's help layout, never breaking a line inside a hyphenated name such as
+    `--episodes-port` or `sim-judge/strict` (textwrap breaks at hyphens)."""
+
+    def _whole(self, write: Callable[[], None]) -> None:
+        start = len(self.buffer)
+        write()
+        self.buffer[start:] = [s.replace(_NB_HYPHEN, "-") for s in self.buffer[start:]]
+
+    def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+        kept = [(a, b.replace("-", _NB_HYPHEN)) for a, b in rows]
+        self._whole(lambda: super(_HelpFormatter, self).write_dl(kept, col_max, col_spacing))
+
+    def write_text(self, text: str) -> None:
+        kept = text.replace("-", _NB_HYPHEN)
+        self._whole(lambda: super(_HelpFormatter, self).write_text(kept))
+
+
+class _HelpContext(Context):
+    formatter_class = _HelpFormatter
+
+
+class AppGroup(TyperGroup):
+    """Every agentprop command group: its help in `_HelpFormatter`'s layout."""
+
+    context_class = _HelpContext
+
+
 class AppCommand(TyperCommand):
     """Every agentprop command: runs its callback inside `error_boundary`, with the
     command's own `--workspace` for the damage check."""
 
+    context_class = _HelpContext
+
     def invoke(self, ctx: Any) -> Any:
-        with error_boundary(ctx.params.get("workspace")):
+        ports = [max(p.opts, key=len) for p in self.params
+                 if p.name in ("port", "episodes_port") and getattr(p, "opts", None)]
+        with error_boundary(ctx.params.get("workspace"), ports[0] if ports else None):
             return super().invoke(ctx)
 
 
@@ -144,6 +200,33 @@ def install_error_boundary(app: typer.Typer) -> None:
     for group in app.registered_groups:
         if group.typer_instance is not None:
             install_error_boundary(group.typer_instance)
+
+
+def plain_help(app: typer.Typer) -> None:
+    """Help that fits 80 columns without cutting a name: click's plain layout (it wraps
+    option names, env-var names and text, where rich's panels cut them with "…"), never
+    breaking a line inside a hyphenated name such as `--episodes-port`, and every
+    command's one-line summary given in full (click would cut it at 45 characters) with
+    the docstring's line breaks reflowed."""
+    import inspect
+
+    from typer.models import DefaultPlaceholder
+
+    def given(value: Any) -> Any:
+        return None if isinstance(value, DefaultPlaceholder) else value
+
+    app.rich_markup_mode = None
+    app.info.cls = AppGroup
+    infos: list[Any] = [*app.registered_commands, *app.registered_groups]
+    for info in infos:
+        sub = getattr(info, "typer_instance", None)
+        text = given(info.help) or (inspect.getdoc(info.callback) if info.callback else None)
+        if text is None and sub is not None:
+            text = given(sub.info.help)
+        if given(info.short_help) is None and isinstance(text, str):
+            info.short_help = " ".join(inspect.cleandoc(text).split("\n\n")[0].split())
+        if sub is not None:
+            plain_help(sub)
 
 
 def user_errors(fn: F) -> F:

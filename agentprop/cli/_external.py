@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agentprop.cli._common import UserError, user_errors
+from agentprop.cli._common import UserError, listen_error, user_errors
 
 if TYPE_CHECKING:
     from agentprop.core import WorkUnit
@@ -70,7 +70,9 @@ def serve_tools(
     port: int = typer.Option(8766, "--port", min=0, max=65535, help="Port (0: any free)."),
     split: str = typer.Option("test", "--split", help="val, test or all."),
     domain: list[str] = typer.Option([], "--domain", "-d", help="Domain (repeatable)."),
-    limit: int = typer.Option(None, "--limit", "-n", help="At most N tasks (balanced)."),
+    limit: int = typer.Option(None, "--limit", "-n", help=(
+        "At most N tasks (balanced); an injected condition gets no unit on a task it "
+        "cannot target (knowledge).")),
     seed: list[int] = typer.Option([0], "--seed", min=0, help="Episode seed (repeatable)."),
     condition: list[str] = typer.Option(["baseline"], "--condition", "-c",
                                         help="baseline, p2:<error_type> or p2:all."),
@@ -130,7 +132,7 @@ def serve_tools(
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
         except OSError as e:
-            raise UserError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+            raise listen_error(host, port, e) from None
         except RunError as e:
             raise UserError(str(e)) from None
     finally:
@@ -141,7 +143,7 @@ def serve_tools(
 
 def gateway(
     upstream: str = typer.Option(..., "--upstream", envvar="AGENTPROP_GATEWAY_UPSTREAM",
-                                 help="The real OpenAI-compatible endpoint (…/v1)."),
+                                 help="The real OpenAI-compatible endpoint (ending in /v1)."),
     episodes: str = typer.Option(None, "--episodes", envvar="AGENTPROP_EPISODES_URL",
                                  help="The episode host to record into: http://127.0.0.1:PORT"
                                  " of `run --agent --episodes-port PORT` or serve-tools."),
@@ -194,7 +196,7 @@ def gateway(
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except OSError as e:
-        raise UserError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+        raise listen_error(host, port, e) from None
 
 
 def register(app: typer.Typer) -> None:

@@ -4,13 +4,12 @@ concurrent experiment."""
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from agentprop.cli._common import (
     UserError,
@@ -23,6 +22,7 @@ from agentprop.cli._common import (
     say_probe,
     user_errors,
 )
+from agentprop.cli._layout import breakable, narrow_table
 
 if TYPE_CHECKING:
     from agentprop.suite import Suite
@@ -86,17 +86,21 @@ def sweep_cmd(
                     "rows": rows, "best": out.best.model_dump(mode="json"),
                     "best_label": out.best.label})
         return
-    table = Table(title=f"interceptor sweep — {out.split}, judge {escape(out.judge)}, "
-                        f"n={out.n_traces}, positives={rows[0]['positives'] if rows else 0}")
+    console.print(Text(f"interceptor sweep — {out.split}, judge {breakable(out.judge)}, "
+                       f"n={out.n_traces}, positives={rows[0]['positives'] if rows else 0}"))
+    table = narrow_table()
     for col in ("τ_L1", "τ_L2", "L3", "precision", "recall", "F1", "abstain", "tp", "fp",
                 "fn", ""):
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", no_wrap=True)
     for r in rows:
         table.add_row(str(r["tau_l1"]), str(r["tau_l2"]), "on" if r["l3"] else "off",
                       _f(r["precision"]), _f(r["recall"]), _f(r["f1"]),
                       _f(r["abstention_rate"]), str(r["tp"]), str(r["fp"]), str(r["fn"]),
-                      "best" if r["best"] else "")
+                      "best" if r["best"] else ("repeat" if r.get("same_as") else ""))
     console.print(table)
+    for r in rows:  # a row that repeats an earlier one says why (the same traces flagged)
+        if r.get("same_as"):
+            console.print(Text(f"repeat {r['config']}: {r['same_as']}"))
     console.print(f"best: [bold]{out.best.label}[/] — saved to the workspace "
                   "(use --config best with `agentprop intercept evaluate`)", highlight=False)
 
@@ -183,7 +187,7 @@ def evaluate_cmd(
                 ws, suite=suite, models=models, config=cfg, split=split, n=n,
                 conditions=condition, seed=seed, concurrency=concurrency, judge=judge,
                 domains=domain, run_id=run_id, use_cache=not no_cache,
-                progress=not as_json and sys.stderr.isatty(), executor=external,
+                progress=not as_json, executor=external,
                 preflight=probe, on_probe=None if as_json else say_probe,
             )
     except KeyboardInterrupt:
@@ -203,11 +207,8 @@ def _print_eval(r: dict[str, Any]) -> None:
         f"{r['n_traces']} traces ({r['unscored']} unscored, {r['errors']} failed)",
         highlight=False,
     )
-    # One column per (model, condition), one row per statistic: fits a narrow terminal.
-    t = Table(title="control vs interceptor (paired by task and seed)")
-    t.add_column("")
-    for a in r["ab"]:
-        t.add_column(f"{escape(a['model'])}\n{a['condition']}", justify="right")
+    # One column per (model, condition), one row per statistic, as many tables as it
+    # takes to fit 80 columns with every name whole.
     rows: list[tuple[str, Any]] = [
         ("pairs", lambda a: str(a["n_pairs"])),
         ("hallucination ctl", lambda a: _f(a["hallucination_control"])),
@@ -230,14 +231,8 @@ def _print_eval(r: dict[str, Any]) -> None:
                                        f"({a['false_alarms']}/{a['n_control_correct']})"),
         ("cost ctl / int", lambda a: f"${a['cost_control']:.4f} / ${a['cost_treatment']:.4f}"),
     ]
-    for label, fmt in rows:
-        t.add_row(label, *(fmt(a) for a in r["ab"]))
-    console.print(t)
+    _print_columns("control vs interceptor (paired by task and seed)", rows, r["ab"])
     if r["replay"]:
-        t2 = Table(title="exact replay estimate (interceptor replayed on the control traces)")
-        t2.add_column("")
-        for a in r["replay"]:
-            t2.add_column(f"{escape(a['model'])}\n{a['condition']}", justify="right")
         rows2: list[tuple[str, Any]] = [
             ("traces", lambda a: str(a["n"])),
             ("hallucination ctl", lambda a: _f(a["hallucination_control"])),
@@ -248,15 +243,26 @@ def _print_eval(r: dict[str, Any]) -> None:
             ("saved", lambda a: str(a["saved"])),
             ("false-alarm rate", lambda a: _f(a["false_alarm_rate"])),
         ]
-        for label, fmt in rows2:
-            t2.add_row(label, *(fmt(a) for a in r["replay"]))
-        console.print(t2)
+        _print_columns("exact replay estimate (interceptor replayed on the control traces)",
+                       rows2, r["replay"])
     for fa in r["false_alarm_baseline"]:
         console.print(
             f"false alarms on clean baseline traces, {escape(fa['model'])}: "
             f"{fa['false_alarms']}/{fa['n_correct']} correct answers "
             f"({_f(fa['false_alarm_rate'])})", highlight=False)
     console.print("summary saved in workspace meta 'interceptor_eval'", highlight=False)
+
+
+def _print_columns(title: str, rows: list[tuple[str, Any]],
+                   groups: list[dict[str, Any]]) -> None:
+    """Statistics (rows) × (model, condition) groups, in tables that fit 80 columns."""
+    from agentprop.cli._layout import column_tables
+
+    columns = [(f"{a['model']}\n{a['condition']}", [fmt(a) for _, fmt in rows])
+               for a in groups]
+    for heading, table in column_tables(title, [label for label, _ in rows], columns):
+        console.print(heading, highlight=False)
+        console.print(table)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,18 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from agentprop.cli._common import (
     UserError,
     console,
     err_console,
     fail,
+    listen_error,
     open_workspace,
     print_json,
     probe_models,
     user_errors,
 )
+from agentprop.cli._layout import breakable, narrow_table
 
 if TYPE_CHECKING:
     from agentprop.suite import Suite
@@ -95,12 +97,14 @@ def judge_cmd(
     if as_json:
         print_json(summary.model_dump())
     else:
-        t = Table("judge", "judged", "correct", "incorrect", "unscored", "failed", "calls",
-                  "cached", "cost $")
+        t = narrow_table("judge")
+        for col in ("judged", "correct", "wrong", "unscored", "failed", "calls\n(cached)",
+                    "cost $"):
+            t.add_column(col, justify="right", no_wrap=True)
         for s in summary.judges.values():
-            t.add_row(escape(s.judge), str(s.written), str(s.correct), str(s.incorrect),
-                      str(s.unscored), str(s.failed), str(s.model_calls), str(s.cached_calls),
-                      f"{s.cost:.4f}")
+            t.add_row(Text(breakable(s.judge)), str(s.written), str(s.correct),
+                      str(s.incorrect), str(s.unscored), str(s.failed),
+                      f"{s.model_calls} ({s.cached_calls})", f"{s.cost:.4f}")
         console.print(t)
         console.print(f"primary judge: {escape(summary.primary)}")
     if summary.failed:
@@ -169,9 +173,10 @@ def sample_cmd(
                   f"{len(s.strata)} strata")
     if for_rate is None and s.n < n:
         err_console.print(f"warning: only {s.n} traces available (asked for {n})")
-    t = Table("stratum", "n")
+    t = narrow_table("stratum")
+    t.add_column("n", justify="right", no_wrap=True)
     for k, v in s.strata.items():
-        t.add_row(escape(k), str(v))
+        t.add_row(Text(k), str(v))
     console.print(t)
 
 
@@ -225,8 +230,8 @@ def plan_cmd(
     console.print(f"labels for {name} ± {half_width:g} (95 % CI)", highlight=False)
     each = " (each arm ± half-width/√2)" if name == "delta_hallucination" else ""
     for p in plans:
-        t = Table("instrument says", "traces", "labelled", "human rate", "from", "need",
-                  "to label", title=escape(p.group))
+        t = narrow_table("instrument says", "traces", "labelled", "human rate", "from",
+                         "need", "to label", title=escape(p.group))
         for c in p.cells:
             t.add_row(c.key.rsplit("|", 1)[-1], str(c.population), str(c.labelled),
                       f"{c.rate:.2f}", "pilot" if c.source.startswith("pilot") else "assumed",
@@ -264,7 +269,7 @@ def serve_cmd(
     try:
         server = make_server(workspace, suite, host=host, port=port)
     except OSError as e:
-        raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+        raise listen_error(host, port, e) from None
     console.print(f"labelling at http://{host}:{server.server_port}/  (Ctrl-C to stop)")
     if host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print("warning: listening beyond this machine; anyone who can reach it "
@@ -343,15 +348,22 @@ def agreement_cmd(
         raise UserError("no human labels in this workspace; use label serve or label import")
     console.print(f"{res['labels']} label(s) on {res['labelled_traces']} trace(s) by "
                   f"{len(res['annotators'])} annotator(s); {res['unsure']} unsure (left out)")
-    t = Table("judge", "n", "κ", "95 % CI (bootstrap)", "asymptotic", "judge ✓", "human ✓",
-              "J✓H✓", "J✓H✗", "J✗H✓", "J✗H✗")
+    t = narrow_table(caption="✓ share: of answers judged correct by the judge, "
+                     "then by the humans; J✓H✗: judge correct, human wrong, and so on")
+    t.add_column("judge", overflow="fold", min_width=17)
+    t.add_column("n", justify="right", no_wrap=True)
+    t.add_column("κ", justify="right", no_wrap=True)
+    for col in ("95 % CI\nbootstrap", "95 % CI\nasymptotic"):
+        t.add_column(col, no_wrap=True)
+    t.add_column("✓ share\njudge\nhuman", justify="right", no_wrap=True)
+    t.add_column("J✓H✓ J✓H✗\nJ✗H✓ J✗H✗", justify="right", no_wrap=True)
     for name, r in res["judges"].items():
         (a, b), (c, d) = r["confusion"]
-        t.add_row(escape(name), str(r["n"]), _fmt(r["kappa"]),
-                  f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]",
-                  f"[{_fmt(r['asymptotic_ci_low'])}, {_fmt(r['asymptotic_ci_high'])}]",
-                  _fmt(r["judge_correct_share"], 2), _fmt(r["human_correct_share"], 2),
-                  str(a), str(b), str(c), str(d))
+        t.add_row(Text(breakable(name)), str(r["n"]), _fmt(r["kappa"]),
+                  f"[{_fmt(r['ci_low'])},\n {_fmt(r['ci_high'])}]",
+                  f"[{_fmt(r['asymptotic_ci_low'])},\n {_fmt(r['asymptotic_ci_high'])}]",
+                  f"{_fmt(r['judge_correct_share'], 2)}\n{_fmt(r['human_correct_share'], 2)}",
+                  f"{a:>4} {b:>4}\n{c:>4} {d:>4}")
     console.print(t)
     for r in res["inter_annotator"]:
         console.print(f"inter-annotator κ {escape(r['a'])} vs {escape(r['b'])}: "
@@ -359,6 +371,8 @@ def agreement_cmd(
                       f"(n={r['n']})")
     if res["krippendorff_alpha"] is not None:
         console.print(f"Krippendorff's α (nominal): {_fmt(res['krippendorff_alpha'])}")
+    for w in res["warnings"]:
+        err_console.print(Text(w, style="yellow"))
 
 
 def register(app: typer.Typer) -> None:

@@ -166,6 +166,8 @@ def _run_checked(
                 **result.summary,
             }
         )
+        if result.summary.get("invariant_violations"):
+            raise typer.Exit(1)
         return
     if opts.rehearse:
         console.print("[bold yellow]REHEARSAL[/]: simulated answers behind the real SDKs "
@@ -173,6 +175,11 @@ def _run_checked(
     _summary_table(workspace)
     if result.report:
         console.print(f"report: {escape(str(result.report))}")
+        from agentprop.cli._analyze import _print_verification
+
+        # the report's quick verify: the invariants on what the report read
+        _print_verification(result.summary.get("invariant_violations") or [],
+                            f"{result.summary.get('traces', 0)} traces")
 
 
 @experiment_app.command("run")
@@ -248,7 +255,7 @@ def register(app: typer.Typer) -> None:
         limit: int = typer.Option(
             None, "--limit", min=1, help="with --local: tasks per condition (default 30)"),
     ) -> None:
-        """The whole study offline on simulated agents and judges: no keys, a few minutes.
+        """The whole study offline on simulated agents and judges: no keys, about a minute.
 
         Builds the suite, runs four sim profiles under baseline and P2, judges, tunes and
         evaluates the interceptor, and writes WORKSPACE/report/index.html. With --local,

@@ -9,9 +9,17 @@ from typing import Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
-from agentprop.cli._common import UserError, console, err_console, print_json, user_errors
+from agentprop.cli._common import (
+    UserError,
+    console,
+    err_console,
+    listen_error,
+    print_json,
+    user_errors,
+)
+from agentprop.cli._layout import narrow_table
 
 models_app = typer.Typer(help="Model providers and simulated agents.", no_args_is_help=True)
 
@@ -69,22 +77,22 @@ def list_models(as_json: bool = typer.Option(False, "--json", help="Print JSON."
     if as_json:
         print_json({"providers": providers, "sim_profiles": profiles})
         return
-    t = Table(title="providers (model id = provider/name)")
-    for col in ("provider", "key", "installed", "description"):
-        t.add_column(col)
+    t = narrow_table("provider", "key", "installed", "description",
+                     title="providers (model id = provider/name)")
     for p in providers:
         t.add_row(p["name"], p["api_key_env"] or "-", "yes" if p["installed"] else "no",
                   escape(p["description"]))
     console.print(t)
-    s = Table(title="simulated agents (sim/<profile>)")
-    for col in ("model", "no tool", "notice", "correct anyway", "base error", "verbosity",
-                "uncertain words", "heed warning", "r_23"):
-        s.add_column(col)
+    console.print()
+    s = narrow_table("model\n(verbosity)", title="simulated agents (sim/<profile>)")
+    for col in ("no\ntool", "notice", "correct\nanyway", "base\nerror", "uncertain\nwords",
+                "heed\nwarning", "r_23"):
+        s.add_column(col, justify="right", no_wrap=True)
     for p in profiles:
-        s.add_row(p["id"], f"{p['p_no_tool']:.2f}", f"{p['p_notice']:.2f}",
-                  f"{p['p_correct_anyway']:.2f}", f"{p['base_error']:.2f}", p["verbosity"],
-                  f"{p['p_uncertain_words']:.2f}", f"{p['p_heed_warning']:.2f}",
-                  f"{p['true_rates']['r_23']:.3f}")
+        s.add_row(Text(f"{p['id']}\n({p['verbosity']})"), f"{p['p_no_tool']:.2f}",
+                  f"{p['p_notice']:.2f}", f"{p['p_correct_anyway']:.2f}",
+                  f"{p['base_error']:.2f}", f"{p['p_uncertain_words']:.2f}",
+                  f"{p['p_heed_warning']:.2f}", f"{p['true_rates']['r_23']:.3f}")
     console.print(s)
 
 
@@ -100,7 +108,7 @@ def _parse_faults(text: str) -> tuple[str, ...]:
 
 @user_errors
 def serve_sim(
-    port: int = typer.Option(8765, "--port", envvar="AGENTPROP_SIM_PORT", help="TCP port."),
+    port: int = typer.Option(8768, "--port", envvar="AGENTPROP_SIM_PORT", help="TCP port."),
     host: str = typer.Option("127.0.0.1", "--host", envvar="AGENTPROP_SIM_HOST",
                              help="Interface to bind (loopback by default)."),
     latency_ms: float = typer.Option(0.0, "--latency-ms", help="Added latency per call."),
@@ -167,7 +175,7 @@ def serve_sim(
         try:
             await server.start()
         except OSError as e:  # a bad host or a port in use: before any banner is printed
-            raise UserError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+            raise listen_error(host, port, e) from None
         quirks = f"; quirks {', '.join(quirk)}" if quirk else ""
         err_console.print(f"serve-sim: http://{host}:{server.port}/v1 (models: sim profiles;"
                           f" latency {latency_ms:g} ms, fail rate {fail_rate:g}{quirks})",

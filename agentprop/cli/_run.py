@@ -143,7 +143,7 @@ def _unknown_spend(summary: Any) -> dict[str, Any]:
                               "output_tokens", "tokens", "cost")}
 
 
-def _print_agent_summary(summary: Any, rid: str, workspace: Path) -> None:
+def _print_agent_summary(summary: Any, rid: str, workspace: Path, selection: str) -> None:
     """`run --agent`'s summary: what agentprop saw (tool calls; model turns only through
     the gateway), and what it did not."""
     seen = summary.completed - summary.unobserved_model_calls
@@ -156,7 +156,8 @@ def _print_agent_summary(summary: Any, rid: str, workspace: Path) -> None:
         model = ("the agent's model calls, tokens and cost: not observed (they did not go "
                  "through `agentprop gateway`)")
     console.print(
-        Text(f"run {rid}: {summary.completed} traces written ({summary.errors} errors), "
+        Text(f"run {rid}: {selection}; {summary.completed} traces written "
+             f"({summary.errors} errors), "
              f"{summary.skipped} already stored, {summary.tool_calls} tool calls; {model}; "
              f"{summary.wall_s:.1f} s → {workspace}"), highlight=False)
 
@@ -288,7 +289,10 @@ def register(app: typer.Typer) -> None:
             "--limit",
             "-n",
             envvar="AGENTPROP_LIMIT",
-            help="At most N tasks, balanced over domain × difficulty.",
+            help=("At most N tasks, balanced over domain × difficulty. An injected condition "
+                 "gets no unit on a drawn task it cannot target (knowledge has no tool "
+                 "parameter to corrupt), so there can be fewer units than tasks; the "
+                 "summary says how many."),
         ),
         seed: list[int] = typer.Option(
             [0], "--seed", min=0, envvar="AGENTPROP_SEED", help="Episode seed (repeatable)."
@@ -433,7 +437,7 @@ def register(app: typer.Typer) -> None:
             raise UserError(f"invalid --max-cost {max_cost:g}: must be >= 0")
         limits = parse_limits(models, rpm, tpm)
         ws = open_workspace(workspace, create=True)
-        progress = not as_json and sys.stderr.isatty()
+        progress = not as_json  # a bar on a terminal, plain lines elsewhere
         try:
             summary = run_units_sync(
                 units,
@@ -474,16 +478,17 @@ def register(app: typer.Typer) -> None:
             ws.close()
         if as_json:
             print_json({**summary.model_dump(mode="json"), **_unknown_spend(summary),
-                        "run_id": rid, "workspace": str(workspace)})
+                        "run_id": rid, "workspace": str(workspace),
+                        "tasks": len(plan.tasks), "not_injectable": plan.not_injectable})
             return
         if external is not None:
-            _print_agent_summary(summary, rid, workspace)
+            _print_agent_summary(summary, rid, workspace, plan.selection())
             return
         asked = sum(p.requests for p in summary.preflight)
         probed = f"; {asked} preflight requests besides" if asked else ""
         console.print(
-            f"run [bold]{escape(rid)}[/]: {summary.completed} traces written "
-            f"({summary.errors} errors), {summary.skipped} already stored, "
+            f"run [bold]{escape(rid)}[/]: {plan.selection()}; {summary.completed} traces "
+            f"written ({summary.errors} errors), {summary.skipped} already stored, "
             f"{summary.model_calls} model calls ({summary.cached_calls} cached, "
             f"{summary.rate_limited} answered 429{probed}), "
             f"{summary.tokens:,} tokens, ${summary.cost:.4f}, {summary.wall_s:.1f} s "

@@ -53,14 +53,17 @@ def register(app: typer.Typer) -> None:
         recovered, no-tool share, fabricated) per model and condition, with 95 % bootstrap
         CIs clustered by task."""
         from agentprop.analysis.stages import propagation_rates, stage_table
+        from agentprop.core import did_you_mean
+        from agentprop.judges import resolve_judge
 
         ws = open_workspace(workspace)
         try:
-            judge_name = judge or ws.primary_judge()
+            judge_name = resolve_judge(judge, ws.judges()) if judge else ws.primary_judge()
             verdicts = {v.trace_id: v.correct for v in ws.verdicts(judge_name)}
             if judge and not verdicts:
                 known = ", ".join(ws.judges()) or "none"
-                fail(f"no verdicts by judge {judge!r} in {workspace} (judges with verdicts: "
+                fail(f"no verdicts by judge {judge!r} in {workspace}"
+                     f"{did_you_mean(judge, ws.judges())} (judges with verdicts: "
                      f"{known}); run `agentprop judge` first")
             from agentprop.experiment._execute import fabrication_rule, workspace_suite
 
@@ -114,8 +117,7 @@ def _constant(records: list[dict[str, Any]], imported: bool) -> list[str]:
 def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int,
                  imported: bool = False) -> None:
     """One table per model: a row per rate, a column per condition."""
-    from rich.table import Table
-
+    from agentprop.cli._layout import narrow_table, stack
     from agentprop.report import constant_sentence
 
     const = _constant(records, imported)
@@ -132,10 +134,11 @@ def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int
     for model in models:
         rows = [r for r in records if r["model"] == model]
         title = f"{model} (simulated)" if rows[0]["simulated"] else str(model)
-        table = Table(title=title, title_justify="left")
-        table.add_column("")
+        table = narrow_table("", title=title)
+        width = max(8, (80 - 16) // max(1, len(rows)) - 2)  # a condition column's share
         for r in rows:
-            table.add_column(str(r["condition"]), justify="right")
+            table.add_column(stack(str(r["condition"]), width), justify="right",
+                             overflow="fold")
         table.add_row("traces (errors)", *(f"{r['n']} ({r['n_error']})" for r in rows))
         table.add_row("opportunities", *(str(r["n_opportunity"]) for r in rows))
         for rate, label in shown:

@@ -86,7 +86,7 @@ def stats(
     if as_json:
         print_json(st)
         return
-    console.print(f"suite v{st['version']}  seed {st['seed']}  checksum {st['checksum'][:16]}…")
+    console.print(f"suite v{st['version']}  seed {st['seed']}\nchecksum {st['checksum']}")
     table = Table("domain", "easy", "medium", "hard", "val", "test", "total")
     for dom in sorted(st["by_domain"]):
         ts = suite.select(domain=dom)

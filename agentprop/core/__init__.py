@@ -8,6 +8,7 @@ from agentprop.core._records import (
     LabelDesign,
     LabelQuestion,
     LabelValue,
+    LabelView,
     ModelInfo,
     ProbeVerdict,
     RunSpec,
@@ -16,7 +17,13 @@ from agentprop.core._records import (
     VerdictRow,
     WorkspaceMeta,
 )
-from agentprop.core._registry import Registry, UnknownNameError
+from agentprop.core._registry import (
+    Registry,
+    UnknownNameError,
+    did_you_mean,
+    unknown_message,
+    unknown_name,
+)
 from agentprop.core._task import (
     Difficulty,
     Fact,
@@ -73,6 +80,7 @@ __all__ = [
     "LabelDesign",
     "LabelQuestion",
     "LabelValue",
+    "LabelView",
     "Message",
     "ModelCallEvent",
     "ModelInfo",
@@ -97,6 +105,9 @@ __all__ = [
     "VerdictRow",
     "WorkUnit",
     "WorkspaceMeta",
+    "did_you_mean",
     "stable_hash",
+    "unknown_message",
+    "unknown_name",
     "utcnow",
 ]

@@ -45,6 +45,10 @@ LABEL_VALUES: dict[str, tuple[str, ...]] = {
     "fabricated": ("yes", "no", "unsure"),
 }
 """The values a label of each question may take."""
+LabelView = Literal["blind", "full"]
+"""How the label app showed the trace: `blind` hides what reveals the condition or the
+corruption (the agent's proposed arguments, the injection, the condition, the
+interceptor's reason); `full` shows them, at the annotator's request."""
 
 
 class Label(BaseModel):
@@ -63,6 +67,10 @@ class Label(BaseModel):
     question: LabelQuestion = "answer"
     """What was labelled (`LabelQuestion`); labels of other questions than `answer` are
     stored apart (store: `question_labels`), so every reader of answer labels is as before."""
+    view: LabelView | None = None
+    """What the annotator saw: `blind` (the label app's default: nothing that reveals the
+    condition or the corruption) or `full` (unblinded at their request); None when not
+    recorded (a label imported without a `view` column, or made before views were kept)."""
 
     @model_validator(mode="after")
     def _value_fits_question(self) -> Label:

@@ -163,6 +163,8 @@ def load_config(path: str | Path) -> ExperimentConfig:
     except RecursionError:  # thousands of nested levels: no experiment looks like that
         raise ConfigError(f"{p}: nested too deeply to read (no experiment file needs more "
                           "than a few levels)") from None
+    except yaml.MarkedYAMLError as e:
+        raise ConfigError(f"{p}:{_yaml_error(e)}") from None
     except (yaml.YAMLError, tomllib.TOMLDecodeError) as e:
         first = str(e).strip().splitlines()[0]
         raise ConfigError(
@@ -175,8 +177,77 @@ def load_config(path: str | Path) -> ExperimentConfig:
     except RecursionError:
         raise ConfigError(f"{p}: nested too deeply to read") from None
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        raise ConfigError(f"{p}: {where}: {err['msg']}") from None
+        # an unknown key first: it is often the cause of a missing one ("model:")
+        err = min(e.errors(), key=lambda x: x["type"] != "extra_forbidden")
+        loc = tuple(err["loc"])
+        where = ".".join(str(x) for x in loc) or "(top level)"
+        line = "" if p.suffix == ".toml" else _yaml_line(text, loc)
+        raise ConfigError(f"{p}:{line} {where}: {_problem(err, loc)}") from None
     cfg.check_references()
     return cfg
+
+
+def _yaml_error(e: yaml.MarkedYAMLError) -> str:
+    """"LINE:COLUMN: not valid YAML: <problem> (<context>)", 1-based like an editor."""
+    mark = e.problem_mark or e.context_mark
+    at = f"{mark.line + 1}:{mark.column + 1}:" if mark is not None else ""
+    what = " ".join(x for x in (e.problem, f"({e.context})" if e.context else "") if x)
+    return f"{at} not valid YAML: {what or str(e).splitlines()[0]}"
+
+
+def _yaml_line(text: str, loc: tuple[Any, ...]) -> str:
+    """"LINE:COLUMN:" of the YAML node at `loc` (its key for a mapping entry), or "" when
+    the location is not in the text (a missing key) or the text cannot be composed."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return ""
+    mark = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            hit = next(((k, v) for k, v in node.value if k.value == str(part)), None)
+            if hit is None:
+                break
+            mark, node = hit[0].start_mark, hit[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) \
+                and part < len(node.value):
+            node = node.value[part]
+            mark = node.start_mark
+        else:
+            break
+    return f"{mark.line + 1}:{mark.column + 1}:" if mark is not None else ""
+
+
+def _problem(err: Any, loc: tuple[Any, ...]) -> str:
+    """The validation message, an unknown key with the closest known key."""
+    if err["type"] != "extra_forbidden" or not loc:
+        return str(err["msg"])
+    from agentprop.core import unknown_message
+
+    return unknown_message("key", str(loc[-1]), _keys_at(loc[:-1]))
+
+
+def _keys_at(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the model at `loc` (a path of keys and list indices) accepts."""
+    model: type[BaseModel] | None = ExperimentConfig
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(str(part)) if model is not None else None
+        if field is None:
+            return []
+        model = _model_of(field.annotation)
+    return list(model.model_fields) if model is not None else []
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside `X | None` or `list[X]` (or the annotation itself)."""
+    from typing import get_args
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ from agentprop.store import Workspace
 if TYPE_CHECKING:
     from agentprop.analysis import AnalysisInput
     from agentprop.analysis.stages import FabricationCheck
-    from agentprop.core import WorkUnit
+    from agentprop.core import Trace, WorkUnit
     from agentprop.intercept import InterceptConfig
     from agentprop.judges import FabricationRule
     from agentprop.judges._entities import Vocabulary
@@ -122,9 +123,16 @@ def _rule_for(tasks: Suite | None) -> FabricationRule | None:
     return FabricationRule(suite_vocabulary(tasks)) if tasks is not None else None
 
 
-def fabrication_rule(ws: Workspace, suite: Suite | None = None) -> FabricationRule | None:
-    """One `FabricationRule` for a workspace's analyses (None when its suite is unknown)."""
-    return _rule_for(workspace_suite(ws, suite))
+def fabrication_rule(ws: Workspace, suite: Suite | None = None,
+                     vocabulary: Vocabulary | None = None) -> FabricationRule | None:
+    """One `FabricationRule` for a workspace's analyses (None when its suite is unknown);
+    `vocabulary` (of that suite) shares the answer readings a judge already made."""
+    from agentprop.judges import FabricationRule
+
+    tasks = workspace_suite(ws, suite)
+    if tasks is None:
+        return None
+    return FabricationRule(vocabulary if vocabulary is not None else suite_vocabulary(tasks))
 
 
 def store_layer_hits(ws: Workspace, config: InterceptConfig, *, judge: str | None = None,
@@ -146,14 +154,29 @@ def store_layer_hits(ws: Workspace, config: InterceptConfig, *, judge: str | Non
 def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
                      suite: Suite | None = None, rule: FabricationRule | None = None
                      ) -> Path:
-    """Analyse a workspace and write its report folder; the path of index.html."""
+    """Analyse a workspace and write its report folder; the path of index.html (the
+    invariants are checked on the way: `report_checked`)."""
+    return report_checked(ws, resamples=resamples, seed=seed, suite=suite, rule=rule)[0]
+
+
+def report_checked(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
+                   suite: Suite | None = None, rule: FabricationRule | None = None
+                   ) -> tuple[Path, list[str], int]:
+    """Analyse a workspace, write its report, and check the invariants on the traces and
+    stage table the report was made from (`agentprop verify`'s checks without the second
+    read and the recomputation): index.html, the violations, the traces read."""
+    from agentprop.analysis.invariants import TraceChecks, all_violations
     from agentprop.report import analyze, build_report
 
-    inp = load_analysis_input(ws, suite, rule=rule)
+    checks = TraceChecks()
+    inp = load_analysis_input(ws, suite, rule=rule, tap=checks.tap)
     runs = [r.model_dump(mode="json") for r in ws.runs()]
     result = analyze(inp, n_resamples=resamples, seed=seed)
-    return build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
+    path = build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
                         rationales=example_rationales(ws, inp))
+    found = all_violations(ws.trace_rows(), inp.stages, checks,
+                           ws.unscored_ids(str(inp.primary_judge)))
+    return path, found, checks.n_traces
 
 
 def example_rationales(ws: Workspace, inp: AnalysisInput) -> dict[str, str]:
@@ -165,10 +188,13 @@ def example_rationales(ws: Workspace, inp: AnalysisInput) -> dict[str, str]:
 
 
 def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
-                        rule: FabricationRule | None = None) -> AnalysisInput:
+                        rule: FabricationRule | None = None,
+                        tap: Callable[[Iterable[Trace]], Iterable[Trace]] | None = None,
+                        ) -> AnalysisInput:
     """The analysis input from a workspace: traces, verdicts, labels, primary judge, sweep,
     and the simulation check when the study ran simulated agents. Traces are streamed and
-    verdicts read as light rows, so memory does not grow with their payloads."""
+    verdicts read as light rows, so memory does not grow with their payloads; `tap` sees
+    them as they pass (`agentprop verify`'s per-trace checks)."""
     import pandas as pd
 
     from agentprop.analysis import JudgeValidity, WorkspaceFacts, build_input
@@ -184,8 +210,9 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
 
     validity = load_instrument_validity()  # measured on the shipped labelled sets
     tasks = workspace_suite(ws, suite)
+    traces = ws.iter_traces()
     return build_input(
-        ws.iter_traces(),
+        tap(traces) if tap is not None else traces,
         ws.verdict_rows(),
         ws.labels(),
         primary_judge=ws.primary_judge(),
@@ -274,7 +301,7 @@ def run_experiment(
     in the workspace first (the rehearsal mark). `preflight` is the runner's
     tool-calling probe of each model (strict, warn, off), one line each through `say`."""
     from agentprop.app._intercept import resolve_config, run_evaluation, run_sweep
-    from agentprop.judges import judge_workspace
+    from agentprop.judges import judge_workspace, query_vocabulary
     from agentprop.labels import sample_labels
     from agentprop.runner import probe_line
     from agentprop.suite import DEFAULT_SEED, load_suite
@@ -297,11 +324,15 @@ def run_experiment(
         ws.update_meta(experiment=cfg.model_dump(mode="json"), **dict(meta or {}))
         models = _models(cfg, ws, suite, use_cache)
 
+        # one vocabulary for the judges and the `fabricated` rule: an answer the facts
+        # judge read is not read again for the simulation check and the report
+        vocabulary = functools.cache(lambda: query_vocabulary(suite.tasks))
+
         def judge_all() -> None:
             """Every configured judge over every trace lacking its verdict (resumable)."""
             judge_workspace(ws, cfg.judges, suite=suite, primary=cfg.primary_judge,
                             progress=progress, use_cache=use_cache,
-                            model_options=judge_options)
+                            model_options=judge_options, vocabulary=vocabulary)
 
         t0 = time.perf_counter()
         agent_units = [u for s in plan.steps if s.kind == "run" for u in s.units]
@@ -326,7 +357,11 @@ def run_experiment(
                                     summary=summary)
 
         t0 = time.perf_counter()
-        say(f"[2/6] judges: {', '.join(cfg.judges)} (primary {cfg.primary_judge})")
+        line = f"[2/6] judges: {', '.join(cfg.judges)} (primary {cfg.primary_judge})"
+        if len(line) > 80:  # one judge a line rather than a break inside the list
+            line = (f"[2/6] judges (primary {cfg.primary_judge}):"
+                    + "".join(f"\n  {j}" for j in cfg.judges))
+        say(line)
         judge_all()
         timed("judges", t0)
 
@@ -386,7 +421,7 @@ def run_experiment(
                 say(f"[5/6] label sample: {s.n} traces over {len(s.strata)} strata")
             else:
                 say("[5/6] label sample: kept the existing sample")
-        rule = fabrication_rule(ws, suite)  # shared: each answer is read once
+        rule = fabrication_rule(ws, suite, vocabulary())  # shared: each answer read once
         rows = compute_simulation_check(ws, suite=suite, rule=rule)
         if rows:
             summary["simulation_check_covered"] = sum(r["covered"] for r in rows)
@@ -397,7 +432,8 @@ def run_experiment(
         if cfg.report:
             t0 = time.perf_counter()
             say("[6/6] analysis and report")
-            report = report_workspace(ws, resamples=resamples, suite=suite, rule=rule)
+            report, found, _ = report_checked(ws, resamples=resamples, suite=suite, rule=rule)
+            summary["invariant_violations"] = found  # the report's quick verify
             timed("report", t0)
         summary["traces"] = ws.count_traces()
         return ExperimentResult(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agentprop.agent import AgentHooks
-from agentprop.core import Task, UnknownNameError, WorkUnit
+from agentprop.core import Task, UnknownNameError, WorkUnit, unknown_message
 from agentprop.domains import get_domain
 from agentprop.inject._faults import FAULT_KINDS, FaultHooks
 from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position
@@ -87,9 +87,12 @@ def valid_conditions() -> list[str]:
 
 
 def _unknown(condition: str, why: str = "") -> UnknownConditionError:
-    lead = f"unknown condition {condition!r}" + (f" ({why})" if why else "")
-    return explain_unknown(UnknownConditionError(f"{lead}; valid: "
-                                                 f"{', '.join(valid_conditions())}"))
+    """The unknown-condition error, with the closest concrete condition names (and the
+    plugin that failed to load, when one did)."""
+    concrete = [c for c in valid_conditions() if "<" not in c and " " not in c]
+    return explain_unknown(UnknownConditionError(unknown_message(
+        "condition", condition, concrete, why=why, label="valid",
+        listing=", ".join(valid_conditions()))))
 
 
 def parse_condition(condition: str) -> Condition | None:

@@ -20,7 +20,7 @@ from agentprop.intercept._signals import Signals, decide
 
 SWEEP_COLUMNS = [
     "config", "tau_l1", "tau_l2", "l3", "n", "positives", "tp", "fp", "fn", "tn",
-    "precision", "recall", "f1", "abstention_rate", "best",
+    "precision", "recall", "f1", "abstention_rate", "same_as", "best",
 ]
 
 
@@ -80,15 +80,18 @@ def sweep_table(
     """The `sweep` table from precomputed (signals, answer is wrong) pairs per keyword list
     (see `sweep_inputs`), so a caller can stream traces and keep only their signals."""
     out = []
+    seen: list[tuple[InterceptConfig, tuple[bool, ...]]] = []
     for cfg in configs:
         data = inputs[cfg.keywords]
         tp = fp = fn = tn = 0
-        for signals, wrong in data:
-            fires = bool(decide(signals, cfg))
+        flags = tuple(bool(decide(signals, cfg)) for signals, _ in data)
+        for fires, (_, wrong) in zip(flags, data, strict=True):
             tp += fires and wrong
             fp += fires and not wrong
             fn += (not fires) and wrong
             tn += (not fires) and not wrong
+        twin = next((c for c, f in seen if f == flags and c.keywords == cfg.keywords), None)
+        seen.append((cfg, flags))
         n = len(data)
         precision = tp / (tp + fp) if tp + fp else math.nan
         recall = tp / (tp + fn) if tp + fn else math.nan
@@ -99,6 +102,7 @@ def sweep_table(
             "n": n, "positives": tp + fn, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
             "precision": precision, "recall": recall, "f1": f1,
             "abstention_rate": (tp + fp) / n if n else math.nan,
+            "same_as": "" if twin is None else same_as_note(twin, cfg, data),
         })
     df = pd.DataFrame(out, columns=SWEEP_COLUMNS[:-1])
     df["best"] = False
@@ -108,6 +112,29 @@ def sweep_table(
         order = sorted(range(len(df)), key=lambda i: (-f1s[i], rates[i], i))
         df.loc[order[0], "best"] = True
     return df
+
+
+def same_as_note(earlier: InterceptConfig, cfg: InterceptConfig,
+                 data: Sequence[tuple[Signals, bool]]) -> str:
+    """Why `cfg` fires on exactly the traces `earlier` does (its row repeats that one):
+    for a threshold raised from a to b, either no trace's count lies in [a, b), or the
+    traces whose count does are flagged by another layer anyway."""
+    why = ""
+    for layer, lo, hi in (("L1", earlier.tau_l1, cfg.tau_l1), ("L2", earlier.tau_l2,
+                                                                 cfg.tau_l2)):
+        if lo == hi:
+            continue
+        a, b = min(lo, hi), max(lo, hi)
+        span = f"{a}" if b == a + 1 else f"{a} to {b - 1}"
+        counts = [s.l1_count if layer == "L1" else s.l2_count for s, _ in data]
+        between = sum(a <= c < b for c in counts)
+        why = (f"no trace has an {layer} count of {span}" if not between else
+               f"the {between} traces with an {layer} count of {span} are flagged by "
+               "another layer anyway")
+        break
+    if not why and earlier.l3 != cfg.l3:
+        why = "L3 flags no trace the other layers do not"
+    return f"flags the same traces as {earlier.label}" + (f": {why}" if why else "")
 
 
 LAYER_COLUMNS = ["trace_id", "condition", "task_id", "L1", "L2", "L3", "wrong"]

@@ -18,7 +18,7 @@ from agentprop.judges._facts import (
 )
 from agentprop.judges._heuristic import HeuristicJudge, heuristic_correct
 from agentprop.judges._llm import EnsembleJudge, LLMJudge, majority
-from agentprop.judges._lookup import canonical_name, get_judge
+from agentprop.judges._lookup import canonical_name, get_judge, resolve_judge
 from agentprop.judges._prompt import (
     JUDGE_SYSTEM,
     build_judge_messages,
@@ -70,5 +70,6 @@ __all__ = [
     "parse_judge_prompt",
     "parse_yes_no",
     "query_vocabulary",
+    "resolve_judge",
     "validation_verdicts",
 ]

@@ -933,17 +933,35 @@ class _AnswerReading:
     a vocabulary keeps it (`Vocabulary.reading`)."""
 
     statuses: tuple[tuple[str, str | None], ...]
-    contradictions: tuple[dict[str, Any], ...]
+    families: tuple[tuple[str, tuple[dict[str, Any], ...]], ...]
+    """The contradictions the text holds, by the check that found them, in check order."""
+
+    @property
+    def contradictions(self) -> tuple[dict[str, Any], ...]:
+        return tuple(r for _, rows in self.families for r in rows)
+
+
+_CLAIM_FAMILIES = ("number", "clock", "date", "time", "scale")
+"""The contradiction checks whose rows are claims of a value (`answer_claims`)."""
 
 
 def _read_answer(task: Task, answer: str, vocabulary: Vocabulary | None) -> _AnswerReading:
     ctx = _context(task, answer, vocabulary)
     statuses = tuple(_status(ctx, f, []) for f in task.expected_facts)
-    contradictions = (_number_contradictions(ctx) + _clock_contradictions(ctx)
-                      + _date_contradictions(ctx) + _time_contradictions(ctx)
-                      + _group_contradictions(ctx) + _key_contradictions(ctx)
-                      + _id_contradictions(ctx) + _scale_contradictions(ctx))
-    return _AnswerReading(statuses, tuple(contradictions))
+    checks = (("number", _number_contradictions), ("clock", _clock_contradictions),
+              ("date", _date_contradictions), ("time", _time_contradictions),
+              ("group", _group_contradictions), ("key", _key_contradictions),
+              ("id", _id_contradictions), ("scale", _scale_contradictions))
+    return _AnswerReading(statuses, tuple((name, tuple(check(ctx))) for name, check in checks))
+
+
+def _reading(task: Task, answer: str, vocabulary: Vocabulary | None) -> _AnswerReading:
+    """`_read_answer`, once per (task, answer) when a vocabulary keeps the readings: the
+    facts judge, the sim judges and the `fabricated` rule read one answer once between
+    them."""
+    if vocabulary is None:
+        return _read_answer(task, answer, None)
+    return vocabulary.reading(task, answer, lambda: _read_answer(task, answer, vocabulary))
 
 
 def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
@@ -954,10 +972,7 @@ def check_answer(task: Task, answer: str | None, *, abstained: bool = False,
         return False, {"reason": "abstained" if abstained else "no answer"}
     if not task.expected_facts and not task.expected_state:
         return None, {"reason": "task has no expected facts"}
-    if vocabulary is not None:
-        reading = vocabulary.reading(task, answer, lambda: _read_answer(task, answer, vocabulary))
-    else:
-        reading = _read_answer(task, answer, None)
+    reading = _reading(task, answer, vocabulary)
     observations = _observations(trace)
     asked: list[dict[str, Any]] = []
     contradicted: list[dict[str, Any]] = []
@@ -1018,20 +1033,20 @@ def answer_claims(task: Task, answer: str, *, vocabulary: Vocabulary | None = No
     answer commits to under this judge's entity binding: a fact it states (its true value)
     or one a value of the answer contradicts (the value found); `keys` limits it to those
     facts. The `fabricated` indicator (agentprop.analysis.fabrication) reads answers
-    through this."""
-    ctx = _context(task, answer, vocabulary)
+    through this, from the same reading as the facts judge (`_reading`)."""
+    reading = _reading(task, answer, vocabulary)
+    status_of = {id(f): s for f, s in zip(task.expected_facts, reading.statuses, strict=True)}
     wanted = None if keys is None else set(keys)
     by_key = {f.key: f for f in task.expected_facts if wanted is None or f.key in wanted}
     out: list[tuple[Fact, Any]] = []
     for f in by_key.values():
-        status, found = _status(ctx, f, [])
+        status, found = status_of[id(f)]
         if status == "stated":
             out.append((f, f.value))
         elif status == "contradicted" and found:
             out.append((f, found))
-    for row in (_number_contradictions(ctx) + _clock_contradictions(ctx)
-                + _date_contradictions(ctx) + _time_contradictions(ctx)
-                + _scale_contradictions(ctx)):
+    for row in (r for name, rows in reading.families if name in _CLAIM_FAMILIES
+                for r in rows):
         hit = by_key.get(row.get("key", ""))
         if hit is not None and row.get("found"):
             out.append((hit, row["found"]))

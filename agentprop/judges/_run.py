@@ -19,16 +19,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from agentprop._interrupts import checkpoint, run_interruptible
+from agentprop._progress import WorkProgress
 from agentprop.core import DEFAULT_PRIMARY_JUDGE, Task, Trace, Verdict
 from agentprop.errors import AgentpropError
 from agentprop.judges._base import Judge, unscored
-from agentprop.judges._entities import query_vocabulary
+from agentprop.judges._entities import Vocabulary, query_vocabulary
 from agentprop.judges._lookup import canonical_name, get_judge
 from agentprop.store import VerdictWriter
 
@@ -195,21 +196,14 @@ class _Runner:
         for it in order:
             queue.put_nowait(it)
 
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        bar = Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn(),
-                       TextColumn("cost ${task.fields[cost]:.4f}"), TimeElapsedColumn(),
-                       disable=not self.progress, transient=False)
+        bar = WorkProgress("judging", total, enabled=self.progress)
         self.writer = VerdictWriter(self.ws.path, batch_size=BATCH, interval_s=FLUSH_S)
         try:
-            with bar:
-                await self._work(bar, queue, total)
+            bar.start()
+            try:
+                await self._work(bar, queue)
+            finally:
+                bar.stop()
         finally:
             if self.abort is None:
                 self._release()
@@ -217,11 +211,12 @@ class _Runner:
         if self.abort is not None:
             raise JudgeUnavailableError(self.abort)
 
-    async def _work(self, bar: Any, queue: asyncio.Queue[tuple[str, list[Judge]]],
-                    total: int) -> None:
-        tid = bar.add_task("judging", total=total, cost=0.0)
+    async def _work(self, bar: WorkProgress,
+                    queue: asyncio.Queue[tuple[str, list[Judge]]]) -> None:
+        done = 0
 
         async def worker() -> None:
+            nonlocal done
             while self.abort is None:
                 try:
                     trace_id, judges = queue.get_nowait()
@@ -232,8 +227,8 @@ class _Runner:
                     if self.abort is not None or trace is None:
                         break
                     await self._one(trace, judge)
-                    bar.update(tid, advance=1,
-                               cost=sum(s.cost for s in self.stats.values()))
+                    done += 1
+                    bar.update(done, f"cost ${sum(s.cost for s in self.stats.values()):.4f}")
                     await checkpoint()  # in-process judges never await: let Ctrl-C in
 
         await asyncio.gather(*(worker() for _ in range(self.concurrency)))
@@ -250,12 +245,14 @@ async def ajudge_workspace(
     use_cache: bool = True,
     model_options: dict[str, Any] | None = None,
     run_ids: Sequence[str] | None = None,
+    vocabulary: Callable[[], Vocabulary] | None = None,
 ) -> JudgeSummary:
     """Async form of `judge_workspace`."""
     names = list(dict.fromkeys(canonical_name(n) for n in judge_names))
     # one vocabulary for every judge of this run (built when first needed): the facts
     # judge and the sim judges then read each (task, answer) once between them
-    vocabulary = functools.cache(lambda: query_vocabulary(suite.tasks))
+    if vocabulary is None:
+        vocabulary = functools.cache(lambda: query_vocabulary(suite.tasks))
     judges = [
         get_judge(n, cache=workspace if use_cache else None, suite=suite,
                   model_options=model_options, vocabulary=vocabulary)
@@ -284,14 +281,17 @@ def judge_workspace(
     use_cache: bool = True,
     model_options: dict[str, Any] | None = None,
     run_ids: Sequence[str] | None = None,
+    vocabulary: Callable[[], Vocabulary] | None = None,
 ) -> JudgeSummary:
     """Judge every trace of `workspace` (or of the runs `run_ids`) lacking a verdict of
     each named judge.
 
     `primary` is stored in meta ``primary_judge`` (readers default to ``facts``).
+    `vocabulary` gives the suite's vocabulary (default: built once for this call); a
+    caller that reads the answers again (the `fabricated` rule) shares its readings.
     Raises JudgeUnavailableError when the judge model cannot be reached at all. SIGTERM,
     like Ctrl-C, stores every finished verdict and raises KeyboardInterrupt."""
     return run_interruptible(ajudge_workspace(
         workspace, judge_names, suite=suite, primary=primary, concurrency=concurrency,
         progress=progress, use_cache=use_cache, model_options=model_options,
-        run_ids=run_ids))
+        run_ids=run_ids, vocabulary=vocabulary))

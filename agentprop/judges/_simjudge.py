@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agentprop.core import Message, ModelOutput, ToolSpec, UnknownNameError, Usage, stable_hash
+from agentprop.core import Message, ModelOutput, ToolSpec, Usage, stable_hash, unknown_name
 from agentprop.judges._entities import Vocabulary
 from agentprop.judges._facts import check_answer, query_vocabulary
 from agentprop.judges._prompt import parse_judge_prompt
@@ -151,8 +151,7 @@ def _factory(name: str, **options: Any) -> SimJudgeModel:
     profile = options.get("profile")
     if profile is None:
         if name not in SIM_JUDGE_PROFILES:
-            known = ", ".join(SIM_JUDGE_PROFILES)
-            raise UnknownNameError(f"unknown sim-judge profile {name!r} (known: {known})")
+            raise unknown_name("sim-judge profile", name, SIM_JUDGE_PROFILES)
         profile = SIM_JUDGE_PROFILES[name]
     return SimJudgeModel(profile, suite=options.get("suite"), cache=options.get("cache"),
                          facts_memo=options.get("facts_memo"),

@@ -91,6 +91,9 @@ def agreement_summary(
         "inter_annotator": annotator_kappas(lf, n_resamples=n_resamples, seed=seed),
         "krippendorff_alpha": None if math.isnan(alpha.value) else alpha.value,
         "krippendorff_alpha_n": alpha.n,
+        # e.g. a judge whose 2×2 against the humans has a cell under the small-sample floor
+        "warnings": sorted({str(x) for x in vs_human.get("note", [])
+                            if str(x).startswith("warning")}),
         "resamples": n_resamples,
         "seed": seed,
     }

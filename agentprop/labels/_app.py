@@ -9,7 +9,9 @@ site or opaque ("null"), or whose Sec-Fetch-Site is not same-origin, is refused;
 that is not a small UTF-8 form is 400; annotator names with control characters are
 refused. Connections are bounded (503 beyond `max_connections`) and a client gets
 `header_timeout_s` for its headers and `body_timeout_s` for its body. Judge verdicts are
-never shown.
+never shown. Labelling is blind by default: nothing tells the condition or the corruption
+(proposed arguments, injections, condition names, the interceptor's reason) unless the
+annotator asks for the full view (`view=full`), and each label records its view.
 Routes: GET / (name), GET /label?annotator=&trace= (one item; without trace: resume at the
 first unlabelled item), POST /label (save, go to the next unlabelled), GET /done. With a
 recorded label plan (`label sample --for`/`--half-width`) the header and the done page show
@@ -33,7 +35,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from agentprop.core import Label, Message, Task, ToolCallEvent, ToolResultEvent, Trace
+from agentprop.core import (
+    InjectionEvent,
+    Label,
+    LabelView,
+    Message,
+    Task,
+    ToolCallEvent,
+    ToolResultEvent,
+    Trace,
+)
 from agentprop.labels._plan import Progress, plan_progress
 from agentprop.labels._sample import annotator_queue
 from agentprop.safety import MISDIRECTED, cross_site_refusal, has_control_chars, host_allowed
@@ -104,6 +115,8 @@ input#annotator{font-size:1.05rem;padding:.45rem .6rem;width:16rem}
 .counts{display:flex;gap:1.5rem;margin:.6rem 0}.counts b{font-size:1.4rem;display:block}
 #plan-cells{border-collapse:collapse;margin:.3rem 0 .8rem}
 #plan-cells td,#plan-cells th{padding:.1rem .7rem;text-align:left;border-bottom:1px solid #eee}
+.view{font-size:.85rem}p.inj{font-family:monospace;font-size:.85rem;background:#fff3e0;
+padding:.3rem .5rem;border-radius:4px;margin:.4rem 0}
 """
 
 _SCRIPT = """
@@ -145,30 +158,45 @@ def _question_reference(trace: Trace, task: Task | None) -> tuple[str, str]:
     return question, str(trace.meta.get("reference_answer") or "(reference not available)")
 
 
-def _observations_html(trace: Trace) -> str:
+def _observations_html(trace: Trace, full: bool = False) -> str:
+    """The tool calls as executed and what they returned. Blind (the default) shows what
+    the agent saw and nothing of how it came about; `full` adds the arguments the agent
+    had proposed where they differ, and the injections recorded in the trace."""
     calls = {ev.call.id: ev.call for ev in trace.events if isinstance(ev, ToolCallEvent)}
     parts = []
+    if full:
+        for inj in trace.events:
+            if isinstance(inj, InjectionEvent):
+                what = f"{trace.condition}: {inj.error_type} ({inj.status})"
+                if inj.tool:
+                    what += f" on {inj.tool}" + (f".{inj.param}" if inj.param else "")
+                if inj.original is not None or inj.injected is not None:
+                    what += (f": {json.dumps(inj.original, ensure_ascii=False)} → "
+                             f"{json.dumps(inj.injected, ensure_ascii=False)}")
+                parts.append(f'<p class="inj">injected {esc(what)}</p>')
     for ev in trace.events:
         if isinstance(ev, ToolResultEvent):
             proposed = calls.get(ev.call_id)
             args = json.dumps(ev.arguments, ensure_ascii=False)
             head = f"{ev.name}({args})"
-            if proposed is not None and proposed.arguments != ev.arguments:
+            if full and proposed is not None and proposed.arguments != ev.arguments:
                 head += "  [proposed: " + json.dumps(proposed.arguments, ensure_ascii=False) + "]"
             obs = json.dumps(ev.observation, indent=2, ensure_ascii=False)
             parts.append(f"<h3>{esc(head)}</h3><pre>{esc(obs)}</pre>")
-    if not parts:
-        return '<p class="muted">No tool calls.</p>'
+    if not any(p.startswith("<h3>") for p in parts):
+        parts.append('<p class="muted">No tool calls.</p>')
     return "".join(parts)
 
 
-def _answer_text(trace: Trace) -> str:
+def _answer_text(trace: Trace, full: bool = False) -> str:
+    """The final answer; an abstention's reason (the interceptor's layers: it tells the
+    arm) only in the full view."""
     fin = trace.final
     if fin is None:
         return "(no final answer: " + trace.status + ")"
     if fin.abstained:
-        return "(the agent abstained" + (f": {fin.reason}" if fin.reason else "") + ")" + (
-            f"\n{fin.answer}" if fin.answer else "")
+        why = f": {fin.reason}" if fin.reason and full else ""
+        return f"(the agent abstained{why})" + (f"\n{fin.answer}" if fin.answer else "")
     return fin.answer if fin.answer is not None else "(empty answer)"
 
 
@@ -194,6 +222,9 @@ def _plan_table(progress: Progress | None) -> str:
              f"--question {esc(progress.question)}</code>.</p>")
     return ('<h2>Against the plan</h2><table id="plan-cells"><tr><th>cell</th>'
             f"<th>labelled</th><th>target</th></tr>{rows}</table>{other}")
+def _view(q: dict[str, str]) -> LabelView:
+    """The view a request asks for: `full` only when the annotator chose it."""
+    return "full" if q.get("view") == "full" else "blind"
 
 
 class _State:
@@ -354,6 +385,8 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             if annotator is None:
                 self._redirect("/")
                 return
+            view = _view(q)
+            keep = {"view": "full"} if view == "full" else {}  # the choice stays on
             with self._open() as ws:
                 st = _State(ws, annotator)
                 tid = q.get("trace")
@@ -362,7 +395,7 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
                     if nxt is None:
                         self._redirect(_url("/done", annotator=annotator))
                     else:
-                        self._redirect(_url("/label", annotator=annotator, trace=nxt))
+                        self._redirect(_url("/label", annotator=annotator, trace=nxt, **keep))
                     return
                 if tid not in st.queue:
                     self._error(HTTPStatus.NOT_FOUND, "this item is not in your sample")
@@ -371,17 +404,33 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
             if trace is None:
                 self._error(HTTPStatus.NOT_FOUND, "trace not in the workspace")
                 return
-            self._send_item(annotator, st, trace)
+            self._send_item(annotator, st, trace, view)
 
-        def _send_item(self, annotator: str, st: _State, trace: Trace) -> None:
+        def _send_item(self, annotator: str, st: _State, trace: Trace,
+                       view: LabelView = "blind") -> None:
             nonce = secrets.token_urlsafe(12)
             i = st.queue.index(trace.id)
             n = len(st.queue)
+            full = view == "full"
+            keep = {"view": "full"} if full else {}
             question, reference = _question_reference(trace, get_task(trace.task_id))
             current = st.mine.get(trace.id)
-            back = (_url("/label", annotator=annotator, trace=st.queue[i - 1]) if i > 0 else "")
-            nxt = (_url("/label", annotator=annotator, trace=st.queue[i + 1])
+            back = (_url("/label", annotator=annotator, trace=st.queue[i - 1], **keep)
+                    if i > 0 else "")
+            nxt = (_url("/label", annotator=annotator, trace=st.queue[i + 1], **keep)
                    if i + 1 < n else _url("/done", annotator=annotator))
+            other = _url("/label", annotator=annotator, trace=trace.id,
+                         **({} if full else {"view": "full"}))
+            # blind by default: nothing that tells the condition or the corruption; the
+            # annotator may unblind, and the label then records that it was made so
+            switch = (
+                '<p class="view" id="view">Unblinded view: the injection and the agent\'s '
+                "proposed arguments are shown, and your labels are recorded as made "
+                f'unblinded. <a id="blind" href="{esc(other)}">back to the blind view</a></p>'
+                if full else
+                '<p class="view muted" id="view">Blind view: nothing here tells whether or '
+                f'how this episode was corrupted. <a id="unblind" href="{esc(other)}">show '
+                "the injection details</a> (your labels are then recorded as unblinded)</p>")
             cur = ' class="current"'
             buttons = "".join(
                 f'<button type="submit" name="label" value="{v}" id="btn-{v}"'
@@ -407,10 +456,11 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
                 '<div class="box ref"><h2>Reference answer</h2>'
                 f'<pre id="reference">{esc(reference)}</pre></div>'
                 '<div class="box ans"><h2>Agent\'s final answer</h2>'
-                f'<pre id="answer">{esc(_answer_text(trace))}</pre></div>'
+                f'<pre id="answer">{esc(_answer_text(trace, full))}</pre></div>'
                 '<form method="post" action="/label" id="form" class="decide">'
                 f'<input type="hidden" name="annotator" value="{esc(annotator)}">'
                 f'<input type="hidden" name="trace" value="{esc(trace.id)}">'
+                f'<input type="hidden" name="view" value="{view}">'
                 '<h2>Is the agent\'s answer correct?'
                 + (f' <span class="muted">(your label: <b id="current">{esc(current.label)}'
                    "</b>)</span>" if current else "") + "</h2>"
@@ -424,7 +474,7 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
                 + f'<a id="next" href="{esc(nxt)}">next <kbd>n</kbd> →</a>'
                 '<span class="muted">skip without labelling</span></div>'
                 f'<details id="obs"><summary>Tool observations ({n_obs}) <kbd>t</kbd>'
-                f"</summary>{_observations_html(trace)}</details>"
+                f"</summary>{switch}{_observations_html(trace, full)}</details>"
                 '<p class="muted">Keys: <kbd>c</kbd> correct · <kbd>i</kbd> incorrect · '
                 "<kbd>u</kbd> unsure · <kbd>n</kbd>/<kbd>→</kbd> next · <kbd>b</kbd>/"
                 "<kbd>←</kbd> back · <kbd>t</kbd> observations</p>"
@@ -526,14 +576,16 @@ def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
                 if tid not in st.queue:
                     self._error(HTTPStatus.BAD_REQUEST, "this item is not in your sample")
                     return
+                view = _view(form)
                 ws.put_labels([Label(trace_id=tid, annotator=annotator, label=value,
-                                     note=form.get("note", "")[:MAX_NOTE])])
+                                     note=form.get("note", "")[:MAX_NOTE], view=view)])
                 st = _State(ws, annotator)
             nxt = st.next_unlabelled(tid)
             if nxt is None:
                 self._redirect(_url("/done", annotator=annotator))
             else:
-                self._redirect(_url("/label", annotator=annotator, trace=nxt))
+                self._redirect(_url("/label", annotator=annotator, trace=nxt,
+                                    **({"view": "full"} if view == "full" else {})))
 
     return Handler
 

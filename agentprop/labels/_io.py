@@ -2,10 +2,11 @@
 
 Import columns: ``trace_id`` or ``session_id`` (an imported trace's
 ``meta["session_id"]`` also resolves), ``annotator``, ``label``, optional ``note``, ``time``
-(ISO 8601) and ``question`` (what the label says, `core.LabelQuestion`: ``answer``, the
-default, takes YES / NO / correct / incorrect / unsure, any case; ``noticed`` and
-``fabricated`` take yes / no / unsure). Other columns are ignored, so an exported file
-imports again. Any bad row rejects the whole file, the
+(ISO 8601), ``view`` (``blind`` / ``full``: what the label app showed, `core.Label.view`;
+empty: not recorded) and ``question`` (what the label says, `core.LabelQuestion`:
+``answer``, the default, takes YES / NO / correct / incorrect / unsure, any case;
+``noticed`` and ``fabricated`` take yes / no / unsure). Other columns are ignored, so an
+exported file imports again. Any bad row rejects the whole file, the
 message lists the offending line numbers, and nothing is written: an unterminated quote,
 more cells than the header has columns, and an annotator name with a control character
 are bad rows too.
@@ -37,9 +38,10 @@ LABEL_VALUES: dict[str, LabelValue] = {
     "unsure": "unsure",
 }
 MAX_LISTED = 10
-EXPORT_COLUMNS = ["trace_id", "annotator", "label", "time", "note", "task_id", "model",
-                  "domain", "question"]
+EXPORT_COLUMNS = ["trace_id", "annotator", "label", "time", "note", "view", "task_id",
+                  "model", "domain", "question"]
 QUESTIONS: tuple[LabelQuestion, ...] = get_args(LabelQuestion)
+VIEWS = ("blind", "full")
 
 
 class LabelImportError(AgentpropError):
@@ -158,6 +160,10 @@ def read_labels(path: str | Path, workspace: Workspace, *,
                 expected = ("YES, NO, correct, incorrect or unsure" if question == "answer"
                             else "yes, no or unsure")
                 problems.append(f"invalid label {row.get('label', '')!r} (expected {expected})")
+        view = row.get("view", "").lower() or None
+        if view is not None and view not in VIEWS:
+            problems.append(f"invalid view {row.get('view', '')!r} (expected blind, full or "
+                            "empty)")
         when: datetime | None = None
         if row.get("time"):
             try:
@@ -176,7 +182,8 @@ def read_labels(path: str | Path, workspace: Workspace, *,
         assert tid is not None and value is not None
         kw: dict[str, Any] = {"time": when} if when else {}
         labels.append(Label(trace_id=tid, annotator=annotator, label=value,
-                            note=row.get("note", ""), question=question, **kw))
+                            note=row.get("note", ""), question=question, view=view,
+                            **kw))
     if errors:
         listed = "; ".join(errors[:MAX_LISTED])
         more = f"; and {len(errors) - MAX_LISTED} more" if len(errors) > MAX_LISTED else ""
@@ -211,8 +218,8 @@ def export_labels(workspace: Workspace, out: str | Path) -> int:
                 r = rows.get(lab.trace_id, {})
                 w.writerow([neutralise_cell(v) for v in (
                     lab.trace_id, lab.annotator, lab.label, lab.time.isoformat(), lab.note,
-                    r.get("task_id", ""), r.get("model", ""), r.get("domain", ""),
-                    lab.question)])
+                    lab.view or "", r.get("task_id", ""), r.get("model", ""),
+                    r.get("domain", ""), lab.question)])
         os.replace(tmp, out)
     except BaseException:
         tmp.unlink(missing_ok=True)  # never leave a half-written file behind

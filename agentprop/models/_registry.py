@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
-from agentprop.core import Registry, UnknownNameError
+from agentprop.core import Registry, UnknownNameError, unknown_name
 from agentprop.models._base import Model
 from agentprop.plugins import explain_unknown, load_plugins
 
@@ -48,8 +48,8 @@ def check_model_id(model_id: str) -> None:
     nothing is contacted): for validating a study before anything runs."""
     prefix, _ = split_model_id(model_id)
     if prefix not in PROVIDERS and prefix not in _BUILTIN:
-        known = ", ".join(sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
-        raise UnknownNameError(f"unknown model provider {prefix!r} (known: {known})")
+        raise unknown_name("model provider", prefix,
+                           sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
 
 
 def get_model(model_id: str, **options: Any) -> Model:
@@ -60,7 +60,6 @@ def get_model(model_id: str, **options: Any) -> Model:
     if prefix not in PROVIDERS:
         load_plugins()  # an installed plugin package may provide it (agentprop/plugins.py)
     if prefix not in PROVIDERS:
-        known = ", ".join(sorted(set(PROVIDERS.names()) | set(_BUILTIN)))
-        raise explain_unknown(UnknownNameError(f"unknown model provider {prefix!r} "
-                                               f"(known: {known})"))
+        raise explain_unknown(unknown_name("model provider", prefix,
+                                           sorted(set(PROVIDERS.names()) | set(_BUILTIN))))
     return PROVIDERS.get(prefix)(name, **options)

@@ -2,7 +2,13 @@
 their analysis (`analyze`), tables (md/tex/csv), figures (png/svg), one self-contained HTML
 page and the numbers manifest, written atomically to a workspace's report/ folder."""
 
-from agentprop.report._build import build_report, model_labels, pick_examples
+from agentprop.report._build import (
+    SETTINGS,
+    build_report,
+    model_labels,
+    numbers_json,
+    pick_examples,
+)
 from agentprop.report._section import (
     SECTIONS,
     Section,
@@ -25,6 +31,7 @@ from agentprop.report._tables import (
 
 __all__ = [
     "SECTIONS",
+    "SETTINGS",
     "Cell",
     "Section",
     "SectionFigure",
@@ -36,6 +43,7 @@ __all__ = [
     "get_section",
     "hidden_metrics",
     "model_labels",
+    "numbers_json",
     "pick_examples",
     "register",
     "report_sections",

@@ -19,6 +19,15 @@ from agentprop.report._tables import display_table, hidden_metrics, to_latex, to
 from agentprop.safety import neutralise_cell, term_safe
 
 N_EXAMPLES = 30
+SETTINGS = "analysis.json"
+"""How the report's numbers were computed ({"n_resamples", "seed"}), so `agentprop verify`
+recomputes them with the same settings."""
+
+
+def numbers_json(manifest: Mapping[str, Any]) -> str:
+    """numbers.json's text: the one serialisation the report and `agentprop verify` share
+    (verify compares bytes)."""
+    return json.dumps(manifest, indent=2, allow_nan=False)
 
 
 def model_labels(result: AnalysisResult, keys: Sequence[str]) -> dict[str, str]:
@@ -86,8 +95,9 @@ def build_report(
             (tmp / "tables" / f"{name}.tex").write_text(to_latex(t, section.title),
                                                          encoding="utf-8")
         manifest = numbers_manifest(result)
-        (tmp / "numbers.json").write_text(json.dumps(manifest, indent=2, allow_nan=False),
-                                          encoding="utf-8")
+        (tmp / "numbers.json").write_text(numbers_json(manifest), encoding="utf-8")
+        settings = {k: result.info.get(k) for k in ("n_resamples", "seed")}
+        (tmp / SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
         st = stages if stages is not None else pd.DataFrame()
         examples = pick_examples(st)
         examples = examples.assign(rationale=[(rationales or {}).get(t, "")

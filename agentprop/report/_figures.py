@@ -4,8 +4,9 @@ the small helpers the sections' figure functions share."""
 from __future__ import annotations
 
 import io
+import math
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +43,51 @@ def error_bars(sub: pd.DataFrame) -> np.ndarray:
     return np.nan_to_num(np.vstack([v - lo, hi - v]))
 
 
+def error_bars_within(sub: pd.DataFrame, bottom: np.ndarray | float = 0.0,
+                      top: float = 1.0) -> np.ndarray:
+    """`error_bars` for bars drawn from `bottom` (a stacked segment), cut to end inside
+    [0, `top`]: a share's interval never reaches past the whole it is part of."""
+    v = np.nan_to_num(sub["value"].to_numpy(dtype=float))
+    err = error_bars(sub)
+    base = bottom + v
+    lower = np.minimum(err[0], np.maximum(base, 0.0))
+    upper = np.minimum(err[1], np.maximum(top - base, 0.0))
+    return np.vstack([lower, upper])
+
+
+def mark_bars(ax: Any, x: Sequence[float], values: Sequence[float], width: float,
+              color: str) -> None:
+    """Make the bars no one would see visible: a value of exactly 0 gets a thick line
+    at the base and a "0", an undefined one (NaN) "n/a", each over its bar's place."""
+    for xi, v in zip(x, values, strict=True):
+        if v == 0 or (isinstance(v, float) and math.isnan(v)):
+            if v == 0:
+                ax.plot([xi - width / 2, xi + width / 2], [0, 0], color=color, lw=3,
+                        solid_capstyle="butt", clip_on=False, zorder=3)
+            ax.annotate("0" if v == 0 else "n/a", (xi, 0), xytext=(0, 3),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=7,
+                        color="#333", zorder=4,
+                        bbox={"boxstyle": "square,pad=0.15", "fc": "white", "ec": "none"})
+
+
 def subplots(figsize: tuple[float, float]) -> tuple[Figure, Any]:
     """A new figure and its axes (pyplot on the Agg backend, closed after saving)."""
     return plt.subplots(figsize=figsize)
+
+
+def panels(n: int, panel: tuple[float, float], per_row: int = 3
+           ) -> tuple[Figure, list[Any]]:
+    """A figure of `n` panels of size `panel` (inches), at most `per_row` to a row, all
+    sharing the y axis (one per model: no panel's labels crowd another's, and the page
+    does not shrink a long row of them to illegible type). Unused cells are hidden."""
+    cols = max(1, min(per_row, n))
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(panel[0] * cols + 1.2, panel[1] * rows),
+                             sharey=True, squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
 
 
 def render_figures(res: AnalysisResult, out: Path,

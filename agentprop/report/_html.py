@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from agentprop.analysis import AnalysisResult
+from agentprop.analysis import SMALL_N, AnalysisResult
 from agentprop.report._section import Section, anchor, report_sections
-from agentprop.report._tables import Cell
+from agentprop.report._tables import Cell, n_text
 
 MAX_COLS = 7
 
@@ -36,6 +36,7 @@ td.k,th.k{text-align:left;max-width:260px}
 td.num{white-space:nowrap}
 .ci{color:#555}.n{display:block;color:#888;font-size:10px}
 .undef{color:#999;font-style:italic}
+td.few{color:#999}td.few .n{color:#b35900}
 tr.pooled td{border-top:2px solid #999;font-weight:600}
 tr.best td{background:#eaf6e6}
 .note{background:#fff6d5;border-left:4px solid #e0b000;padding:.5em 1em}
@@ -68,8 +69,10 @@ def _cell(cell: Cell | None, show_n: bool = True) -> str:
         return f'<td class="num">{escape(v)}</td>'
     value = f'<span class="undef">{escape(v)}</span>' if v == "undefined" else escape(v)
     ci_html = f' <span class="ci">[{escape(ci)}]</span>' if ci else ""
-    n_html = f'<span class="n">n={n}</span>' if show_n else ""
-    return f'<td class="num">{value}{ci_html}{n_html}</td>'
+    shown = n_text(n, v)
+    few = shown != f"n={n}"  # under the small-sample floor: greyed, and it says so
+    n_html = (f'<span class="n">{escape(shown)}</span>' if show_n or few else "")
+    return f'<td class="num{" few" if few else ""}">{value}{ci_html}{n_html}</td>'
 
 
 def _filled(cell: Cell | None) -> bool:
@@ -272,13 +275,19 @@ def render_html(
             f" serve-sim (scale {escape(str(rehearsal.get('scale')))}, profile "
             f"{escape(str(rehearsal.get('default_profile')))}); the run tested keys, "
             "providers, judges and this report, not the models.</p>")
-    facts = [f"Primary judge (S3): <b>{escape(str(info.get('primary_judge')))}</b>"
-             + judge_notes(result, str(info.get("primary_judge"))),
+    primary = str(info.get("primary_judge"))
+    judged = bool(info.get("primary_verdicts", 1))
+    facts = [f"Primary judge (S3): <b>{escape(primary)}</b>"
+             + (judge_notes(result, primary) if judged else
+                f" — <b>no verdicts yet</b>: run <code>agentprop judge -w W -j "
+                f"{escape(primary)}</code> (nothing that rests on S3 can be read below)"),
              f"traces: {escape(str(info.get('n_traces')))}",
              f"bootstrap: {escape(str(info.get('n_resamples')))} resamples, seed "
              f"{escape(str(info.get('seed')))}, 95% percentile CIs",
              "propagation conditions: "
-             + escape(", ".join(info.get("propagation_conditions") or []) or "none")]
+             + escape(", ".join(info.get("propagation_conditions") or []) or "none"),
+             f"an estimate over fewer than {SMALL_N} units is greyed and marked "
+             "<i>too few</i>: read it as a hint, not a measurement"]
     if info.get("imported"):
         facts.insert(0, "<b>Data imported from the paper's release</b> ("
                      f"{escape(str(info['imported']))}, MIT licence): stage semantics of the "
@@ -290,6 +299,12 @@ def render_html(
                      + escape(", ".join(sims)) + "</span>")
     facts += [f for s in report_sections() if s.name in result.tables and (f := s.fact(result))]
     parts.append("<ul>" + "".join(f"<li>{f}</li>" for f in facts) + "</ul>")
+    if not judged:
+        parts.append(
+            f'<p class="note"><b>No verdicts yet:</b> run <code>agentprop judge -w W -j '
+            f"{escape(primary)}</code>, then <code>agentprop report -w W</code>. Until then "
+            "no answer is graded: S3, r_23, recovery and every rate after them are "
+            "undefined, and where the error stops is undecided.</p>")
     if not info.get("has_labels"):
         ref = info.get("agreement_reference")
         ref_txt = (f"Judge agreement below uses the <b>{escape(str(ref))}</b> judge as the "

@@ -11,7 +11,7 @@ from typing import Literal
 
 import pandas as pd
 
-from agentprop.analysis import Estimate
+from agentprop.analysis import Estimate, below_floor
 from agentprop.report._section import Section, get_section, report_sections
 from agentprop.safety import markdown_cell
 
@@ -73,9 +73,20 @@ def cell_parts(kind: CellKind, value: float, n: int, lo: float,
     return f"{value:.3f}", ci, n
 
 
+def n_text(n: int | None, value: str = "") -> str:
+    """ "n=12", or "n=3, too few" when a defined estimate rests on fewer units than the
+    small-sample floor (`analysis.SMALL_N`, stated once on the page): a headline number
+    over one trace reads as what it is."""
+    if n is None:
+        return ""
+    few = below_floor(n) and value not in ("", "undefined")
+    return f"n={n}, too few" if few else f"n={n}"
+
+
 def _text(parts: tuple[str, str, int | None]) -> str:
     v, ci, count = parts
-    return v + (f" [{ci}]" if ci else "") + (f" (n={count})" if count is not None else "")
+    return v + (f" [{ci}]" if ci else "") + (f" ({n_text(count, v)})" if count is not None
+                                             else "")
 
 
 def fmt_cell(metric: str, value: float, n: int, lo: float, hi: float) -> str:

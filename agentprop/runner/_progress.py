@@ -3,18 +3,9 @@ model's call rate (so a slow or throttled provider shows itself in a mixed run).
 
 from __future__ import annotations
 
-import time
-from typing import Any, Protocol
+from typing import Protocol
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from agentprop._progress import WorkProgress
 
 
 class RunCounts(Protocol):
@@ -47,52 +38,26 @@ def model_rates(calls_by_model: dict[str, int], elapsed_s: float) -> str:
 
 
 class RunProgress:
-    """A rich progress bar, or nothing when disabled (tests, --json, benchmarks)."""
+    """The run's progress on stderr (`agentprop._progress.WorkProgress`: a bar on a
+    terminal, plain lines elsewhere), or nothing when disabled (tests, --json, benchmarks).
+    Beside the bar: errors and 429s; under it: tokens, cost and each model's call rate."""
 
     def __init__(self, total: int, *, enabled: bool, skipped: int = 0) -> None:
         self.enabled = enabled
-        self._progress: Progress | None = None
-        self._task: Any = None
-        self._t0 = time.perf_counter()
-        if not enabled:
-            return
-        self._progress = Progress(
-            TextColumn("[bold]run[/]"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("errors [red]{task.fields[errors]}[/]"),
-            TextColumn("429s {task.fields[limited]}"),
-            TextColumn("{task.fields[tokens]:,} tok"),
-            TextColumn("${task.fields[cost]:.4f}"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[rates]}"),
-            console=Console(stderr=True),
-            transient=False,
-        )
-        self._task = self._progress.add_task(
-            "run", total=total, errors=0, tokens=0, cost=0.0, skipped=skipped, limited=0,
-            rates="",
-        )
+        self.skipped = skipped
+        self._work = WorkProgress("run", total, enabled=enabled)
 
     def start(self) -> None:
-        self._t0 = time.perf_counter()
-        if self._progress is not None:
-            self._progress.start()
+        self._work.start()
 
     def update(self, summary: RunCounts, rate_limited: int = 0) -> None:
-        if self._progress is not None:
-            self._progress.update(
-                self._task,
-                completed=summary.completed,
-                errors=summary.errors,
-                tokens=summary.tokens,
-                cost=summary.cost,
-                limited=rate_limited,
-                rates=model_rates(summary.calls_by_model, time.perf_counter() - self._t0),
-            )
+        if not self.enabled:
+            return
+        head = f"errors {summary.errors}" + (f" · 429s {rate_limited}" if rate_limited else "")
+        rates = model_rates(summary.calls_by_model, self._work.elapsed())
+        detail = " · ".join(x for x in (f"{summary.tokens:,} tok", f"${summary.cost:.4f}",
+                                        rates) if x)
+        self._work.update(summary.completed, head, detail)
 
     def stop(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+        self._work.stop()

@@ -45,12 +45,14 @@ class RunSummary(BaseModel):
         out = self.model_copy(deep=True)
         for name in ("units", "completed", "skipped", "errors", "step_limit", "model_calls",
                      "cached_calls", "input_tokens", "output_tokens", "tokens", "rate_limited",
-                     "not_started"):
+                     "not_started", "replaced_code_points", "tool_calls",
+                     "unobserved_model_calls"):
             setattr(out, name, getattr(self, name) + getattr(other, name))
         out.cost, out.wall_s = self.cost + other.cost, self.wall_s + other.wall_s
         for m, n in other.calls_by_model.items():
             out.calls_by_model[m] = out.calls_by_model.get(m, 0) + n
         out.run_ids = list(dict.fromkeys([*self.run_ids, *other.run_ids]))
+        out.preflight = [*self.preflight, *other.preflight]
         return out
 
     def count(self, trace: Trace) -> None:

@@ -6,7 +6,14 @@ import asyncio
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from agentprop.core import Message, ModelOutput, Task, ToolCall, ToolSpec, UnknownNameError
+from agentprop.core import (
+    Message,
+    ModelOutput,
+    Task,
+    ToolCall,
+    ToolSpec,
+    unknown_name,
+)
 from agentprop.models._base import TOOL_CHOICE_KEYWORDS, GenerateConfig
 from agentprop.sim._policy import Observation, RenderFn, decide
 from agentprop.sim._profiles import PROFILES, SimProfile
@@ -19,8 +26,7 @@ def get_profile(name: str) -> SimProfile:
     try:
         return PROFILES[name]
     except KeyError:
-        known = ", ".join(sorted(PROFILES))
-        raise UnknownNameError(f"unknown sim profile {name!r} (known: {known})") from None
+        raise unknown_name("sim profile", name, sorted(PROFILES)) from None
 
 
 def _norm(text: str) -> str:

@@ -75,7 +75,7 @@ _GEMINI_PATH = re.compile(r"/models/(.+):generateContent$")
 @dataclass
 class ServerConfig:
     host: str = "127.0.0.1"
-    port: int = 8765
+    port: int = 8768
     latency_ms: float = 0.0
     fail_rate: float = 0.0
     faults: tuple[str, ...] = FAULT_TYPES

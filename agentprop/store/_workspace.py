@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -46,7 +47,7 @@ CREATE TABLE IF NOT EXISTS verdicts (
 );
 CREATE TABLE IF NOT EXISTS labels (
     trace_id TEXT NOT NULL, annotator TEXT NOT NULL, label TEXT NOT NULL, time TEXT,
-    note TEXT NOT NULL DEFAULT '', PRIMARY KEY (trace_id, annotator)
+    note TEXT NOT NULL DEFAULT '', view TEXT, PRIMARY KEY (trace_id, annotator)
 );
 CREATE TABLE IF NOT EXISTS label_sample (
     trace_id TEXT PRIMARY KEY, position INTEGER NOT NULL, stratum TEXT NOT NULL,
@@ -276,6 +277,19 @@ class Workspace:
                 f"workspace {self.path} has schema version {version}, this agentprop "
                 f"needs {SCHEMA_VERSION}; use a new workspace or a matching agentprop version"
             )
+        self._label_view = self._add_label_view()
+
+    def _add_label_view(self) -> bool:
+        """Whether `labels` has its `view` column, adding it to a workspace made before it
+        (an added nullable column: older labels read as view None, "not recorded")."""
+        cols = {r[1] for r in self.conn.execute("PRAGMA table_info(labels)")}
+        if "view" in cols:
+            return True
+        if self.readonly:
+            return False
+        with contextlib.suppress(sqlite3.OperationalError), self.conn:  # added meanwhile
+            self.conn.execute("ALTER TABLE labels ADD COLUMN view TEXT")
+        return True
 
     def _version(self) -> Any:
         try:
@@ -458,6 +472,13 @@ class Workspace:
                 out[tid] = row[0]
         return out
 
+    def unscored_ids(self, judge: str) -> set[str]:
+        """Traces whose `judge` verdict is unscored in its stored payload (`correct` null),
+        whatever the indexed `correct` column says (`agentprop verify` compares them)."""
+        cur = self.conn.execute("SELECT trace_id FROM verdicts WHERE judge=? AND "
+                                "json_extract(data, '$.correct') IS NULL", (judge,))
+        return {r[0] for r in cur}
+
     def verdict_rows(self, judge: str | None = None) -> list[VerdictRow]:
         """(trace_id, judge, correct, members) per verdict, in `verdicts()` order, without
         parsing the rest of the payload (a facts verdict's `raw` holds every check): what
@@ -487,7 +508,8 @@ class Workspace:
         replaces the earlier one. Answer labels go to `labels`, the detectors' questions
         to `question_labels` (created on first use, so older workspaces open unchanged)."""
         items = list(labels)
-        rows = [utf8_clean((x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note))[0]
+        rows = [utf8_clean((x.trace_id, x.annotator, x.label, x.time.isoformat(), x.note,
+                            x.view))[0]
                 for x in items if x.question == "answer"]
         other = [utf8_clean((x.trace_id, x.annotator, x.question, x.label, x.time.isoformat(),
                              x.note))[0]
@@ -497,20 +519,24 @@ class Workspace:
                 self.conn.execute(_QUESTION_LABELS)
                 self.conn.executemany(
                     "INSERT OR REPLACE INTO question_labels VALUES (?,?,?,?,?,?)", other)
-            self.conn.executemany("INSERT OR REPLACE INTO labels VALUES (?,?,?,?,?)", rows)
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO labels (trace_id, annotator, label, time, note, view) "
+                "VALUES (?,?,?,?,?,?)", rows)
 
     def labels(self, annotator: str | None = None, *,
                question: LabelQuestion = "answer") -> list[Label]:
         """The labels of one question (default: the answers' correctness), oldest first."""
         if question != "answer":
             return self._question_labels(question, annotator)
-        q = "SELECT trace_id, annotator, label, time, note FROM labels"
+        view = "view" if self._label_view else "NULL"
+        q = f"SELECT trace_id, annotator, label, time, note, {view} FROM labels"
         cur = (
             self.conn.execute(q + " WHERE annotator=? ORDER BY time", (annotator,))
             if annotator
             else self.conn.execute(q + " ORDER BY time")
         )
-        return [Label(trace_id=r[0], annotator=r[1], label=r[2], time=r[3], note=r[4]) for r in cur]
+        return [Label(trace_id=r[0], annotator=r[1], label=r[2], time=r[3], note=r[4],
+                      view=r[5]) for r in cur]
 
     def _question_labels(self, question: str, annotator: str | None) -> list[Label]:
         exists = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND "

@@ -15,7 +15,8 @@ def suite() -> Suite:
 
 
 def test_unknown_domain_is_one_message(suite: Suite) -> None:
-    with pytest.raises(PlanError, match=r"^unknown domain 'calender' \(known: calendar, "):
+    with pytest.raises(PlanError,
+                       match=r"^unknown domain 'calender'; did you mean 'calendar'\? \(known: "):
         check_domains(suite, ["calender"])
     with pytest.raises(PlanError, match="unknown domain"):
         plan_run(suite, RunConfig(models=("sim/balanced",), domains=("calender",)))

@@ -47,3 +47,15 @@ def test_the_study_headline_fits_80_columns_and_folds_long_model_names() -> None
     assert "".join(ln.split()[0] for ln in body) == long + "sim/balanced"
     text = "\n".join(lines)
     assert "0.42 [0.30, 0.55]" in text and "-0.12" in text and "120" in text
+
+
+def test_the_headline_marks_a_number_over_too_few_traces() -> None:
+    """A rate over 2 traces reads as such (and the line still fits 80 columns)."""
+    numbers = {"propagation.r_23[sim/tool-averse]": {"value": 0.5, "n": 2, "ci": [0.1, 0.9]},
+               "propagation.n[sim/tool-averse]": {"value": 40, "n": 40},
+               "propagation.correction_rate[sim/tool-averse]": {"value": 0.5, "n": 2}}
+    console = Console(width=80, record=True, force_terminal=False, color_system=None)
+    console.print(headline_table(numbers))
+    text = console.export_text()
+    assert max(len(ln) for ln in text.splitlines()) <= 80 and "…" not in text
+    assert "0.50 n=2*" in text and "too few (n < 10)" in " ".join(text.split())

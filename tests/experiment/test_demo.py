@@ -164,3 +164,44 @@ def test_numbers_json_has_propagation_and_simulation_check(demo: DemoRun) -> Non
     assert uncovered == []
     assert demo.resumed["simulation_check_covered"] == demo.resumed["simulation_check_total"]
     assert demo.resumed["simulation_check_total"] == len(checks)
+
+
+def test_verify_passes_on_the_demo(demo: DemoRun) -> None:
+    """`agentprop verify`: every number of the demo's report recomputed from the store is
+    byte-identical to numbers.json, and every invariant holds (the report's own quick
+    check found nothing either)."""
+    assert demo.resumed["invariant_violations"] == []
+    res = subprocess.run(_cli("verify", "--workspace", str(demo.ws), "--json"),
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    out = json.loads(res.stdout)
+    assert out["ok"] and out["violations"] == [] and out["numbers"] > 1000
+
+
+def test_the_docs_stages_commands_run_on_the_demo(demo: DemoRun) -> None:
+    """docs/injection.md's `stages` lines name the demo's own workspace and run on it, the
+    bare `--judge ensemble` included (it means the workspace's one ensemble)."""
+    import shlex
+
+    import typer.main
+
+    from agentprop.cli import app
+
+    cmd = typer.main.get_command(app)
+    ctx = cmd.make_context("agentprop", ["demo"], resilient_parsing=True)
+    demo_cmd = cmd.get_command(ctx, "demo")  # type: ignore[attr-defined]
+    default_ws = str(next(p.default for p in demo_cmd.params if p.name == "workspace"))
+    doc = (ROOT / "docs" / "injection.md").read_text(encoding="utf-8")
+    lines = [ln.split("#")[0].strip() for ln in doc.splitlines()
+             if ln.startswith("agentprop stages ")]
+    assert len(lines) == 3
+    for line in lines:
+        args = shlex.split(line)[1:]
+        at = args.index("--workspace") + 1
+        assert args[at] == default_ws, line
+        args[at] = str(demo.ws)
+        res = subprocess.run(_cli(*args), capture_output=True, text=True, timeout=300,
+                             cwd=ROOT)
+        assert res.returncode == 0, (line, res.stderr[-2000:])
+        if "--json" in args and "--judge" in args:
+            assert json.loads(res.stdout)["judge"].startswith("ensemble:")

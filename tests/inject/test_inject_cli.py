@@ -87,6 +87,8 @@ def test_stages_errors(tmp_path: Path) -> None:
     res = runner.invoke(app, ["stages", "--workspace", str(tmp_path / "empty")])
     assert res.exit_code != 0 and "no traces" in res.output
     path = _workspace(tmp_path)
+    res = runner.invoke(app, ["stages", "--workspace", str(path), "--judge", "heuristic"])
+    assert res.exit_code != 0 and "no verdicts by judge 'heuristic'" in res.output
     res = runner.invoke(app, ["stages", "--workspace", str(path), "--judge", "nobody"])
-    assert res.exit_code != 0 and "no verdicts by judge 'nobody'" in res.output
+    assert res.exit_code != 0 and "unknown judge 'nobody'" in res.output
     assert "Traceback" not in res.output

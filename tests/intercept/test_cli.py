@@ -56,8 +56,8 @@ def test_sweep_of_a_split_with_no_traces(tmp_path: Path) -> None:
 def test_sweep_with_a_judge_that_has_no_verdicts(tmp_path: Path) -> None:
     _workspace(tmp_path / "w", judged=True)
     res = RUNNER.invoke(app, ["intercept", "sweep", "-w", str(tmp_path / "w"),
-                              "--judge", "nope"])
-    assert res.exit_code == 2 and "judge 'nope' has no verdicts" in res.output
+                              "--judge", "heuristic"])
+    assert res.exit_code == 2 and "judge 'heuristic' has no verdicts" in res.output
     assert "facts" in res.output  # the judges that do have verdicts are listed
     with Workspace(tmp_path / "w") as ws:
         assert ws.get_meta("interceptor_config") is None

@@ -2,41 +2,22 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from agentprop.labels import make_server
 from agentprop.store import Workspace
-from agentprop.suite import Suite
-from tests.judges.conftest import CALENDAR, MEDICAL, RETAIL, TASKS, WEATHER, make_trace
+from tests.judges.conftest import CALENDAR, MEDICAL, RETAIL, WEATHER, make_trace
 
-CHROMIUM = "/usr/bin/chromium"
 XSS = "<script>alert(1)</script>"
 
 
-def _browser_or_skip() -> None:
-    missing = []
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        missing.append(CHROMIUM)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("playwright")
-    if missing:
-        if os.environ.get("AGENTPROP_REQUIRE_BROWSER"):
-            pytest.fail(f"browser tests required but missing: {', '.join(missing)}")
-        pytest.skip(f"missing {', '.join(missing)}")
-
-
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def served(tmp_path: Path, label_app: Any) -> Iterator[tuple[str, Path]]:
     ws = Workspace(tmp_path / "w")
     traces = [
         make_trace("tr-a", WEATHER, "Tomorrow in London: 14°C, light rain.",
@@ -50,14 +31,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     ws.put_label_sample([{"trace_id": t.id, "position": i, "stratum": "s"}
                          for i, t in enumerate(traces)])
     ws.close()
-    server = make_server(tmp_path / "w", Suite(list(TASKS), seed=0), port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", tmp_path / "w"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with label_app(tmp_path / "w") as url:
+        yield url, tmp_path / "w"
 
 
 def test_server_binds_loopback_and_refuses_cross_site(served: tuple[str, Path]) -> None:
@@ -93,14 +68,14 @@ def test_post_from_an_opaque_or_cross_site_origin_is_refused(
 
 
 @pytest.mark.browser
-def test_label_three_resume_and_escape(served: tuple[str, Path]) -> None:
-    _browser_or_skip()
+def test_label_three_resume_and_escape(served: tuple[str, Path],
+                                       chromium: tuple[str, list[str]]) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     url, wsp = served
     dialogs: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"],
+        browser = p.chromium.launch(executable_path=chromium[0], args=chromium[1],
                                     headless=True)
         try:
             page = browser.new_page()
@@ -181,13 +156,13 @@ def test_empty_queue_says_nothing_to_label(served: tuple[str, Path]) -> None:
 
 
 @pytest.mark.browser
-def test_buttons_stay_on_screen_with_observations_open(served: tuple[str, Path]) -> None:
-    _browser_or_skip()
+def test_buttons_stay_on_screen_with_observations_open(served: tuple[str, Path],
+                                                       chromium: tuple[str, list[str]]) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     url, _ = served
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"],
+        browser = p.chromium.launch(executable_path=chromium[0], args=chromium[1],
                                     headless=True)
         try:
             page = browser.new_page(viewport={"width": 1000, "height": 480})

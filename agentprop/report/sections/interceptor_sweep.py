@@ -20,12 +20,33 @@ def best_config(df: pd.DataFrame | None) -> tuple[str, str]:
     return str(b["note"].iloc[0]), f"F1 = {float(b['value'].iloc[0]):.3f}"
 
 
+def repeats(df: pd.DataFrame | None) -> dict[str, list[str]]:
+    """Rows that repeat an earlier one (the same traces flagged), by the sentence saying
+    why: {"flags the same traces as X: no trace has an L1 count of 2": [configs]}."""
+    if df is None or df.empty:
+        return {}
+    out: dict[str, list[str]] = {}
+    for r in df[df["note"].astype(str).str.startswith("flags the same")].itertuples():
+        keys = out.setdefault(str(r.note), [])
+        if str(r.key) not in keys:
+            keys.append(str(r.key))
+    return out
+
+
 def best_note(result: AnalysisResult, stages: pd.DataFrame) -> str:
-    best, text = best_config(result.tables.get("interceptor_sweep"))
-    if not best:
-        return ""
-    return (f"<p>Best configuration by F1 (highlighted): <b>{escape(best)}</b> "
-            f"({escape(text)}).</p>")
+    df = result.tables.get("interceptor_sweep")
+    best, text = best_config(df)
+    out = ""
+    if best:
+        out = (f"<p>Best configuration by F1 (highlighted): <b>{escape(best)}</b> "
+               f"({escape(text)}).</p>")
+    same = repeats(df)
+    if same:
+        out += ("<p>Rows that repeat an earlier row (the same traces flagged, so the same "
+                "numbers):</p><ul>" + "".join(
+                    f"<li><b>{escape(', '.join(keys))}</b> {escape(why)}</li>"
+                    for why, keys in same.items()) + "</ul>")
+    return out
 
 
 def compute(ctx: AnalysisContext) -> pd.DataFrame | None:

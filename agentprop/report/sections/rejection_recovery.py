@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from agentprop.analysis import AnalysisContext, AnalysisResult, rejection_recovery
-from agentprop.report._figures import subplots
+from agentprop.analysis import AnalysisContext, AnalysisResult, rank_note, rejection_recovery
+from agentprop.report._figures import plt, subplots, wrap
 from agentprop.report._section import Section, SectionFigure, register
 from agentprop.report._tables import constant_rates
 
@@ -37,24 +37,25 @@ def rejection_vs_recovery(res: AnalysisResult, label: Callable[[str], str]) -> F
     w = w.dropna(subset=[xcol, "recovery"])
     if w.empty:
         return None
-    fig, ax = subplots((6, 4.5))
+    fig, ax = subplots((7.5, 4.5))
     n_s2 = w.get("n_S2", pd.Series(1.0, index=w.index)).fillna(0).to_numpy(dtype=float)
     sizes = 20 + 220 * n_s2 / max(1.0, float(n_s2.max()))
-    ax.scatter(w[xcol], w["recovery"], s=sizes, alpha=0.6)
-    placed: list[tuple[float, float]] = []
-    for k, r in w.iterrows():
-        x0, y0 = float(r[xcol]), float(r["recovery"])
-        # labels of points close together are stacked instead of drawn on top of each other
-        near = sum(abs(x0 - a) < 0.08 and abs(y0 - b) < 0.04 for a, b in placed)
-        placed.append((x0, y0))
-        ax.annotate(label(str(k)), (x0, y0), fontsize=7, xytext=(5, 3 - 9 * near),
-                    textcoords="offset points")
-    rho = rr[(rr["key"] == "") & (rr["metric"] == rho_name)]["value"]
-    p = rr[(rr["key"] == "") & (rr["metric"] == p_name)]["value"]
+    # one colour per model, named in the legend: labels written beside the points would
+    # cover each other wherever two models land close together
+    colours = plt.get_cmap("tab10")
+    for i, (k, r) in enumerate(w.iterrows()):
+        ax.scatter([float(r[xcol])], [float(r["recovery"])], s=[sizes[i]], alpha=0.7,
+                   color=colours(i % 10), label=wrap(label(str(k)), 30))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False,
+              markerscale=0.5)
+    rho = rr[(rr["key"] == "") & (rr["metric"] == rho_name)]
     title = ("Noticed P(noticed | S2) vs recovered (1 − r_23); size ∝ n_S2" if ours else
              "Rejection (1 − p_S1) vs recovery (1 − r_23); size ∝ n_S2")
-    if len(rho) and not math.isnan(float(rho.iloc[0])):
-        title += f"\nSpearman ρ = {float(rho.iloc[0]):.3f}, p = {float(p.iloc[0]):.3f}"
+    if len(rho) and not math.isnan(float(rho["value"].iloc[0])):
+        p = rr[(rr["key"] == "") & (rr["metric"] == p_name)]["value"]
+        untested = rank_note(int(rho["n"].iloc[0]))
+        title += f"\nSpearman ρ = {float(rho['value'].iloc[0]):.3f}, " + (
+            untested.split(":")[0] if untested else f"p = {float(p.iloc[0]):.3f}")
     ax.set_title(title, fontsize=9)
     ax.set_xlabel("noticed after the corruption reached the observation" if ours
                   else "rejection rate")

@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from agentprop.analysis import AnalysisContext, AnalysisResult, stopping_table
-from agentprop.report._figures import subplots, wrap
+from agentprop.report._figures import error_bars_within, subplots, wrap
 from agentprop.report._section import Section, SectionFigure, register
 from agentprop.report._tables import constant_rates
 
@@ -38,7 +38,8 @@ def stopping_funnel(res: AnalysisResult, label: Callable[[str], str]) -> Figure 
         return None
     per = st[(st["key"] != "") & ~st["key"].astype(str).str.contains("|", regex=False)]
     keys = list(dict.fromkeys(per["key"]))
-    if not keys:
+    n = per[per["metric"] == "n"].set_index("key").reindex(keys)["value"]
+    if not keys or not (n.fillna(0) > 0).any():  # nothing decided (e.g. nothing judged)
         return None
     fig, ax = subplots((max(6, 1.1 * len(keys) + 3), 4.5))
     x = np.arange(len(keys))
@@ -50,18 +51,16 @@ def stopping_funnel(res: AnalysisResult, label: Callable[[str], str]) -> Figure 
         sub = per[per["metric"] == outcome].set_index("key").reindex(keys)
         v = np.nan_to_num(sub["value"].to_numpy(dtype=float))
         ax.bar(x, v, 0.6, bottom=bottom, color=colour, label=text, edgecolor="white")
-        lo = np.nan_to_num(sub["ci_lo"].to_numpy(dtype=float), nan=0.0)
-        hi = np.nan_to_num(sub["ci_hi"].to_numpy(dtype=float), nan=0.0)
         shown = v > 0
+        # each segment's CI at its top, cut to stay within the bar's [0, 1]
         ax.errorbar(x[shown] + 0.22, (bottom + v)[shown],
-                    yerr=np.vstack([v - lo, hi - v])[:, shown], fmt="none", ecolor="#333",
-                    capsize=2, lw=0.8)
+                    yerr=error_bars_within(sub.reset_index(), bottom)[:, shown], fmt="none",
+                    ecolor="#333", capsize=2, lw=0.8)
         bottom = bottom + v
-    n = per[per["metric"] == "n"].set_index("key").reindex(keys)["value"]
     ax.set_xticks(x, [f"{wrap(label(k), 16)}\n(n={int(v) if v == v else 0})" for k, v in
                       zip(keys, n, strict=True)], fontsize=8)
     ax.set_ylabel("share of injected traces")
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.02)  # room for the caps of a CI that ends at 1, none past it
     ax.set_title("Where the error stops, per model (95% CI, tasks resampled)", fontsize=10)
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
     fig.tight_layout()
