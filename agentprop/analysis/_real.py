@@ -42,7 +42,7 @@ def real_model_table(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
 def _rows(g: pd.DataFrame, key: str, n_resamples: int, seed: int) -> list[dict[str, Any]]:
     keys = {"model": key}
     status = g["status"].astype(str).to_numpy()
-    forced = g["forced"].fillna(False).astype(bool).to_numpy()
+    forced = g["forced"].astype("boolean").fillna(False).to_numpy(dtype=bool)
     flags = {"answered": status == "ok", "forced": forced,
              "step_limit": status == "step_limit",
              "failed": (status != "ok") & (status != "step_limit")}

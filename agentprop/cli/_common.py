@@ -308,8 +308,7 @@ def say_probe(probe: Any) -> None:
     """Print one model's preflight line (stderr, before the first unit)."""
     from agentprop.runner import probe_line
 
-    style = "green" if probe.verdict == "native" else "bold red"
     from rich.text import Text
 
-    text = Text(probe_line(probe), style=style)
-    err_console.print(text, soft_wrap=True)
+    style = "green" if probe.verdict == "native" else "bold red"
+    err_console.print(Text(probe_line(probe), style=style))  # wraps at the terminal width

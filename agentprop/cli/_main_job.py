@@ -237,6 +237,11 @@ def experiment_run(
                     resamples=resamples, preflight=preflight))
 
 
+# where `agentprop demo` writes unless told (docs/injection.md's commands name it)
+DEMO_WORKSPACE = "agentprop-runs/demo"
+DEMO_LOCAL_WORKSPACE = "agentprop-runs/demo-local"
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     @user_errors
@@ -246,7 +251,7 @@ def register(app: typer.Typer) -> None:
             "--workspace",
             "-w",
             envvar="AGENTPROP_WORKSPACE",
-            help="where to write (default agentprop-runs/demo, or agentprop-runs/demo-local)",
+            help=f"where to write (default {DEMO_WORKSPACE}, or {DEMO_LOCAL_WORKSPACE})",
         ),
         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
         local: bool = typer.Option(
@@ -264,13 +269,13 @@ def register(app: typer.Typer) -> None:
         if limit is not None and not local:
             raise UserError("--limit needs --local")
         if not local:
-            _run(_load(DEMO_CONFIG), workspace or Path("agentprop-runs/demo"), False, False,
+            _run(_load(DEMO_CONFIG), workspace or Path(DEMO_WORKSPACE), False, False,
                  as_json)
             return
         cfg = _load(DEMO_LOCAL_CONFIG)
         if limit is not None:
             cfg = cfg.model_copy(update={"runs": [
                 r.model_copy(update={"n": limit}) for r in cfg.runs]})
-        _run(cfg, workspace or Path("agentprop-runs/demo-local"), False, False, as_json)
+        _run(cfg, workspace or Path(DEMO_LOCAL_WORKSPACE), False, False, as_json)
 
     app.add_typer(experiment_app, name="experiment")

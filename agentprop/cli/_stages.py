@@ -170,27 +170,25 @@ def _delivery_records(delivery: Any) -> dict[str, dict[str, Any]]:
 def _print_delivery(delivery: Any, simulated: set[str]) -> None:
     """One table: per model, the traces whose tool calls did not arrive as calls
     (docs/tool-call-outcomes.md), over all its traces, baseline included."""
-    from rich.table import Table
+    from agentprop.cli._layout import column_tables
 
     per = _delivery_records(delivery)
     if not per:
         return
-    table = Table(title="tool calls that did not arrive as calls (all traces; share "
-                  "[95% CI] (count))", title_justify="left")
-    table.add_column("")
-    for model in per:
-        table.add_column(f"{model}{' (sim)' if model in simulated else ''}", justify="right")
-    table.add_row("traces (errors)", *(f"{int(per[m]['n']['value'])} "
-                                       f"({int(per[m]['n_error']['value'])})" for m in per))
-    for metric, label in _DELIVERY_SHOWN:
-        cells = []
-        for m in per:
+    labels = ["traces (errors)", *(label for _, label in _DELIVERY_SHOWN)]
+    columns = []
+    for m in per:
+        cells = [f"{int(per[m]['n']['value'])} ({int(per[m]['n_error']['value'])})"]
+        for metric, _ in _DELIVERY_SHOWN:
             est, count = per[m][metric], int(per[m][f"n_{metric}"]["value"])
             lo, hi = est["ci"]
             cells.append("–" if est["value"] is None else
                          f"{est['value']:.2f} [{lo:.2f}, {hi:.2f}] ({count})")
-        table.add_row(label, *cells)
-    console.print(table)
+        columns.append((f"{m}{' (sim)' if m in simulated else ''}", cells))
+    for title, table in column_tables("tool calls that did not arrive as calls (all "
+                                      "traces; share [95% CI] (count))", labels, columns):
+        table.title = title
+        console.print(table)
     if simulated & set(per):
         console.print("simulated agents make only structured calls of offered tools: "
                       "their zeros above hold by construction", highlight=False)

@@ -183,14 +183,8 @@ def test_the_docs_stages_commands_run_on_the_demo(demo: DemoRun) -> None:
     bare `--judge ensemble` included (it means the workspace's one ensemble)."""
     import shlex
 
-    import typer.main
+    from agentprop.cli._main_job import DEMO_WORKSPACE as default_ws
 
-    from agentprop.cli import app
-
-    cmd = typer.main.get_command(app)
-    ctx = cmd.make_context("agentprop", ["demo"], resilient_parsing=True)
-    demo_cmd = cmd.get_command(ctx, "demo")  # type: ignore[attr-defined]
-    default_ws = str(next(p.default for p in demo_cmd.params if p.name == "workspace"))
     doc = (ROOT / "docs" / "injection.md").read_text(encoding="utf-8")
     lines = [ln.split("#")[0].strip() for ln in doc.splitlines()
              if ln.startswith("agentprop stages ")]

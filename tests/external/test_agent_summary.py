@@ -18,5 +18,5 @@ def test_an_agent_runs_summary_counts_tool_calls_not_zero_model_calls(tmp_path: 
                                    "weather", "-w", str(tmp_path / "w")])
     assert res.exit_code == 0, res.output
     text = " ".join(res.stdout.split())
-    assert "2 tool calls; its model calls and tokens not recorded" in text, text
+    assert "2 tool calls; the agent's model calls, tokens and cost: not observed" in text, text
     assert "agentprop gateway" in text and "0 model calls" not in text

@@ -189,15 +189,17 @@ def test_an_experiment_nested_20000_deep_is_one_line(tmp_path: Path, shape: str)
     assert not (tmp_path / "w").exists()
 
 
-def test_deep_tool_call_arguments_from_a_provider_are_a_retryable_error() -> None:
+def test_deep_tool_call_arguments_from_a_provider_are_a_recorded_unparsed_call() -> None:
+    """Arguments nested thousands deep are the model's output: kept as an unparsed call
+    with the reason (never retried, never a RecursionError)."""
     from agentprop.models._openai import parse_response
-    from agentprop.models._retry import RetryableError
 
     deep = "[" * 200_000 + "]" * 200_000
     data = {"choices": [{"message": {"tool_calls": [
         {"id": "c", "function": {"name": "f", "arguments": deep}}]}}]}
-    with pytest.raises(RetryableError, match="malformed JSON arguments"):
-        parse_response(data)
+    out = parse_response(data)
+    assert not out.tool_calls and len(out.unparsed_calls) == 1
+    assert "nested too deeply" in out.unparsed_calls[0].error
 
 
 def test_a_deep_model_option_is_kept_as_text() -> None:

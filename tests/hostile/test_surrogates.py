@@ -37,10 +37,12 @@ def _answers(ws: Path) -> list[str]:
 
 def test_a_native_run_stores_surrogates_replaced_and_reruns_from_the_cache(
         tmp_path: Path) -> None:
+    # the preflight skips the cache by design (it tests the endpoint now): off here, so
+    # every request the server sees is an episode's
     ws = tmp_path / "w"
     with canned_openai(_completion) as (url, seen):
         args = ["run", "-m", "openai/canned", "--base-url", url, "-w", str(ws), "-n", "3",
-                "-d", "weather", "--json"]
+                "-d", "weather", "--json", "--preflight", "off"]
         first = invoke(*args, OPENAI_API_KEY="sk-none")
         assert first.exit_code == 0, first.output
         summary = json.loads(first.stdout)
@@ -58,7 +60,7 @@ def test_a_cache_poisoned_by_an_older_version_cannot_crash_a_rerun(tmp_path: Pat
     ws = tmp_path / "w"
     with canned_openai(_completion) as (url, seen):
         args = ["run", "-m", "openai/canned", "--base-url", url, "-w", str(ws), "-n", "2",
-                "-d", "weather", "--json"]
+                "-d", "weather", "--json", "--preflight", "off"]
         assert invoke(*args, OPENAI_API_KEY="sk-none").exit_code == 0
         con = sqlite3.connect(ws / "agentprop.sqlite")
         with con:  # what an older version stored: the raw surrogate escape
