@@ -112,6 +112,11 @@ class JudgeValidity:
     stress: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
     """instrument → perturbation → {expect: stable | flip, n, flips, rate}
     (`judges._stress`; ``retest`` for an LLM judge's test–retest)."""
+    real_text: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """instrument → its agreement on a real model's text (judges/real_text.json,
+    bench/bench_real_text.py): `n`, `prevalence`, `kappa` (None where one class is
+    absent), `kappa_lo`, `kappa_hi`, `accuracy`, and `positive`/`negative` → {n,
+    precision, recall}; plus ``model`` and ``labels`` under the key ``_source``."""
 
     @classmethod
     def from_summary(cls, summary: Mapping[str, Any]) -> JudgeValidity:
@@ -127,7 +132,10 @@ class JudgeValidity:
                              (summary.get("held_out") or {}).items()}
                    if isinstance(summary.get("held_out"), Mapping) else {},
                    stress={str(k): {str(p): dict(r) for p, r in v.items()}
-                           for k, v in (summary.get("stress") or {}).items()})
+                           for k, v in (summary.get("stress") or {}).items()},
+                   real_text={str(k): dict(v) for k, v in
+                              (summary.get("real_text") or {}).items()
+                              if isinstance(v, Mapping)})
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,11 @@ def load_validity() -> dict[str, Any] | None:
     return _read_json(VALIDITY_FILE)
 
 
+REAL_TEXT_FILE = Path(__file__).with_name("real_text.json")
+"""The instruments' agreement on a real model's text, labelled blind by two graders
+(bench/bench_real_text.py --write)."""
+
+
 def _read_json(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -29,7 +29,15 @@ VALIDITY = {"tasks": 12, "judges": {
     "labels": {"facts": "two graders, 2026-11-30, by the rule", "noticed": "held out set"},
     "held_out": {"facts": False, "noticed": True},
     "stress": {"facts": {"paraphrase": {"expect": "stable", "n": 50, "flips": 1, "rate": 0.02},
-                         "number": {"expect": "flip", "n": 20, "flips": 16, "rate": 0.8}}}}
+                         "number": {"expect": "flip", "n": 20, "flips": 16, "rate": 0.8}}},
+    "real_text": {
+        "_source": {"model": "SmolLM2-135M-Instruct (Q4_1, in-process)", "labels": "two"},
+        "facts": {"n": 231, "prevalence": 0.0, "kappa": None, "accuracy": 0.996,
+                  "positive": {"n": 0, "precision": 0.0, "recall": None},
+                  "negative": {"n": 231, "precision": 1.0, "recall": 0.996}},
+        "noticed": {"n": 127, "prevalence": 0.3, "kappa": 0.0, "kappa_lo": 0.0,
+                    "kappa_hi": 0.0, "positive": {"n": 38, "recall": 0.0},
+                    "negative": {"n": 89, "recall": 1.0}}}}
 
 
 def _input(**extra: object) -> AnalysisInput:
@@ -93,6 +101,10 @@ def test_report_tables_and_page(tmp_path: Path) -> None:
     assert ">heuristic</th>" not in cards
     assert "0.02 (paraphrase, n=50)" in cards and "0.80 (number, n=20)" in cards
     assert "two graders, 2026-11-30, by the rule" in cards
+    # real model text: κ undefined where the graders saw one class, each class's recall
+    assert ("κ — [—, —] (n=231; SmolLM2-135M-Instruct&#x27;s text, prevalence 0.00; "
+            "recall on positives — (n=0), on negatives 1.00 (n=231))") in cards
+    assert "κ 0.00 [0.00, 0.00] (n=127;" in cards and "on positives 0.00 (n=38)" in cards
     assert "unvalidated" not in html  # the primary judge has a card
 
 

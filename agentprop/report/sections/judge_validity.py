@@ -100,6 +100,13 @@ def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
         if clean is not None:
             rows.append(tidy_row(keys, judge, "false_alarm_clean", clean,
                                  note="on this workspace's baseline traces"))
+        real = validity.real_text.get(judge)
+        if real:
+            rows.append(tidy_row(keys, judge, "kappa_real_text",
+                                 Estimate(_float(real.get("kappa")), int(real.get("n") or 0),
+                                          _float(real.get("kappa_lo")),
+                                          _float(real.get("kappa_hi"))),
+                                 note=_real_note(real, validity.real_text.get("_source"))))
         for p, r in validity.stress.get(judge, {}).items():
             name = "retest" if p == "retest" else f"flip_{p}"
             should = "should not move" if r.get("expect") == "stable" else "should move"
@@ -108,6 +115,21 @@ def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
                                  note=should))
     cols = ["judge", "tasks", *STATED, "held_out", "labels", "rates"]
     return tidy_frame(rows, cols) if rows else None
+
+
+def _real_note(real: Any, source: Any) -> str:
+    """Where the real-text figures come from and what moves κ there: the prevalence of
+    the positive class and the recall of each class (a tiny model's answers are mostly
+    wrong, so κ alone misleads)."""
+    src = source or {}
+    model = str(src.get("model") or "a real model").split(" (")[0]
+    pos, neg = real.get("positive") or {}, real.get("negative") or {}
+    prev = real.get("prevalence")
+    return (f"{model}'s text"
+            + (f", prevalence {prev:.2f}" if prev is not None else "")
+            + f"; recall on positives {_fmt(_float(pos.get('recall')))} "
+            f"(n={int(pos.get('n') or 0)}), on negatives {_fmt(_float(neg.get('recall')))} "
+            f"(n={int(neg.get('n') or 0)})")
 
 
 def _fmt(v: float, digits: int = 2) -> str:
@@ -131,7 +153,7 @@ def _pick(sub: pd.DataFrame, metric: str) -> pd.Series | None:
 
 
 FIELDS = ("κ [95 % CI] (n)", "labels held out", "false alarms", "worst stable flip",
-          "weakest must-flip", "retest", "rates through it", "labels")
+          "weakest must-flip", "retest", "on real model text", "rates through it", "labels")
 
 
 def reader(df: pd.DataFrame) -> pd.DataFrame:
@@ -139,8 +161,8 @@ def reader(df: pd.DataFrame) -> pd.DataFrame:
     terminal, whatever the labels' provenance says."""
     out = []
     for judge, sub in df.groupby("judge", sort=False):
-        k, fa, clean, retest = (_pick(sub, m) for m in
-                                ("kappa", "false_alarm_rate", "false_alarm_clean", "retest"))
+        k, fa, clean, retest, real = (_pick(sub, m) for m in (
+            "kappa", "false_alarm_rate", "false_alarm_clean", "retest", "kappa_real_text"))
         assert k is not None
         values = (
             f"{_fmt(k['value'])} [{_fmt(k['ci_lo'])}, {_fmt(k['ci_hi'])}] (n={int(k['n'])})",
@@ -150,6 +172,8 @@ def reader(df: pd.DataFrame) -> pd.DataFrame:
                if clean is not None else ""),
             _worst(sub, True), _worst(sub, False),
             _fmt(retest["value"]) if retest is not None else "—",
+            (f"κ {_fmt(real['value'])} [{_fmt(real['ci_lo'])}, {_fmt(real['ci_hi'])}] "
+             f"(n={int(real['n'])}; {real['note']})") if real is not None else "—",
             str(k["rates"]) or "—", str(k["labels"]) or "—")
         out += [{"instrument": judge, "field": f, "value": v}
                 for f, v in zip(FIELDS, values, strict=True)]
