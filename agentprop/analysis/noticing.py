@@ -79,7 +79,9 @@ _WHO = r"(?:you|the user|your question|the question|the request|your request|I|w
 _ASKED = r"(?:asked|requested|wanted|meant|mentioned|named|specified|need|needs|wants|gave)"
 _ENTITY = (r"(?:city|cities|date|day|patient|product|id|record|location|item|value|parameter|"
            r"argument|person|event|drug|medication|doctor|time|format|one|data|result|results|"
-           r"entry|article|order|slot|specialty)")
+           r"entry|article|order|slot|specialty|account|page|profile|user|customer|flight|"
+           r"booking|appointment|reservation|room|file|report|document|model|version|listing|"
+           r"store|hotel|address|country|region|town|station|year|month|week)")
 
 TEXT_RULES: tuple[TextRule, ...] = (
     # -- PROBLEM: the text names a mismatch, an error, or doubt about the data --------------
@@ -110,7 +112,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True, guard_negation=True,
              needs=('mismatch', 'discrepanc', 'inconsisten')),
     TextRule("wrong or incorrect entity", "problem",
-             _r(rf"\b(?:wrong|incorrect|mistyped|mistaken)\s+(?:\w+\s+)?{_ENTITY}\b"),
+             _r(rf"\b(?:wrong|incorrect|mistyped|mistaken)\s+(?:\w+\s+){{0,2}}{_ENTITY}\b"),
              guard_if=True, guard_negation=True,
              needs=('wrong', 'incorrect', 'mistyped', 'mistaken')),
     TextRule("a different entity than / from", "problem",
@@ -181,8 +183,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 rf"(?:{_ASKED}|was about|is about|mentions?|were)\b"),
              needs=('but', 'while', 'whereas', 'although', 'though')),
     TextRule("is for X, not Y", "problem",
-             _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in)\s+[^.,;?!]{1,40},\s+"
-                r"not\s+(?:for\s+)?['\"]?(?-i:[A-Z0-9])"),
+             _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in|that's|it's)\s+"
+                r"[^.,;?!]{1,40},\s+not\s+(?:for\s+)?(?:the\s+\w+|['\"]?(?-i:[A-Z0-9]))"),
              needs=('not',)),
     TextRule("not X as you asked", "problem",
              _r(rf"\bnot\b[^.?!]{{0,40}}\bas\s+(?:you\s+|the user\s+)?(?:asked|requested)|"
@@ -193,6 +195,82 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"sure|certain)\s+(?:in|about|of|that)\s+(?:this|the|that|these|it)\b"
                 r"(?:\s+(?:result|results|data|answer|value|information|record|output|is))?"),
              needs=('confident', 'sure', 'certain')),
+    TextRule("doubt that the data is current or complete", "problem",
+             _r(r"\b(?:not|n't)\s+(?:\w+\s+)?(?:sure|certain|confident)\s+(?:that\s+)?(?:this|that|"
+                r"it|these|the\s+\w+)\s+(?:is|are|was)\s+(?:still\s+)?(?:up[- ]to[- ]date|current|"
+                r"complete|accurate|correct|right|reliable)\b|"
+                r"\b(?:looks?|seems?|appears?|is|are|was|be|probably|possibly)\s+(?:\w+\s+)?"
+                r"(?:truncated|incomplete|cut\s+off|outdated|out\s+of\s+date|stale|cached)\b|"
+                r"\btruncated\b|\b(?:doesn't|does\s+not|didn't|did\s+not)\s+(?:say|specify|state|"
+                r"give|include|indicate)\s+(?:the\s+|a\s+|which\s+|what\s+)?(?:units?|time\s?zone|"
+                r"currency|year)\b|\b(?:may|might|could)\s+(?:\w+\s+)?(?:be\s+missing|not\s+(?:reflect|"
+                r"be\s+(?:complete|current|accurate|up[- ]to[- ]date|reliable|correct|right)))\b"),
+             guard_if=True, guard_negation=True,
+             needs=('sure', 'certain', 'confident', 'truncated', 'incomplete', 'cut off',
+                    'outdated', 'out of date', 'stale', 'cached', 'missing', 'not', "n't")),
+    TextRule("distrust: would not rely on it / suspect", "problem",
+             _r(r"\b(?:can't|cannot|can\s+not|don't|do\s+not|wouldn't|would\s+not|shouldn't|"
+                r"should\s+not|won't)\s+(?:\w+\s+)?(?:trust|rely\s+on)\b|\bbefore\s+trusting\b|"
+                r"\bgrain\s+of\s+salt\b|\b(?:I|we)\s+(?:\w+\s+)?(?:suspect|doubt)\b|"
+                r"\bmakes?\s+me\s+(?:suspect|doubt|wonder)\b|"
+                r"\b(?:tool|api|database|system|record|service|server|endpoint)\s+"
+                r"(?:thinks|claims|insists|believes)\b"),
+             guard_if=True,
+             needs=('trust', 'rely', 'salt', 'suspect', 'doubt', 'wonder', 'thinks', 'claims',
+                    'insists', 'believes')),
+    TextRule("implausible: can't be right / probably an error", "problem",
+             _r(r"\b(?:can't|cannot|can\s+not|couldn't|could\s+not)\s+(?:possibly\s+)?be\s+"
+                r"(?:right|correct|accurate|true)\b|"
+                r"\b(?:probably|likely|possibly|must\s+be|has\s+to\s+be|have\s+to\s+be|or)\s+"
+                r"(?:be\s+)?(?:a|an)\s+(?:\w+\s+){0,2}(?:error|mistake|glitch|slip|typo|bug)\b|"
+                r"\bdata(?:[- ]entry)?\s+(?:error|problem|issue|glitch)s?\b|"
+                r"\b(?:is|was|'s|seems?|looks?)\s+off\s+by\b|"
+                r"\b(?:outside|beyond)\s+(?:any|the)\s+(?:plausible|possible|normal|realistic)\s+"
+                r"range\b|\bimplausible\b"),
+             guard_if=True, guard_negation=True,
+             needs=('right', 'correct', 'accurate', 'true', 'error', 'mistake', 'glitch', 'slip',
+                    'typo', 'bug', 'problem', 'issue', 'off by', 'range', 'implausible')),
+    TextRule("two sources contradict each other", "problem",
+             _r(r"\bcontradict(?:s|ed|ory|ion|ing)?\b|\b(?:those|these|they|the\s+two|both|\))\s+"
+                r"(?:\w+\s+)?(?:conflict|disagree)\b|\b(?:don't|do\s+not|doesn't|does\s+not)\s+"
+                r"(?:quite\s+)?agree\b|\bsays?\b[^.?!]{0,80}\bbut\s+(?:the|your|its|another|"
+                r"a)\s+(?:[\w-]+\s+){1,3}(?:says?|includes?|lists?|shows?)\b"),
+             guard_if=True, guard_negation=True,
+             needs=('contradict', 'conflict', 'disagree', 'agree', 'but')),
+    TextRule("the call errored / was rejected / timed out", "problem",
+             _r(r"\berrored\b|\berror(?:ed)?\s+out\b|\btimed\s+out\b|\btime-?out\b|"
+                r"\b(?:request|call|booking|query|lookup|search|update|submission|it|that)\s+"
+                r"(?:was|got|has\s+been)\s+(?:rejected|refused|denied|blocked)\b|"
+                r"\b(?:didn't|did\s+not|doesn't|does\s+not)\s+work\b|"
+                r"\b(?:could\s*n[o']t|could\s+not|cannot|can't)\s+be\s+(?:updated|saved|processed|"
+                r"loaded|retrieved|fetched|reached|accessed|booked|sent|created|deleted)\b|"
+                r"\bfailed\s+to\s+(?:load|fetch|update|save|retrieve|connect|return|respond|"
+                r"process|complete|parse|book)\b|"
+                r"\b(?:returned|gave|got|threw|hit)\s+(?:back\s+)?(?:an?\s+)?(?:HTTP\s+)?"
+                r"(?:400|401|403|404|408|409|422|429|500|502|503|504)\b(?!\s*(?:mg|ml|g|kg|km|"
+                r"results|items|°|%))|\breturned\s+(?:an?\s+)?warning\b"),
+             guard_if=True, guard_negation=True,
+             needs=('error', 'timed out', 'time-out', 'timeout', 'rejected', 'refused', 'denied',
+                    'blocked', 'work', 'be ', 'failed to', '40', '42', '50', 'warning')),
+    TextRule("an error message in passing", "problem",
+             _r(r"\bmissing\s+required\b|\binvalid\s+(?:\w+\s+)?(?:code|id|format|parameter|"
+                r"argument|field|input|request|value|key|token|name)\b|\b(?:access|permission)\s+"
+                r"denied\b|\bunauthori[sz]ed\b|\bforbidden\b|\bbad\s+request\b|"
+                r"\brate[- ]limit(?:ed)?\b|\bservice\s+unavailable\b|"
+                r"\bsorry\b[^.?!]{0,20}\b(?:I|we)\s+(?:couldn't|could\s+not|wasn't\s+able\s+to|"
+                r"was\s+unable\s+to)\s+(?!find\b|locate\b|see\b)"),
+             guard_if=True, guard_negation=True,
+             needs=('missing', 'invalid', 'denied', 'unauthori', 'forbidden', 'bad request',
+                    'rate', 'unavailable', 'sorry')),
+    TextRule("not the right record / I expected X but", "problem",
+             _r(rf"\b(?:is\s*n[o']t|isn't|is\s+not|wasn't|was\s+not|not)\s+the\s+(?:right|correct|"
+                rf"same|intended|requested)\s+(?:\w+\s+)?{_ENTITY}\b|"
+                r"\b(?:I|we)\s+expected\b[^.?!]{0,60}\bbut\b|"
+                rf"(?:—|–|\s-|;|:|\bnote\s+that|\bhowever,?)\s+{_WHO}\s+(?:\w+\s+)?(?:{_ASKED})\s+"
+                r"(?:about|for)\b"),
+             guard_if=True,
+             needs=('right', 'correct', 'same', 'intended', 'requested', 'expected', 'asked',
+                    'wanted', 'wants', 'meant', 'mentioned', 'named', 'specified', 'need', 'gave')),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
              _r(r"\b(?:again|retry|retrying|re-?query|re-?querying|re-?run|re-?issue|once more|"
@@ -236,7 +314,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"will not be able to)"
                 r"\s+(?:reliably\s+|responsibly\s+|"
                 r"accurately\s+)?(?:give|provide|tell|answer|determine|confirm|say|fulfil|"
-                r"fulfill|complete|get reliable)\b"),
+                r"fulfill|complete|get reliable|look\s+(?:that|it|this)\s+up|retrieve|fetch|"
+                r"load)\b"),
              needs=("can't", 'cannot', 'can not', 'unable', 'able', "won't", "couldn't",
                     'could not', 'going to')),
     TextRule("could not be completed", "decline",
@@ -258,6 +337,9 @@ to kinds."""
 _EXCLUDE: tuple[re.Pattern[str], ...] = (
     # scope disclaimers are not declining this answer
     _r(r"\b(?:provide|give|offer)\s+(?:medical|legal|financial|professional)\s+advice\b"),
+    # a capability limit ("I can't provide forecasts beyond 10 days") is not declining this one
+    _r(r"\b(?:can't|cannot|can\s+not|unable\s+to)\s+(?:provide|give|show)\s+[^.?!]{0,30}"
+       r"\b(?:beyond|further\s+than|older\s+than|more\s+than)\s+\d"),
 )
 _NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free)\b(?:\W+\w+){0,3}\W*$",
                               re.IGNORECASE)

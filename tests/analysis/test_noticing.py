@@ -76,20 +76,22 @@ def test_agreement_on_the_development_sets(name: str) -> None:
 
 
 def test_agreement_on_the_held_out_set() -> None:
-    """Out of sample: 32/40 agree, no false alarm, kind right on every detection."""
+    """Out of sample for the first rules (32/40 agree); the v2 rules were tuned on
+    noticed_v2_dev and only regression-checked here: 34/40, still no false alarm, kind
+    right on every detection."""
     rows = _load("noticed_holdout2.jsonl")
     human, detector, kind_ok = _score(rows)
     agree = sum(h == d for h, d in zip(human, detector, strict=True))
     false_alarms = sum(d and not h for h, d in zip(human, detector, strict=True))
-    assert agree >= 32 and false_alarms == 0
+    assert agree >= 34 and false_alarms == 0
     assert kind_ok == agree
     k = cohen_kappa(detector, human, n_resamples=50)
     assert k.kappa >= 0.6
 
 
 def test_every_rule_is_exercised_by_some_labelled_example() -> None:
-    rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl")
-            for r in _load(n)]
+    rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
+                        "noticed_v2_dev.jsonl") for r in _load(n)]
     unused = [rule.name for rule in TEXT_RULES
               if not any(rule.pattern.search(r["text"]) for r in rows)]
     assert unused == []
@@ -159,6 +161,69 @@ def _notice(t: Trace) -> tuple[bool | None, str | None]:
     row = stage_table([t]).iloc[0]
     noticed = None if row["noticed"] is pd.NA else bool(row["noticed"])
     return noticed, row["noticed_kind"]
+
+
+# noticed v2 (issue 21): one phenomenon per block, phrasings of our own (not the dev set's)
+@pytest.mark.parametrize(("text", "where", "call", "kind"), [
+    # an error named in passing before a retry
+    ("The lookup errored on the zip code; sending it again as a string.",
+     "beside_call", "same_tool", "requery"),
+    ("Request timed out. One more attempt.", "beside_call", "same_tool", "requery"),
+    ("That didn't work (missing required parameter `date`), adding it now.",
+     "beside_call", "same_tool", "requery"),
+    ("The server returned a 503, so I am sending the same query again.",
+     "beside_call", "same_tool", "requery"),
+    # an error named without a retry
+    ("The order service threw back 'access denied'; I'll carry on with the shipping quote.",
+     "text_turn", None, "mention"),
+    ("Done. The reminder couldn't be saved, though, so you won't get a notification.",
+     "final", None, "mention"),
+    # the record is for another entity than the one asked about
+    ("These are the results for Cambridge, England; you asked about Cambridge, MA.",
+     "final", None, "mention"),
+    ("That is not the right account: its owner is someone else.", "text_turn", None, "mention"),
+    ("I expected the 2023 report but got the 2019 one.", "text_turn", None, "mention"),
+    ("The search pulled up the wrong Paris Hilton hotel page.", "final", None, "mention"),
+    # doubt whether the result is complete or current
+    ("The page of results seems cut off after item 20.", "text_turn", None, "mention"),
+    ("Some appointments might be missing from this list.", "final", None, "mention"),
+    ("I'm not certain the balance is current; it was last synced in March.",
+     "final", None, "mention"),
+    ("The response looks stale, the timestamp is from last year.", "text_turn", None, "mention"),
+    # implausible values and contradictions
+    ("A heart rate of 900 bpm can't be right.", "text_turn", None, "mention"),
+    ("The listing shows $3 for a television, most likely a pricing typo.",
+     "final", None, "mention"),
+    ("The header says 5 items but the body lists only 2; those conflict.",
+     "text_turn", None, "mention"),
+    ("The status page and the order record contradict each other.", "final", None, "mention"),
+    # distrust and sarcasm about the data
+    ("Apparently the database thinks the store opens at 3 AM. I would not rely on that.",
+     "final", None, "mention"),
+    ("Take this figure with a grain of salt.", "final", None, "mention"),
+    ("The rating of 11/10 makes me suspect a scaling bug. Checking the review API to see "
+     "whether it is out of 5.", "beside_call", "other_tool", "verify"),
+    # an apology that names the failure
+    ("Sorry, the calendar lookup errored, so I can't tell you whether Friday is free.",
+     "final", None, "abstain"),
+    ("Apologies, I couldn't update the shipping address: the request was rejected.",
+     "final", None, "mention"),
+])
+def test_v2_families(text: str, where: str, call: str | None, kind: str) -> None:
+    assert classify_text(text, where, call) == kind, text_signals(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Everything worked: the booking went through and no errors were reported.",
+    "There is no missing data in your record.",
+    "The article says the war ended in 1945, but says fighting continued in places.",
+    "Historians disagree on his exact birth date; the article gives 1412.",
+    "I can't provide forecasts beyond 14 days, here is the week ahead.",
+    "Sorry, I couldn't find any bookings under that name.",
+    "If the value seems outdated, refresh the page.",
+])
+def test_v2_hard_negatives(text: str) -> None:
+    assert classify_text(text, "final") is None, text_signals(text)
 
 
 def test_silent_requery_with_the_proposed_value_is_a_requery() -> None:
