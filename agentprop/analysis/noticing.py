@@ -200,7 +200,9 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"it|these|the\s+\w+)\s+(?:is|are|was)\s+(?:still\s+)?(?:up[- ]to[- ]date|current|"
                 r"complete|accurate|correct|right|reliable)\b|"
                 r"\b(?:looks?|seems?|appears?|is|are|was|be|probably|possibly)\s+(?:\w+\s+)?"
-                r"(?:truncated|incomplete|cut\s+off|outdated|out\s+of\s+date|stale|cached)\b|"
+                r"(?:truncated|incomplete|cut\s+off|outdated|out\s+of\s+date|stale)\b|"
+                r"\b(?:looks?|seems?|appears?|probably|possibly|may\s+be|might\s+be)\s+(?:\w+\s+)?"
+                r"cached\b|"
                 r"\btruncated\b|\b(?:doesn't|does\s+not|didn't|did\s+not)\s+(?:say|specify|state|"
                 r"give|include|indicate)\s+(?:the\s+|a\s+|which\s+|what\s+)?(?:units?|time\s?zone|"
                 r"currency|year)\b|\b(?:may|might|could)\s+(?:\w+\s+)?(?:be\s+missing|not\s+(?:reflect|"
@@ -209,9 +211,12 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('sure', 'certain', 'confident', 'truncated', 'incomplete', 'cut off',
                     'outdated', 'out of date', 'stale', 'cached', 'missing', 'not', "n't")),
     TextRule("distrust: would not rely on it / suspect", "problem",
-             _r(r"\b(?:can't|cannot|can\s+not|don't|do\s+not|wouldn't|would\s+not|shouldn't|"
-                r"should\s+not|won't)\s+(?:\w+\s+)?(?:trust|rely\s+on)\b|\bbefore\s+trusting\b|"
-                r"\bgrain\s+of\s+salt\b|\b(?:I|we)\s+(?:\w+\s+)?(?:suspect|doubt)\b|"
+             _r(r"(?:\b(?:I|we)\s+(?:\w+\s+)?|^\W*)(?:can't|cannot|can\s+not|don't|do\s+not|"
+                r"wouldn't|would\s+not|shouldn't|should\s+not|won't)\s+(?:\w+\s+)?(?:trust|"
+                r"rely\s+on)\b|\bbefore\s+trusting\b|"
+                r"\bgrain\s+of\s+salt\b|\b(?:I|we)\s+(?:\w+\s+)?(?:suspect|doubt)\s+(?:that\s+|"
+                r"whether\s+)?(?:this|that|these|it|the\s+[\w-]+)(?:'s|\s+(?:is|are|was|were|"
+                r"value|figure|number|data|result|reading|record|price))\b|"
                 r"\bmakes?\s+me\s+(?:suspect|doubt|wonder)\b|"
                 r"\b(?:tool|api|database|system|record|service|server|endpoint)\s+"
                 r"(?:thinks|claims|insists|believes)\b"),
@@ -224,7 +229,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:probably|likely|possibly|must\s+be|has\s+to\s+be|have\s+to\s+be|or)\s+"
                 r"(?:be\s+)?(?:a|an)\s+(?:\w+\s+){0,2}(?:error|mistake|glitch|slip|typo|bug)\b|"
                 r"\bdata(?:[- ]entry)?\s+(?:error|problem|issue|glitch)s?\b|"
-                r"\b(?:is|was|'s|seems?|looks?)\s+off\s+by\b|"
+                r"\b(?:is|was|'s|seems?|looks?)\s+off\s+by\s+(?!default\b)|"
                 r"\b(?:outside|beyond)\s+(?:any|the)\s+(?:plausible|possible|normal|realistic)\s+"
                 r"range\b|\bimplausible\b"),
              guard_if=True, guard_negation=True,
@@ -241,11 +246,12 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\berrored\b|\berror(?:ed)?\s+out\b|\btimed\s+out\b|\btime-?out\b|"
                 r"\b(?:request|call|booking|query|lookup|search|update|submission|it|that)\s+"
                 r"(?:was|got|has\s+been)\s+(?:rejected|refused|denied|blocked)\b|"
-                r"\b(?:didn't|did\s+not|doesn't|does\s+not)\s+work\b|"
+                r"\b(?:that|it|this|the\s+(?:call|request|query|lookup|search))\s+(?:didn't|"
+                r"did\s+not)\s+work\b|"
                 r"\b(?:could\s*n[o']t|could\s+not|cannot|can't)\s+be\s+(?:updated|saved|processed|"
                 r"loaded|retrieved|fetched|reached|accessed|booked|sent|created|deleted)\b|"
-                r"\bfailed\s+to\s+(?:load|fetch|update|save|retrieve|connect|return|respond|"
-                r"process|complete|parse|book)\b|"
+                r"\bfailed\s+to\s+(?:load|fetch|update|save|retrieve|connect|process|parse|"
+                r"book)\b|"
                 r"\b(?:returned|gave|got|threw|hit)\s+(?:back\s+)?(?:an?\s+)?(?:HTTP\s+)?"
                 r"(?:400|401|403|404|408|409|422|429|500|502|503|504)\b(?!\s*(?:mg|ml|g|kg|km|"
                 r"results|items|°|%))|\breturned\s+(?:an?\s+)?warning\b"),
@@ -255,18 +261,18 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("an error message in passing", "problem",
              _r(r"\bmissing\s+required\b|\binvalid\s+(?:\w+\s+)?(?:code|id|format|parameter|"
                 r"argument|field|input|request|value|key|token|name)\b|\b(?:access|permission)\s+"
-                r"denied\b|\bunauthori[sz]ed\b|\bforbidden\b|\bbad\s+request\b|"
-                r"\brate[- ]limit(?:ed)?\b|\bservice\s+unavailable\b|"
+                r"denied\b|\bbad\s+request\b|\brate[- ]limit(?:ed)?\b|"
                 r"\bsorry\b[^.?!]{0,20}\b(?:I|we)\s+(?:couldn't|could\s+not|wasn't\s+able\s+to|"
-                r"was\s+unable\s+to)\s+(?!find\b|locate\b|see\b)"),
+                r"was\s+unable\s+to)\s+(?!find\b|locate\b|see\b|understand\b|hear\b|help\b)"),
              guard_if=True, guard_negation=True,
-             needs=('missing', 'invalid', 'denied', 'unauthori', 'forbidden', 'bad request',
-                    'rate', 'unavailable', 'sorry')),
+             needs=('missing', 'invalid', 'denied', 'bad request', 'rate', 'sorry')),
     TextRule("not the right record / I expected X but", "problem",
              _r(rf"\b(?:is\s*n[o']t|isn't|is\s+not|wasn't|was\s+not|not)\s+the\s+(?:right|correct|"
                 rf"same|intended|requested)\s+(?:\w+\s+)?{_ENTITY}\b|"
                 r"\b(?:I|we)\s+expected\b[^.?!]{0,60}\bbut\b|"
-                rf"(?:—|–|\s-|;|:|\bnote\s+that|\bhowever,?)\s+{_WHO}\s+(?:\w+\s+)?(?:{_ASKED})\s+"
+                r"\b(?!(?:sure|yes|ok|okay|certainly|course|great|right|here)\b)\w+\s*(?:—|–|\s-|;)"
+                rf"\s+{_WHO}\s+(?:\w+\s+)?(?:{_ASKED})\s+(?:about|for)\b|"
+                rf"\b(?:note\s+that|however,?|though,?)\s+{_WHO}\s+(?:\w+\s+)?(?:{_ASKED})\s+"
                 r"(?:about|for)\b"),
              guard_if=True,
              needs=('right', 'correct', 'same', 'intended', 'requested', 'expected', 'asked',
@@ -330,6 +336,125 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:don't|do not)\s+have\s+enough\s+(?:\w+\s+)?(?:information|data)\s+to\s+"
                 r"(?:answer|say|tell|give)\b"),
              needs=('guess', 'speculate', 'answer', 'give you', 'enough')),
+    # -- the same signals in es, pt, fr, it, de, ja, zh (one rule per phenomenon) ---------
+    TextRule("(es/pt/fr/it/de/ja/zh) the call returned an error / failed / timed out",
+             "problem",
+             _r(r"\b(?:devolvi[óo]|retornou|devolveu|renvoy[ée]e?|renvoie|restituit[oa]|"
+                r"restituisce|lieferte|meldete|dio|deu)\s+(?:\w+\s+){0,2}(?:error|erro|erreur|"
+                r"errore|fehler)|"
+                r"\b(?:por|par|per|wegen|devido\s+a|debido\s+a)\s+(?:un|une|uno|um|einen?|"
+                r"eines)?\s*(?:error|erreur|errore|erro|fehlers?)\b|"
+                r"\bfehler\b[^.?!]{0,20}\baufgetreten\b|\b(?:se\s+produjo|ocurri[óo]|ocorreu|"
+                r"s'est\s+produit|si\s+è\s+verificat)\w*\s+(?:un|une|um|uno)\s+(?:error|erreur|erro|"
+                r"errore)|"
+                r"\b(?:falló|falhou|échou[ée]e?|fallit[ao]|fehlgeschlagen|schlug\s+fehl)\b|"
+                r"\bdélai\s+(?:d'attente\s+)?dépassé|\btiempo\s+(?:de\s+espera\s+)?agotado|"
+                r"\btempo\s+(?:limite|esgotado|scaduto)|\bzeitüberschreitung|"
+                r"\b(?:zugriff|acceso|accès|accesso|acesso)\s+(?:verweigert|denegado|refusé|"
+                r"negato|negado)|"
+                r"(?:返回|返って|出现|发生|発生|出)了?(?:(?!没有|沒有|无|無)[^。！？]){0,12}"
+                r"(?:错误|錯誤|エラー|报错|异常)|"
+                r"(?:错误|錯誤|エラー)\s*(?:[：:（(]|が(?:返|発生|出))|超时|超時|タイムアウト|失败|失敗"),
+             guard_negation=True,
+             needs=('devolvi', 'retornou', 'devolveu', 'renvoy', 'renvoie', 'restitui',
+                    'lieferte', 'meldete', 'dio', 'deu', 'error', 'erro', 'erreur', 'fehler',
+                    'fall', 'falhou', 'échou', 'fehlgeschlagen', 'schlug', 'délai', 'tiempo',
+                    'tempo', 'zeitüberschreitung', 'verweigert', 'denegado', 'refusé', 'negato',
+                    'negado', '错误', '錯誤', 'エラー', '报错', '异常', '超时', '超時',
+                    'タイムアウト', '失败', '失敗')),
+    TextRule("(es/pt/fr/it/de/ja/zh) for X, not Y / instead of", "problem",
+             _r(r"(?:,|，|—|–|\bet|\be|\by|\bund)\s*(?:no\s+(?:para|de|en|al?|del)\s+|"
+                r"(?:não|non|nicht|pas)\s+(?:(?:para|de|di|für|pour|per|em|en|in|a|à|al|do|da|del|"
+                r"du|aus|von|sur)\s+)?)(?:(?:el|la|lo|los|las|o|"
+                r"os|le|les|il|den|der|die|das)\s+|l['’])?(?-i:[A-Z0-9ÁÉÍÓÚÀÈÌÒÙÂÊÔÄÖÜ])|"
+                r"\b(?:au\s+lieu\s+d[eu]|en\s+lugar\s+de|en\s+vez\s+de|invece\s+di|em\s+vez\s+de|"
+                r"ao\s+invés\s+de|anstatt|statt)\s+(?:(?:la|le|el|il|o|a|den|der|die|das)\s+)?"
+                r"(?-i:[A-Z0-9])|"
+                r"の(?:もの)?(?:では|じゃ)な|(?:もの|データ|結果)で、[^。]{1,20}(?:では|じゃ)(?:な|あり)|[，,]\s*(?:而)?不是|而不是|并非|並非"),
+             needs=('no', 'não', 'non', 'nicht', 'pas', 'lieu', 'lugar', 'vez', 'invece',
+                    'invés', 'statt', 'では', 'じゃ', '不是', '并非', '並非')),
+    TextRule("(es/pt/fr/it/de/ja/zh) does not match / seems wrong, odd or incomplete",
+             "problem",
+             _r(r"\bno\s+(?:coincide|coinciden|corresponde|corresponden|cuadra|cuadran|concuerda)|"
+                r"\bnão\s+(?:corresponde|correspondem|bate|batem|coincide|confere)|"
+                r"\bne\s+(?:correspond|correspondent|colle|concorde)\s+pas|"
+                r"\bnon\s+(?:corrisponde|corrispondono|coincide|torna|tornano)|"
+                r"\b(?:passt|passen|stimmt|stimmen)\s+(?:\w+\s+)?nicht\b|\bweicht\b[^.?!]{0,80}"
+                r"\bab\b|\bwidersprech\w*|\bcontradic\w*|\bcontraddic\w*|"
+                r"\b(?:parece|parecen|parecem|semble|semblent|sembra|sembrano|scheint|scheinen|"
+                r"wirkt|es|está|é|est|c'est|è|ist)\s+(?:\w+\s+)?(?:incomplet\w*|unvollständig|"
+                r"incorrect\w*|incorret\w*|errad[oa]s?|erróne[oa]s?|erroné\w*|errat[oa]|"
+                r"sbagliat[oa]|falsch|fehlerhaft|extrañ[oa]|estranh[oa]|étrange|stran[oa]|"
+                r"seltsam|merkwürdig|komisch|bizarre|sospechos[oa]|suspeit[oa]|sospett[oa]|"
+                r"truncad[oa]|tronqué\w*|troncat[oa]|abgeschnitten|desactualizad[oa]|"
+                r"desatualizad[oa]|obsolète|veraltet)|"
+                r"^\W*(?:bizarre|étrange|seltsam|merkwürdig|komisch|strano|extraño|estranho)\b|"
+                r"\b(?:potrebbero|potrebbe|podrían|podría|poderiam|pourraient|könnten)\s+"
+                r"(?:\w+\s+)?(?:mancare|faltar|manquer|fehlen)\b|"
+                r"\b(?:probablemente|probabilmente|provavelmente|probablement|wahrscheinlich|"
+                r"vermutlich|forse|talvez|quizás|peut-être)\s+(?:\w+\s+){0,2}(?:un\s+|une\s+|"
+                r"uno\s+|um\s+|ein\s+)?(?:error|errore|erreur|erro|fehler)\b|"
+                r"\b(?:me\s+méfierais|méfiez|no\s+(?:me\s+)?fiar[íi]a|não\s+confiaria|"
+                r"non\s+mi\s+fiderei|nicht\s+(?:\w+\s+)?vertrauen)|"
+                r"おかしい|変です|不自然|一致しな|一致しません|矛盾|不完全|信頼できな|"
+                r"奇怪|(?<!对)不对|(?<!對)不對|不一致|不符|对不上|對不上|不匹配|不完整|可疑|不可靠|有误|有誤"),
+             guard_negation=True,
+             needs=('no', 'não', 'ne', 'non', 'passt', 'passen', 'stimm', 'weicht', 'widersprech',
+                    'contradic', 'contraddic', 'incomplet', 'unvollständig', 'incorrect',
+                    'incorret', 'errad', 'erróne', 'erroné', 'errat', 'sbagliat', 'falsch',
+                    'fehlerhaft', 'extrañ', 'estranh', 'étrange', 'stran', 'seltsam',
+                    'merkwürdig', 'komisch', 'bizarre', 'sospech', 'suspeit', 'sospett',
+                    'truncad', 'tronqu', 'troncat', 'abgeschnitten', 'desactualizad',
+                    'desatualizad', 'obsolète', 'veraltet', 'mancare', 'faltar', 'manquer',
+                    'fehlen', 'méfi', 'fiar', 'confiaria', 'fiderei', 'vertrauen', 'おかしい',
+                    '変です', '不自然', '一致し', '矛盾', '不完全',
+                    '信頼できな', '奇怪', '不对', '不對', '不一致', '不符', '对不上', '對不上',
+                    '不匹配', '不完整', '可疑', '不可靠', '有误', '有誤')),
+    TextRule("(es/pt/fr/it/de/ja/zh) another patient / city / product", "problem",
+             _r(r"\b(?:otro|otra|outro|outra|autre|altro|altra|anderen|anderes)\s+(?:paciente|"
+                r"patient|paziente|patienten|usuario|usuário|utilisateur|utente|nutzers?|ciudad|"
+                r"cidade|ville|città|stadt|producto|produto|produit|prodotto|produkts?|persona|"
+                r"pessoa|personne|person|cliente|client|kunden)\b|"
+                r"(?:另一|别的|別的|別の|他の)\s*(?:位|个|個|名)?\s*(?:患者|病人|城市|用户|製品|商品|都市)"),
+             needs=('otro', 'otra', 'outro', 'outra', 'autre', 'altro', 'altra', 'anderen',
+                    'anderes', '另一', '别的', '別的', '別の', '他の')),
+    TextRule("(es/pt/fr/it/de/ja/zh) retry", "retry",
+             _r(r"\b(?:de\s+nuevo|otra\s+vez|nuevamente|reintent\w*|vuelvo\s+a\s+\w+|novamente|"
+                r"de\s+novo|à\s+nouveau|de\s+nouveau|réessa\w*|relance\w*|encore\s+une\s+fois|"
+                r"di\s+nuovo|nuovamente|riprov\w*|ripeto|ancora\s+una\s+volta|erneut|"
+                r"noch\s*(?:ein)?mal|wiederhole\w*)\b|もう一度|再検索|再試行|やり直|再度|再试|重试|"
+                r"重新|再查|再次"),
+             needs=('nuevo', 'otra vez', 'nuevamente', 'reintent', 'vuelvo', 'novamente',
+                    'novo', 'nouveau', 'réessa', 'relance', 'encore', 'nuovo', 'nuovamente',
+                    'riprov', 'ripeto', 'ancora', 'erneut', 'noch', 'wiederhole', 'もう一度',
+                    '再検索', '再試行', 'やり直', '再度', '再试', '重试', '重新', '再查', '再次')),
+    TextRule("(es/pt/fr/it/de/ja/zh) check", "check",
+             _r(r"\b(?:prüfe|überprüfe|verifico|verifique|vérifie|vérifier|controllo|compruebo|"
+                r"comprobar|confirmo)\b|確認します|確認する|核实|核对|查证"),
+             needs=('prüfe', 'verifi', 'vérifi', 'controllo', 'comprue', 'comprobar', 'confirmo',
+                    '確認', '核实', '核对', '查证')),
+    TextRule("(es/pt/fr/it/de/ja/zh) could you confirm / which do you mean", "question",
+             _r(r"¿\s*(?:me\s+)?confirm\w*|\bme\s+confirma\w*|\b(?:podría|podrías|puede|puedes|"
+                r"pode|poderia|pourriez|pouvez|puoi|può|potrebbe|könnten|können)(?:-vous|-tu)?\s+"
+                r"(?:(?:me|mir|mi|Sie|vous)\s+)*(?:bitte\s+)?(?:confirm\w*|conferm\w*|bestätig\w*|"
+                r"précis\w*|aclar\w*|specific\w*|especific\w*)|\b(?:bitte|por\s+favor|"
+                r"per\s+favore)\s+(?:\w+\s+)?(?:bestätig\w*|confirm\w*|conferm\w*)|"
+                r"\bte\s+refieres|\bvous\s+voulez\s+dire|\bmeinen\s+Sie|\bintendi\b|"
+                r"\bquer\s+dizer|\bti\s+riferisci|请确认|請確認|对吗|對嗎|您是指|"
+                r"ご確認いただけ|のことですか"),
+             needs=('confirm', 'conferm', 'bestätig', 'précis', 'aclar', 'specific', 'especific',
+                    'refieres', 'voulez dire', 'meinen', 'intendi', 'dizer', 'riferisci', '确认',
+                    '確認', '对吗', '對嗎', '您是指', 'のことですか')),
+    TextRule("(es/pt/fr/it/de/ja/zh) cannot confirm / tell", "decline",
+             _r(r"\bno\s+puedo\s+(?:confirmar|decir|dar|indicar|informar|determinar|asegurar)|"
+                r"\bnão\s+(?:consigo|posso)\s+(?:confirmar|dizer|dar|informar|determinar|indicar)|"
+                r"\bje\s+(?:ne\s+peux\s+pas|préfère\s+ne\s+pas)\s+(?:vous\s+)?(?:confirmer|dire|"
+                r"donner|indiquer|déterminer)|\bnon\s+(?:posso|riesco\s+a)\s+(?:confermare|dire|"
+                r"dare|indicare|determinare)|\bkann\s+ich\s+(?:\w+\s+){0,4}nicht\s+(?:anzeigen|"
+                r"bestätigen|sagen|angeben|bestimmen|nennen)|无法(?:告诉|确定|确认|提供|回答)|"
+                r"無法(?:告訴|確定|確認|提供|回答)|(?:お答え|お伝え|確認|判断)できません"),
+             needs=('puedo', 'consigo', 'posso', 'peux', 'préfère', 'riesco', 'kann', '无法',
+                    '無法', 'できません')),
 )
 """The text rules, each applied per sentence. See the module docstring for how signals map
 to kinds."""
@@ -337,14 +462,18 @@ to kinds."""
 _EXCLUDE: tuple[re.Pattern[str], ...] = (
     # scope disclaimers are not declining this answer
     _r(r"\b(?:provide|give|offer)\s+(?:medical|legal|financial|professional)\s+advice\b"),
+    _r(r"医疗建议|醫療建議|医療(?:的な)?(?:アドバイス|助言)|consejo\s+médico|conseil\s+médical|"
+       r"consigli\s+medici|medizinische\w*\s+(?:beratung|rat)|aconselhamento\s+médico"),
     # a capability limit ("I can't provide forecasts beyond 10 days") is not declining this one
     _r(r"\b(?:can't|cannot|can\s+not|unable\s+to)\s+(?:provide|give|show)\s+[^.?!]{0,30}"
        r"\b(?:beyond|further\s+than|older\s+than|more\s+than)\s+\d"),
 )
-_NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free)\b(?:\W+\w+){0,3}\W*$",
+_NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free|sin|sans|senza|sem|ohne|keine?n?|"
+                              r"aucune?|ningún|ninguna|nessun[oa]?|nenhum[a]?)\b"
+                              r"(?:\W+\w+){0,3}\W*$|(?:没有|沒有|无|無|なし)\W{0,2}$",
                               re.IGNORECASE)
-_IF_BEFORE = re.compile(r"\bif\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_IF_BEFORE = re.compile(r"\b(?:if|si|wenn|falls)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 
 
 def _sentences(text: str) -> list[str]:

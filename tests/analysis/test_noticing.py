@@ -59,7 +59,8 @@ def test_fixtures_are_well_formed_and_large_enough() -> None:
     assert len(rows) >= 80
     kinds = {r["kind"] for r in rows}
     assert kinds == {None, "requery", "verify", "clarify", "mention", "abstain"}
-    for name in ("noticed_validation.jsonl", "noticed_holdout.jsonl", "noticed_holdout2.jsonl"):
+    for name in ("noticed_validation.jsonl", "noticed_holdout.jsonl", "noticed_holdout2.jsonl",
+                 "noticed_v2_dev.jsonl"):
         for r in _load(name):
             assert (r["kind"] is None) == (not r["noticed"]), r["id"]
             assert r["where"] in ("beside_call", "final", "text_turn")
@@ -87,6 +88,17 @@ def test_agreement_on_the_held_out_set() -> None:
     assert kind_ok == agree
     k = cohen_kappa(detector, human, n_resamples=50)
     assert k.kappa >= 0.6
+
+
+def test_agreement_on_the_v2_dev_set() -> None:
+    """noticed_v2_dev (240 texts, 8 languages) is the set the v2 rules were tuned on: its
+    figure is an upper bound, kept so a change that breaks a family shows here."""
+    rows = _load("noticed_v2_dev.jsonl")
+    human, detector, _ = _score(rows)
+    tp = sum(h and d for h, d in zip(human, detector, strict=True))
+    fp = sum(d and not h for h, d in zip(human, detector, strict=True))
+    assert tp / (tp + fp) >= 0.95 and tp / sum(human) >= 0.95
+    assert cohen_kappa(detector, human, n_resamples=50).kappa >= 0.9
 
 
 def test_every_rule_is_exercised_by_some_labelled_example() -> None:
@@ -226,6 +238,61 @@ def test_v2_hard_negatives(text: str) -> None:
     assert classify_text(text, "final") is None, text_signals(text)
 
 
+# other languages (es, pt, fr, it, de, ja, zh): the same phenomena, phrasings of our own
+@pytest.mark.parametrize(("text", "where", "call", "kind"), [
+    ("La API devolvió un error 500, lo intento otra vez.", "beside_call", "same_tool", "requery"),
+    ("Los datos son de Córdoba (Argentina), no de Córdoba (España).", "final", None, "mention"),
+    ("O sistema retornou um erro de autenticação.", "final", None, "mention"),
+    ("Os dados parecem desatualizados: a última atualização é de 2019.",
+     "final", None, "mention"),
+    ("La réponse semble tronquée après le troisième élément.", "text_turn", None, "mention"),
+    ("La requête a échoué. Je réessaie avec la date au format ISO.",
+     "beside_call", "same_tool", "requery"),
+    ("Il risultato è per Genova, non per Verona. Puoi confermare la città?",
+     "final", None, "clarify"),
+    ("La chiamata è fallita per un errore di rete.", "final", None, "mention"),
+    ("Die Abfrage ist fehlgeschlagen, ich versuche es erneut.",
+     "beside_call", "same_tool", "requery"),
+    ("Die Daten scheinen unvollständig zu sein.", "final", None, "mention"),
+    ("検索結果は名古屋のもので、横浜ではありません。", "final", None, "mention"),
+    ("API がタイムアウトしました。もう一度試します。", "beside_call", "same_tool", "requery"),
+    ("返回的数据不完整，只有前三条。", "final", None, "mention"),
+    ("这个价格很奇怪，可能是数据有误。", "final", None, "mention"),
+    ("查询失败了，我再试一次。", "beside_call", "same_tool", "requery"),
+])
+def test_other_languages(text: str, where: str, call: str | None, kind: str) -> None:
+    assert classify_text(text, where, call) == kind, text_signals(text)
+
+
+_HARD_NEGATIVES_V2 = [
+    "The medication didn't work for her in 2019, according to the notes.",
+    "The feature is off by default.", "I doubt you'll need an umbrella tomorrow.",
+    "Photography is forbidden inside the museum.",
+    "The patient failed to respond to the first treatment.",
+    "Sure — you asked for the 5-day forecast, so here it is.",
+    "Sorry, I couldn't understand the last part.",
+    "The session data is cached for 24 hours on your device.",
+    "Doctors disagree on the best dose for elderly patients.",
+    "The article says the tower was built in 1889, but its design was finished earlier.",
+    "You can't rely on buses on Sundays in this town.",
+    "If the result seems incomplete, scroll down for more.",
+    "No hay eventos en tu calendario el lunes.", "El margen de error de la encuesta es del 3 %.",
+    "¿Quieres que confirme la reserva?", "No soy médico y no puedo dar consejo médico.",
+    "El paciente tuvo un fallo renal en 2019.", "O pedido foi processado sem nenhum erro.",
+    "Votre commande a été expédiée sans erreur.",
+    "Voulez-vous que je vérifie aussi la météo de Nantes ?", "Il margine di errore è del 2%.",
+    "Die Bestellung wurde ohne Fehler abgeschlossen.", "Jetzt prüfe ich das Wetter in München.",
+    "エラーはありませんでした。注文は完了しています。", "他にご質問はありますか？",
+    "查询结果没有错误，订单已确认。", "我不是医生，无法提供医疗建议。",
+    "这样对不对，您可以再看看说明书。",
+]
+
+
+@pytest.mark.parametrize("text", _HARD_NEGATIVES_V2)
+def test_v2_hard_negatives_more(text: str) -> None:
+    assert classify_text(text, "final") is None, text_signals(text)
+
+
 def test_silent_requery_with_the_proposed_value_is_a_requery() -> None:
     e = _Episode()
     e.call(None, "get_weather", ASKED, {"echo": WRONG}, executed=WRONG, inject="city")
@@ -327,7 +394,8 @@ def test_the_word_gate_changes_no_result() -> None:
     """Each rule skips sentences without its `needs` words: a speed-up only. Every labelled
     text, upper-cased too, gives the same signals with and without the gate."""
     rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
-                        "noticed_holdout2.jsonl") for r in _load(n)]
+                        "noticed_holdout2.jsonl", "noticed_v2_dev.jsonl") for r in _load(n)]
+    rows += [{"text": t} for t in _HARD_NEGATIVES_V2]
     texts = [r["text"] for r in rows] + [r["text"].upper() for r in rows]
     for text in texts:
         assert text_signals(text) == text_signals(text, gate=False), text
