@@ -97,9 +97,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('what', 'mention', 'ask', 'name', 'request')),
     TextRule("X is incorrect / invalid", "problem",
              _r(r"\b(?:was|is|were|are|seems|looks)\s+(?:\w+\s+)?(?:incorrect|wrong|invalid|"
-                r"erroneous|bogus|corrupted)\b"),
+                r"erroneous|bogus|corrupted|suspicious|questionable|dubious)\b"),
              guard_if=True, guard_negation=True,
-             needs=('incorrect', 'wrong', 'invalid', 'erroneous', 'bogus', 'corrupt')),
+             needs=('incorrect', 'wrong', 'invalid', 'erroneous', 'bogus', 'corrupt', 'suspicious',
+                    'questionable', 'dubious')),
     TextRule("far too high / low", "problem",
              _r(r"\b(?:seems?|looks?|is|are)\s+(?:far|much|way)\s+too\s+(?:high|low|large|"
                 r"small|hot|cold|many|few)\b|\b(?:may|might|could)\s+be\s+(?:an?\s+)?(?:\w+\s+)?"
@@ -120,14 +121,15 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:than|from)\b"),
              needs=('different', 'another')),
     TextRule("belongs to / is for another entity", "problem",
-             _r(r"\b(?:belongs?\s+to|is\s+for|are\s+for|refers?\s+to|returned)\s+(?:a|an)\s+"
-                r"(?:different|another|other)\b"),
-             needs=('different', 'another', 'other')),
+             _r(r"\b(?:belongs?\s+to|is\s+for|are\s+for|refers?\s+to|returned|be|about|is\s+about)"
+                r"\s+(?:a|an)\s+(?:different|another|other)\b|\bbelongs?\s+to\s+(?:someone|somebody)"
+                r"\s+else\b|\bsomeone\s+else's\b"),
+             needs=('different', 'another', 'other', 'else')),
     TextRule("looks wrong / seems off", "problem",
              _r(r"\b(?:looks?|seems?|appears?|looked|seemed|appeared)\s+(?:to\s+be\s+)?"
                 r"(?:a\s+bit\s+|quite\s+|rather\s+|very\s+)?(?:wrong|incorrect|off|odd|strange|"
                 r"unexpected|inconsistent|invalid|erroneous|suspicious|unlikely|mistaken|"
-                r"implausible)\b"),
+                r"implausible|questionable|dubious|unreliable|fishy|garbled|corrupted|nonsensical)\b"),
              guard_if=True, guard_negation=True,
              needs=('look', 'seem', 'appear')),
     TextRule("that is not right", "problem",
@@ -138,14 +140,15 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("that is odd", "problem",
              _r(r"\b(?:that's|that is|this is|it's|it is|which is)\s+(?:a\s+bit\s+)?"
                 r"(?:odd|strange|weird|"
-                r"surprising|unexpected|suspicious)\b"),
+                r"surprising|unexpected|suspicious)\b|^\W*(?:weird|odd|strange|huh)\b\W"),
              guard_if=True,
              needs=('odd', 'strange', 'weird', 'surpris', 'unexpected', 'suspicious')),
     TextRule("something is off / went wrong", "problem",
              _r(r"\b(?:something|this|that|it)\s+(?:went|is|seems|looks|has gone)\s+"
-                r"(?:wrong|off|awry)\b|\bwent\s+wrong\b"),
+                r"(?:wrong|off|awry)\b|\bwent\s+wrong\b|\bsomething(?:'s|\s+is)?\s*(?:not|isn't)\s+"
+                r"(?:right|quite\s+right)\b"),
              guard_if=True, guard_negation=True,
-             needs=('wrong', 'off', 'awry')),
+             needs=('wrong', 'off', 'awry', 'right')),
     TextRule("unexpected", "problem",
              _r(r"\b(?:an?|is|was|which\s+is|seems|looks|returned)\s+(?:\w+\s+)?unexpected\b"),
              guard_if=True, guard_negation=True,
@@ -162,7 +165,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"mistake|glitch)s?\b"),
              needs=('error', 'problem', 'issue', 'mistake', 'glitch')),
     TextRule("the call failed", "problem",
-             _r(r"\b(?:call|request|lookup|look-up|query|search|tool|function|api|service)\s+"
+             _r(r"\b(?:call|request|lookup|look-up|query|search|tool|function|api|service|"
+                r"validation|authentication|connection|upload|update|fetch)\s+"
                 r"(?:has\s+|had\s+)?(?:failed|errored)\b|\bfailed\s+(?:due\s+to|with|because)\b"),
              needs=('failed', 'errored')),
     TextRule("not found (reported by the tool)", "problem",
@@ -179,9 +183,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:rather\s+than|instead\s+of)\b"),
              needs=('rather', 'instead')),
     TextRule("but you asked about", "problem",
-             _r(rf"\b(?:but|while|whereas|although|even though)\s+{_WHO}\s+(?:\w+\s+)?"
-                rf"(?:{_ASKED}|was about|is about|mentions?|were)\b"),
-             needs=('but', 'while', 'whereas', 'although', 'though')),
+             _r(r"(?:\b(?:but|while|whereas|although|even\s+though)|\b(?!(?:sure|yes|ok|okay|"
+                r"certainly|course|great|right|here)\b)\w+\s*[;—–])\s+(?:the\s+(?:[\w-]+\s+){0,2})?"
+                rf"{_WHO}\s+(?:\w+\s+)?(?:{_ASKED}|said|was about|is about|mentions?|were)\b"),
+             needs=('but', 'while', 'whereas', 'although', 'though', ';', '—', '–')),
     TextRule("is for X, not Y", "problem",
              _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in|that's|it's)\s+"
                 r"[^.,;?!]{1,40},\s+not\s+(?:for\s+)?(?:the\s+\w+|['\"]?(?-i:[A-Z0-9]))"),
@@ -196,9 +201,12 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:\s+(?:result|results|data|answer|value|information|record|output|is))?"),
              needs=('confident', 'sure', 'certain')),
     TextRule("doubt that the data is current or complete", "problem",
-             _r(r"\b(?:not|n't)\s+(?:\w+\s+)?(?:sure|certain|confident)\s+(?:that\s+)?(?:this|that|"
-                r"it|these|the\s+\w+)\s+(?:is|are|was)\s+(?:still\s+)?(?:up[- ]to[- ]date|current|"
-                r"complete|accurate|correct|right|reliable)\b|"
+             _r(r"\b(?:not|n't)\s+(?:\w+\s+)?(?:sure|certain|confident)\s+(?:that\s+|whether\s+|"
+                r"if\s+)?(?:this|that|it|these|the)\s+(?:[\w-]+\s+){0,2}(?:is|are|was|were)\s+"
+                r"(?:still\s+)?(?:up[- ]to[- ]date|current|complete|accurate|correct|right|"
+                r"reliable)\b|\b(?:probably|likely|possibly|may|might)\s+(?:be\s+)?not\s+(?:be\s+)?"
+                r"(?:current|complete|up[- ]to[- ]date|accurate|reliable|correct|right)\b|"
+                r"\b(?:looks?|seems?|appears?)\s+(?:to\s+be\s+)?partial\b|"
                 r"\b(?:looks?|seems?|appears?|is|are|was|be|probably|possibly)\s+(?:\w+\s+)?"
                 r"(?:truncated|incomplete|cut\s+off|outdated|out\s+of\s+date|stale)\b|"
                 r"\b(?:looks?|seems?|appears?|probably|possibly|may\s+be|might\s+be)\s+(?:\w+\s+)?"
@@ -209,7 +217,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"be\s+(?:complete|current|accurate|up[- ]to[- ]date|reliable|correct|right)))\b"),
              guard_if=True, guard_negation=True,
              needs=('sure', 'certain', 'confident', 'truncated', 'incomplete', 'cut off',
-                    'outdated', 'out of date', 'stale', 'cached', 'missing', 'not', "n't")),
+                    'outdated', 'out of date', 'stale', 'cached', 'missing', 'not', "n't",
+                    'partial')),
     TextRule("distrust: would not rely on it / suspect", "problem",
              _r(r"(?:\b(?:I|we)\s+(?:\w+\s+)?|^\W*)(?:can't|cannot|can\s+not|don't|do\s+not|"
                 r"wouldn't|would\s+not|shouldn't|should\s+not|won't)\s+(?:\w+\s+)?(?:trust|"
@@ -277,6 +286,33 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True,
              needs=('right', 'correct', 'same', 'intended', 'requested', 'expected', 'asked',
                     'wanted', 'wants', 'meant', 'mentioned', 'named', 'specified', 'need', 'gave')),
+    TextRule("a tool and a failure in one sentence", "problem",
+             _r(r"\b(?:tool|api|call|query|search|lookup|look-up|request|server|service|system|"
+                r"endpoint|database|response|function|backend)\b(?:(?!\b(?:no|not|without|never|"
+                r"any|zero)\b|n't)[^.?!]){0,60}?\b(?:errors?|exception|"
+                r"failure|crash(?:ed)?|complained|(?:is|was|went|seems|appears)\s+down|"
+                r"unavailable|unreachable|rejected|refused|not\s+recogni[sz]ed|unrecogni[sz]ed)\b|"
+                r"\berror\s+(?:code|message)\b|\bnot\s+recogni[sz]ed\b|\bunrecogni[sz]ed\b"),
+             guard_if=True, guard_negation=True,
+             needs=('error', 'exception', 'failure', 'crash', 'complained', 'down',
+                    'unavailable', 'unreachable', 'rejected', 'refused', 'recogni')),
+    TextRule("another value than the one asked for / doubts / does not add up", "problem",
+             _r(r"\b(?:differs?\s+from|different\s+from|not|than|instead\s+of)\s+the\s+(?:one|\w+)\s+"
+                rf"(?:I|you|we)\s+(?:\w+\s+)?(?:{_ASKED}|said)\b|"
+                r"\bdoubts?\s+(?:about|regarding|over|whether|that|on)\b|"
+                r"\b(?:doesn't|does\s+not|don't|do\s+not)\s+add\s+up\b|"
+                r"\b(?:don't|do\s+not|can't|cannot|hard\s+to)\s+believe\s+(?:it|this|that|these)\b|"
+                r"\b(?:data|result|results|response|output|record|value|values)\s+(?:is|are|seems?|"
+                r"looks?)\s+(?:\w+\s+)?(?:broken|garbled|corrupt\w*|nonsens\w*|bogus)\b|"
+                r"\bwrong\s+(?-i:[A-Z])|\bambiguous\b|\b(?:two|several|multiple|more\s+than\s+one)\s+"
+                r"(?:\w+\s+)?(?:patients|records|matches|results|cities|people|products|entries|"
+                r"accounts|places|locations)\s+(?:with|named|called|match|matching)\b|"
+                r"\b(?:units?|time\s?zone|currency)\s+(?:isn't|is\s+not|wasn't|was\s+not)\s+"
+                r"(?:given|specified|stated|shown|clear)\b"),
+             guard_if=True, guard_negation=True,
+             needs=('differ', 'not', 'than', 'instead', 'doubt', 'add up', 'believe', 'broken',
+                    'garbled', 'corrupt', 'nonsens', 'bogus', 'wrong', 'ambiguous', 'two',
+                    'several', 'multiple', 'more than one', "n't")),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
              _r(r"\b(?:again|retry|retrying|re-?query|re-?querying|re-?run|re-?issue|once more|"
@@ -311,8 +347,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("did you mean / which X did you mean / is that correct", "question",
              _r(r"\b(?:did|do)\s+you\s+mean\b|\bwhich\s+(?:\w+\s+){1,2}(?:did|do)\s+you\s+mean\b|"
                 r"\b(?:is|was)\s+(?:that|this)\s+(?:correct|right|what you meant)\s*\?|"
-                r"\bare\s+you\s+(?:asking|referring)\s+(?:about|to)\b"),
-             needs=('mean', 'correct', 'right', 'asking', 'referring')),
+                r"\bare\s+you\s+(?:asking|referring)\s+(?:about|to)\b|\bwhich\s+(?:one|of\s+(?:them|"
+                r"these|the\s+two))\s+(?:did\s+you\s+mean|do\s+you\s+mean|should\s+I\s+use|is\s+"
+                r"(?:it|correct|right))\b|\bwhich\s+\w+\s+is\s+(?:it|correct|right)\s*\?"),
+             needs=('mean', 'correct', 'right', 'asking', 'referring', 'which')),
     # -- DECLINE: it declines to give the answer --------------------------------------------
     TextRule("cannot give / answer / determine", "decline",
              _r(r"\b(?:can't|cannot|can not|unable to|not able to|won't|will not|wasn't able to|"
@@ -320,7 +358,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"will not be able to)"
                 r"\s+(?:reliably\s+|responsibly\s+|"
                 r"accurately\s+)?(?:give|provide|tell|answer|determine|confirm|say|fulfil|"
-                r"fulfill|complete|get reliable|look\s+(?:that|it|this)\s+up|retrieve|fetch|"
+                r"fulfill|complete|get reliable|look\s+(?:that|it|this)\s+up|retrieve|fetch|share|"
                 r"load)\b"),
              needs=("can't", 'cannot', 'can not', 'unable', 'able', "won't", "couldn't",
                     'could not', 'going to')),
@@ -344,7 +382,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"errore|fehler)|"
                 r"\b(?:por|par|per|wegen|devido\s+a|debido\s+a)\s+(?:un|une|uno|um|einen?|"
                 r"eines)?\s*(?:error|erreur|errore|erro|fehlers?)\b|"
-                r"\bfehler\b[^.?!]{0,20}\baufgetreten\b|\b(?:se\s+produjo|ocurri[óo]|ocorreu|"
+                r"\bfehler\b[^.?!]{0,20}\baufgetreten\b|\b(?:hubo|houve|il\s+y\s+a\s+eu|"
+                r"c'è\s+stato|gab\s+es)\s+(?:\w+\s+)?(?:error|erro|erreur|errore|fehler)|\b(?:se\s+produjo|ocurri[óo]|ocorreu|"
                 r"s'est\s+produit|si\s+è\s+verificat)\w*\s+(?:un|une|um|uno)\s+(?:error|erreur|erro|"
                 r"errore)|"
                 r"\b(?:falló|falhou|échou[ée]e?|fallit[ao]|fehlgeschlagen|schlug\s+fehl)\b|"
@@ -356,7 +395,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:错误|錯誤|エラー|报错|异常)|"
                 r"(?:错误|錯誤|エラー)\s*(?:[：:（(]|が(?:返|発生|出))|超时|超時|タイムアウト|失败|失敗"),
              guard_negation=True,
-             needs=('devolvi', 'retornou', 'devolveu', 'renvoy', 'renvoie', 'restitui',
+             needs=('hubo', 'houve', 'il y a eu', "c'è", 'gab es',
+                    'devolvi', 'retornou', 'devolveu', 'renvoy', 'renvoie', 'restitui',
                     'lieferte', 'meldete', 'dio', 'deu', 'error', 'erro', 'erreur', 'fehler',
                     'fall', 'falhou', 'échou', 'fehlgeschlagen', 'schlug', 'délai', 'tiempo',
                     'tempo', 'zeitüberschreitung', 'verweigert', 'denegado', 'refusé', 'negato',
@@ -382,7 +422,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:passt|passen|stimmt|stimmen)\s+(?:\w+\s+)?nicht\b|\bweicht\b[^.?!]{0,80}"
                 r"\bab\b|\bwidersprech\w*|\bcontradic\w*|\bcontraddic\w*|"
                 r"\b(?:parece|parecen|parecem|semble|semblent|sembra|sembrano|scheint|scheinen|"
-                r"wirkt|es|está|é|est|c'est|è|ist)\s+(?:\w+\s+)?(?:incomplet\w*|unvollständig|"
+                r"paraît|paraissent|pare|wirkt|es|está|é|est|c'est|è|ist)\s+(?:\w+\s+)?(?:"
+                r"(?:un|une|uno|um|ein)\s+(?:error|erreur|errore|erro|fehler)\b|(?:peu|poco|pouco)\s+"
+                r"(?:plausib\w*|fiable|affidabile|confiable|confiável)|unplausibel|"
+                r"invraisemblable|inverosímil|incomplet\w*|unvollständig|"
                 r"incorrect\w*|incorret\w*|errad[oa]s?|erróne[oa]s?|erroné\w*|errat[oa]|"
                 r"sbagliat[oa]|falsch|fehlerhaft|extrañ[oa]|estranh[oa]|étrange|stran[oa]|"
                 r"seltsam|merkwürdig|komisch|bizarre|sospechos[oa]|suspeit[oa]|sospett[oa]|"
@@ -396,20 +439,54 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"uno\s+|um\s+|ein\s+)?(?:error|errore|erreur|erro|fehler)\b|"
                 r"\b(?:me\s+méfierais|méfiez|no\s+(?:me\s+)?fiar[íi]a|não\s+confiaria|"
                 r"non\s+mi\s+fiderei|nicht\s+(?:\w+\s+)?vertrauen)|"
-                r"おかしい|変です|不自然|一致しな|一致しません|矛盾|不完全|信頼できな|"
+                r"おかしい|変です|不自然|一致しな|一致しません|矛盾|不完全|信頼できな|正しくな|不正確|"
+                r"間違って|誤って|誤りがあ|途中で切れ|不太对|不太對|不正确|不正確|不准确|不準確|错了|錯了|"
+                r"(?:数据|數據|结果|結果|资料)[^。！？]{0,6}有问题|"
                 r"奇怪|(?<!对)不对|(?<!對)不對|不一致|不符|对不上|對不上|不匹配|不完整|可疑|不可靠|有误|有誤"),
              guard_negation=True,
              needs=('no', 'não', 'ne', 'non', 'passt', 'passen', 'stimm', 'weicht', 'widersprech',
                     'contradic', 'contraddic', 'incomplet', 'unvollständig', 'incorrect',
                     'incorret', 'errad', 'erróne', 'erroné', 'errat', 'sbagliat', 'falsch',
                     'fehlerhaft', 'extrañ', 'estranh', 'étrange', 'stran', 'seltsam',
-                    'merkwürdig', 'komisch', 'bizarre', 'sospech', 'suspeit', 'sospett',
+                    'merkwürdig', 'komisch', 'bizarre', 'sospech', 'suspeit', 'sospett', 'error',
+                    'erreur', 'errore', 'erro', 'fehler', 'plausib', 'fiable', 'affidabile',
+                    'confiable', 'confiável', 'invraisemblable', 'inverosímil',
                     'truncad', 'tronqu', 'troncat', 'abgeschnitten', 'desactualizad',
                     'desatualizad', 'obsolète', 'veraltet', 'mancare', 'faltar', 'manquer',
                     'fehlen', 'méfi', 'fiar', 'confiaria', 'fiderei', 'vertrauen', 'おかしい',
                     '変です', '不自然', '一致し', '矛盾', '不完全',
-                    '信頼できな', '奇怪', '不对', '不對', '不一致', '不符', '对不上', '對不上',
+                    '信頼できな', '正しくな', '不正確', '間違って', '誤って', '誤りがあ',
+                    '途中で切れ', '不太', '不正确', '不准确', '不準確', '错了', '錯了', '有问题',
+                    '奇怪', '不对', '不對', '不一致', '不符', '对不上', '對不上',
                     '不匹配', '不完整', '可疑', '不可靠', '有误', '有誤')),
+    TextRule("(es/pt/fr/it/de/ja/zh) not sure about the data / not the one asked for",
+             "problem",
+             _r(r"(?:\bno\s+estoy\s+segur[oa]|\bnão\s+(?:tenho\s+certeza|estou\s+segur[oa])|"
+                r"\bne\s+suis\s+pas\s+(?:sûre?|certaine?)|\bnon\s+sono\s+(?:sicur[oa]|cert[oa])|"
+                r"\bnicht\s+sicher|不确定|不確定|不能确定|確かではな|確信が持てな)[^.?!。]{0,40}"
+                r"(?:dato|datos|dados|données|dati|daten|lista|liste|list|elenco|resultado|résultat|"
+                r"risultato|ergebnis|valor|valeur|valore|wert|información|informação|information|"
+                r"数据|數據|结果|結果|データ|値|リスト)|"
+                r"\bno\s+(?:es|son|era|eran)\s+(?:el|la|los|las|lo)\s+que\s+(?:\w+\s+)?(?:pedi\w*|"
+                r"pidi\w*|solicit\w*|quer\w*|busca\w*)|\bnão\s+(?:é|são)\s+(?:o|a|os|as)\s+que\s+"
+                r"(?:\w+\s+)?(?:pedi\w*|solicit\w*|queria\w*)|\bpas\s+(?:le\s+bon|la\s+bonne|"
+                r"les\s+bons|celui\s+du\s+bon|celle\s+du\s+bon|celui\s+que|celle\s+que|ce\s+que)|"
+                r"\bnon\s+(?:è|sono)\s+(?:quell[oaie]|il|la)\s+(?:giust[oaie]|che\s+hai)|"
+                r"\bnicht\s+(?:der|die|das|den)\s+(?:richtige|gewünschte|angefragte|gesuchte)|"
+                r"\bfalsche[nrs]?\s+(?-i:[A-Z])|\b(?:ciudad|paciente|fecha|producto|registro|"
+                r"cidade|data|produto|città|paziente|prodotto|ville|patient|produit|date|dossier)"
+                r"\s+(?:equivocad[oa]|incorrect[oa]?|errad[oa]|sbagliat[oa]|errat[oa])\b|"
+                r"\bmauvaise?\s+(?:ville|patient|date|produit|dossier|personne)|"
+                r"(?:\bno|\bnão|\bne|\bnon)\s+(?:es|son|é|são|semble|sembra|parece|è)\s+(?:pas\s+)?"
+                r"(?:\w+\s+)?(?:correct\w*|corret\w*|corrett\w*|exact\w*|esatt\w*|giust\w*|juste)|"
+                r"\b(?:ist|sind|scheint|scheinen|kann|können|dürfte)\s+(?:\w+\s+)?nicht\s+(?:richtig|"
+                r"korrekt|aktuell|vollständig|stimmen|plausibel)|"
+                r"(?:ご質問|ご依頼|ご指定|お尋ね|ご希望)[^。]{0,20}(?:が、|けど|のに)|"
+                r"(?:而|但|可)(?:您|你)(?:问|問|要|查|说|說|指)"),
+             needs=('segur', 'certeza', 'sûr', 'certain', 'sicur', 'cert', 'sicher', '确定', '確定',
+                    '確か', '確信', 'no ', 'não', 'pas', 'non', 'nicht', 'falsch', 'equivocad',
+                    'incorrect', 'errad', 'sbagliat', 'errat', 'mauvais', 'ご質問', 'ご依頼',
+                    'ご指定', 'お尋ね', 'ご希望', '您', '你')),
     TextRule("(es/pt/fr/it/de/ja/zh) another patient / city / product", "problem",
              _r(r"\b(?:otro|otra|outro|outra|autre|altro|altra|anderen|anderes)\s+(?:paciente|"
                 r"patient|paziente|patienten|usuario|usuário|utilisateur|utente|nutzers?|ciudad|"
@@ -421,12 +498,13 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("(es/pt/fr/it/de/ja/zh) retry", "retry",
              _r(r"\b(?:de\s+nuevo|otra\s+vez|nuevamente|reintent\w*|vuelvo\s+a\s+\w+|novamente|"
                 r"de\s+novo|à\s+nouveau|de\s+nouveau|réessa\w*|relance\w*|encore\s+une\s+fois|"
-                r"di\s+nuovo|nuovamente|riprov\w*|ripeto|ancora\s+una\s+volta|erneut|"
+                r"recommenc\w*|di\s+nuovo|nuovamente|riprov\w*|ripeto|ancora\s+una\s+volta|erneut|"
                 r"noch\s*(?:ein)?mal|wiederhole\w*)\b|もう一度|再検索|再試行|やり直|再度|再试|重试|"
                 r"重新|再查|再次"),
-             needs=('nuevo', 'otra vez', 'nuevamente', 'reintent', 'vuelvo', 'novamente',
-                    'novo', 'nouveau', 'réessa', 'relance', 'encore', 'nuovo', 'nuovamente',
-                    'riprov', 'ripeto', 'ancora', 'erneut', 'noch', 'wiederhole', 'もう一度',
+             needs=('recommenc', 'nuevo', 'otra vez', 'nuevamente', 'reintent', 'vuelvo',
+                    'novamente', 'novo', 'nouveau', 'réessa', 'relance', 'encore', 'nuovo',
+                    'nuovamente', 'riprov', 'ripeto', 'ancora', 'erneut', 'noch', 'wiederhole',
+                    'もう一度',
                     '再検索', '再試行', 'やり直', '再度', '再试', '重试', '重新', '再查', '再次')),
     TextRule("(es/pt/fr/it/de/ja/zh) check", "check",
              _r(r"\b(?:prüfe|überprüfe|verifico|verifique|vérifie|vérifier|controllo|compruebo|"

@@ -104,6 +104,7 @@ def test_agreement_on_the_v2_dev_set() -> None:
 def test_every_rule_is_exercised_by_some_labelled_example() -> None:
     rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
                         "noticed_v2_dev.jsonl") for r in _load(n)]
+    rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS]
     unused = [rule.name for rule in TEXT_RULES
               if not any(rule.pattern.search(r["text"]) for r in rows)]
     assert unused == []
@@ -176,7 +177,7 @@ def _notice(t: Trace) -> tuple[bool | None, str | None]:
 
 
 # noticed v2 (issue 21): one phenomenon per block, phrasings of our own (not the dev set's)
-@pytest.mark.parametrize(("text", "where", "call", "kind"), [
+_V2_FAMILIES = [
     # an error named in passing before a retry
     ("The lookup errored on the zip code; sending it again as a string.",
      "beside_call", "same_tool", "requery"),
@@ -220,7 +221,10 @@ def _notice(t: Trace) -> tuple[bool | None, str | None]:
      "final", None, "abstain"),
     ("Apologies, I couldn't update the shipping address: the request was rejected.",
      "final", None, "mention"),
-])
+]
+
+
+@pytest.mark.parametrize(("text", "where", "call", "kind"), _V2_FAMILIES)
 def test_v2_families(text: str, where: str, call: str | None, kind: str) -> None:
     assert classify_text(text, where, call) == kind, text_signals(text)
 
@@ -239,7 +243,7 @@ def test_v2_hard_negatives(text: str) -> None:
 
 
 # other languages (es, pt, fr, it, de, ja, zh): the same phenomena, phrasings of our own
-@pytest.mark.parametrize(("text", "where", "call", "kind"), [
+_V2_OTHER_LANGUAGES = [
     ("La API devolvió un error 500, lo intento otra vez.", "beside_call", "same_tool", "requery"),
     ("Los datos son de Córdoba (Argentina), no de Córdoba (España).", "final", None, "mention"),
     ("O sistema retornou um erro de autenticação.", "final", None, "mention"),
@@ -259,7 +263,10 @@ def test_v2_hard_negatives(text: str) -> None:
     ("返回的数据不完整，只有前三条。", "final", None, "mention"),
     ("这个价格很奇怪，可能是数据有误。", "final", None, "mention"),
     ("查询失败了，我再试一次。", "beside_call", "same_tool", "requery"),
-])
+]
+
+
+@pytest.mark.parametrize(("text", "where", "call", "kind"), _V2_OTHER_LANGUAGES)
 def test_other_languages(text: str, where: str, call: str | None, kind: str) -> None:
     assert classify_text(text, where, call) == kind, text_signals(text)
 
@@ -291,6 +298,138 @@ _HARD_NEGATIVES_V2 = [
 @pytest.mark.parametrize("text", _HARD_NEGATIVES_V2)
 def test_v2_hard_negatives_more(text: str) -> None:
     assert classify_text(text, "final") is None, text_signals(text)
+
+
+# more phrasings of our own, one or more per family and language: each must be noticed
+_V2_PHRASINGS = [
+    ("Got a 'city not recognized' response. I'll use the full name, São Paulo, this time.",
+     'beside_call', 'same_tool'),
+    ('Validation failed on the date field; reformatting to ISO and resubmitting.',
+     'beside_call', 'same_tool'),
+    ('The endpoint responded with an error about the patient ID format. Trying again'
+     ' without the dashes.',
+     'beside_call', 'same_tool'),
+    ('Hmm, an exception came back from the search. Let me rerun it with fewer filters.',
+     'beside_call', 'same_tool'),
+    ('The query bombed — looks like the SKU needs the prefix. Retrying as SKU-4471.',
+     'beside_call', 'same_tool'),
+    ("That call didn't go through; network hiccup. Trying once more.", 'beside_call', 'same_tool'),
+    ('The tool complained that the end date is before the start date. Swapping them.',
+     'beside_call', 'same_tool'),
+    ('Nothing came back but an error code. Repeating the lookup.', 'beside_call', 'same_tool'),
+    ('The drug database threw an error for the second name, so I only have data on'
+     ' the first one: no known interactions with aspirin.',
+     'final', None),
+    ('Note: the calendar service returned an error when I tried to add the reminder,'
+     ' so the event exists but without a reminder.',
+     'final', None),
+    ('The price API is down right now; here is the last known price from the catalog instead: $59.',
+     'final', None),
+    ("I hit a server error on the weather lookup. I'll move on to the flights.", 'text_turn', None),
+    ("Apologies — the search tool failed, so I can't give you the article's publication date.",
+     'final', None),
+    ("I'm sorry, the booking system returned an error and your table was not reserved.",
+     'final', None),
+    ("Sorry, my lookup came back with someone else's order, so I can't tell you where yours is.",
+     'final', None),
+    ('My apologies: the first result was for the wrong Springfield. Here is'
+     ' Springfield, Oregon: 14 °C.',
+     'final', None),
+    ('The record I got is for John Smith born 1954, but the patient you mentioned was'
+     ' born in 1961.',
+     'final', None),
+    ('The product that came back is the 13-inch model; you wanted the 15-inch.', 'final', None),
+    ('These interaction results are for warfarin and ibuprofen, while you asked about'
+     ' warfarin and aspirin.',
+     'final', None),
+    ('The article is about a different John Williams (the guitarist).', 'final', None),
+    ('Hmm, the ID in the response (P-2231) differs from the one I requested (P-2213).',
+     'text_turn', None),
+    ('This appears to be a different patient: the name on the chart is Maria Lopez.',
+     'text_turn', None),
+    ('The forecast I received is dated for next Tuesday rather than tomorrow.', 'final', None),
+    ('These events are from March 2023, not March 2024 as requested.', 'final', None),
+    ('The schedule returned covers last week instead of this week.', 'final', None),
+    ("The date on the result (June 3) doesn't line up with the date you gave (July 3).",
+     'final', None),
+    ("The weight is shown as 70, but the unit isn't given — kg or lb?", 'final', None),
+    ('The temperature appears to be in Fahrenheit, not Celsius as expected.', 'final', None),
+    ('The distance came back in miles although I asked for kilometres.', 'text_turn', None),
+    ("I'm not sure this list is complete — it stops at the letter M.", 'final', None),
+    ('This price might be outdated; the listing was last updated two years ago.', 'final', None),
+    ('The results seem to be partial: only the first page came back.', 'text_turn', None),
+    ('Heads up: the inventory number may be stale.', 'final', None),
+    ('The response ends abruptly, so some medications could be missing.', 'final', None),
+    ('These figures are probably not current; the source is from 2015.', 'final', None),
+    ("A blood pressure of 12/8 is suspicious; it's probably 120/80 with a formatting problem.",
+     'final', None),
+    ("The total doesn't add up: 3 items at $10 each listed as $300.", 'final', None),
+    ('I have some doubts about this value.', 'final', None),
+    ('Weird — the meeting is listed as lasting 0 minutes.', 'text_turn', None),
+    ('The numbers look questionable; the population went from 2 million to 200 million in a year.',
+     'final', None),
+    ("According to the tool, the laptop costs $0. What a bargain — I don't believe it"
+     ' for a second.',
+     'final', None),
+    ('Oh good, a patient aged 212. The data is clearly broken.', 'text_turn', None),
+    ('I got results for Portland, Maine. Did you mean Portland, Oregon?', 'final', None),
+    ('The system has two patients with that name. Which one should I use?', 'final', None),
+    ('The tool returned a date in 2025 while you said 2024 — which year is it?', 'final', None),
+    ("Given that the record belongs to someone else, I won't share the allergy information.",
+     'final', None),
+    ("Because the data conflicts, I can't say which flight is cheaper.", 'final', None),
+    ("I'd rather not answer until I can confirm the dosage, since the record looks corrupted.",
+     'final', None),
+    ("The two sources disagree on the opening hours, so I'm checking the official website.",
+     'beside_call', 'other_tool'),
+    ('This rating looks off; let me pull the reviews to confirm.', 'beside_call', 'other_tool'),
+    ('The stock level seems wrong — checking the warehouse API to double-check.',
+     'beside_call', 'other_tool'),
+    ('<think>The tool says the patient is 3 years old, but the question mentions'
+     ' retirement. Mismatch somewhere.</think>',
+     'text_turn', None),
+    ("Wait, this says Monday the 5th, but the 5th is a Wednesday. Something's not right.",
+     'text_turn', None),
+    ('Parece que la herramienta devolvió los datos de otra ciudad.', 'final', None),
+    ('Hubo un error al consultar el inventario. Lo vuelvo a intentar.', 'beside_call', 'same_tool'),
+    ('Los resultados no son los que pediste: son de 2022.', 'final', None),
+    ('No estoy seguro de que estos datos estén actualizados.', 'final', None),
+    ('El precio parece un error: 0,99 € por un televisor.', 'final', None),
+    ('A consulta deu erro. Vou tentar de novo com outro formato.', 'beside_call', 'same_tool'),
+    ('Esses dados são de outra cidade, não de Curitiba.', 'final', None),
+    ('Não tenho certeza se essa lista está completa.', 'final', None),
+    ('O valor parece estar errado.', 'final', None),
+    ('Il y a eu une erreur lors de la recherche. Je recommence.', 'beside_call', 'same_tool'),
+    ('Ces résultats concernent Marseille, pas Montpellier.', 'final', None),
+    ('Je ne suis pas sûr que ces données soient à jour.', 'final', None),
+    ('Cette valeur me paraît peu plausible.', 'final', None),
+    ("Le dossier renvoyé n'est pas celui du bon patient.", 'final', None),
+    ("C'è stato un errore nella richiesta; riprovo.", 'beside_call', 'same_tool'),
+    ('Questi dati sono di un altro paziente.', 'final', None),
+    ("Non sono sicuro che l'elenco sia completo.", 'final', None),
+    ('Il valore non sembra corretto.', 'final', None),
+    ('Beim Abruf gab es einen Fehler. Ich versuche es noch einmal.', 'beside_call', 'same_tool'),
+    ('Das Ergebnis betrifft Köln, nicht Bonn.', 'final', None),
+    ('Ich bin nicht sicher, ob diese Daten aktuell sind.', 'final', None),
+    ('Der Wert kann nicht stimmen.', 'final', None),
+    ('Das ist der falsche Patient.', 'final', None),
+    ('検索でエラーが発生しました。再度検索します。', 'beside_call', 'same_tool'),
+    ('このデータは別の患者のもののようです。', 'final', None),
+    ('この値は正しくないようです。', 'final', None),
+    ('リストが途中で切れているので、すべての予定が表示されていない可能性があります。',
+     'final', None),
+    ('ご質問は東京ですが、返ってきたのは大阪の天気です。', 'final', None),
+    ('查询出错了，我换个格式再查一次。', 'beside_call', 'same_tool'),
+    ('返回的是另一位患者的记录。', 'final', None),
+    ('这个数据看起来不太对。', 'final', None),
+    ('我不确定这些数据是否是最新的。', 'final', None),
+    ('结果是去年的数据，而您问的是今年。', 'final', None),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "call"), _V2_PHRASINGS)
+def test_v2_phrasings_are_noticed(text: str, where: str, call: str | None) -> None:
+    assert classify_text(text, where, call) is not None, text_signals(text)
 
 
 def test_silent_requery_with_the_proposed_value_is_a_requery() -> None:
@@ -396,6 +535,7 @@ def test_the_word_gate_changes_no_result() -> None:
     rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
                         "noticed_holdout2.jsonl", "noticed_v2_dev.jsonl") for r in _load(n)]
     rows += [{"text": t} for t in _HARD_NEGATIVES_V2]
+    rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS]
     texts = [r["text"] for r in rows] + [r["text"].upper() for r in rows]
     for text in texts:
         assert text_signals(text) == text_signals(text, gate=False), text
