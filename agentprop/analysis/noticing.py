@@ -201,10 +201,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:\s+(?:result|results|data|answer|value|information|record|output|is))?"),
              needs=('confident', 'sure', 'certain')),
     TextRule("doubt that the data is current or complete", "problem",
-             _r(r"\b(?:not|n't)\s+(?:\w+\s+)?(?:sure|certain|confident)\s+(?:that\s+|whether\s+|"
+             _r(r"(?:\bnot|n't)\s+(?:\w+\s+)?(?:sure|certain|confident)\s+(?:that\s+|whether\s+|"
                 r"if\s+)?(?:this|that|it|these|the)\s+(?:[\w-]+\s+){0,2}(?:is|are|was|were)\s+"
                 r"(?:still\s+)?(?:up[- ]to[- ]date|current|complete|accurate|correct|right|"
-                r"reliable)\b|\b(?:probably|likely|possibly|may|might)\s+(?:be\s+)?not\s+(?:be\s+)?"
+                r"reliable|exhaustive|comprehensive|valid)\b|\b(?:probably|likely|possibly|may|might)\s+(?:be\s+)?not\s+(?:be\s+)?"
                 r"(?:current|complete|up[- ]to[- ]date|accurate|reliable|correct|right)\b|"
                 r"\b(?:looks?|seems?|appears?)\s+(?:to\s+be\s+)?partial\b|"
                 r"\b(?:looks?|seems?|appears?|is|are|was|be|probably|possibly)\s+(?:\w+\s+)?"
@@ -290,12 +290,15 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\b(?:tool|api|call|query|search|lookup|look-up|request|server|service|system|"
                 r"endpoint|database|response|function|backend)\b(?:(?!\b(?:no|not|without|never|"
                 r"any|zero)\b|n't)[^.?!]){0,60}?\b(?:errors?|exception|"
-                r"failure|crash(?:ed)?|complained|(?:is|was|went|seems|appears)\s+down|"
+                r"failure|crash(?:ed)?|complained|bounced|(?:is|was|went|seems|appears)\s+down|"
                 r"unavailable|unreachable|rejected|refused|not\s+recogni[sz]ed|unrecogni[sz]ed)\b|"
-                r"\berror\s+(?:code|message)\b|\bnot\s+recogni[sz]ed\b|\bunrecogni[sz]ed\b"),
+                r"\berror\s+(?:code|message)\b|\bnot\s+recogni[sz]ed\b|\bunrecogni[sz]ed\b|"
+                r"\b(?:authori[sz]ation|authentication|permission|connection|network|server)\s+"
+                r"(?:problem|issue|error|failure)s?\b|\bmix-?up\b|\bmixed\s+up\b"),
              guard_if=True, guard_negation=True,
              needs=('error', 'exception', 'failure', 'crash', 'complained', 'down',
-                    'unavailable', 'unreachable', 'rejected', 'refused', 'recogni')),
+                    'unavailable', 'unreachable', 'rejected', 'refused', 'recogni', 'bounced',
+                    'problem', 'issue', 'mix')),
     TextRule("another value than the one asked for / doubts / does not add up", "problem",
              _r(r"\b(?:differs?\s+from|different\s+from|not|than|instead\s+of)\s+the\s+(?:one|\w+)\s+"
                 rf"(?:I|you|we)\s+(?:\w+\s+)?(?:{_ASKED}|said)\b|"
@@ -308,11 +311,12 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:\w+\s+)?(?:patients|records|matches|results|cities|people|products|entries|"
                 r"accounts|places|locations)\s+(?:with|named|called|match|matching)\b|"
                 r"\b(?:units?|time\s?zone|currency)\s+(?:isn't|is\s+not|wasn't|was\s+not)\s+"
-                r"(?:given|specified|stated|shown|clear)\b"),
+                r"(?:given|specified|stated|shown|clear)\b|\b(?:with\s+no\s+|without\s+(?:a\s+|any\s+)?)"
+                r"(?:units?|time\s?zone|currency)\b|\bwhich\s+(?:I|we)\s+(?:\w+\s+)?doubt\b"),
              guard_if=True, guard_negation=True,
              needs=('differ', 'not', 'than', 'instead', 'doubt', 'add up', 'believe', 'broken',
                     'garbled', 'corrupt', 'nonsens', 'bogus', 'wrong', 'ambiguous', 'two',
-                    'several', 'multiple', 'more than one', "n't")),
+                    'several', 'multiple', 'more than one', "n't", 'unit', 'zone', 'currency')),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
              _r(r"\b(?:again|retry|retrying|re-?query|re-?querying|re-?run|re-?issue|once more|"
@@ -382,10 +386,17 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"errore|fehler)|"
                 r"\b(?:por|par|per|wegen|devido\s+a|debido\s+a)\s+(?:un|une|uno|um|einen?|"
                 r"eines)?\s*(?:error|erreur|errore|erro|fehlers?)\b|"
-                r"\bfehler\b[^.?!]{0,20}\baufgetreten\b|\b(?:hubo|houve|il\s+y\s+a\s+eu|"
-                r"c'è\s+stato|gab\s+es)\s+(?:\w+\s+)?(?:error|erro|erreur|errore|fehler)|\b(?:se\s+produjo|ocurri[óo]|ocorreu|"
-                r"s'est\s+produit|si\s+è\s+verificat)\w*\s+(?:un|une|um|uno)\s+(?:error|erreur|erro|"
-                r"errore)|"
+                r"\bfehler\b[^.?!]{0,20}\baufgetreten\b|"
+                r"\b(?:hubo|houve|il\s+y\s+a\s+eu|c'è\s+stato|gab\s+es|se\s+produjo|ocurri[óo]|"
+                r"ocorreu|s'est\s+produit|si\s+è\s+verificat\w*)\s+(?:\w+\s+)?(?:error|erro|erreur|"
+                r"errore|fehler|falha|falla|fallo|échec|problème|problema|problem|panne|störung)|"
+                r"\b(?:antwort|respuesta|resposta|réponse|risposta|ergebnis|resultado|résultat|"
+                r"risultato|daten|datos|dados|données|dati)\b[^.?!]{0,30}(?<!de\s)(?<!di\s)(?<!d')"
+                r"\b(?:error|erro|erreur|errore|fehler)|"
+                r"\b(?:servicio|serviço|service|servizio|dienst|api|herramienta|ferramenta|outil|"
+                r"strumento|sistema|système|system)\b[^.?!]{0,40}\b(?:indisponible|indisponível|"
+                r"no\s+está\s+disponible|não\s+está\s+disponível|non\s+è\s+disponibile|"
+                r"nicht\s+verfügbar|n'est\s+pas\s+disponible)|出错|出錯|报错|報錯|"
                 r"\b(?:falló|falhou|échou[ée]e?|fallit[ao]|fehlgeschlagen|schlug\s+fehl)\b|"
                 r"\bdélai\s+(?:d'attente\s+)?dépassé|\btiempo\s+(?:de\s+espera\s+)?agotado|"
                 r"\btempo\s+(?:limite|esgotado|scaduto)|\bzeitüberschreitung|"
@@ -395,7 +406,9 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:错误|錯誤|エラー|报错|异常)|"
                 r"(?:错误|錯誤|エラー)\s*(?:[：:（(]|が(?:返|発生|出))|超时|超時|タイムアウト|失败|失敗"),
              guard_negation=True,
-             needs=('hubo', 'houve', 'il y a eu', "c'è", 'gab es',
+             needs=('hubo', 'houve', 'il y a eu', "c'è", 'gab es', 'produjo', 'ocurri',
+                    'indisponi', 'disponible', 'disponível', 'disponibile', 'verfügbar', '出错',
+                    '出錯', '报错', '報錯',
                     'devolvi', 'retornou', 'devolveu', 'renvoy', 'renvoie', 'restitui',
                     'lieferte', 'meldete', 'dio', 'deu', 'error', 'erro', 'erreur', 'fehler',
                     'fall', 'falhou', 'échou', 'fehlgeschlagen', 'schlug', 'délai', 'tiempo',
@@ -463,7 +476,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              "problem",
              _r(r"(?:\bno\s+estoy\s+segur[oa]|\bnão\s+(?:tenho\s+certeza|estou\s+segur[oa])|"
                 r"\bne\s+suis\s+pas\s+(?:sûre?|certaine?)|\bnon\s+sono\s+(?:sicur[oa]|cert[oa])|"
-                r"\bnicht\s+sicher|不确定|不確定|不能确定|確かではな|確信が持てな)[^.?!。]{0,40}"
+                r"\bnicht\s+sicher|\bbezweifle|\bdudo\b|\bduvido\b|\bje\s+doute|\bdubito\b|不确定|不確定|"
+                r"不能确定|確かではな|確信が持てな)[^.?!。]{0,40}"
                 r"(?:dato|datos|dados|données|dati|daten|lista|liste|list|elenco|resultado|résultat|"
                 r"risultato|ergebnis|valor|valeur|valore|wert|información|informação|information|"
                 r"数据|數據|结果|結果|データ|値|リスト)|"
@@ -481,12 +495,14 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:\w+\s+)?(?:correct\w*|corret\w*|corrett\w*|exact\w*|esatt\w*|giust\w*|juste)|"
                 r"\b(?:ist|sind|scheint|scheinen|kann|können|dürfte)\s+(?:\w+\s+)?nicht\s+(?:richtig|"
                 r"korrekt|aktuell|vollständig|stimmen|plausibel)|"
-                r"(?:ご質問|ご依頼|ご指定|お尋ね|ご希望)[^。]{0,20}(?:が、|けど|のに)|"
+                r"(?:ご質問|ご依頼|ご指定|お尋ね|ご希望)[^。]{0,20}(?:が、|けど|のに)|信じがたい|信じられな|"
+                r"(?:データ|値|結果|情報)の?(?:誤り|間違い)|(?:和|与|與|跟)(?:您|你)[^。]{0,12}不一[样樣致]|"
                 r"(?:而|但|可)(?:您|你)(?:问|問|要|查|说|說|指)"),
-             needs=('segur', 'certeza', 'sûr', 'certain', 'sicur', 'cert', 'sicher', '确定', '確定',
+             needs=('segur', 'certeza', 'sûr', 'certain', 'sicur', 'cert', 'sicher', 'bezweifle',
+                    'dudo', 'duvido', 'doute', 'dubito', '确定', '確定',
                     '確か', '確信', 'no ', 'não', 'pas', 'non', 'nicht', 'falsch', 'equivocad',
                     'incorrect', 'errad', 'sbagliat', 'errat', 'mauvais', 'ご質問', 'ご依頼',
-                    'ご指定', 'お尋ね', 'ご希望', '您', '你')),
+                    'ご指定', 'お尋ね', 'ご希望', '您', '你', '信じ', '誤り', '間違い')),
     TextRule("(es/pt/fr/it/de/ja/zh) another patient / city / product", "problem",
              _r(r"\b(?:otro|otra|outro|outra|autre|altro|altra|anderen|anderes)\s+(?:paciente|"
                 r"patient|paziente|patienten|usuario|usuário|utilisateur|utente|nutzers?|ciudad|"
