@@ -166,7 +166,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('error', 'problem', 'issue', 'mistake', 'glitch')),
     TextRule("the call failed", "problem",
              _r(r"\b(?:call|request|lookup|look-up|query|search|tool|function|api|service|"
-                r"validation|authentication|connection|upload|update|fetch)\s+"
+                r"validation|authentication|connection|upload|update|fetch|retrieval|sync|booking)\s+"
                 r"(?:has\s+|had\s+)?(?:failed|errored)\b|\bfailed\s+(?:due\s+to|with|because)\b"),
              needs=('failed', 'errored')),
     TextRule("not found (reported by the tool)", "problem",
@@ -208,9 +208,9 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:current|complete|up[- ]to[- ]date|accurate|reliable|correct|right)\b|"
                 r"\b(?:looks?|seems?|appears?)\s+(?:to\s+be\s+)?partial\b|"
                 r"\b(?:looks?|seems?|appears?|is|are|was|be|probably|possibly)\s+(?:\w+\s+)?"
-                r"(?:truncated|incomplete|cut\s+off|outdated|out\s+of\s+date|stale)\b|"
+                r"(?:truncated|incomplete|cut\s+(?:off|short)|outdated|out\s+of\s+date|stale)\b|"
                 r"\b(?:looks?|seems?|appears?|probably|possibly|may\s+be|might\s+be)\s+(?:\w+\s+)?"
-                r"cached\b|"
+                r"(?:cached|dated)\b|"
                 r"\btruncated\b|\b(?:doesn't|does\s+not|didn't|did\s+not)\s+(?:say|specify|state|"
                 r"give|include|indicate)\s+(?:the\s+|a\s+|which\s+|what\s+)?(?:units?|time\s?zone|"
                 r"currency|year)\b|\b(?:may|might|could)\s+(?:\w+\s+)?(?:be\s+missing|not\s+(?:reflect|"
@@ -218,7 +218,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True, guard_negation=True,
              needs=('sure', 'certain', 'confident', 'truncated', 'incomplete', 'cut off',
                     'outdated', 'out of date', 'stale', 'cached', 'missing', 'not', "n't",
-                    'partial')),
+                    'partial', 'short', 'dated')),
     TextRule("distrust: would not rely on it / suspect", "problem",
              _r(r"(?:\b(?:I|we)\s+(?:\w+\s+)?|^\W*)(?:can't|cannot|can\s+not|don't|do\s+not|"
                 r"wouldn't|would\s+not|shouldn't|should\s+not|won't)\s+(?:\w+\s+)?(?:trust|"
@@ -235,28 +235,33 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("implausible: can't be right / probably an error", "problem",
              _r(r"\b(?:can't|cannot|can\s+not|couldn't|could\s+not)\s+(?:possibly\s+)?be\s+"
                 r"(?:right|correct|accurate|true)\b|"
-                r"\b(?:probably|likely|possibly|must\s+be|has\s+to\s+be|have\s+to\s+be|or)\s+"
-                r"(?:be\s+)?(?:a|an)\s+(?:\w+\s+){0,2}(?:error|mistake|glitch|slip|typo|bug)\b|"
+                r"\b(?:probably|likely|possibly|surely|clearly|must\s+be|has\s+to\s+be|have\s+to\s+be|"
+                r"or)\s+(?:be\s+)?(?:a|an)\s+(?:\w+\s+){0,2}(?:error|mistake|glitch|slip|typo|bug)\b|"
+                r"\b(?:that|this|it|which)\s+(?:doesn't|does\s+not)\s+make\s+(?:any\s+)?sense\b"
+                r"(?!\s+to\b)|\bmakes\s+no\s+sense\b|"
                 r"\bdata(?:[- ]entry)?\s+(?:error|problem|issue|glitch)s?\b|"
                 r"\b(?:is|was|'s|seems?|looks?)\s+off\s+by\s+(?!default\b)|"
                 r"\b(?:outside|beyond)\s+(?:any|the)\s+(?:plausible|possible|normal|realistic)\s+"
                 r"range\b|\bimplausible\b"),
              guard_if=True, guard_negation=True,
              needs=('right', 'correct', 'accurate', 'true', 'error', 'mistake', 'glitch', 'slip',
-                    'typo', 'bug', 'problem', 'issue', 'off by', 'range', 'implausible')),
+                    'typo', 'bug', 'problem', 'issue', 'off by', 'range', 'implausible',
+                    'sense')),
     TextRule("two sources contradict each other", "problem",
              _r(r"\bcontradict(?:s|ed|ory|ion|ing)?\b|\b(?:those|these|they|the\s+two|both|\))\s+"
-                r"(?:\w+\s+)?(?:conflict|disagree)\b|\b(?:don't|do\s+not|doesn't|does\s+not)\s+"
+                r"(?:\w+\s+)?(?:conflict|disagree|differ)\b|\b(?:don't|do\s+not|doesn't|does\s+not)\s+"
                 r"(?:quite\s+)?agree\b|\bsays?\b[^.?!]{0,80}\bbut\s+(?:the|your|its|another|"
                 r"a)\s+(?:[\w-]+\s+){1,3}(?:says?|includes?|lists?|shows?)\b"),
              guard_if=True, guard_negation=True,
              needs=('contradict', 'conflict', 'disagree', 'agree', 'but')),
     TextRule("the call errored / was rejected / timed out", "problem",
              _r(r"\berrored\b|\berror(?:ed)?\s+out\b|\btimed\s+out\b|\btime-?out\b|"
-                r"\b(?:request|call|booking|query|lookup|search|update|submission|it|that)\s+"
-                r"(?:was|got|has\s+been)\s+(?:rejected|refused|denied|blocked)\b|"
-                r"\b(?:that|it|this|the\s+(?:call|request|query|lookup|search))\s+(?:didn't|"
-                r"did\s+not)\s+work\b|"
+                r"\b(?:request|call|booking|query|lookup|search|update|submission|format|input|"
+                r"value|parameter|argument|it|that)\s+(?:was|got|has\s+been)\s+(?:rejected|refused|"
+                r"denied|blocked)\b|"
+                r"\b(?:that|it|this|the\s+(?:call|request|query|lookup|search|retrieval|update|"
+                r"booking))\s+(?:didn't|did\s+not)\s+(?:work|succeed|go\s+through)\b|"
+                r"\bmalformed\b|\bplaceholder\b|[\"'“‘]\s*(?:unknown|invalid|missing|no\s+such)\b|"
                 r"\b(?:could\s*n[o']t|could\s+not|cannot|can't)\s+be\s+(?:updated|saved|processed|"
                 r"loaded|retrieved|fetched|reached|accessed|booked|sent|created|deleted)\b|"
                 r"\bfailed\s+to\s+(?:load|fetch|update|save|retrieve|connect|process|parse|"
@@ -266,7 +271,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"results|items|°|%))|\breturned\s+(?:an?\s+)?warning\b"),
              guard_if=True, guard_negation=True,
              needs=('error', 'timed out', 'time-out', 'timeout', 'rejected', 'refused', 'denied',
-                    'blocked', 'work', 'be ', 'failed to', '40', '42', '50', 'warning')),
+                    'blocked', 'work', 'be ', 'failed to', '40', '42', '50', 'warning', 'succeed',
+                    'go through', 'malformed', 'placeholder', 'unknown', 'invalid', 'no such')),
     TextRule("an error message in passing", "problem",
              _r(r"\bmissing\s+required\b|\binvalid\s+(?:\w+\s+)?(?:code|id|format|parameter|"
                 r"argument|field|input|request|value|key|token|name)\b|\b(?:access|permission)\s+"
@@ -448,7 +454,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:potrebbero|potrebbe|podrían|podría|poderiam|pourraient|könnten)\s+"
                 r"(?:\w+\s+)?(?:mancare|faltar|manquer|fehlen)\b|"
                 r"\b(?:probablemente|probabilmente|provavelmente|probablement|wahrscheinlich|"
-                r"vermutlich|forse|talvez|quizás|peut-être)\s+(?:\w+\s+){0,2}(?:un\s+|une\s+|"
+                r"vermutlich|forse|talvez|quizás|peut-être|sûrement|seguramente|sicuramente|"
+                r"certamente|bestimmt|clairement|claramente|chiaramente|offenbar)\s+(?:\w+\s+){0,2}(?:un\s+|une\s+|"
                 r"uno\s+|um\s+|ein\s+)?(?:error|errore|erreur|erro|fehler)\b|"
                 r"\b(?:me\s+méfierais|méfiez|no\s+(?:me\s+)?fiar[íi]a|não\s+confiaria|"
                 r"non\s+mi\s+fiderei|nicht\s+(?:\w+\s+)?vertrauen)|"
@@ -492,22 +499,33 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\s+(?:equivocad[oa]|incorrect[oa]?|errad[oa]|sbagliat[oa]|errat[oa])\b|"
                 r"\bmauvaise?\s+(?:ville|patient|date|produit|dossier|personne)|"
                 r"(?:\bno|\bnão|\bne|\bnon)\s+(?:es|son|é|são|semble|sembra|parece|è)\s+(?:pas\s+)?"
-                r"(?:\w+\s+)?(?:correct\w*|corret\w*|corrett\w*|exact\w*|esatt\w*|giust\w*|juste)|"
+                r"(?:\w+\s+)?(?:correct\w*|corret\w*|corrett\w*|exact\w*|esatt\w*|giust\w*|juste|"
+                r"coh[ée]rent\w*|coerent\w*|plausib\w*|l[óo]gic\w*)|\bno\s+tiene\s+sentido|"
+                r"\bnão\s+faz\s+sentido|\bn'a\s+pas\s+de\s+sens|\bnon\s+ha\s+senso|"
+                r"\b(?:ergibt|macht)\s+keinen\s+sinn|"
+                r"\b(?:paciente|ciudad|fecha|producto|persona|cidade|data|produto|pessoa|ville|"
+                r"produit|personne|paziente|città|prodotto)\s+(?:distint[oa]|diferente|différente?|"
+                r"divers[oa])\b|"
                 r"\b(?:ist|sind|scheint|scheinen|kann|können|dürfte)\s+(?:\w+\s+)?nicht\s+(?:richtig|"
                 r"korrekt|aktuell|vollständig|stimmen|plausibel)|"
                 r"(?:ご質問|ご依頼|ご指定|お尋ね|ご希望)[^。]{0,20}(?:が、|けど|のに)|信じがたい|信じられな|"
-                r"(?:データ|値|結果|情報)の?(?:誤り|間違い)|(?:和|与|與|跟)(?:您|你)[^。]{0,12}不一[样樣致]|"
+                r"(?:データ|値|結果|情報)の?(?:誤り|間違い)|(?:リクエスト|ご質問|ご指定|指定|依頼|質問)と(?:違|異な)|"
+                r"古い可能性|古いかもしれ|最新ではな|最新でな|不合理|"
+                r"(?:和|与|與|跟)(?:您|你)[^。]{0,12}不一[样樣致]|"
                 r"(?:而|但|可)(?:您|你)(?:问|問|要|查|说|說|指)"),
              needs=('segur', 'certeza', 'sûr', 'certain', 'sicur', 'cert', 'sicher', 'bezweifle',
                     'dudo', 'duvido', 'doute', 'dubito', '确定', '確定',
                     '確か', '確信', 'no ', 'não', 'pas', 'non', 'nicht', 'falsch', 'equivocad',
                     'incorrect', 'errad', 'sbagliat', 'errat', 'mauvais', 'ご質問', 'ご依頼',
-                    'ご指定', 'お尋ね', 'ご希望', '您', '你', '信じ', '誤り', '間違い')),
+                    'ご指定', 'お尋ね', 'ご希望', '您', '你', '信じ', '誤り', '間違い', 'coh',
+                    'coerent', 'plausib', 'lógic', 'logic', 'sentido', 'sens', 'sinn', 'distint',
+                    'diferente', 'différent', 'divers', 'リクエスト', '指定', '依頼', '質問',
+                    '古い', '最新', '不合理')),
     TextRule("(es/pt/fr/it/de/ja/zh) another patient / city / product", "problem",
              _r(r"\b(?:otro|otra|outro|outra|autre|altro|altra|anderen|anderes)\s+(?:paciente|"
                 r"patient|paziente|patienten|usuario|usuário|utilisateur|utente|nutzers?|ciudad|"
                 r"cidade|ville|città|stadt|producto|produto|produit|prodotto|produkts?|persona|"
-                r"pessoa|personne|person|cliente|client|kunden)\b|"
+                r"pessoa|personne|person|cliente|client|kunden|fecha|data|date|datum)\b|"
                 r"(?:另一|别的|別的|別の|他の)\s*(?:位|个|個|名)?\s*(?:患者|病人|城市|用户|製品|商品|都市)"),
              needs=('otro', 'otra', 'outro', 'outra', 'autre', 'altro', 'altra', 'anderen',
                     'anderes', '另一', '别的', '別的', '別の', '他の')),
@@ -556,8 +574,10 @@ to kinds."""
 _EXCLUDE: tuple[re.Pattern[str], ...] = (
     # scope disclaimers are not declining this answer
     _r(r"\b(?:provide|give|offer)\s+(?:medical|legal|financial|professional)\s+advice\b"),
-    _r(r"医疗建议|醫療建議|医療(?:的な)?(?:アドバイス|助言)|consejo\s+médico|conseil\s+médical|"
-       r"consigli\s+medici|medizinische\w*\s+(?:beratung|rat)|aconselhamento\s+médico"),
+    _r(r"医疗建议|醫療建議|法律建议|医療(?:的な)?(?:アドバイス|助言)|法的な(?:アドバイス|助言)|"
+       r"\b(?:conseils?|consejos?|consigli|conselhos?|aconselhamento|asesoramiento)\s+(?:de\s+)?"
+       r"(?:m[ée]dic|juridi|jur[íi]dic|legal|financ|medic|legal)\w*|"
+       r"\b(?:medizinische\w*|rechtliche\w*|finanzielle\w*)\s+(?:beratung|rat)|rechtsberatung"),
     # a capability limit ("I can't provide forecasts beyond 10 days") is not declining this one
     _r(r"\b(?:can't|cannot|can\s+not|unable\s+to)\s+(?:provide|give|show)\s+[^.?!]{0,30}"
        r"\b(?:beyond|further\s+than|older\s+than|more\s+than)\s+\d"),
