@@ -129,9 +129,12 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\b(?:looks?|seems?|appears?|looked|seemed|appeared)\s+(?:to\s+be\s+)?"
                 r"(?:a\s+bit\s+|quite\s+|rather\s+|very\s+)?(?:wrong|incorrect|off|odd|strange|"
                 r"unexpected|inconsistent|invalid|erroneous|suspicious|unlikely|mistaken|"
-                r"implausible|questionable|dubious|unreliable|fishy|garbled|corrupted|nonsensical)\b"),
+                r"implausible|questionable|dubious|unreliable|fishy|garbled|corrupted|nonsensical|"
+                r"absurd|ridiculous|unrealistic|impossible)\b|\b(?:suspiciously|implausibly|"
+                r"unrealistically)\b|\b(?:probably|likely|possibly)\s+(?:the\s+)?wrong\b"),
              guard_if=True, guard_negation=True,
-             needs=('look', 'seem', 'appear')),
+             needs=('look', 'seem', 'appear', 'suspiciously', 'implausibly', 'unrealistically',
+                    'wrong')),
     TextRule("that is not right", "problem",
              _r(r"\b(?:does\s*n[o']t|doesn't|does not|is\s*n[o']t|isn't|is not|that's not|"
                 r"that is not|this is not|it's not)\s+(?:look\s+|seem\s+)?(?:right|correct)\b"),
@@ -189,7 +192,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('but', 'while', 'whereas', 'although', 'though', ';', '—', '–')),
     TextRule("is for X, not Y", "problem",
              _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in|that's|it's)\s+"
-                r"[^.,;?!]{1,40},\s+not\s+(?:for\s+)?(?:the\s+\w+|['\"]?(?-i:[A-Z0-9]))"),
+                r"[^.;?!]{1,40}?,\s+not\s+(?:for\s+)?(?:the\s+\w+|['\"]?(?-i:[A-Z0-9]))"),
              needs=('not',)),
     TextRule("not X as you asked", "problem",
              _r(rf"\bnot\b[^.?!]{{0,40}}\bas\s+(?:you\s+|the user\s+)?(?:asked|requested)|"
@@ -201,7 +204,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:\s+(?:result|results|data|answer|value|information|record|output|is))?"),
              needs=('confident', 'sure', 'certain')),
     TextRule("doubt that the data is current or complete", "problem",
-             _r(r"(?:\bnot|n't)\s+(?:\w+\s+)?(?:sure|certain|confident)\s+(?:that\s+|whether\s+|"
+             _r(r"(?:\bnot|n't)\s+(?:\w+\s+)?(?:sure|certain|confident|convinced)\s+(?:that\s+|whether\s+|"
                 r"if\s+)?(?:this|that|it|these|the)\s+(?:[\w-]+\s+){0,2}(?:is|are|was|were)\s+"
                 r"(?:still\s+)?(?:up[- ]to[- ]date|current|complete|accurate|correct|right|"
                 r"reliable|exhaustive|comprehensive|valid)\b|\b(?:probably|likely|possibly|may|might)\s+(?:be\s+)?not\s+(?:be\s+)?"
@@ -216,7 +219,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"currency|year)\b|\b(?:may|might|could)\s+(?:\w+\s+)?(?:be\s+missing|not\s+(?:reflect|"
                 r"be\s+(?:complete|current|accurate|up[- ]to[- ]date|reliable|correct|right)))\b"),
              guard_if=True, guard_negation=True,
-             needs=('sure', 'certain', 'confident', 'truncated', 'incomplete', 'cut off',
+             needs=('sure', 'certain', 'confident', 'convinced', 'truncated', 'incomplete',
+                    'cut off',
                     'outdated', 'out of date', 'stale', 'cached', 'missing', 'not', "n't",
                     'partial', 'short', 'dated')),
     TextRule("distrust: would not rely on it / suspect", "problem",
@@ -261,7 +265,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"denied|blocked)\b|"
                 r"\b(?:that|it|this|the\s+(?:call|request|query|lookup|search|retrieval|update|"
                 r"booking))\s+(?:didn't|did\s+not)\s+(?:work|succeed|go\s+through)\b|"
-                r"\bmalformed\b|\bplaceholder\b|[\"'“‘]\s*(?:unknown|invalid|missing|no\s+such)\b|"
+                r"\bmalformed\b|\bplaceholder\b|[\"'“‘]\s*(?:unknown|invalid|missing|no\s+such)"
+                r"\b|\berror\s*[45]\d\d\b|"
                 r"\b(?:could\s*n[o']t|could\s+not|cannot|can't)\s+be\s+(?:updated|saved|processed|"
                 r"loaded|retrieved|fetched|reached|accessed|booked|sent|created|deleted)\b|"
                 r"\bfailed\s+to\s+(?:load|fetch|update|save|retrieve|connect|process|parse|"
@@ -272,7 +277,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True, guard_negation=True,
              needs=('error', 'timed out', 'time-out', 'timeout', 'rejected', 'refused', 'denied',
                     'blocked', 'work', 'be ', 'failed to', '40', '42', '50', 'warning', 'succeed',
-                    'go through', 'malformed', 'placeholder', 'unknown', 'invalid', 'no such')),
+                    'go through', 'malformed', 'placeholder', 'unknown', 'invalid', 'no such',
+                    'error')),
     TextRule("an error message in passing", "problem",
              _r(r"\bmissing\s+required\b|\binvalid\s+(?:\w+\s+)?(?:code|id|format|parameter|"
                 r"argument|field|input|request|value|key|token|name)\b|\b(?:access|permission)\s+"
@@ -297,14 +303,20 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"endpoint|database|response|function|backend)\b(?:(?!\b(?:no|not|without|never|"
                 r"any|zero)\b|n't)[^.?!]){0,60}?\b(?:errors?|exception|"
                 r"failure|crash(?:ed)?|complained|bounced|(?:is|was|went|seems|appears)\s+down|"
-                r"unavailable|unreachable|rejected|refused|not\s+recogni[sz]ed|unrecogni[sz]ed)\b|"
+                r"unavailable|unreachable|rejected|refused|not\s+recogni[sz]ed|unrecogni[sz]ed|"
+                r"(?:isn't|is\s+not|wasn't|was\s+not|aren't|are\s+not)\s+(?:responding|working|"
+                r"loading|reachable))\b|"
+                r"\b(?:tool|api|result|response|record|data|it)\s+(?:doesn't|does\s+not|didn't|"
+                r"did\s+not)\s+(?:say|specify|state|indicate)\b|"
+                r"\bdifferent\s+\w+\s+for\s+the\s+same\b|"
                 r"\berror\s+(?:code|message)\b|\bnot\s+recogni[sz]ed\b|\bunrecogni[sz]ed\b|"
                 r"\b(?:authori[sz]ation|authentication|permission|connection|network|server)\s+"
                 r"(?:problem|issue|error|failure)s?\b|\bmix-?up\b|\bmixed\s+up\b"),
              guard_if=True, guard_negation=True,
              needs=('error', 'exception', 'failure', 'crash', 'complained', 'down',
                     'unavailable', 'unreachable', 'rejected', 'refused', 'recogni', 'bounced',
-                    'problem', 'issue', 'mix')),
+                    'problem', 'issue', 'mix', 'responding', 'working', 'loading', 'reachable',
+                    'say', 'specify', 'state', 'indicate', 'same')),
     TextRule("another value than the one asked for / doubts / does not add up", "problem",
              _r(r"\b(?:differs?\s+from|different\s+from|not|than|instead\s+of)\s+the\s+(?:one|\w+)\s+"
                 rf"(?:I|you|we)\s+(?:\w+\s+)?(?:{_ASKED}|said)\b|"
@@ -410,7 +422,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"negato|negado)|"
                 r"(?:返回|返って|出现|发生|発生|出)了?(?:(?!没有|沒有|无|無)[^。！？]){0,12}"
                 r"(?:错误|錯誤|エラー|报错|异常)|"
-                r"(?:错误|錯誤|エラー)\s*(?:[：:（(]|が(?:返|発生|出))|超时|超時|タイムアウト|失败|失敗"),
+                r"(?:错误|錯誤|エラー)\s*(?:[：:（(]|が(?:返|発生|出|含)|を(?:返|含))|超时|超時|タイムアウト|失败|失敗"),
              guard_negation=True,
              needs=('hubo', 'houve', 'il y a eu', "c'è", 'gab es', 'produjo', 'ocurri',
                     'indisponi', 'disponible', 'disponível', 'disponibile', 'verfügbar', '出错',
@@ -441,7 +453,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:passt|passen|stimmt|stimmen)\s+(?:\w+\s+)?nicht\b|\bweicht\b[^.?!]{0,80}"
                 r"\bab\b|\bwidersprech\w*|\bcontradic\w*|\bcontraddic\w*|"
                 r"\b(?:parece|parecen|parecem|semble|semblent|sembra|sembrano|scheint|scheinen|"
-                r"paraît|paraissent|pare|wirkt|es|está|é|est|c'est|è|ist)\s+(?:\w+\s+)?(?:"
+                r"paraît|paraissent|pare|wirkt|es|está|é|est|c'est|è|ist|sind|son|são|sont|sono)\s+"
+                r"(?:\w+\s+)?(?:"
                 r"(?:un|une|uno|um|ein)\s+(?:error|erreur|errore|erro|fehler)\b|(?:peu|poco|pouco)\s+"
                 r"(?:plausib\w*|fiable|affidabile|confiable|confiável)|unplausibel|"
                 r"invraisemblable|inverosímil|incomplet\w*|unvollständig|"
@@ -504,6 +517,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\bnão\s+faz\s+sentido|\bn'a\s+pas\s+de\s+sens|\bnon\s+ha\s+senso|"
                 r"\b(?:ergibt|macht)\s+keinen\s+sinn|"
                 r"\b(?:paciente|ciudad|fecha|producto|persona|cidade|data|produto|pessoa|ville|"
+                r"usuario|usuário|utilisateur|utente|cliente|client|registro|"
                 r"produit|personne|paziente|città|prodotto)\s+(?:distint[oa]|diferente|différente?|"
                 r"divers[oa])\b|"
                 r"\b(?:ist|sind|scheint|scheinen|kann|können|dürfte)\s+(?:\w+\s+)?nicht\s+(?:richtig|"
@@ -526,8 +540,14 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"patient|paziente|patienten|usuario|usuário|utilisateur|utente|nutzers?|ciudad|"
                 r"cidade|ville|città|stadt|producto|produto|produit|prodotto|produkts?|persona|"
                 r"pessoa|personne|person|cliente|client|kunden|fecha|data|date|datum)\b|"
-                r"(?:另一|别的|別的|別の|他の)\s*(?:位|个|個|名)?\s*(?:患者|病人|城市|用户|製品|商品|都市)"),
-             needs=('otro', 'otra', 'outro', 'outra', 'autre', 'altro', 'altra', 'anderen',
+                r"(?:另一|别的|別的|別の|他の)\s*(?:位|个|個|名)?\s*(?:患者|病人|城市|用户|製品|商品|都市|"
+                r"日付|日期|记录|記録|人)|"
+                r"\b(?:problem|problema|problème)\w*\s+(?:mit|con|com|avec)\s+(?:\w+\s+)?(?:\w*abfrage|"
+                r"\w*anfrage|suche|verbindung|server|dienst|tool|api|consulta|búsqueda|servidor|"
+                r"sistema|herramienta|requête|recherche|serveur|outil|service|pesquisa|ferramenta|"
+                r"richiesta|ricerca|servizio|connessione|conexión|conexão|connexion)"),
+             needs=('problem', 'otro', 'otra', 'outro', 'outra', 'autre', 'altro', 'altra',
+                    'anderen',
                     'anderes', '另一', '别的', '別的', '別の', '他の')),
     TextRule("(es/pt/fr/it/de/ja/zh) retry", "retry",
              _r(r"\b(?:de\s+nuevo|otra\s+vez|nuevamente|reintent\w*|vuelvo\s+a\s+\w+|novamente|"

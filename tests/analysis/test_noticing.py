@@ -292,6 +292,44 @@ _HARD_NEGATIVES_V2 = [
     "エラーはありませんでした。注文は完了しています。", "他にご質問はありますか？",
     "查询结果没有错误，订单已确认。", "我不是医生，无法提供医疗建议。",
     "这样对不对，您可以再看看说明书。",
+    'Next, the weather for Kyoto.',
+    'Pulling the order history now.',
+    "I'll confirm the time slot by checking the calendar.",
+    'Here are the three cheapest options I found.',
+    'Thanks for waiting! Your refill is ready for pickup.',
+    "I'm sorry to hear about your flight; here are the rebooking options.",
+    'No appointments are available this week.',
+    'The search returned no results for that title.',
+    'Nothing is scheduled for that evening.',
+    'This medication has no known interaction with grapefruit.',
+    'Your payment was processed without any problems.',
+    'The blood test has a small margin of error, so small changes may not be meaningful.',
+    'The error in the 1950 census was later corrected, the article says.',
+    'Wrong turns are common on this route, so follow the signs to Exit 12.',
+    'Double-check the dose on the label before taking it.',
+    'If anything seems off with your order, contact support.',
+    "I'm not able to give financial advice, but the fund's fee is 0.2%.",
+    "I can't make phone calls, but here is the clinic's number.",
+    'Can I help with anything else today?',
+    'Would you prefer a window or aisle seat?',
+    "Great news — it's sunny all weekend in Nice!",
+    "The patient's potassium is 9.8 mmol/L.",
+    'Mount Everest is 4,500 m tall.',
+    'Your meeting is at 25:00 on Friday.',
+    'Another Monday, another 9 AM standup. Some things never change.',
+    '<think>The user wants the cheapest laptop. The tool lists three; the Acer is'
+    ' cheapest. Done.</think>',
+    'I compared both stores and they match: $199.',
+    'The booking is confirmed; I double-checked the date.',
+    'The report mentions a known issue with the firmware that was fixed in version 2.1.',
+    'Aquí tienes el pronóstico: soleado y 25 °C.',
+    'No hay ninguna interacción registrada entre estos medicamentos.',
+    'Obrigado pela paciência! Seu pedido foi enviado.',
+    'Je consulte maintenant la deuxième ville.',
+    'Am Sonntag ist die Apotheke geschlossen.',
+    'Nessun errore rilevato nel tuo ordine.',
+    'ご注文は明日届く予定です。',
+    '今天北京空气质量良好。',
     "Let me pull up the patient's medication list.",
     'Searching for flights on the 14th now.',
     'Got it. Fetching the next page of results.',
@@ -637,6 +675,57 @@ _V2_PHRASINGS = [
     ('このデータは古い可能性があります。', 'final', None),
     ('工具返回的价格明显不合理。', 'final', None),
     ('查到的是北京的数据，不是您要的天津。', 'final', None),
+    ("Received 'Error 422: unprocessable entity' from the booking tool. Adjusting the"
+     ' payload and resending.', 'beside_call', 'same_tool'),
+    ("The call came back empty with a timeout notice, so I'm repeating"
+     ' it.', 'beside_call', 'same_tool'),
+    ("Hmm, 'no patient with ID 00912'. Maybe the leading zeros got stripped —"
+     ' retrying as a string.', 'beside_call', 'same_tool'),
+    ("The medication endpoint is throwing errors; I'll skip it and answer from the"
+     ' summary instead.', 'text_turn', None),
+    ('FYI: the reminder could not be created because the calendar API refused the'
+     ' request.', 'final', None),
+    ("I'm sorry, but the product search isn't responding right now, so I can't check"
+     ' the price.', 'final', None),
+    ('Apologies for the mix-up: the first lookup returned Dr. Jane Smith in Ohio, not'
+     ' the one in your network.', 'final', None),
+    ('This weather report is for Newcastle, Australia, not Newcastle upon Tyne.', 'final', None),
+    ('The patient record shows a female, 34, but you described a 70-year-old man —'
+     ' likely the wrong chart.', 'final', None),
+    ('The article retrieved is about Mercury the planet, not the element you asked'
+     ' about.', 'final', None),
+    ('The tool returned events for November, though you asked about October.', 'final', None),
+    ('The forecast is for 10 PM rather than 10 AM.', 'final', None),
+    ("The speed is 30, but the tool didn't say whether that's mph or km/h.", 'final', None),
+    ("The price is listed as 1,299 without a currency, so I'm not sure if that's"
+     ' dollars or euros.', 'final', None),
+    ("I'm not convinced this inventory is current — the timestamp says three weeks"
+     ' ago.', 'final', None),
+    ('The list may not include all attendees; it seems to be truncated at 50.', 'final', None),
+    ('That rainfall figure (4,000 mm in a day) looks absurd.', 'final', None),
+    ('The two tools give different prices for the same item: $30 and $300.', 'final', None),
+    ('The dosage here seems suspiciously high.', 'final', None),
+    ("Right, because a one-bedroom flat in Lisbon obviously costs €12. I'd treat that"
+     ' as a data error.', 'final', None),
+    ('Before I answer, can you confirm the order number? The one in the system has a'
+     ' different name on it.', 'final', None),
+    ("I won't give you the interaction rating, since the tool's answer contradicts"
+     ' itself.', 'final', None),
+    ("The flight time seems wrong, so I'm looking at the airline's schedule to"
+     ' check.', 'beside_call', 'other_tool'),
+    ('<think>The user asked about Dr. Patel, but the tool returned Dr. Patil.'
+     ' Probably a typo on the tool side.</think>', 'text_turn', None),
+    ('Es scheint ein Problem mit der Wetterabfrage gegeben zu haben.', 'final', None),
+    ('Die zurückgegebenen Daten sind offensichtlich falsch.', 'final', None),
+    ('La consulta devolvió datos de un usuario diferente.', 'final', None),
+    ('Ojo, este precio no cuadra con el de ayer.', 'final', None),
+    ('Le calendrier renvoyé ne correspond pas à la semaine demandée.', 'final', None),
+    ('Il sistema ha dato errore. Riprovo tra un attimo.', 'beside_call', 'same_tool'),
+    ('O resultado não bate com o que você pediu.', 'final', None),
+    ('ツールの応答にエラーが含まれていました。', 'final', None),
+    ('この結果は別の日付のもののようです。', 'final', None),
+    ('数据好像有问题，温度显示为 99 度。', 'final', None),
+    ('返回的结果不完整，缺少最后两天。', 'final', None),
 ]
 
 
