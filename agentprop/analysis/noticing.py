@@ -77,6 +77,8 @@ def _r(text: str) -> re.Pattern[str]:
 _NEG = r"(?:does\s*n[o']t|do\s*n[o']t|did\s*n[o']t|does not|do not|did not|don't|doesn't|didn't)"
 _WHO = r"(?:you|the user|your question|the question|the request|your request|I|we)"
 _ASKED = r"(?:asked|requested|wanted|meant|mentioned|named|specified|need|needs|wants|gave)"
+_UNIT = (r"(?:kilo)?grams?|pounds?|lbs?|kg|celsius|fahrenheit|kelvin|miles|kilomet(?:er|re)s|km|"
+         r"mph|km/h|met(?:er|re)s|feet|dollars|euros|utc|local\s+time")
 _ENTITY = (r"(?:city|cities|date|day|patient|product|id|record|location|item|value|parameter|"
            r"argument|person|event|drug|medication|doctor|time|format|one|data|result|results|"
            r"entry|article|order|slot|specialty|account|page|profile|user|customer|flight|"
@@ -178,21 +180,28 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("I made a mistake", "problem",
              _r(r"\b(?:I|we)\s+(?:made|used|passed|entered|sent|queried|called)\s+(?:an?\s+|the\s+)"
                 r"(?:error|mistake|wrong|incorrect|invalid)\b|\b(?:I|we)\s+(?:mistakenly|"
-                r"accidentally|incorrectly)\b|\bmy\s+(?:mistake|error|bad)\b|\boops\b"),
+                r"accidentally|incorrectly)\b|\bmy\s+(?:mistake|error|bad)\b|\boops\b|"
+                r"\b(?:I|we)\s+(?:\w+\s+)?(?:misspelled|misspelt|mistyped)\b|"
+                r"\b(?:gave|returned|sent|pulled|fetched|got|used|passed|booked)\b[^.?!]{0,50}"
+                r"\bby\s+mistake\b"),
              needs=('error', 'mistake', 'wrong', 'incorrect', 'invalid', 'mistaken', 'accidental',
-                    'incorrectly', 'bad', 'oops')),
+                    'incorrectly', 'bad', 'oops', 'misspel', 'mistyp')),
     TextRule("for X rather than / instead of Y", "problem",
-             _r(r"\b(?:for|is|are|shows?|lists?|refers?\s+to|returned|came\s+back)\b[^.?!]{0,40}"
+             _r(r"\b(?:for|is|are|shows?|lists?|refers?\s+to|returned|came\s+back|read|parsed|"
+                r"interpreted|treated|took)\b[^.?!]{0,40}"
                 r"\b(?:rather\s+than|instead\s+of)\b"),
              needs=('rather', 'instead')),
     TextRule("but you asked about", "problem",
              _r(r"(?:\b(?:but|while|whereas|although|even\s+though)|\b(?!(?:sure|yes|ok|okay|"
                 r"certainly|course|great|right|here)\b)\w+\s*[;—–])\s+(?:the\s+(?:[\w-]+\s+){0,2})?"
-                rf"{_WHO}\s+(?:\w+\s+)?(?:{_ASKED}|said|was about|is about|mentions?|were)\b"),
-             needs=('but', 'while', 'whereas', 'although', 'though', ';', '—', '–')),
+                rf"{_WHO}\s+(?:\w+\s+)?(?:{_ASKED}|said|was about|is about|mentions?|were)\b|"
+                r"[;—–,]\s+(?:but\s+)?(?:you're|you\s+are|you\s+were)\s+(?:asking|looking|"
+                r"interested)\b"),
+             needs=('but', 'while', 'whereas', 'although', 'though', ';', '—', '–', 'you')),
     TextRule("is for X, not Y", "problem",
-             _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in|that's|it's)\s+"
-                r"[^.;?!]{1,40}?,\s+not\s+(?:for\s+)?(?:the\s+\w+|['\"]?(?-i:[A-Z0-9]))"),
+             _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in|that's|it's|belongs?\s+to|"
+                r"belong\s+to)\s+[^.;?!]{1,40}?,\s+not\s+(?:for\s+)?(?:the\s+\w+|['\"]?(?-i:[A-Z0-9])|"
+                rf"\w+\s+\d|(?:in\s+)?(?:{_UNIT})\b)"),
              needs=('not',)),
     TextRule("not X as you asked", "problem",
              _r(rf"\bnot\b[^.?!]{{0,40}}\bas\s+(?:you\s+|the user\s+)?(?:asked|requested)|"
@@ -204,7 +213,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:\s+(?:result|results|data|answer|value|information|record|output|is))?"),
              needs=('confident', 'sure', 'certain')),
     TextRule("doubt that the data is current or complete", "problem",
-             _r(r"(?:\bnot|n't)\s+(?:\w+\s+)?(?:sure|certain|confident|convinced)\s+(?:that\s+|whether\s+|"
+             _r(r"(?:(?:\bnot|n't)\s+(?:\w+\s+)?(?:sure|certain|confident|convinced)|\bunsure|"
+                r"\buncertain)\s+(?:that\s+|whether\s+|"
                 r"if\s+)?(?:this|that|it|these|the)\s+(?:[\w-]+\s+){0,2}(?:is|are|was|were)\s+"
                 r"(?:still\s+)?(?:up[- ]to[- ]date|current|complete|accurate|correct|right|"
                 r"reliable|exhaustive|comprehensive|valid)\b|\b(?:probably|likely|possibly|may|might)\s+(?:be\s+)?not\s+(?:be\s+)?"
@@ -219,7 +229,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"currency|year)\b|\b(?:may|might|could)\s+(?:\w+\s+)?(?:be\s+missing|not\s+(?:reflect|"
                 r"be\s+(?:complete|current|accurate|up[- ]to[- ]date|reliable|correct|right)))\b"),
              guard_if=True, guard_negation=True,
-             needs=('sure', 'certain', 'confident', 'convinced', 'truncated', 'incomplete',
+             needs=('sure', 'certain', 'confident', 'convinced', 'unsure', 'uncertain',
+                    'truncated', 'incomplete',
                     'cut off',
                     'outdated', 'out of date', 'stale', 'cached', 'missing', 'not', "n't",
                     'partial', 'short', 'dated')),
@@ -252,12 +263,13 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     'typo', 'bug', 'problem', 'issue', 'off by', 'range', 'implausible',
                     'sense')),
     TextRule("two sources contradict each other", "problem",
-             _r(r"\bcontradict(?:s|ed|ory|ion|ing)?\b|\b(?:those|these|they|the\s+two|both|\))\s+"
+             _r(r"\bcontradict(?:s|ed|ory|ion|ing)?\b|\btwo\s+(?:[\w-]+\s+){1,4}(?:conflict|"
+                r"disagree|differ)\b|\b(?:those|these|they|the\s+two|both|\))\s+"
                 r"(?:\w+\s+)?(?:conflict|disagree|differ)\b|\b(?:don't|do\s+not|doesn't|does\s+not)\s+"
                 r"(?:quite\s+)?agree\b|\bsays?\b[^.?!]{0,80}\bbut\s+(?:the|your|its|another|"
                 r"a)\s+(?:[\w-]+\s+){1,3}(?:says?|includes?|lists?|shows?)\b"),
              guard_if=True, guard_negation=True,
-             needs=('contradict', 'conflict', 'disagree', 'agree', 'but')),
+             needs=('contradict', 'conflict', 'disagree', 'agree', 'but', 'differ')),
     TextRule("the call errored / was rejected / timed out", "problem",
              _r(r"\berrored\b|\berror(?:ed)?\s+out\b|\btimed\s+out\b|\btime-?out\b|"
                 r"\b(?:request|call|booking|query|lookup|search|update|submission|format|input|"
@@ -265,6 +277,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"denied|blocked)\b|"
                 r"\b(?:that|it|this|the\s+(?:call|request|query|lookup|search|retrieval|update|"
                 r"booking))\s+(?:didn't|did\s+not)\s+(?:work|succeed|go\s+through)\b|"
+                r"\b(?:didn't|did\s+not|wasn't|was\s+not)\s+(?:succeed|go\s+through|save|get\s+saved|"
+                r"saved)\b|\bmust\s+be\s+(?:a|an)\s+(?:valid\s+)?(?:number|integer|string|date|list)\b|"
+                r"\b(?:data|figures?|numbers?|prices?|results?|information|list|record|forecast|"
+                r"inventory|stock)\s+(?:\w+\s+)?(?:may|might|could)\s+be\s+(?:\w+\s+){1,3}old\b|"
                 r"\bmalformed\b|\bplaceholder\b|[\"'“‘]\s*(?:unknown|invalid|missing|no\s+such)"
                 r"\b|\berror\s*[45]\d\d\b|"
                 r"\b(?:could\s*n[o']t|could\s+not|cannot|can't)\s+be\s+(?:updated|saved|processed|"
@@ -278,7 +294,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('error', 'timed out', 'time-out', 'timeout', 'rejected', 'refused', 'denied',
                     'blocked', 'work', 'be ', 'failed to', '40', '42', '50', 'warning', 'succeed',
                     'go through', 'malformed', 'placeholder', 'unknown', 'invalid', 'no such',
-                    'error')),
+                    'error', 'save', 'must be', 'old')),
     TextRule("an error message in passing", "problem",
              _r(r"\bmissing\s+required\b|\binvalid\s+(?:\w+\s+)?(?:code|id|format|parameter|"
                 r"argument|field|input|request|value|key|token|name)\b|\b(?:access|permission)\s+"
@@ -309,7 +325,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:tool|api|result|response|record|data|it)\s+(?:doesn't|does\s+not|didn't|"
                 r"did\s+not)\s+(?:say|specify|state|indicate)\b|"
                 r"\bdifferent\s+\w+\s+for\s+the\s+same\b|"
-                r"\berror\s+(?:code|message)\b|\bnot\s+recogni[sz]ed\b|\bunrecogni[sz]ed\b|"
+                r"\b(?:an?|with|got|returned|gave|showed)\s+(?:\w+\s+)?error\s+(?:code|message)\b|"
+                r"\bnot\s+recogni[sz]ed\b|\bunrecogni[sz]ed\b|"
                 r"\b(?:authori[sz]ation|authentication|permission|connection|network|server)\s+"
                 r"(?:problem|issue|error|failure)s?\b|\bmix-?up\b|\bmixed\s+up\b"),
              guard_if=True, guard_negation=True,
@@ -400,11 +417,13 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("(es/pt/fr/it/de/ja/zh) the call returned an error / failed / timed out",
              "problem",
              _r(r"\b(?:devolvi[óo]|retornou|devolveu|renvoy[ée]e?|renvoie|restituit[oa]|"
-                r"restituisce|lieferte|meldete|dio|deu)\s+(?:\w+\s+){0,2}(?:error|erro|erreur|"
+                r"restituisce|lieferte|meldete|dio|deu|répondu|respondió|respondeu|risposto)\s+"
+                r"(?:\w+\s+){0,2}(?:error|erro|erreur|"
                 r"errore|fehler)|"
                 r"\b(?:por|par|per|wegen|devido\s+a|debido\s+a)\s+(?:un|une|uno|um|einen?|"
                 r"eines)?\s*(?:error|erreur|errore|erro|fehlers?)\b|"
-                r"\bfehler\b[^.?!]{0,20}\baufgetreten\b|"
+                r"\bfehler\b[^.?!]{0,20}\baufgetreten\b|\bfehler\w*\s+(?:zurückgegeben|zurückgeliefert|"
+                r"geliefert|gemeldet|ausgegeben|geworfen)|"
                 r"\b(?:hubo|houve|il\s+y\s+a\s+eu|c'è\s+stato|gab\s+es|se\s+produjo|ocurri[óo]|"
                 r"ocorreu|s'est\s+produit|si\s+è\s+verificat\w*)\s+(?:\w+\s+)?(?:error|erro|erreur|"
                 r"errore|fehler|falha|falla|fallo|échec|problème|problema|problem|panne|störung)|"
@@ -424,7 +443,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:错误|錯誤|エラー|报错|异常)|"
                 r"(?:错误|錯誤|エラー)\s*(?:[：:（(]|が(?:返|発生|出|含)|を(?:返|含))|超时|超時|タイムアウト|失败|失敗"),
              guard_negation=True,
-             needs=('hubo', 'houve', 'il y a eu', "c'è", 'gab es', 'produjo', 'ocurri',
+             needs=('hubo', 'houve', 'il y a eu', "c'è", 'gab es', 'produjo', 'ocurri', 'répondu',
+                    'respondi', 'respondeu', 'risposto',
                     'indisponi', 'disponible', 'disponível', 'disponibile', 'verfügbar', '出错',
                     '出錯', '报错', '報錯',
                     'devolvi', 'retornou', 'devolveu', 'renvoy', 'renvoie', 'restitui',
