@@ -27,9 +27,11 @@ Within one output the acting kind wins (requery/verify > clarify > abstain > men
 A trace that records no model turn (an external agent whose model calls did not go
 through the gateway, an imported release) has nothing to read: `noticed` is undefined
 there (`UNOBSERVABLE` says why), never "not noticed".
-The text rules are the documented lists below (`TEXT_RULES`); they were validated against
-`tests/fixtures/noticed_validation.jsonl`, labelled before they were written
-(docs/injection.md gives the agreement).
+The text rules are the documented lists below (`TEXT_RULES`), applied per sentence. They
+cover English and, with one rule per phenomenon, Spanish, Portuguese, French, Italian,
+German, Japanese and Chinese; other languages get the English rules only. v2 (issue 21)
+was tuned on `tests/fixtures/noticed_v2_dev.jsonl` and on phrasings of our own written per
+phenomenon (the tests); docs/injection.md gives the agreement and the limits.
 """
 
 from __future__ import annotations
