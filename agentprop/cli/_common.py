@@ -306,9 +306,9 @@ def preflight_mode(value: str) -> Any:
 
 def say_probe(probe: Any) -> None:
     """Print one model's preflight line (stderr, before the first unit)."""
-    from agentprop.runner import probe_line
-
     from rich.text import Text
+
+    from agentprop.runner import probe_line
 
     style = "green" if probe.verdict == "native" else "bold red"
     err_console.print(Text(probe_line(probe), style=style))  # wraps at the terminal width
