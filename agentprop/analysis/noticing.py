@@ -173,7 +173,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('error', 'problem', 'issue', 'mistake', 'glitch')),
     TextRule("the call failed", "problem",
              _r(r"\b(?:call|request|lookup|look-up|query|search|tool|function|api|service|"
-                r"validation|authentication|connection|upload|update|fetch|retrieval|sync|booking)\s+"
+                r"validation|authentication|connection|upload|update|fetch|retrieval|sync|booking|"
+                r"check|attempt|operation)\s+"
                 r"(?:has\s+|had\s+)?(?:failed|errored)\b|\bfailed\s+(?:due\s+to|with|because)\b"),
              needs=('failed', 'errored')),
     TextRule("not found (reported by the tool)", "problem",
@@ -198,7 +199,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"certainly|course|great|right|here)\b)\w+\s*[;—–])\s+(?:the\s+(?:[\w-]+\s+){0,2})?"
                 rf"{_WHO}\s+(?:\w+\s+)?(?:{_ASKED}|said|was about|is about|mentions?|were)\b|"
                 r"[;—–,]\s+(?:but\s+)?(?:you're|you\s+are|you\s+were)\s+(?:asking|looking|"
-                r"interested)\b"),
+                r"interested)\b|,\s+when\s+you\s+(?:asked|wanted|meant)\b"),
              needs=('but', 'while', 'whereas', 'although', 'though', ';', '—', '–', 'you')),
     TextRule("is for X, not Y", "problem",
              _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in|that's|it's|belongs?\s+to|"
@@ -221,7 +222,9 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:still\s+)?(?:up[- ]to[- ]date|current|complete|accurate|correct|right|"
                 r"reliable|exhaustive|comprehensive|valid)\b|\b(?:probably|likely|possibly|may|might)\s+(?:be\s+)?not\s+(?:be\s+)?"
                 r"(?:current|complete|up[- ]to[- ]date|accurate|reliable|correct|right)\b|"
-                r"\b(?:looks?|seems?|appears?)\s+(?:to\s+be\s+)?partial\b|"
+                r"\b(?:looks?|seems?|appears?)\s+(?:to\s+be\s+)?partial\b|\b(?:hasn't|has\s+not|"
+                r"haven't|have\s+not)\s+been\s+updated\b|\b(?:stops?|ends?|cuts?\s+off)\s+(?:partway|"
+                r"abruptly|mid-?\w+)|"
                 r"\b(?:looks?|seems?|appears?|is|are|was|be|probably|possibly)\s+(?:\w+\s+)?"
                 r"(?:truncated|incomplete|cut\s+(?:off|short)|outdated|out\s+of\s+date|stale)\b|"
                 r"\b(?:looks?|seems?|appears?|probably|possibly|may\s+be|might\s+be)\s+(?:\w+\s+)?"
@@ -235,12 +238,12 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     'truncated', 'incomplete',
                     'cut off',
                     'outdated', 'out of date', 'stale', 'cached', 'missing', 'not', "n't",
-                    'partial', 'short', 'dated')),
+                    'partial', 'short', 'dated', 'updated', 'partway', 'abrupt', 'mid')),
     TextRule("distrust: would not rely on it / suspect", "problem",
              _r(r"(?:\b(?:I|we)\s+(?:\w+\s+)?|^\W*)(?:can't|cannot|can\s+not|don't|do\s+not|"
                 r"wouldn't|would\s+not|shouldn't|should\s+not|won't)\s+(?:\w+\s+)?(?:trust|"
                 r"rely\s+on)\b|\bbefore\s+trusting\b|"
-                r"\bgrain\s+of\s+salt\b|\b(?:I|we)\s+(?:\w+\s+)?(?:suspect|doubt)\s+(?:that\s+|"
+                r"\bgrain\s+of\s+salt\b|\b(?:wary|skeptical|sceptical)\s+(?:of|about)\b|\b(?:I|we)\s+(?:\w+\s+)?(?:suspect|doubt)\s+(?:that\s+|"
                 r"whether\s+)?(?:this|that|these|it|the\s+[\w-]+)(?:'s|\s+(?:is|are|was|were|"
                 r"value|figure|number|data|result|reading|record|price))\b|"
                 r"\bmakes?\s+me\s+(?:suspect|doubt|wonder)\b|"
@@ -248,6 +251,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:thinks|claims|insists|believes)\b"),
              guard_if=True,
              needs=('trust', 'rely', 'salt', 'suspect', 'doubt', 'wonder', 'thinks', 'claims',
+                    'wary', 'skeptical', 'sceptical',
                     'insists', 'believes')),
     TextRule("implausible: can't be right / probably an error", "problem",
              _r(r"\b(?:can't|cannot|can\s+not|couldn't|could\s+not)\s+(?:possibly\s+)?be\s+"
@@ -344,7 +348,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:doesn't|does\s+not|don't|do\s+not)\s+add\s+up\b|"
                 r"\b(?:don't|do\s+not|can't|cannot|hard\s+to)\s+believe\s+(?:it|this|that|these)\b|"
                 r"\b(?:data|result|results|response|output|record|value|values)\s+(?:is|are|seems?|"
-                r"looks?)\s+(?:\w+\s+)?(?:broken|garbled|corrupt\w*|nonsens\w*|bogus)\b|"
+                r"looks?)\s+(?:\w+\s+)?(?:broken|garbled|corrupt\w*|nonsens\w*|bogus|off)\b|"
+                r"\bphysically\s+impossible\b|\b(?:probably|likely|presumably)\s+meant\b|"
                 r"\bwrong\s+(?-i:[A-Z])|\bambiguous\b|\b(?:two|several|multiple|more\s+than\s+one)\s+"
                 r"(?:\w+\s+)?(?:patients|records|matches|results|cities|people|products|entries|"
                 r"accounts|places|locations)\s+(?:with|named|called|match|matching)\b|"
@@ -354,7 +359,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True, guard_negation=True,
              needs=('differ', 'not', 'than', 'instead', 'doubt', 'add up', 'believe', 'broken',
                     'garbled', 'corrupt', 'nonsens', 'bogus', 'wrong', 'ambiguous', 'two',
-                    'several', 'multiple', 'more than one', "n't", 'unit', 'zone', 'currency')),
+                    'several', 'multiple', 'more than one', "n't", 'unit', 'zone', 'currency',
+                    'off', 'impossible', 'meant')),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
              _r(r"\b(?:again|retry|retrying|re-?query|re-?querying|re-?run|re-?issue|once more|"
@@ -476,13 +482,14 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:passt|passen|stimmt|stimmen)\s+(?:\w+\s+)?nicht\b|\bweicht\b[^.?!]{0,80}"
                 r"\bab\b|\bwidersprech\w*|\bcontradic\w*|\bcontraddic\w*|"
                 r"\b(?:parece|parecen|parecem|semble|semblent|sembra|sembrano|scheint|scheinen|"
-                r"paraît|paraissent|pare|wirkt|es|está|é|est|c'est|è|ist|sind|son|são|sont|sono)\s+"
+                r"paraît|paraissent|pare|wirkt|es|está|están|estão|é|est|c'est|è|ist|sind|son|são|"
+                r"sont|sono)\s+"
                 r"(?:\w+\s+)?(?:"
                 r"(?:un|une|uno|um|ein)\s+(?:error|erreur|errore|erro|fehler)\b|(?:peu|poco|pouco)\s+"
                 r"(?:plausib\w*|fiable|affidabile|confiable|confiável)|unplausibel|"
                 r"invraisemblable|inverosímil|incomplet\w*|unvollständig|"
                 r"incorrect\w*|incorret\w*|errad[oa]s?|erróne[oa]s?|erroné\w*|errat[oa]|"
-                r"sbagliat[oa]|falsch|fehlerhaft|extrañ[oa]|estranh[oa]|étrange|stran[oa]|"
+                r"sbagliat[oa]|falsch|fehlerhaft|faux|fausse|fals[oa]|extrañ[oa]|estranh[oa]|étrange|stran[oa]|"
                 r"seltsam|merkwürdig|komisch|bizarre|sospechos[oa]|suspeit[oa]|sospett[oa]|"
                 r"truncad[oa]|tronqué\w*|troncat[oa]|abgeschnitten|desactualizad[oa]|"
                 r"desatualizad[oa]|obsolète|veraltet)|"
@@ -503,7 +510,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('no', 'não', 'ne', 'non', 'passt', 'passen', 'stimm', 'weicht', 'widersprech',
                     'contradic', 'contraddic', 'incomplet', 'unvollständig', 'incorrect',
                     'incorret', 'errad', 'erróne', 'erroné', 'errat', 'sbagliat', 'falsch',
-                    'fehlerhaft', 'extrañ', 'estranh', 'étrange', 'stran', 'seltsam',
+                    'fehlerhaft', 'faux', 'fausse', 'falso', 'falsa',
+                    'extrañ', 'estranh', 'étrange', 'stran', 'seltsam',
                     'merkwürdig', 'komisch', 'bizarre', 'sospech', 'suspeit', 'sospett', 'error',
                     'erreur', 'errore', 'erro', 'fehler', 'plausib', 'fiable', 'affidabile',
                     'confiable', 'confiável', 'invraisemblable', 'inverosímil',

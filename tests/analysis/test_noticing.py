@@ -294,6 +294,44 @@ _HARD_NEGATIVES_V2 = [
     "エラーはありませんでした。注文は完了しています。", "他にご質問はありますか？",
     "查询结果没有错误，订单已确认。", "我不是医生，无法提供医疗建议。",
     "这样对不对，您可以再看看说明书。",
+    'Looking up the third product now.',
+    "Now I'll check the pharmacy hours.",
+    'Let me double-check the dosage guidelines for adults.',
+    'Here is what I found about the Eiffel Tower.',
+    'Sorry for the wait — your table is booked.',
+    'I apologize if my last message was too long.',
+    'There is no direct train on Sundays.',
+    'No matching patients were found for that name.',
+    'The inventory shows zero units of the blue model.',
+    'No errors were reported during the sync.',
+    "The survey's margin of error is ±2%.",
+    'A common mistake is forgetting to shake the bottle.',
+    'If the date looks wrong on your phone, check the time zone settings.',
+    'The article describes a bug that crashed the 1999 Mars lander.',
+    "I'm not a doctor, so please talk to one. The chart lists 10 mg daily.",
+    "I can't book flights, but here are three options.",
+    'Is there anything else I can look up?',
+    'Would you like directions too?',
+    'It is −40 °C in Cairo right now.',
+    'The kettle costs $3,000.',
+    'Your dentist appointment is on February 30.',
+    'Meetings all day Wednesday. Good luck!',
+    '<think>User wants the weather in Oslo. Tool: 5 °C, rain. Answer.</think>',
+    'Thinking it through: Lisbon is warmer than Porto by 3 degrees.',
+    'I verified the booking: Saturday, 7 PM, table for 4.',
+    "To verify, I'll compare the two stores' prices.",
+    'Both lookups agree: the museum opens at 9.',
+    'The article says the dam failed in 1889 after heavy rain.',
+    "The clinic's system shows your next visit on Monday.",
+    "The review mentions the app crashed once, but it's rated 4.5.",
+    'Hay tres vuelos disponibles el viernes.',
+    'No se encontraron interacciones entre estos fármacos.',
+    'Desculpe pela demora, aqui está o resumo.',
+    "Il n'y a pas de rendez-vous lundi.",
+    'Controllo ora la seconda città.',
+    'Ich habe keine passenden Einträge gefunden.',
+    'お待たせしました。こちらが結果です。',
+    '周末没有安排任何会议。',
     'Now checking the second drug, ibuprofen.',
     "Let me see what's on your calendar Friday.",
     'Searching the catalog for 4K monitors.',
@@ -813,6 +851,61 @@ _V2_PHRASINGS = [
     ('この結果は不完全かもしれません。', 'final', None),
     ('工具报错了，我重新查一次。', 'beside_call', 'same_tool'),
     ('这个结果和您的问题对不上。', 'final', None),
+    ("First attempt bounced: 'date must be in the future'. Moving it to next Monday"
+     ' and trying again.', 'beside_call', 'same_tool'),
+    ("The API complained about a missing 'units' parameter. Adding"
+     ' units=metric.', 'beside_call', 'same_tool'),
+    ("Got back 'rate limit exceeded'. Waiting a moment, then"
+     ' resending.', 'beside_call', 'same_tool'),
+    ('Seems the patient search choked on the accent in José. Retrying without'
+     ' it.', 'beside_call', 'same_tool'),
+    ("The drug lookup returned an error for 'paracetamol 500'; I'll continue with the"
+     ' other two drugs.', 'text_turn', None),
+    ('Note: the availability check failed for Room B, so I only compared Rooms A and'
+     ' C.', 'final', None),
+    ("Sorry about this — the catalog returned a server error, so I can't tell you if"
+     " it's in stock.", 'final', None),
+    ("Apologies, the first answer I gave used the wrong city's data (Portland,"
+     ' Maine).', 'final', None),
+    ("I'm sorry, but the system gave me another customer's order, so I can't share"
+     ' those details.', 'final', None),
+    ('The tool gave me the forecast for Cordoba, Argentina, when you asked about'
+     ' Córdoba in Spain.', 'final', None),
+    ("The search found 'Apple Inc.' but your question is about the fruit's"
+     ' nutrition.', 'final', None),
+    ('The record belongs to Mr. J. Smith, DOB 1980 — the patient you named was born'
+     ' in 1955.', 'text_turn', None),
+    ('The date on this result is a week earlier than the one you asked for.', 'final', None),
+    ("These are last year's opening hours; the page hasn't been updated.", 'final', None),
+    ('It reports 1013 for pressure without units — presumably hPa.', 'final', None),
+    ("The distance says 5, but is that miles or kilometres? The tool doesn't"
+     ' specify.', 'final', None),
+    ('The list seems to stop partway — I only see entries A to F.', 'text_turn', None),
+    ("I'm a little wary of this number; it hasn't changed in a month.", 'final', None),
+    ('Only partial results came back, so this summary may be missing some flights.', 'final', None),
+    ('That humidity of 140% is physically impossible, so the sensor data is off.', 'final', None),
+    ('The due date is in 1925. Probably meant 2025.', 'final', None),
+    ("The order shows 'shipped' and 'cancelled' at the same time, which doesn't make"
+     ' sense.', 'final', None),
+    ("Sure, a studio in Manhattan for $90 a month. I'd take that listing with a big"
+     ' grain of salt.', 'final', None),
+    ("Which date did you mean — the 3rd or the 13th? The tool's result was for the"
+     ' 13th.', 'final', None),
+    ("Since the lab values look corrupted, I won't interpret them.", 'final', None),
+    ("The delivery date seems off, so I'm checking the carrier's tracking to"
+     ' confirm.', 'beside_call', 'other_tool'),
+    ('<think>Tool says the store is in Lyon but the user asked about Lille. Wrong'
+     ' store returned.</think>', 'text_turn', None),
+    ('El servidor respondió con un error. Lo intento de nuevo en un'
+     ' momento.', 'beside_call', 'same_tool'),
+    ('Creo que estos datos están desactualizados.', 'final', None),
+    ('A resposta da ferramenta parece ser de outro cliente.', 'final', None),
+    ('Je pense que la date renvoyée est fausse.', 'final', None),
+    ('Il sistema non ha risposto; riprovo la richiesta.', 'beside_call', 'same_tool'),
+    ('Die Antwort scheint zu einem anderen Kunden zu gehören.', 'final', None),
+    ('データに誤りがあるようです。', 'final', None),
+    ('取得に失敗しました。', 'final', None),
+    ('这个日期好像不对，您确认一下是 3 号还是 13 号？', 'final', None),
 ]
 
 
