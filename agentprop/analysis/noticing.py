@@ -162,7 +162,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('unexpected',)),
     TextRule("the tool returned an error", "problem",
              _r(r"\b(?:returned|gave|reported|produced|threw|raised|got|received|encountered|"
-                r"hit|says?|said|responded with|contains?|contained|includes?)\s+"
+                r"hit|says?|said|responded with|contains?|contained|includes?|ran\s+into|"
+                r"run\s+into|running\s+into)\s+"
                 r"(?:me\s+|back\s+)?(?:an?\s+)?(?:\w+\s+)?"
                 r"(?:error|exception|failure)\b"),
              needs=('error', 'exception', 'failure')),
@@ -199,7 +200,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"certainly|course|great|right|here)\b)\w+\s*[;—–])\s+(?:the\s+(?:[\w-]+\s+){0,2})?"
                 rf"{_WHO}\s+(?:\w+\s+)?(?:{_ASKED}|said|was about|is about|mentions?|were)\b|"
                 r"[;—–,]\s+(?:but\s+)?(?:you're|you\s+are|you\s+were)\s+(?:asking|looking|"
-                r"interested)\b|,\s+when\s+you\s+(?:asked|wanted|meant)\b"),
+                r"interested)\b|,\s+when\s+you\s+(?:asked|wanted|meant)\b|\band\s+you\s+asked\s+"
+                r"about\b"),
              needs=('but', 'while', 'whereas', 'although', 'though', ';', '—', '–', 'you')),
     TextRule("is for X, not Y", "problem",
              _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in|that's|it's|belongs?\s+to|"
@@ -224,7 +226,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:current|complete|up[- ]to[- ]date|accurate|reliable|correct|right)\b|"
                 r"\b(?:looks?|seems?|appears?)\s+(?:to\s+be\s+)?partial\b|\b(?:hasn't|has\s+not|"
                 r"haven't|have\s+not)\s+been\s+updated\b|\b(?:stops?|ends?|cuts?\s+off)\s+(?:partway|"
-                r"abruptly|mid-?\w+)|"
+                r"abruptly|mid-?\w+)|\b(?:may|might|could)\s+be\s+more\s+\w+\s+than\s+(?:shown|"
+                r"listed|returned)\b|"
                 r"\b(?:looks?|seems?|appears?|is|are|was|be|probably|possibly)\s+(?:\w+\s+)?"
                 r"(?:truncated|incomplete|cut\s+(?:off|short)|outdated|out\s+of\s+date|stale)\b|"
                 r"\b(?:looks?|seems?|appears?|probably|possibly|may\s+be|might\s+be)\s+(?:\w+\s+)?"
@@ -238,7 +241,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     'truncated', 'incomplete',
                     'cut off',
                     'outdated', 'out of date', 'stale', 'cached', 'missing', 'not', "n't",
-                    'partial', 'short', 'dated', 'updated', 'partway', 'abrupt', 'mid')),
+                    'partial', 'short', 'dated', 'updated', 'partway', 'abrupt', 'mid', 'more')),
     TextRule("distrust: would not rely on it / suspect", "problem",
              _r(r"(?:\b(?:I|we)\s+(?:\w+\s+)?|^\W*)(?:can't|cannot|can\s+not|don't|do\s+not|"
                 r"wouldn't|would\s+not|shouldn't|should\s+not|won't)\s+(?:\w+\s+)?(?:trust|"
@@ -256,7 +259,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("implausible: can't be right / probably an error", "problem",
              _r(r"\b(?:can't|cannot|can\s+not|couldn't|could\s+not)\s+(?:possibly\s+)?be\s+"
                 r"(?:right|correct|accurate|true)\b|"
-                r"\b(?:probably|likely|possibly|surely|clearly|must\s+be|has\s+to\s+be|have\s+to\s+be|"
+                r"^\W*(?:obviously|clearly|definitely|surely)\s+(?:wrong|incorrect|bogus)\b|"
+                r"\b(?:probably|likely|possibly|surely|clearly|certainly|must\s+be|has\s+to\s+be|have\s+to\s+be|"
                 r"or)\s+(?:be\s+)?(?:a|an)\s+(?:\w+\s+){0,2}(?:error|mistake|glitch|slip|typo|bug)\b|"
                 r"\b(?:that|this|it|which)\s+(?:doesn't|does\s+not)\s+make\s+(?:any\s+)?sense\b"
                 r"(?!\s+to\b)|\bmakes\s+no\s+sense\b|"
@@ -267,7 +271,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True, guard_negation=True,
              needs=('right', 'correct', 'accurate', 'true', 'error', 'mistake', 'glitch', 'slip',
                     'typo', 'bug', 'problem', 'issue', 'off by', 'range', 'implausible',
-                    'sense')),
+                    'sense', 'wrong', 'incorrect', 'bogus')),
     TextRule("two sources contradict each other", "problem",
              _r(r"\bcontradict(?:s|ed|ory|ion|ing)?\b|\btwo\s+(?:[\w-]+\s+){1,4}(?:conflict|"
                 r"disagree|differ)\b|\b(?:those|these|they|the\s+two|both|\))\s+"
@@ -277,7 +281,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True, guard_negation=True,
              needs=('contradict', 'conflict', 'disagree', 'agree', 'but', 'differ')),
     TextRule("the call errored / was rejected / timed out", "problem",
-             _r(r"\berrored\b|\berror(?:ed)?\s+out\b|\btimed\s+out\b|\btime-?out\b|"
+             _r(r"\berrored\b|\berror(?:ed)?\s+out\b|\btimed\s+out\b|\btime-?outs?\b|"
                 r"\b(?:request|call|booking|query|lookup|search|update|submission|format|input|"
                 r"value|parameter|argument|it|that)\s+(?:was|got|has\s+been)\s+(?:rejected|refused|"
                 r"denied|blocked)\b|"
@@ -293,8 +297,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"loaded|retrieved|fetched|reached|accessed|booked|sent|created|deleted)\b|"
                 r"\bfailed\s+to\s+(?:load|fetch|update|save|retrieve|connect|process|parse|"
                 r"book)\b|"
-                r"\b(?:returned|gave|got|threw|hit)\s+(?:back\s+)?(?:an?\s+)?(?:HTTP\s+)?"
-                r"(?:400|401|403|404|408|409|422|429|500|502|503|504)\b(?!\s*(?:mg|ml|g|kg|km|"
+                r"\b(?:returned|returning|gave|got|threw|throwing|hit)\s+(?:back\s+)?(?:an?\s+)?(?:HTTP\s+)?"
+                r"(?:400|401|403|404|408|409|422|429|500|502|503|504)s?\b(?!\s*(?:mg|ml|g|kg|km|"
                 r"results|items|°|%))|\breturned\s+(?:an?\s+)?warning\b"),
              guard_if=True, guard_negation=True,
              needs=('error', 'timed out', 'time-out', 'timeout', 'rejected', 'refused', 'denied',
@@ -331,7 +335,9 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"loading|reachable))\b|"
                 r"\b(?:tool|api|result|response|record|data|it)\s+(?:doesn't|does\s+not|didn't|"
                 r"did\s+not)\s+(?:say|specify|state|indicate)\b|"
-                r"\bdifferent\s+\w+\s+for\s+the\s+same\b|"
+                r"\bdifferent\s+\w+\s+for\s+the\s+same\b|\btwo\s+(?:calendars|sources|tools|records|"
+                r"systems|results|lookups|fields|pages|databases|apis|lists)\b[^.?!]{0,40}"
+                r"\bdifferent\b|"
                 r"\b(?:an?|with|got|returned|gave|showed)\s+(?:\w+\s+)?error\s+(?:code|message)\b|"
                 r"\bnot\s+recogni[sz]ed\b|\bunrecogni[sz]ed\b|"
                 r"\b(?:authori[sz]ation|authentication|permission|connection|network|server)\s+"
@@ -340,7 +346,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('error', 'exception', 'failure', 'crash', 'complained', 'down',
                     'unavailable', 'unreachable', 'rejected', 'refused', 'recogni', 'bounced',
                     'problem', 'issue', 'mix', 'responding', 'working', 'loading', 'reachable',
-                    'say', 'specify', 'state', 'indicate', 'same')),
+                    'say', 'specify', 'state', 'indicate', 'same', 'different')),
     TextRule("another value than the one asked for / doubts / does not add up", "problem",
              _r(r"\b(?:differs?\s+from|different\s+from|not|than|instead\s+of)\s+the\s+(?:one|\w+)\s+"
                 rf"(?:I|you|we)\s+(?:\w+\s+)?(?:{_ASKED}|said)\b|"
@@ -443,7 +449,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"strumento|sistema|système|system)\b[^.?!]{0,40}\b(?:indisponible|indisponível|"
                 r"no\s+está\s+disponible|não\s+está\s+disponível|non\s+è\s+disponibile|"
                 r"nicht\s+verfügbar|n'est\s+pas\s+disponible)|出错|出錯|报错|報錯|"
-                r"\b(?:falló|falhou|échou[ée]e?|fallit[ao]|fehlgeschlagen|schlug\s+fehl)\b|"
+                r"\b(?:falló|falhou|échou[ée]e?|fallit[ao]|fehlgeschlagen|gescheitert|schlug\s+fehl)\b|"
                 r"\bdélai\s+(?:d'attente\s+)?dépassé|\btiempo\s+(?:de\s+espera\s+)?agotado|"
                 r"\btempo\s+(?:limite|esgotado|scaduto)|\bzeitüberschreitung|"
                 r"\b(?:zugriff|acceso|accès|accesso|acesso)\s+(?:verweigert|denegado|refusé|"
@@ -458,7 +464,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     '出錯', '报错', '報錯',
                     'devolvi', 'retornou', 'devolveu', 'renvoy', 'renvoie', 'restitui',
                     'lieferte', 'meldete', 'dio', 'deu', 'error', 'erro', 'erreur', 'fehler',
-                    'fall', 'falhou', 'échou', 'fehlgeschlagen', 'schlug', 'délai', 'tiempo',
+                    'fall', 'falhou', 'échou', 'fehlgeschlagen',
+                    'gescheitert', 'schlug', 'délai', 'tiempo',
                     'tempo', 'zeitüberschreitung', 'verweigert', 'denegado', 'refusé', 'negato',
                     'negado', '错误', '錯誤', 'エラー', '报错', '异常', '超时', '超時',
                     'タイムアウト', '失败', '失敗')),
@@ -542,11 +549,16 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"cidade|data|produto|città|paziente|prodotto|ville|patient|produit|date|dossier)"
                 r"\s+(?:equivocad[oa]|incorrect[oa]?|errad[oa]|sbagliat[oa]|errat[oa])\b|"
                 r"\bmauvaise?\s+(?:ville|patient|date|produit|dossier|personne)|"
-                r"(?:\bno|\bnão|\bne|\bnon)\s+(?:es|son|é|são|semble|sembra|parece|è)\s+(?:pas\s+)?"
-                r"(?:\w+\s+)?(?:correct\w*|corret\w*|corrett\w*|exact\w*|esatt\w*|giust\w*|juste|"
+                r"(?:\bno|\bnão|\bne|\bnon)\s+(?:es|son|é|são|semble|sembra|parece|è|sono|sont|están|"
+                r"estão|est)\s+(?:pas\s+)?(?:\w+\s+)?(?:correct\w*|corret\w*|corrett\w*|exact\w*|"
+                r"esatt\w*|giust\w*|juste|aggiornat\w*|actualizad\w*|atualizad\w*|à\s+jour|complet\w*|"
                 r"coh[ée]rent\w*|coerent\w*|plausib\w*|l[óo]gic\w*)|\bno\s+tiene\s+sentido|"
                 r"\bnão\s+faz\s+sentido|\bn'a\s+pas\s+de\s+sens|\bnon\s+ha\s+senso|"
                 r"\b(?:ergibt|macht)\s+keinen\s+sinn|"
+                r"\b(?:dados|datos|données|dati|daten|resultados?|résultats?|risultati)\s+(?:\w+\s+)?"
+                r"(?:incomplet\w*|incorrect\w*|incorret\w*|errad\w*|erróne\w*|erroné\w*|errat\w*|"
+                r"sbagliat\w*|desactualizad\w*|desatualizad\w*|obsolet\w*|veraltet\w*|"
+                r"unvollständig\w*|falsch\w*)|"
                 r"\b(?:paciente|ciudad|fecha|producto|persona|cidade|data|produto|pessoa|ville|"
                 r"usuario|usuário|utilisateur|utente|cliente|client|registro|"
                 r"produit|personne|paziente|città|prodotto)\s+(?:distint[oa]|diferente|différente?|"
@@ -563,6 +575,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     '確か', '確信', 'no ', 'não', 'pas', 'non', 'nicht', 'falsch', 'equivocad',
                     'incorrect', 'errad', 'sbagliat', 'errat', 'mauvais', 'ご質問', 'ご依頼',
                     'ご指定', 'お尋ね', 'ご希望', '您', '你', '信じ', '誤り', '間違い', 'coh',
+                    'dados', 'datos', 'données', 'dati',
+                    'daten', 'resultado', 'résultat', 'risultati',
                     'coerent', 'plausib', 'lógic', 'logic', 'sentido', 'sens', 'sinn', 'distint',
                     'diferente', 'différent', 'divers', 'リクエスト', '指定', '依頼', '質問',
                     '古い', '最新', '不合理')),
@@ -638,7 +652,8 @@ _NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free|sin|sans|senza|se
                               r"(?:\W+\w+){0,3}\W*$|(?:没有|沒有|无|無|なし)\W{0,2}$",
                               re.IGNORECASE)
 _IF_BEFORE = re.compile(r"\b(?:if|si|wenn|falls)\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
+_SENTENCE = re.compile(r"(?<!\b[A-Z][a-z]\.)(?<!\bMrs\.)(?<=[.!?])\s+|(?<=[。！？])|\n+")
+"""A sentence ends at . ! ? (not after "Dr.", "Mr.", "Mrs.", "St."), at 。！？ and at a newline."""
 
 
 def _sentences(text: str) -> list[str]:
