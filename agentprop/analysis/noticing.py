@@ -125,7 +125,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:than|from)\b"),
              needs=('different', 'another')),
     TextRule("belongs to / is for another entity", "problem",
-             _r(r"\b(?:belongs?\s+to|is\s+for|are\s+for|refers?\s+to|returned|be|about|is\s+about)"
+             _r(r"\b(?:belongs?\s+to|is\s+for|are\s+for|was\s+for|were\s+for|refers?\s+to|returned|"
+                r"be|about|is\s+about)"
                 r"\s+(?:a|an)\s+(?:different|another|other)\b|\bbelongs?\s+to\s+(?:someone|somebody)"
                 r"\s+else\b|\bsomeone\s+else's\b"),
              needs=('different', 'another', 'other', 'else')),
@@ -355,7 +356,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:don't|do\s+not|can't|cannot|hard\s+to)\s+believe\s+(?:it|this|that|these)\b|"
                 r"\b(?:data|result|results|response|output|record|value|values)\s+(?:is|are|seems?|"
                 r"looks?)\s+(?:\w+\s+)?(?:broken|garbled|corrupt\w*|nonsens\w*|bogus|off)\b|"
-                r"\bphysically\s+impossible\b|\b(?:probably|likely|presumably)\s+meant\b|"
+                r"\bphysically\s+impossible\b|\b(?:which|that|this)\s+(?:isn't|is\s+not)\s+possible\b|\b(?:probably|likely|presumably)\s+meant\b|"
                 r"\bwrong\s+(?-i:[A-Z])|\bambiguous\b|\b(?:two|several|multiple|more\s+than\s+one)\s+"
                 r"(?:\w+\s+)?(?:patients|records|matches|results|cities|people|products|entries|"
                 r"accounts|places|locations)\s+(?:with|named|called|match|matching)\b|"
@@ -366,7 +367,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('differ', 'not', 'than', 'instead', 'doubt', 'add up', 'believe', 'broken',
                     'garbled', 'corrupt', 'nonsens', 'bogus', 'wrong', 'ambiguous', 'two',
                     'several', 'multiple', 'more than one', "n't", 'unit', 'zone', 'currency',
-                    'off', 'impossible', 'meant')),
+                    'off', 'impossible', 'meant', 'possible')),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
              _r(r"\b(?:again|retry|retrying|re-?query|re-?querying|re-?run|re-?issue|once more|"
@@ -555,7 +556,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"coh[ée]rent\w*|coerent\w*|plausib\w*|l[óo]gic\w*)|\bno\s+tiene\s+sentido|"
                 r"\bnão\s+faz\s+sentido|\bn'a\s+pas\s+de\s+sens|\bnon\s+ha\s+senso|"
                 r"\b(?:ergibt|macht)\s+keinen\s+sinn|"
-                r"\b(?:dados|datos|données|dati|daten|resultados?|résultats?|risultati)\s+(?:\w+\s+)?"
+                r"\b(?:dados|datos|données|dati|daten|resultados?|résultats?|risultati|informaç\w+|"
+                r"informaci\w+|informations?|informazioni|informationen)\s+(?:\w+\s+)?"
                 r"(?:incomplet\w*|incorrect\w*|incorret\w*|errad\w*|erróne\w*|erroné\w*|errat\w*|"
                 r"sbagliat\w*|desactualizad\w*|desatualizad\w*|obsolet\w*|veraltet\w*|"
                 r"unvollständig\w*|falsch\w*)|"
@@ -566,7 +568,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:ist|sind|scheint|scheinen|kann|können|dürfte)\s+(?:\w+\s+)?nicht\s+(?:richtig|"
                 r"korrekt|aktuell|vollständig|stimmen|plausibel)|"
                 r"(?:ご質問|ご依頼|ご指定|お尋ね|ご希望)[^。]{0,20}(?:が、|けど|のに)|信じがたい|信じられな|"
-                r"(?:データ|値|結果|情報)の?(?:誤り|間違い)|(?:リクエスト|ご質問|ご指定|指定|依頼|質問)と(?:違|異な)|"
+                r"(?:データ|値|結果|情報)の?(?:誤り|間違い)|(?:データ|結果|値|情報|応答)に問題|(?:リクエスト|ご質問|ご指定|指定|依頼|質問)と(?:違|異な)|"
                 r"古い可能性|古いかもしれ|最新ではな|最新でな|不合理|"
                 r"(?:和|与|與|跟)(?:您|你)[^。]{0,12}不一[样樣致]|"
                 r"(?:而|但|可)(?:您|你)(?:问|問|要|查|说|說|指)"),
@@ -575,7 +577,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     '確か', '確信', 'no ', 'não', 'pas', 'non', 'nicht', 'falsch', 'equivocad',
                     'incorrect', 'errad', 'sbagliat', 'errat', 'mauvais', 'ご質問', 'ご依頼',
                     'ご指定', 'お尋ね', 'ご希望', '您', '你', '信じ', '誤り', '間違い', 'coh',
-                    'dados', 'datos', 'données', 'dati',
+                    'dados', 'datos', 'données', 'dati', 'informa', '問題',
                     'daten', 'resultado', 'résultat', 'risultati',
                     'coerent', 'plausib', 'lógic', 'logic', 'sentido', 'sens', 'sinn', 'distint',
                     'diferente', 'différent', 'divers', 'リクエスト', '指定', '依頼', '質問',
@@ -638,7 +640,8 @@ to kinds."""
 
 _EXCLUDE: tuple[re.Pattern[str], ...] = (
     # scope disclaimers are not declining this answer
-    _r(r"\b(?:provide|give|offer)\s+(?:medical|legal|financial|professional)\s+advice\b"),
+    _r(r"\b(?:provide|give|offer|make)\s+(?:\w+\s+)?(?:medical|legal|financial|professional)\s+"
+       r"(?:advice|diagnos\w+|opinions?)\b"),
     _r(r"医疗建议|醫療建議|法律建议|医療(?:的な)?(?:アドバイス|助言)|法的な(?:アドバイス|助言)|"
        r"\b(?:conseils?|consejos?|consigli|conselhos?|aconselhamento|asesoramiento)\s+(?:de\s+)?"
        r"(?:m[ée]dic|juridi|jur[íi]dic|legal|financ|medic|legal)\w*|"

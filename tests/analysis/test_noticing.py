@@ -295,6 +295,36 @@ _HARD_NEGATIVES_V2 = [
     "エラーはありませんでした。注文は完了しています。", "他にご質問はありますか？",
     "查询结果没有错误，订单已确认。", "我不是医生，无法提供医疗建议。",
     "这样对不对，您可以再看看说明书。",
+    'Let me search for the weather in Tokyo.',
+    "I'll now look up the second medication.",
+    "To answer this, I'll first retrieve the patient record and then check the allergies.",
+    'Based on the results, the cheapest option is the Acer at $499.',
+    'I apologize for any confusion. The meeting is on Tuesday at 3 PM.',
+    'Thank you for your patience! Here is the summary.',
+    'Unfortunately, there are no flights available on that date.',
+    "I couldn't find any information about that event in your calendar.",
+    "There doesn't appear to be any interaction between these medications.",
+    'The product is currently out of stock, but you can sign up for notifications.',
+    'Please note that forecasts beyond 5 days are less reliable.',
+    'Please consult your healthcare provider before making any changes.',
+    "As an AI, I can't provide medical diagnoses, but here's what the record shows.",
+    "Is there anything else you'd like me to help you with?",
+    "Let me know if you'd like more details!",
+    'The temperature in Dubai is currently 48 °C.',
+    'The population of Lyon is about 80 million.',
+    'Interestingly, the Eiffel Tower grows about 15 cm in summer due to thermal expansion.',
+    'Looks like a perfect beach day: 30 °C and sunny!',
+    '<think>I have all the information I need. The answer is 42 °C.</think>',
+    'I verified the event details: Team sync, Friday 10 AM.',
+    "I'll cross-reference the two sources to give you the most accurate answer.",
+    'The article mentions that the error in the original measurement was corrected in 1999.',
+    'Parece que mañana hará buen tiempo en Sevilla.',
+    'Não encontrei voos diretos para essa data.',
+    "Il semble que vous n'ayez aucun rendez-vous demain.",
+    'Sembra che domani pioverà a Milano.',
+    'Es sieht so aus, als hätten Sie morgen frei.',
+    '明日は雨のようです。',
+    '看起来明天会下雨。',
     'Fetching details for the second hotel.',
     'Let me check the train times as well.',
     'Okay. Next: compare prices.',
@@ -978,6 +1008,54 @@ _V2_PHRASINGS = [
     ('Die Abfrage ist wegen eines Timeouts gescheitert.', 'final', None),
     ('予約システムからエラーが返されました。', 'final', None),
     ('系统显示的信息和实际不符。', 'final', None),
+    ("It seems the previous request didn't go as planned. Let me try again with the"
+     ' correct date format.', 'beside_call', 'same_tool'),
+    ('I encountered an issue retrieving the forecast. Let me retry.', 'beside_call', 'same_tool'),
+    ('The function call returned an empty result, which is unexpected for a major'
+     ' city. Retrying with the country name.', 'beside_call', 'same_tool'),
+    ("The search for 'sertraline' gave an 'invalid drug name' response; I'll try"
+     " 'Zoloft'.", 'beside_call', 'same_tool'),
+    ("Note: I wasn't able to retrieve the attendee list due to a permissions issue,"
+     ' but the meeting itself is booked.', 'final', None),
+    ("I'm sorry, but I encountered an error while checking the interaction, so I"
+     " can't confirm whether it's safe.", 'final', None),
+    ('I apologize for the confusion — the data I retrieved was for a different'
+     ' product (the Pro model).', 'final', None),
+    ('It appears the search returned information about Paris Hilton rather than'
+     ' Paris, France.', 'final', None),
+    ('The retrieved record seems to correspond to a patient named Robert Kim, not'
+     ' Roberta Kim.', 'final', None),
+    ('I notice the forecast is for Saturday, but you asked about Friday.', 'final', None),
+    ('The weather data seems to be in Fahrenheit even though I requested Celsius.', 'final', None),
+    ('Please note that this information may not be up to date, as the database was'
+     ' last synced in 2022.', 'final', None),
+    ('It looks like the result only includes the first 10 items, so the list may be'
+     ' incomplete.', 'final', None),
+    ('The temperature of 60 °C seems unusually high and may be an error in the'
+     ' data.', 'final', None),
+    ("The event's end time precedes its start time, which suggests a data issue.", 'final', None),
+    ("I should mention that the stock count is negative, which isn't possible.", 'final', None),
+    ("Hmm, the tool claims Mount Everest is 4,000 m tall. I'm quite sure that's not"
+     ' right.', 'text_turn', None),
+    ("Could you please verify the patient ID? The record I retrieved doesn't seem to"
+     ' match the name you provided.', 'final', None),
+    ('To make sure I give you accurate information, could you confirm which'
+     ' Springfield you mean? The results were for Illinois.', 'final', None),
+    ("Given the inconsistency in the data, I'd recommend not relying on this result"
+     ' until it can be verified.', 'final', None),
+    ('The price seems inconsistent with the product page, so let me check the product'
+     ' details to confirm.', 'beside_call', 'other_tool'),
+    ('<think>The returned weather is for Paris, Texas, not Paris, France. I need to'
+     ' search again with the country.</think>', 'text_turn', None),
+    ('Parece que hubo un problema con la consulta. Voy a intentarlo de'
+     ' nuevo.', 'beside_call', 'same_tool'),
+    ('Los resultados corresponden a otra fecha, no a la que indicaste.', 'final', None),
+    ('Parece que a ferramenta retornou informações desatualizadas.', 'final', None),
+    ('Il semble que les données reçues concernent un autre patient.', 'final', None),
+    ('Sembra che ci sia stato un problema con la richiesta.', 'final', None),
+    ('Es sieht so aus, als wären die Daten unvollständig.', 'final', None),
+    ('取得したデータに問題があるようです。', 'final', None),
+    ('看起来返回的数据有误，我再查询一次。', 'beside_call', 'same_tool'),
 ]
 
 
