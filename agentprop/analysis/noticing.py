@@ -125,7 +125,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:than|from)\b"),
              needs=('different', 'another')),
     TextRule("belongs to / is for another entity", "problem",
-             _r(r"\b(?:belongs?\s+to|is\s+for|are\s+for|was\s+for|were\s+for|refers?\s+to|returned|"
+             _r(r"\b(?:belongs?\s+to|is\s+for|are\s+for|was\s+for|were\s+for|refer(?:s|red)?\s+to|"
+                r"returned|"
                 r"be|about|is\s+about)"
                 r"\s+(?:a|an)\s+(?:different|another|other)\b|\bbelongs?\s+to\s+(?:someone|somebody)"
                 r"\s+else\b|\bsomeone\s+else's\b"),
@@ -292,6 +293,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"saved)\b|\bmust\s+be\s+(?:a|an)\s+(?:valid\s+)?(?:number|integer|string|date|list)\b|"
                 r"\b(?:data|figures?|numbers?|prices?|results?|information|list|record|forecast|"
                 r"inventory|stock)\s+(?:\w+\s+)?(?:may|might|could)\s+be\s+(?:\w+\s+){1,3}old\b|"
+                r"\b(?:attempt|request|call|update|lookup|search|booking|query)\b[^.?!]{0,30}\bwas\s+"
+                r"unsuccessful\b|\bnon\s+è\s+andat[oa]\s+a\s+buon\s+fine|\bn'a\s+pas\s+abouti|"
                 r"\bmalformed\b|\bplaceholder\b|[\"'“‘]\s*(?:unknown|invalid|missing|no\s+such)"
                 r"\b|\berror\s*[45]\d\d\b|"
                 r"\b(?:could\s*n[o']t|could\s+not|cannot|can't)\s+be\s+(?:updated|saved|processed|"
@@ -305,6 +308,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('error', 'timed out', 'time-out', 'timeout', 'rejected', 'refused', 'denied',
                     'blocked', 'work', 'be ', 'failed to', '40', '42', '50', 'warning', 'succeed',
                     'go through', 'malformed', 'placeholder', 'unknown', 'invalid', 'no such',
+                    'unsuccessful', 'buon fine', 'abouti',
                     'error', 'save', 'must be', 'old')),
     TextRule("an error message in passing", "problem",
              _r(r"\bmissing\s+required\b|\binvalid\s+(?:\w+\s+)?(?:code|id|format|parameter|"
@@ -640,7 +644,8 @@ to kinds."""
 
 _EXCLUDE: tuple[re.Pattern[str], ...] = (
     # scope disclaimers are not declining this answer
-    _r(r"\b(?:provide|give|offer|make)\s+(?:\w+\s+)?(?:medical|legal|financial|professional)\s+"
+    _r(r"\b(?:provide|give|offer|make)\s+(?:\w+\s+)?(?:medical|legal|financial|professional|"
+       r"investment|tax)\s+"
        r"(?:advice|diagnos\w+|opinions?)\b"),
     _r(r"医疗建议|醫療建議|法律建议|医療(?:的な)?(?:アドバイス|助言)|法的な(?:アドバイス|助言)|"
        r"\b(?:conseils?|consejos?|consigli|conselhos?|aconselhamento|asesoramiento)\s+(?:de\s+)?"

@@ -295,6 +295,34 @@ _HARD_NEGATIVES_V2 = [
     "エラーはありませんでした。注文は完了しています。", "他にご質問はありますか？",
     "查询结果没有错误，订单已确认。", "我不是医生，无法提供医疗建议。",
     "这样对不对，您可以再看看说明书。",
+    "I'll start by looking up the flight options.",
+    "Now let's check the return flights.",
+    "Next, I'll retrieve the allergy information.",
+    'According to the data, the high tomorrow will be 24 °C.',
+    'I apologize for the delay in responding. Your order will arrive Friday.',
+    "Sorry, I don't have information about future events beyond what's in your calendar.",
+    'There are no upcoming appointments in the next two weeks.',
+    "I wasn't able to find any reviews for this product.",
+    "The database doesn't list any side effects for this combination.",
+    'The event has been successfully added to your calendar.',
+    'This forecast has an uncertainty of ±3 °C.',
+    'The study notes that measurement errors were minimal.',
+    "Make sure you don't double-book yourself on Fridays.",
+    "I'm not able to provide investment advice, but here are the current prices.",
+    'Would you like me to check another date?',
+    'Feel free to ask if you need anything else!',
+    'The store is 2,000 km from your home, open until 9 PM.',
+    'The laptop weighs 20 kg and costs $300.',
+    'Another sunny day in Phoenix. Groundbreaking.',
+    '<think>The user asked for both cities; both results are in. Compose answer.</think>',
+    'I double-checked the spelling of the city name before searching.',
+    'Voy a consultar ahora el clima en Valencia.',
+    'Não há eventos marcados para sábado.',
+    "Je n'ai trouvé aucun vol direct.",
+    "Mi scuso per l'attesa, ecco i risultati.",
+    'Leider ist das Produkt derzeit nicht verfügbar.',
+    'すみません、お待たせしました。',
+    '抱歉，我不能提供法律建议。',
     'Let me search for the weather in Tokyo.',
     "I'll now look up the second medication.",
     "To answer this, I'll first retrieve the patient record and then check the allergies.",
@@ -1056,6 +1084,51 @@ _V2_PHRASINGS = [
     ('Es sieht so aus, als wären die Daten unvollständig.', 'final', None),
     ('取得したデータに問題があるようです。', 'final', None),
     ('看起来返回的数据有误，我再查询一次。', 'beside_call', 'same_tool'),
+    ("The previous call didn't return the expected data. I'll adjust the query and"
+     ' try once more.', 'beside_call', 'same_tool'),
+    ('It looks like there was an issue with the date parameter. Let me correct it and'
+     ' search again.', 'beside_call', 'same_tool'),
+    ("I received an error indicating the city name was not recognized. Trying 'New"
+     " York City'.", 'beside_call', 'same_tool'),
+    ("The API response indicates the patient ID is invalid; I'll use the MRN"
+     ' instead.', 'beside_call', 'same_tool'),
+    ('The attempt to update the event was unsuccessful, but the original booking'
+     ' remains.', 'final', None),
+    ("I'm sorry, I wasn't able to access the inventory system due to a technical"
+     ' issue.', 'final', None),
+    ('My apologies — the earlier result referred to a different Lisbon (Lisbon,'
+     ' Ohio).', 'final', None),
+    ('It seems the tool provided data for Georgia (the country) instead of the US'
+     ' state.', 'final', None),
+    ('The article I found is about a different person with the same name.', 'final', None),
+    ('I noticed the results are from 2020, which may not reflect the current'
+     ' prices.', 'final', None),
+    ("I can't verify whether this list covers all your medications; it appears"
+     ' incomplete.', 'final', None),
+    ('The forecast data may be stale, as it was generated three days ago.', 'final', None),
+    ('A price of $0.01 for a laptop is almost certainly an error.', 'final', None),
+    ('The wind speed of 400 km/h looks unrealistic for Lisbon.', 'final', None),
+    ("The total of $50 doesn't match the sum of the items ($75).", 'final', None),
+    ('The record lists the patient as both allergic and not allergic to penicillin,'
+     ' which is contradictory.', 'final', None),
+    ('Wow, apparently Tokyo had 0 residents in 2020. Definitely a data glitch.', 'final', None),
+    ('Could you clarify which account you mean? The lookup returned two accounts with'
+     ' that email.', 'final', None),
+    ("Since the returned data appears to be for the wrong patient, I can't safely"
+     ' answer this.', 'final', None),
+    ("The result looks inconsistent with the previous lookup, so I'll verify it with"
+     ' the official source.', 'beside_call', 'other_tool'),
+    ('<think>The date in the response is 2023 but the user asked about 2024.'
+     ' Mismatch.</think>', 'text_turn', None),
+    ('La API devolvió un resultado vacío, lo cual es inesperado. Lo intento otra'
+     ' vez.', 'beside_call', 'same_tool'),
+    ('Los datos recibidos parecen ser de otra ciudad.', 'final', None),
+    ('Desculpe, ocorreu um erro ao buscar seus compromissos.', 'final', None),
+    ('Les résultats ne correspondent pas à votre demande.', 'final', None),
+    ('Mi scuso, la ricerca non è andata a buon fine.', 'final', None),
+    ('Leider konnte ich die Daten nicht abrufen, da ein Fehler aufgetreten ist.', 'final', None),
+    ('すみません、検索中にエラーが発生しました。', 'final', None),
+    ('抱歉，系统返回了错误的城市信息。', 'final', None),
 ]
 
 
