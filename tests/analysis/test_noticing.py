@@ -4,7 +4,9 @@ Agreement on the labelled sets is reported in docs/injection.md. The development
 (`noticed_validation`, `noticed_holdout`) were labelled before the rules were written (the
 first held-out set was scored once with the first rules: 29/40); `noticed_holdout2` was
 labelled before the rules were revised and is never tuned on, so its figure is the
-out-of-sample one.
+out-of-sample one for v1. The v2 rules (issue 21) were tuned on `noticed_v2_dev` and on
+the phrasings of our own below (one block per phenomenon and language, with hard
+negatives); `noticed_holdout2` is only a regression check for them.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ def test_fixtures_are_well_formed_and_large_enough() -> None:
     assert len(rows) >= 80
     kinds = {r["kind"] for r in rows}
     assert kinds == {None, "requery", "verify", "clarify", "mention", "abstain"}
-    for name in ("noticed_validation.jsonl", "noticed_holdout.jsonl", "noticed_holdout2.jsonl"):
+    for name in ("noticed_validation.jsonl", "noticed_holdout.jsonl", "noticed_holdout2.jsonl",
+                 "noticed_v2_dev.jsonl"):
         for r in _load(name):
             assert (r["kind"] is None) == (not r["noticed"]), r["id"]
             assert r["where"] in ("beside_call", "final", "text_turn")
@@ -76,20 +79,35 @@ def test_agreement_on_the_development_sets(name: str) -> None:
 
 
 def test_agreement_on_the_held_out_set() -> None:
-    """Out of sample: 32/40 agree, no false alarm, kind right on every detection."""
+    """Out of sample for the first rules (32/40 agree); the v2 rules were tuned on
+    noticed_v2_dev and only regression-checked here: 36/40, still no false alarm, kind
+    right on every detection but one (a mismatch named, then "Which day do you need?":
+    read as mention, labelled clarify)."""
     rows = _load("noticed_holdout2.jsonl")
     human, detector, kind_ok = _score(rows)
     agree = sum(h == d for h, d in zip(human, detector, strict=True))
     false_alarms = sum(d and not h for h, d in zip(human, detector, strict=True))
-    assert agree >= 32 and false_alarms == 0
-    assert kind_ok == agree
+    assert agree >= 36 and false_alarms == 0
+    assert kind_ok >= agree - 1
     k = cohen_kappa(detector, human, n_resamples=50)
     assert k.kappa >= 0.6
 
 
+def test_agreement_on_the_v2_dev_set() -> None:
+    """noticed_v2_dev (240 texts, 8 languages) is the set the v2 rules were tuned on: its
+    figure is an upper bound, kept so a change that breaks a family shows here."""
+    rows = _load("noticed_v2_dev.jsonl")
+    human, detector, _ = _score(rows)
+    tp = sum(h and d for h, d in zip(human, detector, strict=True))
+    fp = sum(d and not h for h, d in zip(human, detector, strict=True))
+    assert tp / (tp + fp) >= 0.95 and tp / sum(human) >= 0.95
+    assert cohen_kappa(detector, human, n_resamples=50).kappa >= 0.9
+
+
 def test_every_rule_is_exercised_by_some_labelled_example() -> None:
-    rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl")
-            for r in _load(n)]
+    rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
+                        "noticed_v2_dev.jsonl") for r in _load(n)]
+    rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS]
     unused = [rule.name for rule in TEXT_RULES
               if not any(rule.pattern.search(r["text"]) for r in rows)]
     assert unused == []
@@ -159,6 +177,964 @@ def _notice(t: Trace) -> tuple[bool | None, str | None]:
     row = stage_table([t]).iloc[0]
     noticed = None if row["noticed"] is pd.NA else bool(row["noticed"])
     return noticed, row["noticed_kind"]
+
+
+# noticed v2 (issue 21): one phenomenon per block, phrasings of our own (not the dev set's)
+_V2_FAMILIES = [
+    # an error named in passing before a retry
+    ("The lookup errored on the zip code; sending it again as a string.",
+     "beside_call", "same_tool", "requery"),
+    ("Request timed out. One more attempt.", "beside_call", "same_tool", "requery"),
+    ("That didn't work (missing required parameter `date`), adding it now.",
+     "beside_call", "same_tool", "requery"),
+    ("The server returned a 503, so I am sending the same query again.",
+     "beside_call", "same_tool", "requery"),
+    # an error named without a retry
+    ("The order service threw back 'access denied'; I'll carry on with the shipping quote.",
+     "text_turn", None, "mention"),
+    ("Done. The reminder couldn't be saved, though, so you won't get a notification.",
+     "final", None, "mention"),
+    # the record is for another entity than the one asked about
+    ("These are the results for Cambridge, England; you asked about Cambridge, MA.",
+     "final", None, "mention"),
+    ("That is not the right account: its owner is someone else.", "text_turn", None, "mention"),
+    ("I expected the 2023 report but got the 2019 one.", "text_turn", None, "mention"),
+    ("The search pulled up the wrong Paris Hilton hotel page.", "final", None, "mention"),
+    # doubt whether the result is complete or current
+    ("The page of results seems cut off after item 20.", "text_turn", None, "mention"),
+    ("Some appointments might be missing from this list.", "final", None, "mention"),
+    ("I'm not certain the balance is current; it was last synced in March.",
+     "final", None, "mention"),
+    ("The response looks stale, the timestamp is from last year.", "text_turn", None, "mention"),
+    # implausible values and contradictions
+    ("A heart rate of 900 bpm can't be right.", "text_turn", None, "mention"),
+    ("The listing shows $3 for a television, most likely a pricing typo.",
+     "final", None, "mention"),
+    ("The header says 5 items but the body lists only 2; those conflict.",
+     "text_turn", None, "mention"),
+    ("The status page and the order record contradict each other.", "final", None, "mention"),
+    # distrust and sarcasm about the data
+    ("Apparently the database thinks the store opens at 3 AM. I would not rely on that.",
+     "final", None, "mention"),
+    ("Take this figure with a grain of salt.", "final", None, "mention"),
+    ("The rating of 11/10 makes me suspect a scaling bug. Checking the review API to see "
+     "whether it is out of 5.", "beside_call", "other_tool", "verify"),
+    # an apology that names the failure
+    ("Sorry, the calendar lookup errored, so I can't tell you whether Friday is free.",
+     "final", None, "abstain"),
+    ("Apologies, I couldn't update the shipping address: the request was rejected.",
+     "final", None, "mention"),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "call", "kind"), _V2_FAMILIES)
+def test_v2_families(text: str, where: str, call: str | None, kind: str) -> None:
+    assert classify_text(text, where, call) == kind, text_signals(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Everything worked: the booking went through and no errors were reported.",
+    "There is no missing data in your record.",
+    "The article says the war ended in 1945, but says fighting continued in places.",
+    "Historians disagree on his exact birth date; the article gives 1412.",
+    "I can't provide forecasts beyond 14 days, here is the week ahead.",
+    "Sorry, I couldn't find any bookings under that name.",
+    "If the value seems outdated, refresh the page.",
+])
+def test_v2_hard_negatives(text: str) -> None:
+    assert classify_text(text, "final") is None, text_signals(text)
+
+
+# other languages (es, pt, fr, it, de, ja, zh): the same phenomena, phrasings of our own
+_V2_OTHER_LANGUAGES = [
+    ("La API devolvió un error 500, lo intento otra vez.", "beside_call", "same_tool", "requery"),
+    ("Los datos son de Córdoba (Argentina), no de Córdoba (España).", "final", None, "mention"),
+    ("O sistema retornou um erro de autenticação.", "final", None, "mention"),
+    ("Os dados parecem desatualizados: a última atualização é de 2019.",
+     "final", None, "mention"),
+    ("La réponse semble tronquée après le troisième élément.", "text_turn", None, "mention"),
+    ("La requête a échoué. Je réessaie avec la date au format ISO.",
+     "beside_call", "same_tool", "requery"),
+    ("Il risultato è per Genova, non per Verona. Puoi confermare la città?",
+     "final", None, "clarify"),
+    ("La chiamata è fallita per un errore di rete.", "final", None, "mention"),
+    ("Die Abfrage ist fehlgeschlagen, ich versuche es erneut.",
+     "beside_call", "same_tool", "requery"),
+    ("Die Daten scheinen unvollständig zu sein.", "final", None, "mention"),
+    ("検索結果は名古屋のもので、横浜ではありません。", "final", None, "mention"),
+    ("API がタイムアウトしました。もう一度試します。", "beside_call", "same_tool", "requery"),
+    ("返回的数据不完整，只有前三条。", "final", None, "mention"),
+    ("这个价格很奇怪，可能是数据有误。", "final", None, "mention"),
+    ("查询失败了，我再试一次。", "beside_call", "same_tool", "requery"),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "call", "kind"), _V2_OTHER_LANGUAGES)
+def test_other_languages(text: str, where: str, call: str | None, kind: str) -> None:
+    assert classify_text(text, where, call) == kind, text_signals(text)
+
+
+_HARD_NEGATIVES_V2 = [
+    "The medication didn't work for her in 2019, according to the notes.",
+    "The feature is off by default.", "I doubt you'll need an umbrella tomorrow.",
+    "Photography is forbidden inside the museum.",
+    "The patient failed to respond to the first treatment.",
+    "Sure — you asked for the 5-day forecast, so here it is.",
+    "Sorry, I couldn't understand the last part.",
+    "The session data is cached for 24 hours on your device.",
+    "Doctors disagree on the best dose for elderly patients.",
+    "The article says the tower was built in 1889, but its design was finished earlier.",
+    "You can't rely on buses on Sundays in this town.",
+    "If the result seems incomplete, scroll down for more.",
+    "No hay eventos en tu calendario el lunes.", "El margen de error de la encuesta es del 3 %.",
+    "¿Quieres que confirme la reserva?", "No soy médico y no puedo dar consejo médico.",
+    "El paciente tuvo un fallo renal en 2019.", "O pedido foi processado sem nenhum erro.",
+    "Votre commande a été expédiée sans erreur.",
+    "Voulez-vous que je vérifie aussi la météo de Nantes ?", "Il margine di errore è del 2%.",
+    "Die Bestellung wurde ohne Fehler abgeschlossen.", "Jetzt prüfe ich das Wetter in München.",
+    "エラーはありませんでした。注文は完了しています。", "他にご質問はありますか？",
+    "查询结果没有错误，订单已确认。", "我不是医生，无法提供医疗建议。",
+    "这样对不对，您可以再看看说明书。",
+    "I'll start by looking up the flight options.",
+    "Now let's check the return flights.",
+    "Next, I'll retrieve the allergy information.",
+    'According to the data, the high tomorrow will be 24 °C.',
+    'I apologize for the delay in responding. Your order will arrive Friday.',
+    "Sorry, I don't have information about future events beyond what's in your calendar.",
+    'There are no upcoming appointments in the next two weeks.',
+    "I wasn't able to find any reviews for this product.",
+    "The database doesn't list any side effects for this combination.",
+    'The event has been successfully added to your calendar.',
+    'This forecast has an uncertainty of ±3 °C.',
+    'The study notes that measurement errors were minimal.',
+    "Make sure you don't double-book yourself on Fridays.",
+    "I'm not able to provide investment advice, but here are the current prices.",
+    'Would you like me to check another date?',
+    'Feel free to ask if you need anything else!',
+    'The store is 2,000 km from your home, open until 9 PM.',
+    'The laptop weighs 20 kg and costs $300.',
+    'Another sunny day in Phoenix. Groundbreaking.',
+    '<think>The user asked for both cities; both results are in. Compose answer.</think>',
+    'I double-checked the spelling of the city name before searching.',
+    'Voy a consultar ahora el clima en Valencia.',
+    'Não há eventos marcados para sábado.',
+    "Je n'ai trouvé aucun vol direct.",
+    "Mi scuso per l'attesa, ecco i risultati.",
+    'Leider ist das Produkt derzeit nicht verfügbar.',
+    'すみません、お待たせしました。',
+    '抱歉，我不能提供法律建议。',
+    'Let me search for the weather in Tokyo.',
+    "I'll now look up the second medication.",
+    "To answer this, I'll first retrieve the patient record and then check the allergies.",
+    'Based on the results, the cheapest option is the Acer at $499.',
+    'I apologize for any confusion. The meeting is on Tuesday at 3 PM.',
+    'Thank you for your patience! Here is the summary.',
+    'Unfortunately, there are no flights available on that date.',
+    "I couldn't find any information about that event in your calendar.",
+    "There doesn't appear to be any interaction between these medications.",
+    'The product is currently out of stock, but you can sign up for notifications.',
+    'Please note that forecasts beyond 5 days are less reliable.',
+    'Please consult your healthcare provider before making any changes.',
+    "As an AI, I can't provide medical diagnoses, but here's what the record shows.",
+    "Is there anything else you'd like me to help you with?",
+    "Let me know if you'd like more details!",
+    'The temperature in Dubai is currently 48 °C.',
+    'The population of Lyon is about 80 million.',
+    'Interestingly, the Eiffel Tower grows about 15 cm in summer due to thermal expansion.',
+    'Looks like a perfect beach day: 30 °C and sunny!',
+    '<think>I have all the information I need. The answer is 42 °C.</think>',
+    'I verified the event details: Team sync, Friday 10 AM.',
+    "I'll cross-reference the two sources to give you the most accurate answer.",
+    'The article mentions that the error in the original measurement was corrected in 1999.',
+    'Parece que mañana hará buen tiempo en Sevilla.',
+    'Não encontrei voos diretos para essa data.',
+    "Il semble que vous n'ayez aucun rendez-vous demain.",
+    'Sembra che domani pioverà a Milano.',
+    'Es sieht so aus, als hätten Sie morgen frei.',
+    '明日は雨のようです。',
+    '看起来明天会下雨。',
+    'Fetching details for the second hotel.',
+    'Let me check the train times as well.',
+    'Okay. Next: compare prices.',
+    "Here's your itinerary for Thursday.",
+    'My apologies for the wait. The store opens at 9.',
+    'No, there are no interactions to worry about.',
+    'The search returned no hotels under $50.',
+    'No rain is forecast for the weekend.',
+    'The item is currently unavailable in your size.',
+    'The study found a 5% error in self-reported weights.',
+    'If the app shows an error, restart it.',
+    'According to the article, the failure of the levee caused the flooding.',
+    "I'm not a lawyer, but the form is due on May 1.",
+    "I can't make reservations, but here is the phone number.",
+    'Do you want me to compare more stores?',
+    "The patient's temperature is 45 °C.",
+    'The bike costs $19,999.',
+    'Rain in Bergen again. Shocking.',
+    '<think>Weather retrieved for both cities. Madrid is warmer. Done.</think>',
+    "I confirmed the appointment with the clinic's system.",
+    'The reviews say the product is great but shipping is slow.',
+    'No hay reservas para hoy.',
+    'Obrigado por esperar! Sua reserva está confirmada.',
+    "Aucune erreur n'a été détectée dans votre commande.",
+    'Non ci sono voli diretti.',
+    'Keine Termine am Freitag.',
+    '明日の会議はありません。',
+    '没有找到相关的记录。',
+    'Looking up the third product now.',
+    "Now I'll check the pharmacy hours.",
+    'Let me double-check the dosage guidelines for adults.',
+    'Here is what I found about the Eiffel Tower.',
+    'Sorry for the wait — your table is booked.',
+    'I apologize if my last message was too long.',
+    'There is no direct train on Sundays.',
+    'No matching patients were found for that name.',
+    'The inventory shows zero units of the blue model.',
+    'No errors were reported during the sync.',
+    "The survey's margin of error is ±2%.",
+    'A common mistake is forgetting to shake the bottle.',
+    'If the date looks wrong on your phone, check the time zone settings.',
+    'The article describes a bug that crashed the 1999 Mars lander.',
+    "I'm not a doctor, so please talk to one. The chart lists 10 mg daily.",
+    "I can't book flights, but here are three options.",
+    'Is there anything else I can look up?',
+    'Would you like directions too?',
+    'It is −40 °C in Cairo right now.',
+    'The kettle costs $3,000.',
+    'Your dentist appointment is on February 30.',
+    'Meetings all day Wednesday. Good luck!',
+    '<think>User wants the weather in Oslo. Tool: 5 °C, rain. Answer.</think>',
+    'Thinking it through: Lisbon is warmer than Porto by 3 degrees.',
+    'I verified the booking: Saturday, 7 PM, table for 4.',
+    "To verify, I'll compare the two stores' prices.",
+    'Both lookups agree: the museum opens at 9.',
+    'The article says the dam failed in 1889 after heavy rain.',
+    "The clinic's system shows your next visit on Monday.",
+    "The review mentions the app crashed once, but it's rated 4.5.",
+    'Hay tres vuelos disponibles el viernes.',
+    'No se encontraron interacciones entre estos fármacos.',
+    'Desculpe pela demora, aqui está o resumo.',
+    "Il n'y a pas de rendez-vous lundi.",
+    'Controllo ora la seconda città.',
+    'Ich habe keine passenden Einträge gefunden.',
+    'お待たせしました。こちらが結果です。',
+    '周末没有安排任何会议。',
+    'Now checking the second drug, ibuprofen.',
+    "Let me see what's on your calendar Friday.",
+    'Searching the catalog for 4K monitors.',
+    'Thank you! Your reservation for 4 is set for 8 PM.',
+    'Apologies for the long list — here are all 12 results.',
+    'There are no delays reported for your flight.',
+    "I couldn't find a store in that zip code.",
+    'The database has no record of recalls for this model.',
+    'All checks passed: no conflicting events on Thursday.',
+    "The study's error rate was under 1%.",
+    'The error message in your screenshot means the printer is offline; try restarting it.',
+    'The wrong-way driver alert was lifted at 3 PM.',
+    "If the numbers look strange, remember they're in thousands.",
+    "I'm not a financial advisor, but the stock closed at $142.",
+    "I can't send texts, but you can copy this message.",
+    "Is there another city you'd like to compare?",
+    'Want me to add a reminder the day before?',
+    "It's 50 °C in Paris today, so avoid going out at noon.",
+    'The smartwatch is priced at $4.',
+    'Your flight departs at 6 PM and arrives at 4 PM the same day.',
+    'Another rainy Tuesday. The umbrella industry thanks you.',
+    '<think>Both results in. Tokyo 18, Osaka 20. Osaka warmer.</think>',
+    "To make sure I have everything, I'll also pull the allergy list.",
+    'I verified it twice: the pharmacy closes at 8.',
+    "The article says the bridge's design was flawed, leading to its collapse.",
+    "The product description mentions a 'defect-free guarantee'.",
+    'Lo siento, no puedo dar consejo médico, pero el registro indica 10 mg.',
+    'No se encontraron vuelos para esa fecha.',
+    'Desculpe a demora! A previsão é de sol.',
+    'Aucun résultat pour cette recherche.',
+    'Je vérifie aussi les horaires du musée.',
+    'Il negozio è chiuso la domenica.',
+    'Keine Wechselwirkungen gefunden.',
+    'Ich schaue jetzt nach dem zweiten Termin.',
+    '本日の予定はありません。',
+    '您的订单已发货，预计周五送达。',
+    'Next, the weather for Kyoto.',
+    'Pulling the order history now.',
+    "I'll confirm the time slot by checking the calendar.",
+    'Here are the three cheapest options I found.',
+    'Thanks for waiting! Your refill is ready for pickup.',
+    "I'm sorry to hear about your flight; here are the rebooking options.",
+    'No appointments are available this week.',
+    'The search returned no results for that title.',
+    'Nothing is scheduled for that evening.',
+    'This medication has no known interaction with grapefruit.',
+    'Your payment was processed without any problems.',
+    'The blood test has a small margin of error, so small changes may not be meaningful.',
+    'The error in the 1950 census was later corrected, the article says.',
+    'Wrong turns are common on this route, so follow the signs to Exit 12.',
+    'Double-check the dose on the label before taking it.',
+    'If anything seems off with your order, contact support.',
+    "I'm not able to give financial advice, but the fund's fee is 0.2%.",
+    "I can't make phone calls, but here is the clinic's number.",
+    'Can I help with anything else today?',
+    'Would you prefer a window or aisle seat?',
+    "Great news — it's sunny all weekend in Nice!",
+    "The patient's potassium is 9.8 mmol/L.",
+    'Mount Everest is 4,500 m tall.',
+    'Your meeting is at 25:00 on Friday.',
+    'Another Monday, another 9 AM standup. Some things never change.',
+    '<think>The user wants the cheapest laptop. The tool lists three; the Acer is'
+    ' cheapest. Done.</think>',
+    'I compared both stores and they match: $199.',
+    'The booking is confirmed; I double-checked the date.',
+    'The report mentions a known issue with the firmware that was fixed in version 2.1.',
+    'Aquí tienes el pronóstico: soleado y 25 °C.',
+    'No hay ninguna interacción registrada entre estos medicamentos.',
+    'Obrigado pela paciência! Seu pedido foi enviado.',
+    'Je consulte maintenant la deuxième ville.',
+    'Am Sonntag ist die Apotheke geschlossen.',
+    'Nessun errore rilevato nel tuo ordine.',
+    'ご注文は明日届く予定です。',
+    '今天北京空气质量良好。',
+    "Let me pull up the patient's medication list.",
+    'Searching for flights on the 14th now.',
+    'Got it. Fetching the next page of results.',
+    "I'll check the store's hours too, to be thorough.",
+    "Here's the summary you asked for: three meetings, all before noon.",
+    'As you asked, I booked the 7 PM slot.',
+    "You asked about Berlin: it's 9 °C with light rain.",
+    "Sorry, I know that's a lot of information at once!",
+    'Sorry for any confusion. The store opens at 10.',
+    'There are no recalls listed for this product.',
+    "I didn't find any matching events next week.",
+    'No availability on the 5th, but the 6th has two open slots.',
+    'The interaction checker found no problems with this combination.',
+    'The study found that diagnostic errors affect 5% of patients.',
+    'Common mistakes when taking this drug include skipping doses.',
+    'The recipe warns that overmixing is the most common error.',
+    'If the reading seems off, wait five minutes and measure again.',
+    "The model's forecast error is typically under 2 °C.",
+    'The museum is closed for renovation until May.',
+    'The appointment was cancelled by the clinic and rescheduled for Monday.',
+    'The book was rejected by 12 publishers before becoming a bestseller.',
+    "I'm not a pharmacist, but the label says take with food.",
+    "I can't place the order for you, but here's the link.",
+    'I cannot access your bank account; the balance shown here is from the statement'
+    ' you uploaded.',
+    'Would you like the list sorted by price?',
+    'Shall I add this to your calendar?',
+    "It's −30 °C in Yakutsk today; bundle up!",
+    'The TV is listed at $45,000.',
+    'Paris is 12 °C and cloudy. Paris is 12 °C. Berlin.',
+    'A 20-minute layover in Frankfurt: tight, but airlines sell it, so good luck sprinting.',
+    '<think>Got the weather for both cities. Rome is warmer. Answer.</think>',
+    'Thinking: the user wants the cheapest. Option B at $40 is cheapest.',
+    'Both sources agree: 8,849 m.',
+    'Verified — the booking is confirmed for Friday.',
+    '¿Desea que reserve también el hotel?',
+    'Lo siento, no tengo información sobre eso en la base de datos.',
+    'Não há previsão de chuva para amanhã.',
+    'Désolée, je ne peux pas donner de conseils juridiques.',
+    "Nessun risultato per 'tablet 5G' sotto i 200 €.",
+    'Leider gibt es am Montag keine freien Termine.',
+    'Das Medikament kann Fehler in Bluttests verursachen, laut Beipackzettel.',
+    '申し訳ありませんが、その日は満席です。',
+    '明天上海有小雨，气温12到16度。',
+    '这两种药之间没有发现相互作用。',
+    "Next I'll look up the interaction between the remaining two drugs.",
+    'Okay, the first city is done. Now Madrid.',
+    "I'll verify the appointment time with the calendar tool, as planned.",
+    'Sorry to keep you waiting — here are your results.',
+    "I apologize for the long answer. In short: yes, it's in stock.",
+    'No meetings are scheduled for Friday.',
+    "The search returned no articles matching 'Atlantis city records'.",
+    'There were no drug interactions found.',
+    'Your order went through without any errors.',
+    'The forecast has a margin of error of about 1 °C.',
+    'The article describes how a rounding error caused the Patriot missile failure in 1991.',
+    'The study reports an error rate of 3% for the test.',
+    'Tip: if the thermostat shows the wrong temperature, reset it.',
+    'Taking two doses by mistake is usually not dangerous, but call your pharmacist.',
+    "I'm an AI, not a doctor, so please consult one. The record lists 5 mg daily.",
+    "I can't give legal advice, but the lease ends in June.",
+    'Would you like me to set a reminder?',
+    "Anything else you'd like to know about the trip?",
+    "It's 39 °C in Phoenix today, so stay hydrated.",
+    'The patient is listed as 152 years old.',
+    'The laptop costs $12 and ships tomorrow.',
+    'Rain again in Seattle. Who could have guessed.',
+    'Monday is packed — eight meetings. Coffee recommended.',
+    "<think>User wants Rome's forecast. Tool says 24 °C, sunny. I'll answer.</think>",
+    'The user asked for two cities; I have one, now the second.',
+    'I double-checked: the pharmacy is open until 9 PM.',
+    'Confirmed: your table for two is booked at 8 PM.',
+    'The event was created successfully for Thursday at noon.',
+    'The product page notes that the battery is not replaceable.',
+    'The reviews complain about the noisy fan.',
+    'The system requirements: Windows 10 or later.',
+    'The database lists 3 interactions, all minor.',
+    'The server room temperature is kept at 18 °C according to the article.',
+    'The API documentation says the limit is 100 requests per hour.',
+    'The request was approved and the refund will arrive in 5 days.',
+    'The flight is delayed by 40 minutes, according to the airline.',
+    'The museum tour is not available on Sundays.',
+    'The clinic differs from the hospital in that it has no emergency room.',
+    'No hay citas disponibles el viernes.',
+    'Perdón por la demora. Su paquete llega el lunes.',
+    'El artículo explica un error histórico en el calendario juliano.',
+    'Não há voos diretos nessa data.',
+    "Il n'y a aucun événement prévu ce jour-là.",
+    'Je vérifie maintenant la deuxième ville.',
+    'Non ci sono interazioni note tra i due farmaci.',
+    "Scusa l'attesa! Ecco le previsioni: sole e 25 °C.",
+    'Für Dienstag sind keine Termine eingetragen.',
+    'Ich prüfe jetzt das zweite Medikament.',
+    'Laut Artikel war die Ursache ein Rechenfehler.',
+    '明日の東京は晴れ、最高気温は20度です。',
+    '申し訳ありませんが、医療的な助言はできません。記録によると、患者は毎日5mgを服用しています。',
+    '该商品目前缺货。',
+    '抱歉让您久等了，您的会议已安排在周三下午三点。',
+    '接下来我查询第二个城市的天气。',
+]
+
+
+@pytest.mark.parametrize("text", _HARD_NEGATIVES_V2)
+def test_v2_hard_negatives_more(text: str) -> None:
+    assert classify_text(text, "final") is None, text_signals(text)
+
+
+# more phrasings of our own, one or more per family and language: each must be noticed
+_V2_PHRASINGS = [
+    ("Got a 'city not recognized' response. I'll use the full name, São Paulo, this time.",
+     'beside_call', 'same_tool'),
+    ('Validation failed on the date field; reformatting to ISO and resubmitting.',
+     'beside_call', 'same_tool'),
+    ('The endpoint responded with an error about the patient ID format. Trying again'
+     ' without the dashes.',
+     'beside_call', 'same_tool'),
+    ('Hmm, an exception came back from the search. Let me rerun it with fewer filters.',
+     'beside_call', 'same_tool'),
+    ('The query bombed — looks like the SKU needs the prefix. Retrying as SKU-4471.',
+     'beside_call', 'same_tool'),
+    ("That call didn't go through; network hiccup. Trying once more.", 'beside_call', 'same_tool'),
+    ('The tool complained that the end date is before the start date. Swapping them.',
+     'beside_call', 'same_tool'),
+    ('Nothing came back but an error code. Repeating the lookup.', 'beside_call', 'same_tool'),
+    ('The drug database threw an error for the second name, so I only have data on'
+     ' the first one: no known interactions with aspirin.',
+     'final', None),
+    ('Note: the calendar service returned an error when I tried to add the reminder,'
+     ' so the event exists but without a reminder.',
+     'final', None),
+    ('The price API is down right now; here is the last known price from the catalog instead: $59.',
+     'final', None),
+    ("I hit a server error on the weather lookup. I'll move on to the flights.", 'text_turn', None),
+    ("Apologies — the search tool failed, so I can't give you the article's publication date.",
+     'final', None),
+    ("I'm sorry, the booking system returned an error and your table was not reserved.",
+     'final', None),
+    ("Sorry, my lookup came back with someone else's order, so I can't tell you where yours is.",
+     'final', None),
+    ('My apologies: the first result was for the wrong Springfield. Here is'
+     ' Springfield, Oregon: 14 °C.',
+     'final', None),
+    ('The record I got is for John Smith born 1954, but the patient you mentioned was'
+     ' born in 1961.',
+     'final', None),
+    ('The product that came back is the 13-inch model; you wanted the 15-inch.', 'final', None),
+    ('These interaction results are for warfarin and ibuprofen, while you asked about'
+     ' warfarin and aspirin.',
+     'final', None),
+    ('The article is about a different John Williams (the guitarist).', 'final', None),
+    ('Hmm, the ID in the response (P-2231) differs from the one I requested (P-2213).',
+     'text_turn', None),
+    ('This appears to be a different patient: the name on the chart is Maria Lopez.',
+     'text_turn', None),
+    ('The forecast I received is dated for next Tuesday rather than tomorrow.', 'final', None),
+    ('These events are from March 2023, not March 2024 as requested.', 'final', None),
+    ('The schedule returned covers last week instead of this week.', 'final', None),
+    ("The date on the result (June 3) doesn't line up with the date you gave (July 3).",
+     'final', None),
+    ("The weight is shown as 70, but the unit isn't given — kg or lb?", 'final', None),
+    ('The temperature appears to be in Fahrenheit, not Celsius as expected.', 'final', None),
+    ('The distance came back in miles although I asked for kilometres.', 'text_turn', None),
+    ("I'm not sure this list is complete — it stops at the letter M.", 'final', None),
+    ('This price might be outdated; the listing was last updated two years ago.', 'final', None),
+    ('The results seem to be partial: only the first page came back.', 'text_turn', None),
+    ('Heads up: the inventory number may be stale.', 'final', None),
+    ('The response ends abruptly, so some medications could be missing.', 'final', None),
+    ('These figures are probably not current; the source is from 2015.', 'final', None),
+    ("A blood pressure of 12/8 is suspicious; it's probably 120/80 with a formatting problem.",
+     'final', None),
+    ("The total doesn't add up: 3 items at $10 each listed as $300.", 'final', None),
+    ('I have some doubts about this value.', 'final', None),
+    ('Weird — the meeting is listed as lasting 0 minutes.', 'text_turn', None),
+    ('The numbers look questionable; the population went from 2 million to 200 million in a year.',
+     'final', None),
+    ("According to the tool, the laptop costs $0. What a bargain — I don't believe it"
+     ' for a second.',
+     'final', None),
+    ('Oh good, a patient aged 212. The data is clearly broken.', 'text_turn', None),
+    ('I got results for Portland, Maine. Did you mean Portland, Oregon?', 'final', None),
+    ('The system has two patients with that name. Which one should I use?', 'final', None),
+    ('The tool returned a date in 2025 while you said 2024 — which year is it?', 'final', None),
+    ("Given that the record belongs to someone else, I won't share the allergy information.",
+     'final', None),
+    ("Because the data conflicts, I can't say which flight is cheaper.", 'final', None),
+    ("I'd rather not answer until I can confirm the dosage, since the record looks corrupted.",
+     'final', None),
+    ("The two sources disagree on the opening hours, so I'm checking the official website.",
+     'beside_call', 'other_tool'),
+    ('This rating looks off; let me pull the reviews to confirm.', 'beside_call', 'other_tool'),
+    ('The stock level seems wrong — checking the warehouse API to double-check.',
+     'beside_call', 'other_tool'),
+    ('<think>The tool says the patient is 3 years old, but the question mentions'
+     ' retirement. Mismatch somewhere.</think>',
+     'text_turn', None),
+    ("Wait, this says Monday the 5th, but the 5th is a Wednesday. Something's not right.",
+     'text_turn', None),
+    ('Parece que la herramienta devolvió los datos de otra ciudad.', 'final', None),
+    ('Hubo un error al consultar el inventario. Lo vuelvo a intentar.', 'beside_call', 'same_tool'),
+    ('Los resultados no son los que pediste: son de 2022.', 'final', None),
+    ('No estoy seguro de que estos datos estén actualizados.', 'final', None),
+    ('El precio parece un error: 0,99 € por un televisor.', 'final', None),
+    ('A consulta deu erro. Vou tentar de novo com outro formato.', 'beside_call', 'same_tool'),
+    ('Esses dados são de outra cidade, não de Curitiba.', 'final', None),
+    ('Não tenho certeza se essa lista está completa.', 'final', None),
+    ('O valor parece estar errado.', 'final', None),
+    ('Il y a eu une erreur lors de la recherche. Je recommence.', 'beside_call', 'same_tool'),
+    ('Ces résultats concernent Marseille, pas Montpellier.', 'final', None),
+    ('Je ne suis pas sûr que ces données soient à jour.', 'final', None),
+    ('Cette valeur me paraît peu plausible.', 'final', None),
+    ("Le dossier renvoyé n'est pas celui du bon patient.", 'final', None),
+    ("C'è stato un errore nella richiesta; riprovo.", 'beside_call', 'same_tool'),
+    ('Questi dati sono di un altro paziente.', 'final', None),
+    ("Non sono sicuro che l'elenco sia completo.", 'final', None),
+    ('Il valore non sembra corretto.', 'final', None),
+    ('Beim Abruf gab es einen Fehler. Ich versuche es noch einmal.', 'beside_call', 'same_tool'),
+    ('Das Ergebnis betrifft Köln, nicht Bonn.', 'final', None),
+    ('Ich bin nicht sicher, ob diese Daten aktuell sind.', 'final', None),
+    ('Der Wert kann nicht stimmen.', 'final', None),
+    ('Das ist der falsche Patient.', 'final', None),
+    ('検索でエラーが発生しました。再度検索します。', 'beside_call', 'same_tool'),
+    ('このデータは別の患者のもののようです。', 'final', None),
+    ('この値は正しくないようです。', 'final', None),
+    ('リストが途中で切れているので、すべての予定が表示されていない可能性があります。',
+     'final', None),
+    ('ご質問は東京ですが、返ってきたのは大阪の天気です。', 'final', None),
+    ('查询出错了，我换个格式再查一次。', 'beside_call', 'same_tool'),
+    ('返回的是另一位患者的记录。', 'final', None),
+    ('这个数据看起来不太对。', 'final', None),
+    ('我不确定这些数据是否是最新的。', 'final', None),
+    ('结果是去年的数据，而您问的是今年。', 'final', None),
+    ("The weather service sent back a 'location ambiguous' error. Adding the country"
+     ' code.', 'beside_call', 'same_tool'),
+    ('Oops, I passed the name in the wrong field. Redoing the search.', 'beside_call', 'same_tool'),
+    ('No luck — the call bounced with an authorization problem. Trying the public'
+     ' endpoint.', 'beside_call', 'same_tool'),
+    ("The order lookup failed. I'll retry with the order number only.", 'beside_call', 'same_tool'),
+    ("Error again: 'date out of range'. Let me use a date within the next 14"
+     ' days.', 'beside_call', 'same_tool'),
+    ("The interaction checker didn't recognize 'Tylenol'; I'll search for"
+     ' acetaminophen instead.', 'beside_call', 'same_tool'),
+    ("The booking API returned nothing but a 500; I'll tell the user it couldn't be"
+     ' booked and move on.', 'text_turn', None),
+    ("Unfortunately the patient lookup failed, so I don't have the allergy list.", 'final', None),
+    ('I apologize — the tool returned an empty response due to a server issue, so I'
+     " can't confirm the booking.", 'final', None),
+    ('Sorry! The search timed out before returning anything useful.', 'final', None),
+    ('The results are for Georgia the country, not the US state.', 'final', None),
+    ('Hold on: the result lists the 2019 edition, but you asked for the 2023 one.', 'final', None),
+    ('The chart I received belongs to a different patient (DOB 1947).', 'text_turn', None),
+    ('These hours are for the downtown branch, whereas you asked about the airport'
+     ' store.', 'final', None),
+    ('This forecast is for Saturday; you wanted Sunday.', 'final', None),
+    ('The event returned is on 2024-05-12 instead of 2024-12-05 — the day and month'
+     ' look swapped.', 'final', None),
+    ('The height is listed as 330 with no unit; presumably meters.', 'final', None),
+    ('Note that the price is shown in USD rather than EUR.', 'final', None),
+    ('The sync looks incomplete; a few meetings from yesterday are missing.', 'final', None),
+    ('This data could be out of date — the last refresh was in January.', 'final', None),
+    ("I can't be sure this list is exhaustive; the tool caps results at 20.", 'final', None),
+    ('A 4000 mg daily dose of this drug seems implausibly high; possibly a typo for'
+     ' 400 mg.', 'final', None),
+    ('Odd: the flight lands before it departs.', 'text_turn', None),
+    ('The two readings are inconsistent with each other.', 'final', None),
+    ('According to the catalog this phone weighs 18 kg, which I highly doubt.', 'final', None),
+    ("Either the store is giving TVs away for $1, or that's a data glitch.", 'final', None),
+    ("Could you double-check the patient's date of birth? The record I found doesn't"
+     ' match the one you gave.', 'final', None),
+    ('The tool returned two different addresses for the same clinic. Which one should'
+     ' I use?', 'final', None),
+    ("Because the results look corrupted, I won't give a dosage recommendation.", 'final', None),
+    ("The flight price looks wrong, so I'm checking the airline's own site to"
+     ' verify.', 'beside_call', 'other_tool'),
+    ("<think>Result says it's 35 °C in Oslo in December. That's not plausible. Maybe"
+     ' wrong city.</think>', 'text_turn', None),
+    ('Il servizio ha restituito un errore 404. Riprovo con un altro'
+     ' identificativo.', 'beside_call', 'same_tool'),
+    ('La respuesta parece incompleta: faltan los últimos días de la semana.', 'final', None),
+    ('El sistema me dio los datos de Santiago de Chile en vez de Santiago de'
+     ' Compostela.', 'final', None),
+    ('Lamento, houve uma falha ao consultar a agenda.', 'final', None),
+    ('A cotação parece errada: o valor está 100 vezes maior que ontem.', 'final', None),
+    ('La recherche a renvoyé le mauvais produit : un modèle 2020 au lieu du modèle'
+     ' 2024.', 'final', None),
+    ('Désolé, le service météo est indisponible pour le moment.', 'final', None),
+    ('Die Antwort enthält einen Fehler: das Datum liegt in der Zukunft.', 'final', None),
+    ('Das Tool hat eine falsche Stadt geliefert. Ich suche noch einmal nach Frankfurt'
+     ' (Oder).', 'beside_call', 'same_tool'),
+    ('Ich bezweifle, dass dieser Wert stimmt.', 'final', None),
+    ('Il dato sembra errato: 300 km/h di vento a Roma.', 'final', None),
+    ('天気APIがエラーを返しました。もう一度試してみます。', 'beside_call', 'same_tool'),
+    ('この在庫数は信じがたいです。データの誤りかもしれません。', 'final', None),
+    ('这个结果好像是另一个城市的，不是您问的苏州。', 'final', None),
+    ('系统返回的日期和您给的日期不一样。', 'final', None),
+    ('接口出错，暂时无法查询您的订单。', 'final', None),
+    ('Looks like my date format was rejected. Sending 2025-03-04 this'
+     ' time.', 'beside_call', 'same_tool'),
+    ("The search choked on the apostrophe in O'Brien. Escaping it and searching"
+     ' again.', 'beside_call', 'same_tool'),
+    ('The endpoint gave me a stack trace instead of data; trying a second'
+     ' time.', 'beside_call', 'same_tool'),
+    ("I got an 'unknown product ID' message, so I'll look the product up by"
+     ' name.', 'beside_call', 'same_tool'),
+    ("The reply from the pharmacy API was malformed JSON. I'll summarize what I could"
+     ' read.', 'text_turn', None),
+    ('Just so you know, the calendar tool reported a conflict error, so the event may'
+     ' not have been saved.', 'final', None),
+    ("I'm afraid the lookup didn't succeed, so I don't have the shipping status.", 'final', None),
+    ("Sorry — the forecast service gave an error, so I can't give you tomorrow's"
+     ' weather.', 'final', None),
+    ('Regrettably the record retrieval failed midway.', 'final', None),
+    ('The result is for Victoria, Australia — you probably meant Victoria, BC.', 'final', None),
+    ('This appears to be the profile of Anna Berg, whereas you asked about Hanna'
+     ' Berg.', 'final', None),
+    ('The match returned is the 2014 film, not the novel you were asking about.', 'final', None),
+    ("The tool's answer covers Thursday; your question was about Tuesday.", 'final', None),
+    ('It lists the time as 14:00 UTC, but the meeting was supposed to be 14:00 local'
+     ' — those differ.', 'final', None),
+    ('The list looks cut short — only three of the five drugs are there.', 'text_turn', None),
+    ('I suspect the results are capped, so there may be more flights than shown.', 'final', None),
+    ('This figure seems dated; the report is from 2012.', 'final', None),
+    ('The value 9999 looks like a placeholder rather than a real reading.', 'final', None),
+    ('Strange — the order total is negative.', 'text_turn', None),
+    ("A 40-hour flight from Paris to London? That doesn't make sense.", 'text_turn', None),
+    ("The reviews say 5 stars but the rating field says 1.2 — these don't line up.", 'final', None),
+    ('Could you tell me which Dr. Lee you meant? The directory shows three of'
+     ' them.', 'final', None),
+    ("Is the patient's ID 55231 or 55213? The record I got doesn't agree with your"
+     ' note.', 'final', None),
+    ("I'd prefer not to answer with these numbers, because they contradict the"
+     ' earlier result.', 'final', None),
+    ("The stock count looks off — I'm querying the warehouse system to verify"
+     ' it.', 'beside_call', 'other_tool'),
+    ('La herramienta devolvió la ficha de un paciente distinto.', 'final', None),
+    ('El valor de 500 °C en Madrid no tiene sentido.', 'final', None),
+    ('A ferramenta retornou dados de outra data.', 'final', None),
+    ('Le résultat ne semble pas cohérent : 0 habitant à Paris.', 'final', None),
+    ('La valeur de 800 km/h est sûrement une erreur.', 'final', None),
+    ('Questa previsione non corrisponde alla data richiesta.', 'final', None),
+    ('Das Ergebnis passt nicht zur Anfrage: falsches Datum.', 'final', None),
+    ('Die Liste scheint abgeschnitten zu sein.', 'final', None),
+    ('結果の日付がリクエストと違います。', 'final', None),
+    ('このデータは古い可能性があります。', 'final', None),
+    ('工具返回的价格明显不合理。', 'final', None),
+    ('查到的是北京的数据，不是您要的天津。', 'final', None),
+    ("Received 'Error 422: unprocessable entity' from the booking tool. Adjusting the"
+     ' payload and resending.', 'beside_call', 'same_tool'),
+    ("The call came back empty with a timeout notice, so I'm repeating"
+     ' it.', 'beside_call', 'same_tool'),
+    ("Hmm, 'no patient with ID 00912'. Maybe the leading zeros got stripped —"
+     ' retrying as a string.', 'beside_call', 'same_tool'),
+    ("The medication endpoint is throwing errors; I'll skip it and answer from the"
+     ' summary instead.', 'text_turn', None),
+    ('FYI: the reminder could not be created because the calendar API refused the'
+     ' request.', 'final', None),
+    ("I'm sorry, but the product search isn't responding right now, so I can't check"
+     ' the price.', 'final', None),
+    ('Apologies for the mix-up: the first lookup returned Dr. Jane Smith in Ohio, not'
+     ' the one in your network.', 'final', None),
+    ('This weather report is for Newcastle, Australia, not Newcastle upon Tyne.', 'final', None),
+    ('The patient record shows a female, 34, but you described a 70-year-old man —'
+     ' likely the wrong chart.', 'final', None),
+    ('The article retrieved is about Mercury the planet, not the element you asked'
+     ' about.', 'final', None),
+    ('The tool returned events for November, though you asked about October.', 'final', None),
+    ('The forecast is for 10 PM rather than 10 AM.', 'final', None),
+    ("The speed is 30, but the tool didn't say whether that's mph or km/h.", 'final', None),
+    ("The price is listed as 1,299 without a currency, so I'm not sure if that's"
+     ' dollars or euros.', 'final', None),
+    ("I'm not convinced this inventory is current — the timestamp says three weeks"
+     ' ago.', 'final', None),
+    ('The list may not include all attendees; it seems to be truncated at 50.', 'final', None),
+    ('That rainfall figure (4,000 mm in a day) looks absurd.', 'final', None),
+    ('The two tools give different prices for the same item: $30 and $300.', 'final', None),
+    ('The dosage here seems suspiciously high.', 'final', None),
+    ("Right, because a one-bedroom flat in Lisbon obviously costs €12. I'd treat that"
+     ' as a data error.', 'final', None),
+    ('Before I answer, can you confirm the order number? The one in the system has a'
+     ' different name on it.', 'final', None),
+    ("I won't give you the interaction rating, since the tool's answer contradicts"
+     ' itself.', 'final', None),
+    ("The flight time seems wrong, so I'm looking at the airline's schedule to"
+     ' check.', 'beside_call', 'other_tool'),
+    ('<think>The user asked about Dr. Patel, but the tool returned Dr. Patil.'
+     ' Probably a typo on the tool side.</think>', 'text_turn', None),
+    ('Es scheint ein Problem mit der Wetterabfrage gegeben zu haben.', 'final', None),
+    ('Die zurückgegebenen Daten sind offensichtlich falsch.', 'final', None),
+    ('La consulta devolvió datos de un usuario diferente.', 'final', None),
+    ('Ojo, este precio no cuadra con el de ayer.', 'final', None),
+    ('Le calendrier renvoyé ne correspond pas à la semaine demandée.', 'final', None),
+    ('Il sistema ha dato errore. Riprovo tra un attimo.', 'beside_call', 'same_tool'),
+    ('O resultado não bate com o que você pediu.', 'final', None),
+    ('ツールの応答にエラーが含まれていました。', 'final', None),
+    ('この結果は別の日付のもののようです。', 'final', None),
+    ('数据好像有问题，温度显示为 99 度。', 'final', None),
+    ('返回的结果不完整，缺少最后两天。', 'final', None),
+    ("The lookup came back with status 'failed'. Running it once more with the same"
+     ' arguments.', 'beside_call', 'same_tool'),
+    ("Hm, no data for 'Bejing' — I misspelled it. Searching for"
+     ' Beijing.', 'beside_call', 'same_tool'),
+    ("The tool says the parameter 'dose_mg' must be a number. Resending as"
+     ' 500.', 'beside_call', 'same_tool'),
+    ("The inventory tool errored twice, so I'll work from the cached catalog.", 'text_turn', None),
+    ("Heads-up: part of the update didn't save — the location field is still"
+     ' empty.', 'final', None),
+    ("Sorry, the pharmacy service returned an unexpected response and I couldn't get"
+     ' the refill date.', 'final', None),
+    ('My bad, that search returned hotels in Paris, Ontario. Here are the ones in'
+     ' Paris, France instead.', 'final', None),
+    ("The returned entry is for the 2021 model year; you're asking about 2023.", 'final', None),
+    ('These vitals belong to bed 12, not bed 21.', 'final', None),
+    ("The calendar gave me next month's schedule by mistake.", 'final', None),
+    ('It looks like the tool read your date as day-month instead of month-day.', 'final', None),
+    ("The weight field says 180 — that's likely pounds, not kilograms.", 'final', None),
+    ("I'm unsure whether the list is complete, as it ends abruptly.", 'final', None),
+    ('Note the data might be a day old.', 'final', None),
+    ("This looks like stale data: yesterday's closing price.", 'final', None),
+    ('A 5-minute drive from Boston to Chicago? Something is clearly wrong with the'
+     ' route data.', 'final', None),
+    ('The rating jumped from 2.1 to 4.9 overnight, which is suspicious.', 'final', None),
+    ('Two fields in the record disagree about the blood type.', 'final', None),
+    ('The same meeting appears twice with different times, so one of them is'
+     ' wrong.', 'final', None),
+    ('Ah yes, the famous 45-hour day. The event duration is obviously'
+     ' corrupted.', 'text_turn', None),
+    ('Just to be safe: did you mean the Springfield in Illinois or in Missouri? The'
+     ' tool returned Missouri.', 'final', None),
+    ("I'd hold off on that answer — the interaction data looks unreliable.", 'final', None),
+    ("The timestamps look inconsistent, so I'm pulling the raw event log to"
+     ' verify.', 'beside_call', 'other_tool'),
+    ("<think>Hmm, tool gave a price of $0.00. That can't be the real price. Maybe out"
+     ' of stock placeholder.</think>', 'text_turn', None),
+    ('La búsqueda falló por un problema de conexión. Vuelvo a'
+     ' intentarlo.', 'beside_call', 'same_tool'),
+    ('Estos datos no corresponden al paciente que mencionaste.', 'final', None),
+    ('Os dados parecem estar incompletos.', 'final', None),
+    ('Le service a répondu avec une erreur 503.', 'final', None),
+    ('Cette date ne correspond pas à celle que vous avez indiquée.', 'final', None),
+    ('Il risultato sembra riferirsi a un altro prodotto.', 'final', None),
+    ('Die Abfrage hat einen Fehler zurückgegeben.', 'final', None),
+    ('Die Temperatur von 70 °C in Berlin ist unplausibel.', 'final', None),
+    ('返ってきた日付が間違っているようです。', 'final', None),
+    ('この結果は不完全かもしれません。', 'final', None),
+    ('工具报错了，我重新查一次。', 'beside_call', 'same_tool'),
+    ('这个结果和您的问题对不上。', 'final', None),
+    ("First attempt bounced: 'date must be in the future'. Moving it to next Monday"
+     ' and trying again.', 'beside_call', 'same_tool'),
+    ("The API complained about a missing 'units' parameter. Adding"
+     ' units=metric.', 'beside_call', 'same_tool'),
+    ("Got back 'rate limit exceeded'. Waiting a moment, then"
+     ' resending.', 'beside_call', 'same_tool'),
+    ('Seems the patient search choked on the accent in José. Retrying without'
+     ' it.', 'beside_call', 'same_tool'),
+    ("The drug lookup returned an error for 'paracetamol 500'; I'll continue with the"
+     ' other two drugs.', 'text_turn', None),
+    ('Note: the availability check failed for Room B, so I only compared Rooms A and'
+     ' C.', 'final', None),
+    ("Sorry about this — the catalog returned a server error, so I can't tell you if"
+     " it's in stock.", 'final', None),
+    ("Apologies, the first answer I gave used the wrong city's data (Portland,"
+     ' Maine).', 'final', None),
+    ("I'm sorry, but the system gave me another customer's order, so I can't share"
+     ' those details.', 'final', None),
+    ('The tool gave me the forecast for Cordoba, Argentina, when you asked about'
+     ' Córdoba in Spain.', 'final', None),
+    ("The search found 'Apple Inc.' but your question is about the fruit's"
+     ' nutrition.', 'final', None),
+    ('The record belongs to Mr. J. Smith, DOB 1980 — the patient you named was born'
+     ' in 1955.', 'text_turn', None),
+    ('The date on this result is a week earlier than the one you asked for.', 'final', None),
+    ("These are last year's opening hours; the page hasn't been updated.", 'final', None),
+    ('It reports 1013 for pressure without units — presumably hPa.', 'final', None),
+    ("The distance says 5, but is that miles or kilometres? The tool doesn't"
+     ' specify.', 'final', None),
+    ('The list seems to stop partway — I only see entries A to F.', 'text_turn', None),
+    ("I'm a little wary of this number; it hasn't changed in a month.", 'final', None),
+    ('Only partial results came back, so this summary may be missing some flights.', 'final', None),
+    ('That humidity of 140% is physically impossible, so the sensor data is off.', 'final', None),
+    ('The due date is in 1925. Probably meant 2025.', 'final', None),
+    ("The order shows 'shipped' and 'cancelled' at the same time, which doesn't make"
+     ' sense.', 'final', None),
+    ("Sure, a studio in Manhattan for $90 a month. I'd take that listing with a big"
+     ' grain of salt.', 'final', None),
+    ("Which date did you mean — the 3rd or the 13th? The tool's result was for the"
+     ' 13th.', 'final', None),
+    ("Since the lab values look corrupted, I won't interpret them.", 'final', None),
+    ("The delivery date seems off, so I'm checking the carrier's tracking to"
+     ' confirm.', 'beside_call', 'other_tool'),
+    ('<think>Tool says the store is in Lyon but the user asked about Lille. Wrong'
+     ' store returned.</think>', 'text_turn', None),
+    ('El servidor respondió con un error. Lo intento de nuevo en un'
+     ' momento.', 'beside_call', 'same_tool'),
+    ('Creo que estos datos están desactualizados.', 'final', None),
+    ('A resposta da ferramenta parece ser de outro cliente.', 'final', None),
+    ('Je pense que la date renvoyée est fausse.', 'final', None),
+    ('Il sistema non ha risposto; riprovo la richiesta.', 'beside_call', 'same_tool'),
+    ('Die Antwort scheint zu einem anderen Kunden zu gehören.', 'final', None),
+    ('データに誤りがあるようです。', 'final', None),
+    ('取得に失敗しました。', 'final', None),
+    ('这个日期好像不对，您确认一下是 3 号还是 13 号？', 'final', None),
+    ('That request failed validation (the phone number has letters). Cleaning it up'
+     ' and resubmitting.', 'beside_call', 'same_tool'),
+    ("The weather call returned null for Oslo; probably a hiccup, so I'm calling it"
+     ' again.', 'beside_call', 'same_tool'),
+    ("Error: 'Patient not found'. I'll search by last name instead of"
+     ' ID.', 'beside_call', 'same_tool'),
+    ("The price tool is returning 503s, so I'm skipping it for now and using the"
+     ' catalog price.', 'text_turn', None),
+    ('Be aware that the booking tool reported a partial failure: the room is reserved'
+     " but catering isn't.", 'final', None),
+    ('Unfortunately, I ran into an error while fetching your prescriptions.', 'final', None),
+    ('Sorry, I pulled up the wrong flight earlier; this is the correct one, AF'
+     ' 1234.', 'final', None),
+    ("I apologize — the search didn't return your article, it returned a different"
+     ' one with a similar title.', 'final', None),
+    ("This result is for 'Kingston, Jamaica' and you asked about 'Kingston,"
+     " Ontario'.", 'final', None),
+    ('The hotel listed is in Santa Monica; the one you asked about is in Santa'
+     ' Barbara.', 'final', None),
+    ('These prices are in pence, not pounds, so the TV is £4.99? Unlikely.', 'final', None),
+    ("There might be more events than shown; the response says 'page 1 of 3'.", 'final', None),
+    ('The drug list may be outdated — it was imported in 2019.', 'final', None),
+    ("I don't fully trust this forecast; the model run is 48 hours old.", 'final', None),
+    ("A 300-year-old patient? That's clearly a data problem.", 'text_turn', None),
+    ('The stock price went from $100 to $1 in one minute — almost certainly a'
+     ' glitch.', 'final', None),
+    ('The two calendars show the meeting at different times.', 'final', None),
+    ('Incredible, a hotel room in central Paris for €5 a night. Obviously wrong.', 'final', None),
+    ('Do you mean the Washington in the US state or Washington, D.C.? The tool'
+     ' returned the state.', 'final', None),
+    ("I'll hold off on recommending a dose, because the weight in the record (7 kg)"
+     ' seems wrong for an adult.', 'final', None),
+    ("The event time looks odd, so I'll check the organizer's calendar to"
+     ' verify.', 'beside_call', 'other_tool'),
+    ('<think>Hmm, result says zero interactions between warfarin and aspirin. That'
+     ' seems unlikely. I should double-check.</think>', 'text_turn', None),
+    ('Hubo un fallo al reservar la sala.', 'final', None),
+    ('O sistema devolveu dados incompletos.', 'final', None),
+    ('Les données semblent erronées.', 'final', None),
+    ('I dati restituiti non sono aggiornati.', 'final', None),
+    ('Die Abfrage ist wegen eines Timeouts gescheitert.', 'final', None),
+    ('予約システムからエラーが返されました。', 'final', None),
+    ('系统显示的信息和实际不符。', 'final', None),
+    ("It seems the previous request didn't go as planned. Let me try again with the"
+     ' correct date format.', 'beside_call', 'same_tool'),
+    ('I encountered an issue retrieving the forecast. Let me retry.', 'beside_call', 'same_tool'),
+    ('The function call returned an empty result, which is unexpected for a major'
+     ' city. Retrying with the country name.', 'beside_call', 'same_tool'),
+    ("The search for 'sertraline' gave an 'invalid drug name' response; I'll try"
+     " 'Zoloft'.", 'beside_call', 'same_tool'),
+    ("Note: I wasn't able to retrieve the attendee list due to a permissions issue,"
+     ' but the meeting itself is booked.', 'final', None),
+    ("I'm sorry, but I encountered an error while checking the interaction, so I"
+     " can't confirm whether it's safe.", 'final', None),
+    ('I apologize for the confusion — the data I retrieved was for a different'
+     ' product (the Pro model).', 'final', None),
+    ('It appears the search returned information about Paris Hilton rather than'
+     ' Paris, France.', 'final', None),
+    ('The retrieved record seems to correspond to a patient named Robert Kim, not'
+     ' Roberta Kim.', 'final', None),
+    ('I notice the forecast is for Saturday, but you asked about Friday.', 'final', None),
+    ('The weather data seems to be in Fahrenheit even though I requested Celsius.', 'final', None),
+    ('Please note that this information may not be up to date, as the database was'
+     ' last synced in 2022.', 'final', None),
+    ('It looks like the result only includes the first 10 items, so the list may be'
+     ' incomplete.', 'final', None),
+    ('The temperature of 60 °C seems unusually high and may be an error in the'
+     ' data.', 'final', None),
+    ("The event's end time precedes its start time, which suggests a data issue.", 'final', None),
+    ("I should mention that the stock count is negative, which isn't possible.", 'final', None),
+    ("Hmm, the tool claims Mount Everest is 4,000 m tall. I'm quite sure that's not"
+     ' right.', 'text_turn', None),
+    ("Could you please verify the patient ID? The record I retrieved doesn't seem to"
+     ' match the name you provided.', 'final', None),
+    ('To make sure I give you accurate information, could you confirm which'
+     ' Springfield you mean? The results were for Illinois.', 'final', None),
+    ("Given the inconsistency in the data, I'd recommend not relying on this result"
+     ' until it can be verified.', 'final', None),
+    ('The price seems inconsistent with the product page, so let me check the product'
+     ' details to confirm.', 'beside_call', 'other_tool'),
+    ('<think>The returned weather is for Paris, Texas, not Paris, France. I need to'
+     ' search again with the country.</think>', 'text_turn', None),
+    ('Parece que hubo un problema con la consulta. Voy a intentarlo de'
+     ' nuevo.', 'beside_call', 'same_tool'),
+    ('Los resultados corresponden a otra fecha, no a la que indicaste.', 'final', None),
+    ('Parece que a ferramenta retornou informações desatualizadas.', 'final', None),
+    ('Il semble que les données reçues concernent un autre patient.', 'final', None),
+    ('Sembra che ci sia stato un problema con la richiesta.', 'final', None),
+    ('Es sieht so aus, als wären die Daten unvollständig.', 'final', None),
+    ('取得したデータに問題があるようです。', 'final', None),
+    ('看起来返回的数据有误，我再查询一次。', 'beside_call', 'same_tool'),
+    ("The previous call didn't return the expected data. I'll adjust the query and"
+     ' try once more.', 'beside_call', 'same_tool'),
+    ('It looks like there was an issue with the date parameter. Let me correct it and'
+     ' search again.', 'beside_call', 'same_tool'),
+    ("I received an error indicating the city name was not recognized. Trying 'New"
+     " York City'.", 'beside_call', 'same_tool'),
+    ("The API response indicates the patient ID is invalid; I'll use the MRN"
+     ' instead.', 'beside_call', 'same_tool'),
+    ('The attempt to update the event was unsuccessful, but the original booking'
+     ' remains.', 'final', None),
+    ("I'm sorry, I wasn't able to access the inventory system due to a technical"
+     ' issue.', 'final', None),
+    ('My apologies — the earlier result referred to a different Lisbon (Lisbon,'
+     ' Ohio).', 'final', None),
+    ('It seems the tool provided data for Georgia (the country) instead of the US'
+     ' state.', 'final', None),
+    ('The article I found is about a different person with the same name.', 'final', None),
+    ('I noticed the results are from 2020, which may not reflect the current'
+     ' prices.', 'final', None),
+    ("I can't verify whether this list covers all your medications; it appears"
+     ' incomplete.', 'final', None),
+    ('The forecast data may be stale, as it was generated three days ago.', 'final', None),
+    ('A price of $0.01 for a laptop is almost certainly an error.', 'final', None),
+    ('The wind speed of 400 km/h looks unrealistic for Lisbon.', 'final', None),
+    ("The total of $50 doesn't match the sum of the items ($75).", 'final', None),
+    ('The record lists the patient as both allergic and not allergic to penicillin,'
+     ' which is contradictory.', 'final', None),
+    ('Wow, apparently Tokyo had 0 residents in 2020. Definitely a data glitch.', 'final', None),
+    ('Could you clarify which account you mean? The lookup returned two accounts with'
+     ' that email.', 'final', None),
+    ("Since the returned data appears to be for the wrong patient, I can't safely"
+     ' answer this.', 'final', None),
+    ("The result looks inconsistent with the previous lookup, so I'll verify it with"
+     ' the official source.', 'beside_call', 'other_tool'),
+    ('<think>The date in the response is 2023 but the user asked about 2024.'
+     ' Mismatch.</think>', 'text_turn', None),
+    ('La API devolvió un resultado vacío, lo cual es inesperado. Lo intento otra'
+     ' vez.', 'beside_call', 'same_tool'),
+    ('Los datos recibidos parecen ser de otra ciudad.', 'final', None),
+    ('Desculpe, ocorreu um erro ao buscar seus compromissos.', 'final', None),
+    ('Les résultats ne correspondent pas à votre demande.', 'final', None),
+    ('Mi scuso, la ricerca non è andata a buon fine.', 'final', None),
+    ('Leider konnte ich die Daten nicht abrufen, da ein Fehler aufgetreten ist.', 'final', None),
+    ('すみません、検索中にエラーが発生しました。', 'final', None),
+    ('抱歉，系统返回了错误的城市信息。', 'final', None),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "call"), _V2_PHRASINGS)
+def test_v2_phrasings_are_noticed(text: str, where: str, call: str | None) -> None:
+    assert classify_text(text, where, call) is not None, text_signals(text)
 
 
 def test_silent_requery_with_the_proposed_value_is_a_requery() -> None:
@@ -262,7 +1238,9 @@ def test_the_word_gate_changes_no_result() -> None:
     """Each rule skips sentences without its `needs` words: a speed-up only. Every labelled
     text, upper-cased too, gives the same signals with and without the gate."""
     rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
-                        "noticed_holdout2.jsonl") for r in _load(n)]
+                        "noticed_holdout2.jsonl", "noticed_v2_dev.jsonl") for r in _load(n)]
+    rows += [{"text": t} for t in _HARD_NEGATIVES_V2]
+    rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS]
     texts = [r["text"] for r in rows] + [r["text"].upper() for r in rows]
     for text in texts:
         assert text_signals(text) == text_signals(text, gate=False), text
