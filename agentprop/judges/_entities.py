@@ -64,7 +64,8 @@ def _key(form: str) -> str:
     return " ".join(fold(form).split())
 
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:[_'’.-][a-z0-9]+)*")
+# a possessive "'s" is not part of the name ("Brightline's" names Brightline)
+_TOKEN = re.compile(r"[a-z0-9]+(?:[_.-][a-z0-9]+|['’](?!s\b)[a-z0-9]+)*")
 
 
 def tokens(text: str) -> list[tuple[str, int, int]]:

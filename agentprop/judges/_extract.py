@@ -103,6 +103,7 @@ _UNIT_ALIASES: dict[str, str] = {
     "kph": "km/h", "kmh": "km/h", "km/hr": "km/h", "kmph": "km/h", "km/h": "km/h",
     "kilometres per hour": "km/h", "kilometers per hour": "km/h", "km per hour": "km/h",
     "mph": "mph", "miles per hour": "mph", "m/s": "m/s",
+    "mi²": "mi2", "sq mi": "mi2", "square miles": "mi2", "square mile": "mi2",
     "km²": "km2", "km2": "km2", "sq km": "km2", "square kilometres": "km2",
     "square kilometers": "km2", "square km": "km2",
     "mm": "mm", "millimetres": "mm", "millimeters": "mm", "millimetre": "mm", "millimeter": "mm",
@@ -117,7 +118,9 @@ _UNIT_ALIASES: dict[str, str] = {
     "pieces": "units", "pcs": "units", "pieces in stock": "units",
     "people": "people", "residents": "people", "inhabitants": "people", "persons": "people",
     "member": "members", "members": "members",
-    "star": "stars", "stars": "stars", "/5": "stars", "out of 5": "stars",
+    "star": "stars", "stars": "stars", "/5": "stars", "out of 5": "stars", "★": "stars",
+    "-star": "stars", "-stars": "stars", "ドル": "USD", "美元": "USD", "dólares": "USD",
+    "dolares": "USD", "dollari": "USD",
     "per order": "units", "left": "units", "left in stock": "units", "in stock": "units",
 }
 
@@ -130,6 +133,8 @@ _UNIT_RE = "|".join(
      r"(?:kilometres|kilometers|km)\s+per\s+hour", r"miles\s+per\s+hour",
      r"km/hr?(?![a-z])", r"kmph(?![a-z])", r"kph(?![a-z])", r"kmh(?![a-z])",
      r"mph(?![a-z])", r"m/s(?![a-z])",
+     r"(?:mi²|sq\.?\s*mi(?![a-z])|square\s+miles?)", r"\$(?!\s*\d)", "ドル", "美元",
+     r"d[oó]lares(?![a-z])", r"dollari(?![a-z])", "★", r"-stars?(?![a-z])",
      r"km[²2](?![a-z\d])", r"sq\.?\s*km(?![a-z])", r"square\s+(?:kilometres|kilometers|km)",
      r"millimet(?:re|er)s?(?![a-z])", r"mm(?![a-z])", r"cm(?![a-z])", r"mg(?![a-z])",
      r"kg(?![a-z])", r"km(?![a-z])",
@@ -154,12 +159,14 @@ def canonical_unit(unit: str | None) -> str | None:
         return None
     if u.startswith("/"):
         u = "/" + u[1:].strip()
+    u = re.sub(r"^sq\.\s*", "sq ", u)
     return _UNIT_ALIASES.get(u, u)
 
 
 _NUM_RE = re.compile(
-    r"(?<![\w.,/])(?P<sign>[-−–]|minus\s+)?(?P<cur>\$|us\$|usd\s*)?\s*"
-    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?(?![\d])(?!(?:st|nd|rd|th)(?![a-z]))"
+    r"(?<![A-Za-z0-9_.,/])(?P<sign>[-−–]|minus\s+)?(?P<cur>\$|us\$|usd\s*)?\s*"
+    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+)|,(?P<cdec>\d{1,2})(?!\d)(?=\s*(?:°|%|\$"
+    r"|ドル|usd|d[oó]lar|dollar|mm\b|km)))?(?![\d])(?!(?:st|nd|rd|th)(?![a-z]))"
     rf"(?P<unit>\s*(?:{_UNIT_RE}))?",
     re.IGNORECASE,
 )
@@ -234,6 +241,8 @@ def _to_canonical(value: float, unit: str | None) -> tuple[float, str | None]:
         return value * 1.609344, "km/h"
     if unit == "m/s":
         return value * 3.6, "km/h"
+    if unit == "mi2":
+        return value * 2.589988, "km2"
     return value, unit
 
 
@@ -260,7 +269,8 @@ def find_numbers(text: str, *, skip: list[Span] | None = None) -> list[Number]:
     for m in _NUM_RE.finditer(s):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
-        value = float(m.group("int").replace(",", "") + "." + (m.group("dec") or "0"))
+        dec = m.group("dec") or m.group("cdec") or ""  # "8,8 °C": a decimal comma
+        value = float(m.group("int").replace(",", "") + "." + (dec or "0"))
         if m.group("sign"):
             value = -value
         unit = None
@@ -271,7 +281,7 @@ def find_numbers(text: str, *, skip: list[Span] | None = None) -> list[Number]:
         if unit is None and _RATED.search(s[max(0, m.start() - 16):m.start()]):
             unit = "stars"
         value, unit = _to_canonical(value, unit)
-        decimals = len(m.group("dec") or "")
+        decimals = len(dec)
         start = next(m.start(g) for g in ("sign", "cur", "int") if m.group(g))
         out.append(Number(value, unit, decimals, (start, m.end()),
                           _approx_at(text, start, m.end())))

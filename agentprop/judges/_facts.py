@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentprop.core import REFERENCE_DATE, Fact, Task, ToolResultEvent, Trace, Verdict
@@ -50,11 +50,13 @@ from agentprop.judges._lexicon import (
     DECISION_CUES,
     FREE_NOUNS,
     GROUP_CUES,
+    NO_DECISION,
     POLAR_CUES,
     SCALES,
     SEVERITY_CONTEXT,
     SEVERITY_VAGUE,
     TOPIC_WORDS,
+    TREND_VAGUE,
 )
 from agentprop.judges._reading import Mention, Reading, chains
 from agentprop.judges._state import replay_state, state_checks
@@ -159,12 +161,16 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
         if cat != "date":
             r.add(cat, m.find(r.low, toks), keep=True)
     if vocab:
+        # another task's entity that is a true value here ("a historian from Tambi", the
+        # birthplace) is a value of this task, not an entity it speaks of
+        values = _true_values(task)
         for cat in vocab.entities:
             if cat == "date":
                 continue
             own = ents.own.get(cat, {})
             r.add(cat, [(a, b, e) for a, b, e in vocab.matcher(cat).find(r.low, toks)
-                        if not any(x in own for x in e)])
+                        if not any(x in own for x in e)
+                        and " ".join(r.low[a:b].split()) not in values])
     r.add_dates()
     _resolve_weekdays(r, ents)
     if ents.query is None:
@@ -173,6 +179,12 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
                       {d.isoformat() for _, ds in find_dates(task.query) for d in ds})
     qn, qt, qd = ents.query
     return _Ctx(task, r, ents, vocab, query_numbers=qn, query_times=qt, query_days=qd)
+
+
+def _true_values(task: Task) -> frozenset[str]:
+    """Every string value of the task's facts and its aliases, folded."""
+    return folded(x for g in task.expected_facts if isinstance(g.value, str)
+                  for x in (g.value, *g.aliases))
 
 
 _BARE_WEEKDAY = re.compile(r"^(?:(?:this|next|last|coming)\s+)?[a-z]{3,9}\.?$", re.I)
@@ -333,8 +345,8 @@ def _zero_stated(ctx: _Ctx, f: Fact) -> bool:
 def _duration_from_times(ctx: _Ctx, f: Fact) -> bool:
     """A duration is stated by the right start and end times of its entity."""
     sib = {key_family(g.key): g for g in ctx.task.expected_facts
-           if g.kind == "time" and g.about == f.about and g.key.rsplit(".", 1)[0]
-           == f.key.rsplit(".", 1)[0]}
+           if g.kind == "time" and g.about == f.about and g.key.rpartition(".")[0]
+           == f.key.rpartition(".")[0]}  # same prefix: "" for "start_time", "duration"
     start, end = sib.get("start_time"), sib.get("end_time")
     return bool(start and end and _time_status(ctx, start)[0] == "stated"
                 and _time_status(ctx, end)[0] == "stated")
@@ -491,6 +503,7 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str],
     return out
 
 
+_VAGUE = SEVERITY_VAGUE | TREND_VAGUE  # terms that bound a scale value without stating it
 _CONDITIONS = frozenset({"sunny", "partly cloudy", "cloudy", "light rain", "rain",
                          "heavy rain", "thunderstorms", "light snow", "snow"})
 
@@ -518,11 +531,11 @@ def _scale_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             return "uncommitted", " / ".join(positive[i][2] for i in run)
     for a, b, term, values, neg, sure in hits:
         if neg:
-            if truth <= values and term not in SEVERITY_VAGUE and sure:
+            if truth <= values and term not in _VAGUE and sure:
                 return "contradicted", ctx.r.text[a:b]
             continue
         if truth & values:
-            if term not in SEVERITY_VAGUE and stated is None:
+            if term not in _VAGUE and stated is None:
                 stated = ctx.r.text[a:b]
         elif not values & near and sure:
             return "contradicted", ctx.r.text[a:b]
@@ -580,6 +593,8 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         if len(named) == 1:
             votes.append((named.pop(), True))
     if not votes:
+        if _occurrences(ctx.r.low, NO_DECISION):
+            return "uncommitted", None  # "hard to say": the values do not decide for it
         return ("stated", "values") if _implied_by_values(ctx, f, cat) else ("missing", None)
     others = options - winners
     bad = [o for o, w in votes if (w and o not in winners)
@@ -735,11 +750,27 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
         pool = by_class.get("C", []) + by_class.get("F", []) if n.unit in ("C", "F", "deg") \
             else by_class.get(None if n.unit == "stars" else n.unit, [])
         same = [g for g in pool if ctx.bound(g, n.span[0])]
-        if same and not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in same):
+        if same and not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in same) \
+                and not _derived(ctx, pool, n):
             a, b = n.span
             out.append({"key": same[0].key, "kind": "number", "found": ctx.r.text[a:b],
                         "why": "no true value of this entity matches it"})
     return out
+
+
+def _derived(ctx: _Ctx, pool: list[Fact], n: Number) -> bool:
+    """`n` follows from true values by the arithmetic an answer shows: a signed change
+    ("−0.3 °F") that is a difference the task states, or a value after the query's own
+    quantity of units is taken off or added ("50 in stock; I ordered 2 (48 left)")."""
+    text = ctx.r.text[n.span[0]:n.span[1]]
+    if text[:1] in "+-−–" and any("difference" in g.key or "change" in g.key for g in pool) \
+            and any(_value_ok(g, replace(n, value=abs(n.value))) for g in pool
+                    if "difference" in g.key or "change" in g.key):
+        return True
+    if n.unit != "units":
+        return False
+    return any(abs(abs(t - n.value) - q) < 1e-9 for g in pool for t in _targets(g)
+               for q in ctx.query_numbers if q > 0)
 
 
 def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:

@@ -100,11 +100,17 @@ TREND_TERMS: dict[str, frozenset[str]] = {
                                           "below average", "below the normal",
                                           "below the average", "lower than normal",
                                           "lower than the normal", "cooler than usual")},
-    **{t: frozenset({"same"}) for t in ("in line with", "about the same", "close to normal",
-                                        "near normal", "roughly normal", "on par with",
+    **{t: frozenset({"same"}) for t in ("in line with", "on par with",
                                         "no different from", "same as normal",
-                                        "typical for", "right at normal", "right on average")},
+                                        "right at normal", "right on average")},
+    # near the normal: true of a small difference either way, so no trend is stated
+    **{t: frozenset({"same", "warmer", "cooler"}) for t in (
+        "about the same", "close to normal", "near normal", "roughly normal",
+        "close to the normal", "close to average", "near average", "typical for",
+        "pretty typical", "fairly typical")},
 }
+# the terms that only bound the trend (a small difference either way)
+TREND_VAGUE = frozenset(t for t, v in TREND_TERMS.items() if len(v) > 1)
 
 SCALES: dict[str, dict[str, frozenset[str]]] = {
     "severity": SEVERITY_TERMS,
@@ -142,6 +148,14 @@ DECISION_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                 "best day", "least wet"),
                ("wettest", "rainiest")),
 }
+
+# phrases that decline to pick an option ("hard to say", "roughly comparable"): values
+# stated beside them do not imply the decision
+NO_DECISION = ("hard to say", "difficult to say", "impossible to say", "can't say",
+               "cannot say", "hard to tell", "can't tell", "too close to call",
+               "roughly comparable", "about the same", "no clear winner", "toss-up",
+               "toss up", "neck and neck", "roughly equal", "essentially the same",
+               "basically the same", "practically the same", "pretty much the same")
 
 # -- polar facts: cue words asserting (or, negated, denying) a proposition -------------------
 

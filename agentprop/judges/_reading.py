@@ -33,6 +33,11 @@ _CLAUSE_SEP = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9']+")
+# "no" as a determiner, the words that end its scope, and words after it that are no noun
+_DETERMINER_NEG = frozenset({"no", "none", "without"})
+_SCOPE_ENDS = frozenset({"in", "at", "between", "with", "for", "during", "from", "on", "across",
+                         "among", "throughout"})
+_NOT_NOUN = frozenset({"longer", "more", "one", "other"})
 _HEDGE_RX = re.compile(r"\b(?:" + "|".join(HEDGES) + r")\b")
 _CONTRAST = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|unlike|whereas|while)\b")
 # a line holding a measured value is a data row, not a heading
@@ -139,10 +144,13 @@ class Reading:
         if not ms:
             return []
         lo, hi = self.clause(pos)
+        paired = self._paired(pos)
+        if paired is not None:  # "(… vs …)": only a name inside the parenthesis counts
+            lo, hi = max(lo, paired[0]), min(hi, paired[1])
         inside = [m for m in ms if lo <= m.start < hi and not (m.start <= pos < m.end)]
         if inside:
             return self._nearest(inside, pos)
-        if self._contrasted(pos) or self._paired(pos):
+        if self._contrasted(pos) or paired is not None:
             return []  # "14.9 °C vs 13.7 °C": the value after "vs" is the other one's
         lo, hi = self.sentence(pos)
         inside = [m for m in ms if lo <= m.start < hi and m.end <= pos]
@@ -152,15 +160,16 @@ class Reading:
             return []
         return self._heading(ms, pos)
 
-    def _paired(self, pos: int) -> bool:
-        """Inside "(… vs …)": the pair follows the order the entities were named in, which
-        this reading does not track, so the value is left unattributed."""
+    def _paired(self, pos: int) -> Span | None:
+        """The span of a "(… vs …)" around `pos`: the pair follows the order the entities
+        were named in, which this reading does not track, so a value there is attributed
+        only to a name inside the parenthesis, else to none."""
         open_ = self.text.rfind("(", 0, pos)
         if open_ < 0 or self.text.rfind(")", open_, pos) >= 0:
-            return False
+            return None
         close = self.text.find(")", pos)
-        inside = self.low[open_:close if close >= 0 else len(self.text)]
-        return bool(re.search(r"\b(?:vs\.?|versus)\b", inside))
+        span = (open_, close if close >= 0 else len(self.text))
+        return span if re.search(r"\b(?:vs\.?|versus)\b", self.low[span[0]:span[1]]) else None
 
     def _contrasted(self, pos: int) -> bool:
         """The value's clause opens with a contrast ("vs", "than", "compared with")."""
@@ -199,13 +208,28 @@ class Reading:
         return _WORD.findall(self.low[lo:pos].replace("’", "'"))[-n:]
 
     def negated(self, pos: int, window: int = 6) -> bool:
-        """A negation among the few words before `pos` in its clause ("not allergic to")."""
-        return any(w in NEGATIONS or w.endswith("n't") for w in self._words_before(pos, window))
+        """A negation among the few words before `pos` in its clause ("not allergic to").
+        A determiner "no" negates its own noun phrase only: in "no rain in Beijing" or "no
+        interaction between X and Y" the preposition ends its scope before the name."""
+        words = self._words_before(pos, window)
+        hits = [i for i, w in enumerate(words) if w in NEGATIONS or w.endswith("n't")]
+        if not hits:
+            return False
+        i = hits[-1]
+        rest = words[i + 1:]
+        return not (words[i] in _DETERMINER_NEG and rest and rest[0] not in _NOT_NOUN
+                    and any(w in _SCOPE_ENDS for w in rest))
 
     def hedged(self, pos: int) -> bool:
-        """The clause offers the claim as a possibility ("a chance of rain", "might be")."""
+        """The clause offers the claim as a possibility ("a chance of rain", "might be").
+        A hedge inside a parenthesis hedges only what the parenthesis holds ("a minor
+        interaction (possible low potassium)" is not hedged)."""
         lo, hi = self.clause(pos)
-        return bool(_HEDGE_RX.search(self.low[lo:hi]))
+        seg = self.low[lo:hi]
+        rel = pos - lo
+        kept = re.sub(r"\([^()]*\)", lambda m: m.group(0) if m.start() <= rel < m.end()
+                      else " " * len(m.group(0)), seg)
+        return bool(_HEDGE_RX.search(kept))
 
     def asserted(self, pos: int) -> bool:
         """The clause states something (not a question, offer or hypothesis)."""

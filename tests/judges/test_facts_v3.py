@@ -1,0 +1,130 @@
+"""The facts judge v3 (issue 21 item 4): each test pins one general cause of a wrong verdict
+found on the v3 dev set, with phrasings of its own (not the dev set's sentences)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentprop.judges import check_answer
+from agentprop.judges._entities import Vocabulary, query_vocabulary
+from agentprop.judges._extract import find_numbers
+from agentprop.suite import Suite, load_suite
+
+
+@pytest.fixture(scope="module")
+def suite() -> Suite:
+    return load_suite()
+
+
+@pytest.fixture(scope="module")
+def vocab(suite: Suite) -> Vocabulary:
+    return query_vocabulary(suite.tasks)
+
+
+def _ok(suite: Suite, vocab: Vocabulary, tid: str, answer: str) -> bool | None:
+    task = suite.get(tid)
+    assert task is not None, tid
+    return check_answer(task, answer, vocabulary=vocab)[0]
+
+
+# weather_0147: Beijing today, not raining, 19.4 °C, partly cloudy
+# medical_0336: P019 takes insulin glargine and atorvastatin; severity none
+# medical_0431: P047's salbutamol + prednisone: none, so nothing booked
+# retail_0280: Brightline ($135.95) cheaper than Solenne Compact ($159.00) by $23.05
+# retail_0289: Kestrel Air Purifier ($263.95) vs Marlow ($343.99), order 2, $527.90
+# retail_0087: Brightline toothbrush, 50 in stock, order 2 ($271.90)
+# knowledge_0041: Haeltgrairk Ryshsein (historian, born in Tambi): The Ninth Almanac
+# knowledge_0090: Beinfyltste's area is 35,146 km²
+# weather_0019: Madrid (14.9 °C) vs Sydney (13.7 °C), which is warmer
+# weather_0575: Rio 73.1 °F vs a May normal of 73.4 °F: cooler by 0.3 °F
+# calendar_0285: Quarterly planning on Friday 10:15-12:15 (120 minutes)
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    # "no" negates its own noun: "no rain in Beijing" does not deny Beijing
+    ("weather_0147", "Currently no rain in Beijing; partly cloudy at 19.4 °C.", True),
+    ("medical_0336", "Severity: none. There is no interaction between insulin glargine and "
+                     "atorvastatin.", True),
+    # ... but a negated list item still is one
+    ("medical_0336", "P019 is not taking atorvastatin, and insulin glargine alone has no "
+                     "interaction.", False),
+])
+def test_a_determiner_no_negates_its_own_noun(suite: Suite, vocab: Vocabulary, tid: str,
+                                              answer: str, expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
+
+
+def test_a_hedge_in_a_parenthesis_hedges_only_it(suite: Suite, vocab: Vocabulary) -> None:
+    # "mild" is a claim about the pair, whatever the parenthesis doubts
+    assert _ok(suite, vocab, "medical_0431",
+               "Salbutamol with prednisone is a mild interaction (it may lower potassium), "
+               "so it is not high severity and I booked nothing.") is False
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    # a possessive names the product
+    ("retail_0280", "Brightline's brush costs less than the Solenne Compact, by $23.05.", True),
+    # a "(a vs b)" pair is not attributed to the name before the parenthesis
+    ("retail_0289", "Go with the Kestrel Air Purifier, $80.04 less than the Marlow "
+                    "($263.95 vs $343.99). I ordered 2 for $527.90.", True),
+])
+def test_names_and_pairs(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                         expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
+
+
+def test_a_true_value_is_no_other_entity(suite: Suite, vocab: Vocabulary) -> None:
+    # Tambi is another task's subject, but here the subject's true birthplace
+    assert _ok(suite, vocab, "knowledge_0041",
+               "Born in Tambi, the historian Haeltgrairk Ryshsein is remembered above all for "
+               "The Ninth Almanac.") is True
+
+
+@pytest.mark.parametrize(("text", "value", "unit"), [
+    ("an area of 1,000 square miles", 2589.988, "km2"),
+    ("a 3.9-star product", 3.9, "stars"),
+    ("rated 4.1★", 4.1, "stars"),
+    ("12,5 °C", 12.5, "C"),
+    ("23,40 $", 23.4, "USD"),
+    ("合計は50.00ドル", 50.0, "USD"),
+])
+def test_units_and_decimal_commas(text: str, value: float, unit: str) -> None:
+    n = find_numbers(text)[0]
+    assert (round(n.value, 3), n.unit) == (value, unit)
+
+
+def test_a_number_in_another_unit_is_checked(suite: Suite, vocab: Vocabulary) -> None:
+    assert _ok(suite, vocab, "knowledge_0090", "Beinfyltste covers 35,146 sq mi.") is False
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Too close to call: Madrid has 14.9 °C and Sydney 13.7 °C.", False),
+    ("Madrid 14.9 °C, Sydney 13.7 °C: Madrid is the warmer one.", True),
+])
+def test_declining_to_decide_is_no_decision(suite: Suite, vocab: Vocabulary, answer: str,
+                                            expected: bool) -> None:
+    assert _ok(suite, vocab, "weather_0019", answer) is expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Pretty much normal, a touch cooler: 73.1 °F against the usual 73.4 °F.", True),
+    ("It was about the same as normal.", False),  # no trend stated
+    ("Cooler than normal by 0.3 °F (73.1 °F; change −0.3 °F).", True),
+])
+def test_near_normal_bounds_the_trend(suite: Suite, vocab: Vocabulary, answer: str,
+                                      expected: bool) -> None:
+    assert _ok(suite, vocab, "weather_0575", answer) is expected
+
+
+def test_a_count_after_the_order_is_derived(suite: Suite, vocab: Vocabulary) -> None:
+    base = ("The Brightline Electric Toothbrush is the best rated; {} units were in stock and I "
+            "ordered 2 for $271.90 ({} units left).")
+    assert _ok(suite, vocab, "retail_0087", base.format(50, 48)) is True
+    assert _ok(suite, vocab, "retail_0087", base.format(50, 45)) is False
+
+
+def test_a_duration_follows_from_a_time_range(suite: Suite, vocab: Vocabulary) -> None:
+    assert _ok(suite, vocab, "calendar_0285",
+               "Your Quarterly planning runs from 10:15 until 12:15.") is True
+    assert _ok(suite, vocab, "calendar_0285",
+               "Your Quarterly planning runs from 10:15 until 11:15.") is False
