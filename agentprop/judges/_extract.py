@@ -319,7 +319,7 @@ _NUMERIC_RE = re.compile(
 _SLASH_RE = re.compile(r"(?<![\d/.,$])(\d{1,2})/(\d{1,2})(?![\d/]|\.\d)")
 _MD_RANGE_RE = re.compile(
     rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}{_DASH}(\d{{1,2}}){_ORD}\b"
-    r"(?!\s*(?::|am|pm|a\.m|p\.m|°|%)|\.\d)"
+    r"(?!\s*(?::\d|am|pm|a\.m|p\.m|°|%)|\.\d)"
     rf"(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE)
 _DM_RANGE_RE = re.compile(
     rf"\b(\d{{1,2}}){_ORD}{_DASH}(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH_RE})\b\.?"
@@ -372,6 +372,22 @@ def _weekday_date(idx: int, before: str | None, after: str | None) -> date:
     if mod == "next" or (after or "").lower() == "next":
         return REF_DAY + timedelta(days=ahead + 7 if ahead else 7)
     return REF_DAY + timedelta(days=ahead)
+
+
+def _wrong_weekday(text: str, m: re.Match[str], found: list[tuple[Span, set[date]]]
+                   ) -> date | None:
+    """In "Saturday, June 22" (a Sunday), the day of that week the weekday names (June
+    21): a second, false date the text states. None when the weekday fits the date right
+    after it, or is part of a range ("Friday–Sunday, June 20–22")."""
+    nxt = next((d for (a, _), d in found if 0 <= a - m.end() <= 3
+                and re.fullmatch(r",?\s*", text[m.end():a])), None)
+    if nxt is None or re.search(r"(?:–|—|-|to|through|until)\s*$", text[:m.start()], re.I):
+        return None
+    idx = _weekday_index(m[2])
+    if any(d.weekday() == idx for d in nxt) or len(nxt) != 1:
+        return None
+    day = next(iter(nxt))
+    return day + timedelta(days=idx - day.weekday())
 
 
 def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date]]]:
@@ -438,8 +454,11 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
                     and len(m[2]) == 3:
                 continue  # "sun" the noun, not Sunday
             near = [d for (a, b), d in found if abs(a - m.end()) <= 3 or abs(m.start() - b) <= 3]
-            if near:
-                continue  # "Tuesday, June 17": the date says it
+            if near:  # "Tuesday, June 17": the date says it, unless the weekday is wrong
+                wrong = _wrong_weekday(text, m, found)
+                if wrong is not None:
+                    add(m.span(), {wrong})
+                continue
             add(m.span(), {_weekday_date(_weekday_index(m[2]), m[1], m[3])})
     found.sort(key=lambda x: x[0])
     return found

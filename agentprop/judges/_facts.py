@@ -46,12 +46,14 @@ from agentprop.judges._extract import (
     fold,
 )
 from agentprop.judges._lexicon import (
+    ACTION_VERBS,
     CONDITION_NEIGHBOURS,
     DECISION_CUES,
     FREE_NOUNS,
     GROUP_CUES,
     NO_DECISION,
     POLAR_CUES,
+    REPLACE_CUES,
     SCALES,
     SEVERITY_CONTEXT,
     SEVERITY_VAGUE,
@@ -133,6 +135,8 @@ class _Ctx:
             if not names or cat == "time":
                 continue
             atts = self.attributions(cat, pos)
+            if cat == "date" and atts and all(m.start in self.r.ranged for m in atts):
+                return False  # said of a period ("9–15 June"), not surely of one day
             if atts:
                 if not any(m.ent in self.canon(cat, names) for m in atts):
                     return False
@@ -496,11 +500,34 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str],
                 continue
             if ctx.r.low[max(0, a - 4):a].strip() == "how":
                 continue  # "how severe it is depends on the dose"
-        if not terms[term] or ctx.r.hedged(a) or not ctx.bound(f, a):
+        if not terms[term] or ctx.r.hedged(a):
+            continue
+        every = _said_of_every(ctx, f, a)
+        if not (every or ctx.bound(f, a)):
             continue
         neg = not _positive(ctx, a, term)
-        out.append((a, b, term, terms[term], neg, ctx.bound_strict(f, a)))
+        out.append((a, b, term, terms[term], neg, every or ctx.bound_strict(f, a)))
     return out
+
+
+_EVERY = re.compile(r"\b(?:any|all|each|every|either|none|both)\b")
+_LIST_NOUNS = re.compile(r"\b(?:medications?|meds|drugs|prescriptions|medicines)\b")
+
+
+def _said_of_every(ctx: _Ctx, f: Fact, pos: int) -> bool:
+    """A severity said, with a quantifier after it, of every drug of a list ("no known
+    interaction with any of her medications (a, b and c)"): true of each pair whose
+    drug the sentence names or, unnamed, of the list the sentence speaks of."""
+    if f.relation != "severity" or "drug" not in f.about:
+        return False
+    lo, hi = ctx.r.sentence(pos)
+    after = ctx.r.low[pos:hi]
+    if not _EVERY.search(after):
+        return False
+    mine = ctx.canon("drug", f.about["drug"])
+    named = {m.ent for m in ctx.r.mentions.get("drug", []) if lo <= m.start < hi}
+    return bool(named & mine) or (not named - set(f.about["drug"])
+                                  and bool(_LIST_NOUNS.search(after)))
 
 
 _VAGUE = SEVERITY_VAGUE | TREND_VAGUE  # terms that bound a scale value without stating it
@@ -660,6 +687,8 @@ def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             continue
         if ctx.bound(f, p):
             votes.append(says)
+    if f.relation in ("created", "deleted") and _replaced(ctx, f):
+        votes.append(True)
     if f.relation == "rain":
         for n in ctx.r.numbers:
             if n.unit == "mm" and ctx.bound(f, n.span[0]) and not ctx.r.hedged(n.span[0]):
@@ -681,7 +710,45 @@ def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         return "missing", None
     if any(v != bool(f.value) for v in votes):
         return "contradicted", "says " + ("yes" if not f.value else "no")
+    other = _other_target(ctx, f) if f.value is True else None
+    if other is not None:
+        return "contradicted", f"done to {other}"
     return "stated", "yes" if f.value else "no"
+
+
+def _replaced(ctx: _Ctx, f: Fact) -> bool:
+    """A replacement ("Replaced A with B", "swapped A for B") deletes and creates: it
+    votes for the action on `f`'s event when its sentence names that event."""
+    mine = ctx.canon("event", f.about.get("event", [])) if f.about.get("event") else set()
+    for a, _, _ in _occurrences(ctx.r.low, REPLACE_CUES):
+        lo, hi = ctx.r.sentence(a)
+        if ctx.r.asserted(a) and not ctx.r.negated(a) and any(
+                m.ent in mine and lo <= m.start < hi for m in ctx.r.mentions.get("event", [])):
+            return True
+    return False
+
+
+def _other_target(ctx: _Ctx, f: Fact) -> str | None:
+    """The action said done to another entity ("I removed the Parent-teacher meeting"
+    when the Project sync was to go), where the answer never names `f`'s own: the
+    name it acted on, else None."""
+    verbs = ACTION_VERBS.get(str(f.relation), ())
+    for cat in ("event", "product"):
+        names = f.about.get(cat)
+        if not names or not verbs:
+            continue
+        mine = ctx.canon(cat, names) | set(names)
+        if any(m.ent in mine for m in ctx.r.mentions.get(cat, [])):
+            return None
+        for a, _, _ in _occurrences(ctx.r.low, verbs):
+            if ctx.r.negated(a) or not ctx.r.asserted(a):
+                continue
+            hi = ctx.r.sentence(a)[1]
+            atts = ctx.r.attribute(cat, a, local=True) or [
+                m for m in ctx.r.mentions.get(cat, []) if a < m.start < hi][:1]
+            if atts and not any(m.ent in mine for m in atts):
+                return ctx.r.text[atts[0].start:atts[0].end]
+    return None
 
 
 def _at_time(ctx: _Ctx, f: Fact, pos: int) -> bool:
@@ -784,6 +851,9 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
                         ("date", [(s, {d.isoformat() for d in ds}) for s, ds in ctx.r.dates])):
         asked = ctx.query_times if kind == "time" else ctx.query_days
         for (a, b), values in items:
+            lo, hi = ctx.r.clause(a)
+            if kind == "time" and _FREE_TIME.search(ctx.r.low[lo:hi]):
+                continue  # "the gap before Team standup (08:45–09:00)": free time's bounds
             for cat in cats:
                 own = {m.ent for m in ctx.r.attribute(cat, a, local=True)
                        if ctx.ents.owns(cat, m.ent)}
@@ -802,6 +872,9 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
                 out.append({"key": f"{cat}:{'/'.join(sorted(own))}", "kind": kind,
                             "found": ctx.r.text[a:b], "why": f"not a true {kind} of it"})
     return out
+
+
+_FREE_TIME = re.compile(r"\b(?:gap|gaps|slot|slots|window|opening|free|break|open)\b")
 
 
 def _time_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:

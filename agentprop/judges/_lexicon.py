@@ -199,6 +199,16 @@ POLAR_CUES["found"] = (
     ("fully booked", "no free", "no gap", "no gaps", "no slot", "no slots", "no opening",
      "nothing free", "booked solid", "no availability", "couldn't find", "could not find",
      "completely booked", "no room"))
+# the verbs of an action that name what it was done to ("removed the Dentist"), and of a
+# replacement, which deletes one event and creates another ("Replaced A with B", "A → B")
+ACTION_VERBS: dict[str, tuple[str, ...]] = {
+    "deleted": ("deleted", "removed", "cancelled", "canceled", "taken off", "cleared"),
+    "moved": ("moved", "rescheduled", "shifted", "pushed"),
+    "created": ("created", "added", "scheduled", "booked", "put"),
+    "booked": ("booked", "scheduled", "made an appointment"),
+    "ordered": ("ordered", "purchased", "bought"),
+}
+REPLACE_CUES = ("replaced", "swapped", "switched", "substituted", "exchanged")
 # a cue right after these words names the topic, not a claim ("I checked for interactions")
 TOPIC_WORDS = frozenset({"check", "checked", "checking", "for", "any", "about", "possible",
                          "potential", "whether", "known"})

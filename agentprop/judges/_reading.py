@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import pairwise
 
 from agentprop.judges._extract import Number, find_dates, find_numbers, find_times, fold
 from agentprop.judges._lexicon import HEDGES, NEGATIONS, NOT_ASSERTED
@@ -84,6 +85,7 @@ class Reading:
     times: list[tuple[Span, str]] = field(default_factory=list)
     numbers: list[Number] = field(default_factory=list)
     mentions: dict[str, list[Mention]] = field(default_factory=dict)
+    ranged: frozenset[int] = frozenset()  # starts of dates that end a range ("9–15 June")
     _clause_starts: list[int] = field(default_factory=list)
     _sentence_starts: list[int] = field(default_factory=list)
 
@@ -93,6 +95,8 @@ class Reading:
         r.sentences = _segments(text, _SENTENCE_END, [(0, len(text))])
         r.clauses = _segments(text, _CLAUSE_SEP, r.sentences)
         r.dates = find_dates(text)
+        r.ranged = frozenset(x for ((a, b), _), ((c, _), _) in pairwise(r.dates)
+                             if _DATE_RANGE_GAP.fullmatch(text[b:c]) for x in (a, c))
         r.times = find_times(text)
         skip = [s for s, _ in r.dates] + [s for s, _ in r.times]
         r.numbers = find_numbers(text, skip=skip)
@@ -238,6 +242,7 @@ class Reading:
         return not any(k in seg for k in NOT_ASSERTED) and "?" not in self.text[lo:hi]
 
 
+_DATE_RANGE_GAP = re.compile(r"\s*(?:–|—|-|to|through|until|till)\s*", re.IGNORECASE)
 _ALT_GAP = re.compile(r"^\s*(?:,\s*)?(?:or(?:\s+(?:maybe|possibly|perhaps|even))?|/|either|,)\s*$")
 _RANGE_GAP = re.compile(r"^\s*(?:–|—|-|to|and)\s*$")
 

@@ -128,3 +128,57 @@ def test_a_duration_follows_from_a_time_range(suite: Suite, vocab: Vocabulary) -
                "Your Quarterly planning runs from 10:15 until 12:15.") is True
     assert _ok(suite, vocab, "calendar_0285",
                "Your Quarterly planning runs from 10:15 until 11:15.") is False
+
+
+# weather_0607: Delhi 9-15 June: mean 95.1 °F, 36.8 mm on 3 days (the 15th itself was dry)
+# medical_0207: fluconazole vs metformin, cimetidine, paracetamol: all none
+# medical_0405: azathioprine vs allopurinol high, losartan and amlodipine none
+# calendar_0609: Coffee with Alex booked 09:15-10:15 on June 18 (08:15 taken)
+# calendar_0547: replace Haircut (Sat June 28, 11:30) with Pick up dry cleaning
+# calendar_0190: cancel the Project sync on Thursday June 26 (not the Parent-teacher meeting)
+# calendar_0191: Coffee with Alex on Sunday June 22, 08:00-08:45
+
+
+def test_a_value_said_of_a_period_is_not_said_of_its_last_day(suite: Suite,
+                                                              vocab: Vocabulary) -> None:
+    assert _ok(suite, vocab, "weather_0607",
+               "Delhi, June 9–15: mean 95.1 °F and some rain, 36.8 mm in total.") is True
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ("medical_0207", "Safe: no known interaction with any of them (metformin, cimetidine, "
+                     "paracetamol).", True),
+    ("medical_0207", "It is safe, there is no interaction with any of the patient's current "
+                     "medications.", True),
+    # a quantified "none" over a list holding a high-severity pair is false
+    ("medical_0405", "Azathioprine has no known interaction with any of P046's medications.",
+     False),
+])
+def test_a_severity_said_of_every_drug(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                                       expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
+
+
+def test_free_time_bounds_are_not_an_events_times(suite: Suite, vocab: Vocabulary) -> None:
+    assert _ok(suite, vocab, "calendar_0609",
+               "Booked Coffee with Alex on June 18 at 09:15–10:15: the Doctor checkup has "
+               "08:15, and the slot before Team standup (08:45–09:00) is only 15 minutes.") is True
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ("calendar_0547", "Swapped the Haircut on June 28 for Pick up dry cleaning at 11:30.", True),
+    ("calendar_0190", "Cancelled — the Parent-teacher meeting on June 26 is gone.", False),
+    ("calendar_0190", "Cancelled your Project sync on June 26.", True),
+])
+def test_what_the_action_was_done_to(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                                     expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Added Coffee with Alex on Sunday, June 22, 08:00–08:45.", True),
+    ("Added Coffee with Alex on Friday, June 22, 08:00–08:45.", False),  # June 22 is a Sunday
+])
+def test_a_weekday_that_does_not_fit_its_date(suite: Suite, vocab: Vocabulary, answer: str,
+                                              expected: bool) -> None:
+    assert _ok(suite, vocab, "calendar_0191", answer) is expected
