@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from agentprop.core import Fact, Task
+from agentprop.judges import _languages as lang
 from agentprop.judges._extract import find_dates, fold
 
 _T = TypeVar("_T")
@@ -34,10 +35,11 @@ def _fact_entities(facts: Iterable[Fact]) -> dict[str, dict[str, list[str]]]:
             table = out.setdefault(cat, {})
             if cat in MEMBER_CATEGORIES:
                 for n in names:
-                    table.setdefault(n, [n])
+                    table.setdefault(n, [n, *lang.drug_spellings(n)])
             else:
                 forms = table.setdefault(names[0], [names[0]])
-                forms += [n for n in names[1:] if n not in forms]
+                extra = lang.CITY_NAMES.get(names[0], ()) if cat == "city" else ()
+                forms += [n for n in (*names[1:], *extra) if n not in forms]
     return out
 
 

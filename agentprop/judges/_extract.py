@@ -11,10 +11,12 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from agentprop.core import REFERENCE_DATE
+from agentprop.judges import _languages as lang
 
 REF_DAY = date.fromisoformat(REFERENCE_DATE)
 
@@ -24,6 +26,7 @@ for _i, _m in enumerate(["january", "february", "march", "april", "may", "june",
     MONTHS[_m] = _i
     MONTHS[_m[:3]] = _i
 MONTHS["sept"] = 9
+MONTHS.update(lang.MONTHS)
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WD_RE = r"mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?" \
@@ -328,10 +331,20 @@ _MD_RE = re.compile(
     rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?!\s*(?::\d|am\b|pm\b))(?:,?\s+(\d{{4}})\b)?",
     re.IGNORECASE,
 )
-_DM_RE = re.compile(
-    rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?",
+_DM_RE = re.compile(  # "18 June", "the 18th of June", "26. Juni", "16 de junho de 2025"
+    rf"\b(\d{{1,2}}){_ORD}\.?\s+(?:of\s+|de\s+)?({_MONTH_RE})\b\.?"
+    rf"(?:,?\s+(?:de\s+)?(\d{{4}})\b)?",
     re.IGNORECASE,
 )
+# "16.06." (a German day and month) at a line's or list item's start or after a preposition
+_DOT_DM_RE = re.compile(
+    r"(?:^[ \t]*(?:[-*•][ \t]*)?|\b(?:am|vom|bis|zum|den|le|du|au|el|del|al|il|dal|op"
+    r"|em|no|do|ao)\s+)(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?![\d])", re.IGNORECASE | re.MULTILINE)
+_CJK_RE = re.compile(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_FOREIGN_REL = re.compile(
+    r"(?<![a-z0-9])(" + "|".join(re.escape(w) for w in sorted(lang.RELATIVE_DAYS, key=len,
+                                                              reverse=True))
+    + r")(?![a-z0-9])")
 _REL_RE = re.compile(r"\b(day after tomorrow|today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)
 _REL = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2}
 _DAY_COUNT = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen" \
@@ -374,6 +387,18 @@ def _weekday_date(idx: int, before: str | None, after: str | None) -> date:
     return REF_DAY + timedelta(days=ahead)
 
 
+def _foreign_dates(text: str, add: Callable[[Span, set[date | None]], None]) -> None:
+    """Date forms of other languages: "16.06.", "6月18日", "morgen", "demain"."""
+    for m in _DOT_DM_RE.finditer(text):
+        add(m.span("d")[:1] + m.span("m")[1:], {_mk(REF_DAY.year, int(m["m"]), int(m["d"]))})
+    for m in _CJK_RE.finditer(text):
+        add(m.span(), {_mk(REF_DAY.year, int(m[1]), int(m[2]))})
+    for m in _FOREIGN_REL.finditer(text):
+        if m[1] == "morgen" and re.search(r"(?:heute|guten|jeden)\s+$", text[:m.start()]):
+            continue  # "heute Morgen": this morning
+        add(m.span(), {REF_DAY + timedelta(days=lang.RELATIVE_DAYS[m[1]])})
+
+
 def _wrong_weekday(text: str, m: re.Match[str], found: list[tuple[Span, set[date]]]
                    ) -> date | None:
     """In "Saturday, June 22" (a Sunday), the day of that week the weekday names (June
@@ -394,6 +419,7 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
     """Dates in any common format, each with the set of dates it may mean (06/07/2025 is
     ambiguous between June 7 and July 6, so both). A range ("June 16–22") gives both ends.
     A weekday name alone ("Friday") is read relative to the reference Monday."""
+    orig, text = text, fold(text)  # one character for one: spans stay valid
     found: list[tuple[Span, set[date]]] = []
     taken: list[Span] = []
 
@@ -439,6 +465,7 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
             add(m.span(), {REF_DAY + timedelta(days=-7 if "ago" in m[0].lower() else 7)})
     for m in _REL_RE.finditer(text):
         add(m.span(), {REF_DAY + timedelta(days=_REL[m[1].lower()])})
+    _foreign_dates(text, add)
     for m in _WD_DAY_RE.finditer(text):
         wd, day = _weekday_index(m[1]), int(m[2])
         fits = {d for d in (_mk(REF_DAY.year, REF_DAY.month, day),
@@ -450,8 +477,8 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
                        _mk(REF_DAY.year, REF_DAY.month + 1, day)})
     if weekdays:
         for m in _WEEKDAY_RE.finditer(text):
-            if m[2].lower() in ("sun", "sat", "wed", "mon") and m[2].islower() \
-                    and len(m[2]) == 3:
+            word = orig[m.start(2):m.end(2)]
+            if word.lower() in ("sun", "sat", "wed", "mon") and word.islower():
                 continue  # "sun" the noun, not Sunday
             near = [d for (a, b), d in found if abs(a - m.end()) <= 3 or abs(m.start() - b) <= 3]
             if near:  # "Tuesday, June 17": the date says it, unless the weekday is wrong
@@ -468,7 +495,8 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
 
 _AMPM = r"(?P<ampm>a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])"
 _HM_RE = re.compile(
-    rf"(?<![\d:])(?P<h>[01]?\d|2[0-3])[:.h](?P<m>[0-5]\d)(?::[0-5]\d)?(?!\d)(?:\s*{_AMPM})?",
+    rf"(?<![\d:])(?P<h>[01]?\d|2[0-3])(?P<sep>[:.]|\s?h\s?)(?P<m>[0-5]\d)(?::[0-5]\d)?(?!\d)"
+    rf"(?!\s*min)(?:\s*{_AMPM})?",
     re.IGNORECASE,
 )
 _H_RE = re.compile(rf"(?<![\d:.])(?P<h>1[0-2]|0?[1-9])\s*{_AMPM}", re.IGNORECASE)
@@ -478,6 +506,7 @@ _RANGE_RE = re.compile(
     re.IGNORECASE,
 )
 _WORD_TIME_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
+_UHR_RE = re.compile(r"(?<![\d:])([01]?\d|2[0-3])\s*uhr\b", re.IGNORECASE)  # "14 Uhr"
 
 
 def _hm(h: int, m: int, ampm: str | None) -> str | None:
@@ -506,7 +535,7 @@ def find_times(text: str) -> list[tuple[Span, str]]:
         if any(a <= m.start() < b for (a, b), _ in out):
             continue
         # "2025.06" or a decimal like "14.50" is not a time unless am/pm follows
-        if m.group(0)[len(m["h"])] in ".h" and not m["ampm"]:
+        if m["sep"] == "." and not m["ampm"]:
             continue
         t = _hm(int(m["h"]), int(m["m"]), m["ampm"])
         if t:
@@ -519,6 +548,9 @@ def find_times(text: str) -> list[tuple[Span, str]]:
             out.append((m.span(), t))
     for m in _WORD_TIME_RE.finditer(text):
         out.append((m.span(), "00:00" if m[1].lower() == "midnight" else "12:00"))
+    for m in _UHR_RE.finditer(text):
+        if not any(a <= m.start() < b for (a, b), _ in out):
+            out.append((m.span(), f"{int(m[1]):02d}:00"))
     out.sort(key=lambda x: x[0])
     return out
 

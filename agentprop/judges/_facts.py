@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentprop.core import REFERENCE_DATE, Fact, Task, ToolResultEvent, Trace, Verdict
 from agentprop.domains import observation_leaves
+from agentprop.judges import _languages as lang
 from agentprop.judges._base import JUDGES, Judge
 from agentprop.judges._entities import (
     MEMBER_CATEGORIES,
@@ -75,7 +76,9 @@ _APPROX = {"USD": (0.5, 0.025), "C": (0.6, 0.0), "F": (1.1, 0.0), "%": (5.0, 0.0
            "minutes": (5.0, 0.0), None: (0.1, 0.0)}
 _ID_RE = re.compile(r"(?<![a-z0-9])(?:evt[_\s-]?\d{3,}|apt\d{3,}|ord\d{3,}|prd\d{3,}"
                     r"|p\d{2,4}|d\d{3}|kb\d{3,4})(?![a-z0-9])")
-_YES_NO = re.compile(r"^\W*(yes|yeah|yep|no|nope)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"^\W*(yes|yeah|yep|no|nope|" + "|".join(lang.YES + lang.NO) + r")(?!\w)",
+                     re.IGNORECASE)
+_YES = frozenset(("yes", "yeah", "yep", *lang.YES))
 _POLAR_QUERY = re.compile(r"^\s*(is|are|will|was|were|do|does|did|can|should|has|have)\b",
                           re.IGNORECASE)
 
@@ -391,13 +394,17 @@ def _without(f: Fact, cat: str) -> Fact:
     return f.model_copy(update={"about": {k: v for k, v in f.about.items() if k != cat}})
 
 
+_TIME_RANGE_GAP = re.compile(r"\s*(?:–|—|-|to|until|till|→|->|"
+                             + "|".join(lang.RANGE_WORDS) + r")\s*")
+
+
 def _time_roles(ctx: _Ctx) -> list[str]:
     """Each time's role: ``start`` or ``end`` of a range ("14:00–15:30", "8-9 am",
     "from 2 to 3 pm"), else ``single``."""
     roles = ["single"] * len(ctx.r.times)
     for i in range(len(ctx.r.times) - 1):
         gap = ctx.r.low[ctx.r.times[i][0][1]:ctx.r.times[i + 1][0][0]]
-        if roles[i] == "single" and re.fullmatch(r"\s*(?:–|—|-|to|until|till|→|->)\s*", gap):
+        if roles[i] == "single" and _TIME_RANGE_GAP.fullmatch(gap):
             roles[i], roles[i + 1] = "start", "end"
     return roles
 
@@ -455,6 +462,8 @@ def _positive(ctx: _Ctx, start: int, phrase: str) -> bool:
 
 def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     forms = [str(f.value), *f.aliases]
+    if f.group in ("medications", "allergies"):
+        forms += lang.drug_spellings(str(f.value))  # "Morphin", "morfina"
     for anchor, names in f.about.items():
         if set(forms) & set(names):  # the value names its own anchor: bound by itself
             forms += ctx.ents.own.get(anchor, {}).get(names[0], [])
@@ -590,8 +599,8 @@ def _leading_yes(ctx: _Ctx, about: str | None = None) -> bool | None:
     first = ctx.task.query.split("?")[0]
     if about is not None and not re.search(about, first, re.I):
         return None
-    m = _YES_NO.match(ctx.r.text)
-    return None if m is None else m.group(1).lower() in ("yes", "yeah", "yep")
+    m = _YES_NO.match(ctx.r.low)
+    return None if m is None else fold(m.group(1)) in _YES
 
 
 def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
@@ -817,11 +826,51 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
         pool = by_class.get("C", []) + by_class.get("F", []) if n.unit in ("C", "F", "deg") \
             else by_class.get(None if n.unit == "stars" else n.unit, [])
         same = [g for g in pool if ctx.bound(g, n.span[0])]
+        a, b = n.span
         if same and not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in same) \
                 and not _derived(ctx, pool, n):
-            a, b = n.span
             out.append({"key": same[0].key, "kind": "number", "found": ctx.r.text[a:b],
                         "why": "no true value of this entity matches it"})
+        elif not pool and n.unit not in ("stars",) and _unlike_reference(ctx, n):
+            out.append({"key": f"reference:{n.unit}", "kind": "number",
+                        "found": ctx.r.text[a:b], "why": "the reference gives another value"})
+    return out + _lifetime_contradictions(ctx)
+
+
+def _unlike_reference(ctx: _Ctx, n: Number) -> bool:
+    """A quantity no fact covers, in a unit the reference answer states values in (a dose
+    in mg), that matches none of them: "limit it to 40 mg" when the truth says 20 mg."""
+    key = ("reference numbers", n.unit)
+    ref = ctx.cache.get(key)
+    if ref is None:
+        ref = ctx.cache[key] = [m.value for m in find_numbers(ctx.task.reference_answer)
+                                if m.unit == n.unit]
+    slack = 0.5 * 10.0 ** (-n.decimals)
+    return bool(ref) and not any(abs(v - n.value) <= slack + 1e-9 for v in ref)
+
+
+_YEAR = re.compile(r"(?<![\d.,$])(1[0-9]{3}|20[0-9]{2})(?!\d|[.,]\d|\s*(?:°|%|\$))")
+
+
+def _lifetime_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    """A year said of a person outside their life (a work "published in 1790" by someone
+    who died in 1760): the task knows when they were born and died."""
+    life: dict[str, dict[str, float]] = {}
+    for g in ctx.task.expected_facts:
+        fam = key_family(g.key)
+        if g.kind == "number" and fam in ("born", "died") and g.about.get("subject"):
+            life.setdefault(g.about["subject"][0], {})[fam] = float(g.value)
+    if not life:
+        return []
+    out = []
+    for m in _YEAR.finditer(ctx.r.text):
+        who = ctx.bound_to_own("subject", m.start())
+        span = life.get(who or "")
+        if not span or len(span) < 2:
+            continue
+        if not span["born"] <= float(m.group(1)) <= span["died"]:
+            out.append({"key": f"{who}.years", "kind": "number", "found": m.group(0),
+                        "why": "outside the subject's life"})
     return out
 
 
@@ -875,6 +924,39 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
 
 
 _FREE_TIME = re.compile(r"\b(?:gap|gaps|slot|slots|window|opening|free|break|open)\b")
+
+
+def _event_day_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    """An event of the task said to be on a day none of its facts puts it on ("Wednesday,
+    when you also have the Car service" for a Tuesday event): the day the event's
+    mention is attributed to in its sentence (a day the query names aside)."""
+    days: dict[str, set[str]] = {}
+    for g in ctx.task.expected_facts:
+        for ent in g.about.get("event", []):
+            got = days.setdefault(ent, set())
+            got |= set(g.about.get("date", []))
+            if g.kind == "date":
+                got.add(str(g.value))
+    spans: dict[int, tuple[set[str], set[str]]] = {}  # a span may name several (a title)
+    for m in ctx.r.mentions.get("event", []):
+        ents, truth = spans.setdefault(m.start, (set(), set()))
+        ents.add(m.ent)
+        truth |= days.get(m.ent, set())
+    out = []
+    for start, (ents, truth) in spans.items():
+        if not truth:
+            continue
+        for d in ctx.r.attribute("date", start, local=True):
+            if d.ent not in truth and d.ent not in ctx.query_days and d.start not in \
+                    ctx.r.ranged and not _same_span_names(ctx, d, truth):
+                out.append({"key": f"event:{'/'.join(sorted(ents))}", "kind": "date",
+                            "found": ctx.r.text[d.start:d.end], "why": "not a day of it"})
+    return out
+
+
+def _same_span_names(ctx: _Ctx, d: Mention, truth: set[str]) -> bool:
+    """The date's span also reads as one of `truth` (an ambiguous 06/07)."""
+    return any(x.start == d.start and x.ent in truth for x in ctx.r.mentions.get("date", []))
 
 
 def _time_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
@@ -1054,6 +1136,7 @@ def _read_answer(task: Task, answer: str, vocabulary: Vocabulary | None) -> _Ans
     statuses = tuple(_status(ctx, f, []) for f in task.expected_facts)
     checks = (("number", _number_contradictions), ("clock", _clock_contradictions),
               ("date", _date_contradictions), ("time", _time_contradictions),
+              ("event_day", _event_day_contradictions),
               ("group", _group_contradictions), ("key", _key_contradictions),
               ("id", _id_contradictions), ("scale", _scale_contradictions))
     return _AnswerReading(statuses, tuple((name, tuple(check(ctx))) for name, check in checks))

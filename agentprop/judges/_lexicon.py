@@ -6,6 +6,8 @@ on folded text (lower-case, accents stripped), longest phrase first.
 
 from __future__ import annotations
 
+from agentprop.judges import _languages as lang
+
 # -- closed scales: a term states one value (or is compatible with several) ------------------
 
 # severity of a drug interaction: none < low (minor, mild) < moderate < high (major, severe)
@@ -18,7 +20,10 @@ SEVERITY_TERMS: dict[str, frozenset[str]] = {
         "no drug interaction", "no documented interaction", "no recorded interaction",
         "no listed interaction", "severity none", "severity: none", "severity is none",
         "severity of none", "severity level: none", "severity level none",
-        "no interaction risk", "free of interactions", "interaction-free")},
+        "no interaction risk", "free of interactions", "interaction-free", "none known",
+        "none reported", "none documented", "none listed",
+        *lang.NO_INTERACTION)},
+    **{t: frozenset({v}) for t, v in lang.SEVERITY.items()},
     **{t: frozenset({"low"}) for t in ("minor", "mild", "low", "slight", "minimal")},
     **{t: frozenset({"moderate"}) for t in ("moderate", "moderately", "medium",
                                             "intermediate")},
@@ -41,10 +46,12 @@ SEVERITY_VAGUE = frozenset(t for t, v in SEVERITY_TERMS.items() if len(v) > 1)
 # a bare level word speaks of the interaction only next to one of these ("high blood
 # pressure" is not a severity)
 SEVERITY_CONTEXT = ("interact", "severity", "risk", "combin", "together", "caution", "warn",
-                    "concern", "danger")
+                    "concern", "danger", *lang.SEVERITY_CONTEXT)
 
 # weather conditions: what each term states, by the domain's conditions
 _RAIN = ("light rain", "rain", "heavy rain", "thunderstorms")
+# a word for rain or snow in general states any intensity of it
+_FAMILY = {"rain": frozenset(_RAIN), "snow": frozenset({"light snow", "snow"})}
 CONDITION_TERMS: dict[str, frozenset[str]] = {
     "sunny": frozenset({"sunny"}), "sunshine": frozenset({"sunny"}),
     "clear skies": frozenset({"sunny"}), "clear sky": frozenset({"sunny"}),
@@ -72,6 +79,9 @@ CONDITION_TERMS: dict[str, frozenset[str]] = {
     "light snow": frozenset({"light snow"}), "flurries": frozenset({"light snow"}),
     "snow": frozenset({"light snow", "snow"}), "snowy": frozenset({"light snow", "snow"}),
     "snowfall": frozenset({"light snow", "snow"}), "snowing": frozenset({"light snow", "snow"}),
+    **{t: _FAMILY.get(v, frozenset({v})) for t, v in lang.CONDITIONS.items()},
+    # "不会下雨" (it will not rain): no condition, though it holds the word for rain
+    **{t: frozenset() for t in lang.NO_RAIN if not t.isascii()},
     # counts of days, not a day's condition
     **{t: frozenset() for t in ("rainy days", "rainy day", "wet days", "rain days",
                                 "snowy days", "sunny days", "dry days")},
@@ -103,6 +113,7 @@ TREND_TERMS: dict[str, frozenset[str]] = {
     **{t: frozenset({"same"}) for t in ("in line with", "on par with",
                                         "no different from", "same as normal",
                                         "right at normal", "right on average")},
+    **{t: frozenset({v}) for t, v in lang.TREND.items()},
     # near the normal: true of a small difference either way, so no trend is stated
     **{t: frozenset({"same", "warmer", "cooler"}) for t in (
         "about the same", "close to normal", "near normal", "roughly normal",
@@ -120,7 +131,7 @@ SCALES: dict[str, dict[str, frozenset[str]]] = {
 
 # -- decisions: cue words naming the winner (positive) or a loser (negative) ----------------
 
-DECISION_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+_DECISION_EN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "warmer": (("warmer", "hotter", "the warm one", "higher temperature", "higher temperatures",
                 "beats", "wins", "comes out ahead", "comes out on top", "the winner",
                 "warmest", "hottest", "milder"),
@@ -159,7 +170,7 @@ NO_DECISION = ("hard to say", "difficult to say", "impossible to say", "can't sa
 
 # -- polar facts: cue words asserting (or, negated, denying) a proposition -------------------
 
-POLAR_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+_POLAR_EN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # (asserting cues, cues that assert the opposite)
     "rain": (("rain", "raining", "rainy", "showers", "shower", "drizzle", "thunderstorms",
               "thunderstorm", "downpour", "downpours", "wet", "umbrella", "precipitation is",
@@ -194,11 +205,31 @@ POLAR_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
              ("taken", "busy", "blocked", "occupied", "clash", "clashes",
               "conflict", "conflicts", "overlaps", "not free", "unavailable")),
 }
-POLAR_CUES["found"] = (
+_POLAR_EN["found"] = (
     ("free", "available", "open", "you can fit", "fits", "can fit"),
     ("fully booked", "no free", "no gap", "no gaps", "no slot", "no slots", "no opening",
      "nothing free", "booked solid", "no availability", "couldn't find", "could not find",
      "completely booked", "no room"))
+
+
+def _merged(english: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
+            other: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+            ) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The English cues with those of other languages (`_languages`) after them."""
+    return {k: (pos + other.get(k, ((), ()))[0], neg + other.get(k, ((), ()))[1])
+            for k, (pos, neg) in english.items()}
+
+
+DECISION_CUES = _merged(_DECISION_EN, {
+    "warmer": (lang.WARMER, lang.COOLER), "warmest": (lang.WARMER, lang.COOLER),
+    "cheaper": (lang.CHEAPER, lang.DEARER), "cheapest": (lang.CHEAPER, lang.DEARER),
+    "best_rated": (lang.BEST_RATED, ()), "driest": (lang.DRIEST, ())})
+POLAR_CUES = _merged(_POLAR_EN, {
+    "rain": (lang.RAIN, lang.NO_RAIN),
+    "created": (lang.CREATED + lang.DONE, ()), "deleted": (lang.DELETED + lang.DONE, ()),
+    "moved": (lang.MOVED + lang.DONE, ()), "booked": (lang.BOOKED + lang.DONE, ()),
+    "ordered": (lang.ORDERED + lang.DONE, ()),
+    "interacts": (lang.INTERACTS, lang.NO_INTERACTION)})
 # the verbs of an action that name what it was done to ("removed the Dentist"), and of a
 # replacement, which deletes one event and creates another ("Replaced A with B", "A → B")
 ACTION_VERBS: dict[str, tuple[str, ...]] = {
@@ -220,8 +251,8 @@ FREE_NOUNS = frozenset({"slot", "slots", "time", "times", "window", "windows", "
 # a group's items are claimed only in a sentence that speaks of the list
 GROUP_CUES: dict[str, tuple[str, ...]] = {
     "medications": ("take", "taking", "takes", "on ", "prescri", "medication", "meds", "drug",
-                    "current", "regimen"),
-    "allergies": ("allerg", "nkda", "intoleran", "reaction"),
+                    "current", "regimen", *lang.MEDICATION_CUES),
+    "allergies": ("allerg", "nkda", "intoleran", "reaction", *lang.ALLERGY_CUES),
     "doctors": ("dr", "doctor", "available", "working", "on duty", "specialist", "physician",
                 "cardiolog", "neurolog", "dermatolog", "practice", "gp", "see "),
     "events": (),
@@ -235,7 +266,7 @@ NEGATIONS = frozenset({
     "shouldn't", "wouldn't", "hasn't", "haven't", "hadn't", "unable", "failed", "fails",
     "nothing", "nobody", "isnt", "doesnt", "dont", "didnt", "cant", "couldnt", "wasnt",
     "hasnt", "havent", "wont",
-})
+}) | lang.NEGATIONS
 # words that make a clause a question, an offer or a hypothesis rather than a statement
 NOT_ASSERTED = (
     "would you like", "shall i", "should i", "do you want", "want me to", "i can ", "i could",

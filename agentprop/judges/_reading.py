@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from itertools import pairwise
 
+from agentprop.judges import _languages as lang
 from agentprop.judges._extract import Number, find_dates, find_numbers, find_times, fold
 from agentprop.judges._lexicon import HEDGES, NEGATIONS, NOT_ASSERTED
 
@@ -30,7 +31,7 @@ _ABBREV = re.compile(r"(?:\b(?:dr|mr|mrs|ms|st|mt|no|vs|approx|ca|e\.g|i\.e|etc|
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|;\s|\n+|\s*\|\s*\n")
 _CLAUSE_SEP = re.compile(
     r";|,\s|\s+(?:and|but|while|whereas|vs\.?|versus|than|compared (?:with|to)|unlike"
-    r"|whilst|however|instead)\s+|\s*\|\s*|\s+[–—-]\s+|:\s+",
+    r"|whilst|however|instead|" + "|".join(lang.VERSUS) + r")\s+|\s*\|\s*|\s+[–—-]\s+|:\s+",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9']+")
@@ -40,7 +41,9 @@ _SCOPE_ENDS = frozenset({"in", "at", "between", "with", "for", "during", "from",
                          "among", "throughout"})
 _NOT_NOUN = frozenset({"longer", "more", "one", "other"})
 _HEDGE_RX = re.compile(r"\b(?:" + "|".join(HEDGES) + r")\b")
-_CONTRAST = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|unlike|whereas|while)\b")
+_VERSUS = re.compile(r"\b(?:vs\.?|versus|" + "|".join(lang.VERSUS) + r")\b")
+_CONTRAST = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|unlike|whereas|while|"
+                       + "|".join(lang.VERSUS) + r")\b")
 # a line holding a measured value is a data row, not a heading
 _VALUE = re.compile(r"\d\s*(?:°|%|\$|mm\b|km|mph|units?\b|events?\b)|\$\s*\d", re.IGNORECASE)
 
@@ -149,8 +152,8 @@ class Reading:
             return []
         lo, hi = self.clause(pos)
         paired = self._paired(pos)
-        if paired is not None:  # "(… vs …)": only a name inside the parenthesis counts
-            lo, hi = max(lo, paired[0]), min(hi, paired[1])
+        if paired is not None:  # "(X 14 vs Y 13)": only a name inside, before the value
+            lo, hi = max(lo, paired[0]), min(hi, pos)
         inside = [m for m in ms if lo <= m.start < hi and not (m.start <= pos < m.end)]
         if inside:
             return self._nearest(inside, pos)
@@ -167,13 +170,13 @@ class Reading:
     def _paired(self, pos: int) -> Span | None:
         """The span of a "(… vs …)" around `pos`: the pair follows the order the entities
         were named in, which this reading does not track, so a value there is attributed
-        only to a name inside the parenthesis, else to none."""
+        only to a name before it inside the parenthesis, else to none."""
         open_ = self.text.rfind("(", 0, pos)
         if open_ < 0 or self.text.rfind(")", open_, pos) >= 0:
             return None
         close = self.text.find(")", pos)
         span = (open_, close if close >= 0 else len(self.text))
-        return span if re.search(r"\b(?:vs\.?|versus)\b", self.low[span[0]:span[1]]) else None
+        return span if _VERSUS.search(self.low[span[0]:span[1]]) else None
 
     def _contrasted(self, pos: int) -> bool:
         """The value's clause opens with a contrast ("vs", "than", "compared with")."""

@@ -182,3 +182,76 @@ def test_what_the_action_was_done_to(suite: Suite, vocab: Vocabulary, tid: str, 
 def test_a_weekday_that_does_not_fit_its_date(suite: Suite, vocab: Vocabulary, answer: str,
                                               expected: bool) -> None:
     assert _ok(suite, vocab, "calendar_0191", answer) is expected
+
+
+# weather_0019: Madrid 14.9 °C warmer than Sydney 13.7 °C tomorrow
+# medical_0072: fluconazole + warfarin: high
+# calendar_0002: create Tax advisor meeting on 2025-07-03, 14:15-15:15
+# retail_0003: Lumora Compact ($221.00) cheaper than Pinecrest Deluxe ($223.00) by $2.00
+# weather_0147: Beijing today: no rain, 19.4 °C
+# medical_0019: Lucia Brown (P016) is allergic to morphine and penicillin
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    # other languages state the truth (months, decimal commas, "h" times, cues, city names)
+    ("weather_0019", "Morgen ist es in Madrid wärmer: 14,9 °C gegenüber 13,7 °C in Sydney.",
+     True),
+    ("weather_0019", "Demain, il fera plus chaud à Sydney (13,7 °C) qu'à Madrid.", False),
+    ("medical_0072", "La interacción entre fluconazol y warfarina es grave.", True),
+    ("medical_0072", "Tra fluconazolo e warfarin l'interazione è lieve.", False),
+    ("calendar_0002", "Fatto: ho aggiunto «Tax advisor meeting» il 3 luglio, 14h15–15h15.", True),
+    ("calendar_0002", "Erledigt: „Tax advisor meeting“ am 4. Juli, 14:15–15:15 Uhr.", False),
+    ("retail_0003", "O Lumora Compact é mais barato: 221,00 $ contra 223,00 $, 2,00 $ a menos.",
+     True),
+    ("retail_0003", "De Pinecrest Deluxe is goedkoper, 2,00 $ verschil.", False),
+    ("weather_0147", "北京今天不下雨，气温 19,4 °C。", True),
+    ("weather_0147", "Sí, hoy llueve en Pekín, 19,4 °C.", False),
+    ("medical_0019", "Lucia Brown (P016) ist allergisch gegen Morphin und Penicillin.", True),
+    ("medical_0019", "Lucia Brown (P016) no tiene alergias conocidas.", False),
+])
+def test_answers_in_other_languages(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                                    expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
+
+
+@pytest.mark.parametrize(("text", "iso"), [
+    ("am 3. Juli 2025", "2025-07-03"), ("le 18 juin", "2025-06-18"),
+    ("16 de junho de 2025", "2025-06-16"), ("7月3日", "2025-07-03"),
+    ("- 17.06.: 20 °C", "2025-06-17"), ("domani", "2025-06-17"),
+])
+def test_dates_in_other_languages(text: str, iso: str) -> None:
+    from agentprop.judges._extract import find_dates
+
+    assert iso in {d.isoformat() for _, ds in find_dates(text) for d in ds}
+
+
+# calendar_0667: 16 events this week; Car service Tue 17 13:30, Sprint planning Wed 18 and
+# Fri 20, Gym session Wed 18 16:45
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("16 events this week. On Tuesday there is also the Car service at 13:30.", True),
+    ("16 events this week. On Thursday there is also the Car service at 13:30.", False),
+    # a title two events share is on either one's day
+    ("16 events this week; Friday has Sprint planning at 11:30.", True),
+])
+def test_an_event_on_a_day_that_is_not_its_own(suite: Suite, vocab: Vocabulary, answer: str,
+                                                expected: bool) -> None:
+    assert _ok(suite, vocab, "calendar_0667", answer) is expected
+
+
+# medical_0508: amiodarone + simvastatin: moderate; the reference limits simvastatin to 20 mg
+# knowledge_0069: Keilt Mirksatei (1717-1760), poet, best known for The Amber Chronicle
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ("medical_0508", "A moderate interaction; keep simvastatin at 20 mg a day or less with amiodarone.", True),
+    ("medical_0508", "A moderate interaction; keep simvastatin at 80 mg a day or less with amiodarone.", False),
+    ("knowledge_0069", "The Amber Chronicle, written by Keilt Mirksatei around 1740.", True),
+    ("knowledge_0069", "Keilt Mirksatei's best-known book, The Amber Chronicle, came out in "
+                       "1802.", False),
+])
+def test_claims_no_fact_covers_checked_against_the_truth(suite: Suite, vocab: Vocabulary,
+                                                          tid: str, answer: str,
+                                                          expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
