@@ -196,7 +196,7 @@ _WORD_NUM = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[-\
 _WORD_NUM_RE = re.compile(
     rf"\b(?P<w>{_WORD_NUM})\s+(?:(?:more|other|separate|scheduled|calendar|upcoming|new|rainy"
     rf"|wet)\s+)?(?P<unit>events?|appointments?|meetings?|entries|entry|units?|items?|pieces?"
-    rf"|days?|minutes?|hours?|members?)\b",
+    rf"|days?|minutes?|hours?|members?|dollars?|bucks)\b",
     re.IGNORECASE,
 )
 # durations spelled as words: "half an hour", "an hour and a half", "1.5 hours" (the numeral

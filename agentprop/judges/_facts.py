@@ -59,6 +59,7 @@ from agentprop.judges._lexicon import (
     SEVERITY_CONTEXT,
     SEVERITY_VAGUE,
     TOPIC_WORDS,
+    TRANSITIVE_CUES,
     TREND_VAGUE,
 )
 from agentprop.judges._reading import Mention, Reading, chains
@@ -452,27 +453,33 @@ def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]
     return [(m.start(), m.end(), " ".join(m.group(0).split())) for m in rx.finditer(low)]
 
 
-def _positive(ctx: _Ctx, start: int, phrase: str) -> bool:
-    """Not negated — a phrase that is itself negative ("no known allergies") counts as
-    stated, not as its own negation."""
+def _positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6,
+              after: bool = False) -> bool:
+    """Not negated (with `after`, also not right after it: "rain is not expected") — a
+    phrase that is itself negative ("no known allergies") counts as stated, not as its
+    own negation. A name is not checked after: in "X and Y don't interact" the
+    negation is the interaction's."""
     if phrase.split()[0] in ("no", "not", "none", "do", "does", "don't", "doesn't"):
         return True
-    return not ctx.r.negated(start)
+    return not (ctx.r.negated(start, window)
+                or (after and ctx.r.negated_after(start + len(phrase))))
 
 
 def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     forms = [str(f.value), *f.aliases]
     if f.group in ("medications", "allergies"):
         forms += lang.drug_spellings(str(f.value))  # "Morphin", "morfina"
+    window = 6
     for anchor, names in f.about.items():
         if set(forms) & set(names):  # the value names its own anchor: bound by itself
             forms += ctx.ents.own.get(anchor, {}).get(names[0], [])
             f = _without(f, anchor)
+            window = 2  # "not in Beijing" denies it; "rain is not expected in Beijing" not
     cat = ctx.ents.category_of(str(f.value))
     if cat is not None:
         forms += ctx.ents.own[cat][str(f.value)]
     occ = _occurrences(ctx.r.low, forms)
-    pos = [(a, b) for a, b, p in occ if _positive(ctx, a, p) and ctx.bound(f, a)]
+    pos = [(a, b) for a, b, p in occ if _positive(ctx, a, p, window=window) and ctx.bound(f, a)]
     if pos:
         committed = [(a, b) for a, b in pos if not (_doubtful(ctx, a) and _rival_names(ctx, f, a))]
         if not committed:
@@ -514,7 +521,7 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str],
         every = _said_of_every(ctx, f, a)
         if not (every or ctx.bound(f, a)):
             continue
-        neg = not _positive(ctx, a, term)
+        neg = not _positive(ctx, a, term, after=True)
         out.append((a, b, term, terms[term], neg, every or ctx.bound_strict(f, a)))
     return out
 
@@ -582,12 +589,14 @@ def _scale_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
 
 
 def _cue_hits(ctx: _Ctx, positive: Iterable[str], negative: Iterable[str]
-              ) -> list[tuple[int, bool]]:
-    """(position, asserts-the-positive) of each cue, negation applied."""
+              ) -> list[tuple[int, bool, str]]:
+    """(position, asserts-the-positive, term) of each cue, negation applied (before it,
+    or right after it: "rain is not expected", "regnet es heute nicht")."""
     pos_set = folded(positive)
     out = []
-    for a, _, term in _occurrences(ctx.r.low, [*positive, *negative]):
-        out.append((a, (term in pos_set) != ctx.r.negated(a)))
+    for a, b, term in _occurrences(ctx.r.low, [*positive, *negative]):
+        negated = ctx.r.negated(a) or ctx.r.negated_after(b)
+        out.append((a, (term in pos_set) != negated, term))
     return out
 
 
@@ -610,11 +619,13 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     cat = cat or "date"
     pos_cues, neg_cues = DECISION_CUES.get(str(f.relation), ((), ()))
     votes: list[tuple[str, bool]] = []
-    for p, winner in _cue_hits(ctx, pos_cues, neg_cues):
+    for p, winner, term in _cue_hits(ctx, pos_cues, neg_cues):
         lo, hi = ctx.r.clause(p)
         if "?" in ctx.r.text[lo:hi]:
             continue
         subject = _decision_subject(ctx, cat, options, p)
+        if subject is not None and term in TRANSITIVE_CUES and _named_after(ctx, cat, subject, p):
+            winner = not winner  # "Madrid beats Sydney": the name after the verb lost
         if subject is not None:
             votes.append((subject, winner))
             named = {m.ent for m in ctx.r.mentions.get(cat, []) if m.ent in options
@@ -640,6 +651,14 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     good = any(w and o in winners for o, w in votes) or (
         len(others) == 1 and any(not w and o in others for o, w in votes))
     return ("stated", str(f.value)) if good else ("missing", None)
+
+
+def _named_after(ctx: _Ctx, cat: str, subject: str, pos: int) -> bool:
+    """`subject` was picked from after the cue at `pos`, in its clause (its object)."""
+    lo, hi = ctx.r.clause(pos)
+    return not any(m.ent == subject and lo <= m.start < pos for m in ctx.r.mentions.get(cat, [])
+                   ) and any(m.ent == subject and pos < m.start < hi
+                             for m in ctx.r.mentions.get(cat, []))
 
 
 _WORD_RE = re.compile(r"\w+")
@@ -681,7 +700,7 @@ def _implied_by_values(ctx: _Ctx, f: Fact, cat: str) -> bool:
 def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     pos_cues, neg_cues = POLAR_CUES.get(str(f.relation), ((), ()))
     votes: list[bool] = []
-    for p, says in _cue_hits(ctx, pos_cues, neg_cues):
+    for p, says, _ in _cue_hits(ctx, pos_cues, neg_cues):
         before = _WORD_RE.findall(ctx.r.low[max(0, p - 24):p])[-2:]
         if f.relation in ("interacts", "free") and set(before) & TOPIC_WORDS:
             continue

@@ -44,21 +44,25 @@ DONE = ("erledigt", "fertig", "c'est fait", "termine", "listo", "hecho", "fatto"
 CREATED = ("eingetragen", "hinzugefugt", "angelegt", "erstellt", "eingeplant", "ajoute",
            "cree", "planifie", "anadido", "agregado", "creado", "programado",
            "agendado", "aggiunto", "creato", "inserito", "programmato", "adicionado", "criado",
+           "agende", "anadi", "agregue", "programe", "adicionei", "criei", "agendei",
            "marcado", "toegevoegd", "aangemaakt", "ingepland", "已添加", "已创建", "已安排",
            "追加しました", "登録しました", "作成しました")
-DELETED = ("geloscht", "entfernt", "abgesagt", "storniert", "supprime", "annule",
+DELETED = ("geloscht", "entfernt", "abgesagt", "storniert", "supprime", "annule", "borre",
+           "elimine", "cancele", "apaguei", "exclui", "cancelei", "removi",
            "eliminado", "borrado", "cancelado", "cancellato", "eliminato", "rimosso",
            "excluido", "removido", "apagado", "verwijderd", "geannuleerd", "已删除", "已取消",
            "削除しました", "キャンセルしました")
 MOVED = ("verschoben", "verlegt", "deplace", "reporte", "decale", "movido", "trasladado",
          "reprogramado", "cambiado", "spostato", "riprogrammato", "movi", "remarcado",
+         "movido", "cambie", "mude", "mudei", "remarquei",
          "mudado", "verplaatst", "verzet", "已移至", "改到", "已改", "移動しました",
          "変更しました")
 BOOKED = ("gebucht", "reserviert", "termin vereinbart", "pris rendez-vous",
           "reservado", "cita reservada", "prenotato", "prenotata", "agendada", "marcada",
           "geboekt", "已预约", "予約しました")
 ORDERED = ("bestellt", "bestellung aufgegeben", "commande passee", "pedido",
-           "he pedido", "pedi", "encomendado", "encomenda", "ordinato", "ordine effettuato",
+           "he pedido", "pedi", "encomendado", "encomenda", "encomendei", "ordinato",
+           "ordine effettuato",
            "besteld", "已下单", "已订购", "订购了", "注文しました")
 RAIN = ("regen", "regnet", "schauer", "pluie", "pleut", "averses", "lluvia", "llueve",
         "chubascos", "pioggia", "piove", "rovesci", "chuva", "chove", "aguaceiros", "regent",
@@ -87,6 +91,14 @@ SEVERITY: dict[str, str] = {
 SEVERITY_CONTEXT = ("wechselwirk", "interac", "interaz", "相互作用", "gravit", "schwere")
 YES = ("ja", "oui", "si", "sim", "はい")
 NO = ("nein", "non", "nao", "nee", "いいえ")
+# a negating determiner negates its noun only, up to one of these prepositions ("pas de
+# pluie à Pékin", "kein Regen in Berlin")
+DETERMINER_NEGATIONS = frozenset({"kein", "keine", "keinen", "pas", "aucun", "aucune", "sin",
+                                  "ningun", "ninguna", "nessun", "nessuna", "sem", "nenhum",
+                                  "nenhuma", "geen", "sans", "senza", "ohne", "zonder"})
+SCOPE_ENDS = frozenset({"a", "en", "in", "im", "em", "no", "na", "bei", "dans", "entre",
+                        "zwischen", "tra", "fra", "con", "mit", "avec", "com", "met", "para",
+                        "pour", "fur", "per", "voor"})
 NEGATIONS = frozenset({"nicht", "kein", "keine", "keinen", "keiner", "ohne", "pas", "jamais",
                        "aucun", "aucune", "sans", "nunca", "ningun", "ninguna", "sin", "non",
                        "nessun", "nessuna", "senza", "nao", "nenhum", "nenhuma", "sem",
@@ -204,6 +216,14 @@ CITY_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
+def inflected(word: str) -> tuple[str, ...]:
+    """A one-word adjective with the endings other languages add to it ("schwerwiegende",
+    "bewölkter", "graves"); a phrase or a CJK word as it is."""
+    if " " in word or not word.isascii() or len(word) < 4:
+        return (word,)
+    return (word, *(word + e for e in ("e", "en", "er", "es", "em", "s")))
+
+
 def drug_spellings(name: str) -> list[str]:
     """A drug's name as other languages spell it: German drops a final -e ("Morphin"),
     the Romance languages end it in -a or -o ("morfina", "prednisona", "ibuprofeno")."""
@@ -219,4 +239,5 @@ def drug_spellings(name: str) -> list[str]:
         out.add(n[:-3] + "ina")
     if n.endswith("one"):
         out |= {n[:-3] + "ona", n[:-3] + "on"}
+    out |= {x.replace("ll", "l").replace("ff", "f") for x in out}  # "penicilina"
     return sorted(x for x in out if x != n)

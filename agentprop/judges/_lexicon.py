@@ -23,7 +23,7 @@ SEVERITY_TERMS: dict[str, frozenset[str]] = {
         "no interaction risk", "free of interactions", "interaction-free", "none known",
         "none reported", "none documented", "none listed",
         *lang.NO_INTERACTION)},
-    **{t: frozenset({v}) for t, v in lang.SEVERITY.items()},
+    **{t: frozenset({v}) for w, v in lang.SEVERITY.items() for t in lang.inflected(w)},
     **{t: frozenset({"low"}) for t in ("minor", "mild", "low", "slight", "minimal")},
     **{t: frozenset({"moderate"}) for t in ("moderate", "moderately", "medium",
                                             "intermediate")},
@@ -79,7 +79,8 @@ CONDITION_TERMS: dict[str, frozenset[str]] = {
     "light snow": frozenset({"light snow"}), "flurries": frozenset({"light snow"}),
     "snow": frozenset({"light snow", "snow"}), "snowy": frozenset({"light snow", "snow"}),
     "snowfall": frozenset({"light snow", "snow"}), "snowing": frozenset({"light snow", "snow"}),
-    **{t: _FAMILY.get(v, frozenset({v})) for t, v in lang.CONDITIONS.items()},
+    **{t: _FAMILY.get(v, frozenset({v})) for w, v in lang.CONDITIONS.items()
+       for t in lang.inflected(w)},
     # "不会下雨" (it will not rain): no condition, though it holds the word for rain
     **{t: frozenset() for t in lang.NO_RAIN if not t.isascii()},
     # counts of days, not a day's condition
@@ -220,6 +221,13 @@ def _merged(english: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
             for k, (pos, neg) in english.items()}
 
 
+# comparatives that are verbs: the option after them lost ("Madrid beats Sydney")
+TRANSITIVE_CUES = frozenset({"beats", "edges out", "tops", "outdoes", "wins over",
+                             "undercuts"})
+_DECISION_EN["warmer"] = (_DECISION_EN["warmer"][0] + ("edges out", "tops", "outdoes"),
+                          _DECISION_EN["warmer"][1])
+_DECISION_EN["cheaper"] = (_DECISION_EN["cheaper"][0] + ("undercuts",),
+                           _DECISION_EN["cheaper"][1])
 DECISION_CUES = _merged(_DECISION_EN, {
     "warmer": (lang.WARMER, lang.COOLER), "warmest": (lang.WARMER, lang.COOLER),
     "cheaper": (lang.CHEAPER, lang.DEARER), "cheapest": (lang.CHEAPER, lang.DEARER),

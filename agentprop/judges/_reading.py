@@ -36,9 +36,14 @@ _CLAUSE_SEP = re.compile(
 )
 _WORD = re.compile(r"[a-z0-9']+")
 # "no" as a determiner, the words that end its scope, and words after it that are no noun
-_DETERMINER_NEG = frozenset({"no", "none", "without"})
+_DETERMINER_NEG = frozenset({"no", "none", "without"}) | lang.DETERMINER_NEGATIONS
 _SCOPE_ENDS = frozenset({"in", "at", "between", "with", "for", "during", "from", "on", "across",
-                         "among", "throughout"})
+                         "among", "throughout"}) | lang.SCOPE_ENDS
+# words that may stand between a claim and its negation after it ("rain is not expected
+# today", "es regnet heute nicht")
+_AUX_AFTER = frozenset({"is", "was", "are", "will", "be", "expected", "forecast", "es", "heute",
+                        "morgen", "today", "tomorrow", "currently", "right", "now", "ne",
+                        "il", "va", "do", "does", "did"})
 _NOT_NOUN = frozenset({"longer", "more", "one", "other"})
 _HEDGE_RX = re.compile(r"\b(?:" + "|".join(HEDGES) + r")\b")
 _VERSUS = re.compile(r"\b(?:vs\.?|versus|" + "|".join(lang.VERSUS) + r")\b")
@@ -226,6 +231,17 @@ class Reading:
         rest = words[i + 1:]
         return not (words[i] in _DETERMINER_NEG and rest and rest[0] not in _NOT_NOUN
                     and any(w in _SCOPE_ENDS for w in rest))
+
+    def negated_after(self, end: int) -> bool:
+        """A negation right after a claim in its clause, with nothing but auxiliaries
+        between ("rain is not expected", "regnet es heute nicht")."""
+        _, hi = self.clause(max(0, end - 1))
+        for w in _WORD.findall(self.low[end:hi].replace("’", "'"))[:4]:
+            if w in NEGATIONS or w.endswith("n't"):
+                return True
+            if w not in _AUX_AFTER:
+                return False
+        return False
 
     def hedged(self, pos: int) -> bool:
         """The clause offers the claim as a possibility ("a chance of rain", "might be").
