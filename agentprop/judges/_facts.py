@@ -518,7 +518,7 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str],
                 continue  # "how severe it is depends on the dose"
         if not terms[term] or ctx.r.hedged(a):
             continue
-        every = _said_of_every(ctx, f, a)
+        every = _said_of_every(ctx, f, a, b)
         if not (every or ctx.bound(f, a)):
             continue
         neg = not _positive(ctx, a, term, after=True)
@@ -526,24 +526,26 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str],
     return out
 
 
-_EVERY = re.compile(r"\b(?:any|all|each|every|either|none|both)\b")
+_EVERY = re.compile(r"\b(?:any|all|each|every|either|both|none of)\b")
 _LIST_NOUNS = re.compile(r"\b(?:medications?|meds|drugs|prescriptions|medicines)\b")
 
 
-def _said_of_every(ctx: _Ctx, f: Fact, pos: int) -> bool:
-    """A severity said, with a quantifier after it, of every drug of a list ("no known
-    interaction with any of her medications (a, b and c)"): true of each pair whose
-    drug the sentence names or, unnamed, of the list the sentence speaks of."""
+def _said_of_every(ctx: _Ctx, f: Fact, pos: int, end: int) -> bool:
+    """A severity term (`pos`..`end`) said, with a quantifier after it, of every drug of a
+    list ("no known interaction with any of her medications (a, b and c)"): true of each
+    pair whose drug the sentence names or, unnamed, of the list it speaks of — only where
+    every drug the sentence names is one of the task's."""
     if f.relation != "severity" or "drug" not in f.about:
         return False
     lo, hi = ctx.r.sentence(pos)
-    after = ctx.r.low[pos:hi]
+    after = ctx.r.low[end:hi]
     if not _EVERY.search(after):
         return False
-    mine = ctx.canon("drug", f.about["drug"])
     named = {m.ent for m in ctx.r.mentions.get("drug", []) if lo <= m.start < hi}
-    return bool(named & mine) or (not named - set(f.about["drug"])
-                                  and bool(_LIST_NOUNS.search(after)))
+    if not named <= set(ctx.ents.own.get("drug", {})):
+        return False  # another drug is named: the list is not the task's
+    return bool(named & ctx.canon("drug", f.about["drug"])) or (
+        not named - set(f.about["drug"]) and bool(_LIST_NOUNS.search(after)))
 
 
 _VAGUE = SEVERITY_VAGUE | TREND_VAGUE  # terms that bound a scale value without stating it

@@ -153,6 +153,10 @@ def test_a_value_said_of_a_period_is_not_said_of_its_last_day(suite: Suite,
     # a quantified "none" over a list holding a high-severity pair is false
     ("medical_0405", "Azathioprine has no known interaction with any of P046's medications.",
      False),
+    # medical_0299 asks salbutamol + sildenafil (none): an answer about another drug is not
+    # made true by a quantifier-looking word
+    ("medical_0299", "Salbutamol and losartan: severity none, no interaction with either.",
+     False),
 ])
 def test_a_severity_said_of_every_drug(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
                                        expected: bool) -> None:
