@@ -319,7 +319,11 @@ def _number_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
 
 _DOUBT = re.compile(r"\bor\b|\beither\b|\bone of\b|\bmaybe\b|\bperhaps\b|\bprobably\b"
                     r"|\blikely\b|\bpossibly\b|\bmight\b|\bcould\b|\bnot sure\b"
-                    r"|\bunclear\b|\bunsure\b|\bdepending\b|\bshould be\b", re.I)
+                    r"|\bunclear\b|\bunsure\b|\bdepending\b|\bshould be\b|(?<![a-z])(?:"
+                    + "|".join(w for w in (*lang.ALTERNATIVES, *lang.HEDGES) if len(w) > 1)
+                    + r")(?![a-z])", re.I)
+# words offering alternatives ("Madrid or Sydney", "Madrid oder Sydney")
+_OR = re.compile(r"(?<![a-z])(?:or|either|" + "|".join(lang.ALTERNATIVES) + r")(?![a-z])")
 
 
 def _doubtful(ctx: _Ctx, pos: int) -> bool:
@@ -630,10 +634,11 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             winner = not winner  # "Madrid beats Sydney": the name after the verb lost
         if subject is not None:
             votes.append((subject, winner))
+            slo, shi = ctx.r.sentence(p)  # "Madrid is warmer, or maybe Sydney"
             named = {m.ent for m in ctx.r.mentions.get(cat, []) if m.ent in options
-                     and lo <= m.start < hi}
-            if len(named) > 1 and re.search(r"\bor\b|\beither\b", ctx.r.low[lo:hi]):
-                return "uncommitted", ctx.r.text[lo:hi].strip()
+                     and slo <= m.start < shi}
+            if len(named) > 1 and _OR.search(ctx.r.low[slo:shi]):
+                return "uncommitted", ctx.r.text[slo:shi].strip()
     yes = _leading_yes(ctx)
     if yes is not None and f.yes_option:
         votes.append((f.yes_option, yes))

@@ -88,6 +88,13 @@ SEVERITY: dict[str, str] = {
     **dict.fromkeys(("geringfugig", "legere", "leve", "lieve", "gering", "轻微", "轻度"),
                     "low"),
 }
+# offering alternatives or doubt ("Madrid oder Sydney", "vielleicht", "peut-être")
+ALTERNATIVES = ("oder", "entweder", "ou", "soit", "o", "oppure", "或者", "还是", "または")
+HEDGES = ("vielleicht", "moglicherweise", "eventuell", "peut-etre", "quizas", "quiza",
+          "tal vez", "posiblemente", "forse", "probabilmente", "talvez", "possivelmente",
+          "misschien", "mogelijk", "可能", "也许", "或许", "かもしれ")
+NO_DECISION = ("difficile a dire", "schwer zu sagen", "dificil de decir", "difficile da dire",
+               "dificil dizer", "moeilijk te zeggen", "很难说", "难以判断", "何とも言えない")
 SEVERITY_CONTEXT = ("wechselwirk", "interac", "interaz", "相互作用", "gravit", "schwere")
 YES = ("ja", "oui", "si", "sim", "はい")
 NO = ("nein", "non", "nao", "nee", "いいえ")

@@ -163,7 +163,8 @@ _DECISION_EN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 # phrases that decline to pick an option ("hard to say", "roughly comparable"): values
 # stated beside them do not imply the decision
-NO_DECISION = ("hard to say", "difficult to say", "impossible to say", "can't say",
+NO_DECISION = (*lang.NO_DECISION, "hard to say", "difficult to say", "impossible to say",
+               "can't say",
                "cannot say", "hard to tell", "can't tell", "too close to call",
                "roughly comparable", "about the same", "no clear winner", "toss-up",
                "toss up", "neck and neck", "roughly equal", "essentially the same",
@@ -284,4 +285,4 @@ NOT_ASSERTED = (
 )
 # hedges that make a mention a possibility, not a statement ("a chance of rain")
 HEDGES = ("chance", "chances", "possible", "possibly", "might", "may", "could", "perhaps",
-          "maybe", "probability", "likelihood", "potential")
+          "maybe", "probability", "likelihood", "potential", *lang.HEDGES)

@@ -279,3 +279,15 @@ def test_claims_no_fact_covers_checked_against_the_truth(suite: Suite, vocab: Vo
 def test_verbs_negations_and_inflections(suite: Suite, vocab: Vocabulary, tid: str,
                                          answer: str, expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+@pytest.mark.parametrize(("tid", "answer"), [
+    # alternatives and doubt, in English and other languages, commit to nothing
+    ("weather_0019", "Madrid should be warmer tomorrow, or possibly Sydney."),
+    ("weather_0019", "Morgen ist es in Madrid oder in Sydney wärmer."),
+    ("weather_0019", "Plus chaud à Madrid, ou peut-être à Sydney : difficile à dire."),
+    ("medical_0072", "L'interazione è forse grave, forse moderata."),
+])
+def test_alternatives_in_any_language_are_no_answer(suite: Suite, vocab: Vocabulary, tid: str,
+                                                    answer: str) -> None:
+    assert _ok(suite, vocab, tid, answer) is False
