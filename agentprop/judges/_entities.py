@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from agentprop.core import Fact, Task
+from agentprop.judges import _languages as lang
 from agentprop.judges._extract import find_dates, fold
 
 _T = TypeVar("_T")
@@ -34,10 +35,11 @@ def _fact_entities(facts: Iterable[Fact]) -> dict[str, dict[str, list[str]]]:
             table = out.setdefault(cat, {})
             if cat in MEMBER_CATEGORIES:
                 for n in names:
-                    table.setdefault(n, [n])
+                    table.setdefault(n, [n, *lang.drug_spellings(n)])
             else:
                 forms = table.setdefault(names[0], [names[0]])
-                forms += [n for n in names[1:] if n not in forms]
+                extra = lang.CITY_NAMES.get(names[0], ()) if cat == "city" else ()
+                forms += [n for n in (*names[1:], *extra) if n not in forms]
     return out
 
 
@@ -64,7 +66,8 @@ def _key(form: str) -> str:
     return " ".join(fold(form).split())
 
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:[_'’.-][a-z0-9]+)*")
+# a possessive "'s" is not part of the name ("Brightline's" names Brightline)
+_TOKEN = re.compile(r"[a-z0-9]+(?:[_.-][a-z0-9]+|['’](?!s\b)[a-z0-9]+)*")
 
 
 def tokens(text: str) -> list[tuple[str, int, int]]:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from agentprop.core import REFERENCE_DATE
+from agentprop.judges import _languages as lang
 
 REF_DAY = date.fromisoformat(REFERENCE_DATE)
 
@@ -24,6 +26,7 @@ for _i, _m in enumerate(["january", "february", "march", "april", "may", "june",
     MONTHS[_m] = _i
     MONTHS[_m[:3]] = _i
 MONTHS["sept"] = 9
+MONTHS.update(lang.MONTHS)
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WD_RE = r"mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?" \
@@ -103,6 +106,7 @@ _UNIT_ALIASES: dict[str, str] = {
     "kph": "km/h", "kmh": "km/h", "km/hr": "km/h", "kmph": "km/h", "km/h": "km/h",
     "kilometres per hour": "km/h", "kilometers per hour": "km/h", "km per hour": "km/h",
     "mph": "mph", "miles per hour": "mph", "m/s": "m/s",
+    "mi²": "mi2", "sq mi": "mi2", "square miles": "mi2", "square mile": "mi2",
     "km²": "km2", "km2": "km2", "sq km": "km2", "square kilometres": "km2",
     "square kilometers": "km2", "square km": "km2",
     "mm": "mm", "millimetres": "mm", "millimeters": "mm", "millimetre": "mm", "millimeter": "mm",
@@ -117,7 +121,9 @@ _UNIT_ALIASES: dict[str, str] = {
     "pieces": "units", "pcs": "units", "pieces in stock": "units",
     "people": "people", "residents": "people", "inhabitants": "people", "persons": "people",
     "member": "members", "members": "members",
-    "star": "stars", "stars": "stars", "/5": "stars", "out of 5": "stars",
+    "star": "stars", "stars": "stars", "/5": "stars", "out of 5": "stars", "★": "stars",
+    "-star": "stars", "-stars": "stars", "ドル": "USD", "美元": "USD", "dólares": "USD",
+    "dolares": "USD", "dollari": "USD",
     "per order": "units", "left": "units", "left in stock": "units", "in stock": "units",
 }
 
@@ -130,6 +136,8 @@ _UNIT_RE = "|".join(
      r"(?:kilometres|kilometers|km)\s+per\s+hour", r"miles\s+per\s+hour",
      r"km/hr?(?![a-z])", r"kmph(?![a-z])", r"kph(?![a-z])", r"kmh(?![a-z])",
      r"mph(?![a-z])", r"m/s(?![a-z])",
+     r"(?:mi²|sq\.?\s*mi(?![a-z])|square\s+miles?)", r"\$(?!\s*\d)", "ドル", "美元",
+     r"d[oó]lares(?![a-z])", r"dollari(?![a-z])", "★", r"-stars?(?![a-z])",
      r"km[²2](?![a-z\d])", r"sq\.?\s*km(?![a-z])", r"square\s+(?:kilometres|kilometers|km)",
      r"millimet(?:re|er)s?(?![a-z])", r"mm(?![a-z])", r"cm(?![a-z])", r"mg(?![a-z])",
      r"kg(?![a-z])", r"km(?![a-z])",
@@ -154,12 +162,14 @@ def canonical_unit(unit: str | None) -> str | None:
         return None
     if u.startswith("/"):
         u = "/" + u[1:].strip()
+    u = re.sub(r"^sq\.\s*", "sq ", u)
     return _UNIT_ALIASES.get(u, u)
 
 
 _NUM_RE = re.compile(
-    r"(?<![\w.,/])(?P<sign>[-−–]|minus\s+)?(?P<cur>\$|us\$|usd\s*)?\s*"
-    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+))?(?![\d])(?!(?:st|nd|rd|th)(?![a-z]))"
+    r"(?<![A-Za-z0-9_.,/])(?P<sign>[-−–]|minus\s+)?(?P<cur>\$|us\$|usd\s*)?\s*"
+    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+)|,(?P<cdec>\d{1,2})(?!\d)(?=\s*(?:°|%|\$"
+    r"|ドル|usd|d[oó]lar|dollar|mm\b|km)))?(?![\d])(?!(?:st|nd|rd|th)(?![a-z]))"
     rf"(?P<unit>\s*(?:{_UNIT_RE}))?",
     re.IGNORECASE,
 )
@@ -186,7 +196,7 @@ _WORD_NUM = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[-\
 _WORD_NUM_RE = re.compile(
     rf"\b(?P<w>{_WORD_NUM})\s+(?:(?:more|other|separate|scheduled|calendar|upcoming|new|rainy"
     rf"|wet)\s+)?(?P<unit>events?|appointments?|meetings?|entries|entry|units?|items?|pieces?"
-    rf"|days?|minutes?|hours?|members?)\b",
+    rf"|days?|minutes?|hours?|members?|dollars?|bucks)\b",
     re.IGNORECASE,
 )
 # durations spelled as words: "half an hour", "an hour and a half", "1.5 hours" (the numeral
@@ -234,6 +244,8 @@ def _to_canonical(value: float, unit: str | None) -> tuple[float, str | None]:
         return value * 1.609344, "km/h"
     if unit == "m/s":
         return value * 3.6, "km/h"
+    if unit == "mi2":
+        return value * 2.589988, "km2"
     return value, unit
 
 
@@ -260,7 +272,8 @@ def find_numbers(text: str, *, skip: list[Span] | None = None) -> list[Number]:
     for m in _NUM_RE.finditer(s):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
-        value = float(m.group("int").replace(",", "") + "." + (m.group("dec") or "0"))
+        dec = m.group("dec") or m.group("cdec") or ""  # "8,8 °C": a decimal comma
+        value = float(m.group("int").replace(",", "") + "." + (dec or "0"))
         if m.group("sign"):
             value = -value
         unit = None
@@ -271,7 +284,7 @@ def find_numbers(text: str, *, skip: list[Span] | None = None) -> list[Number]:
         if unit is None and _RATED.search(s[max(0, m.start() - 16):m.start()]):
             unit = "stars"
         value, unit = _to_canonical(value, unit)
-        decimals = len(m.group("dec") or "")
+        decimals = len(dec)
         start = next(m.start(g) for g in ("sign", "cur", "int") if m.group(g))
         out.append(Number(value, unit, decimals, (start, m.end()),
                           _approx_at(text, start, m.end())))
@@ -309,7 +322,7 @@ _NUMERIC_RE = re.compile(
 _SLASH_RE = re.compile(r"(?<![\d/.,$])(\d{1,2})/(\d{1,2})(?![\d/]|\.\d)")
 _MD_RANGE_RE = re.compile(
     rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}{_DASH}(\d{{1,2}}){_ORD}\b"
-    r"(?!\s*(?::|am|pm|a\.m|p\.m|°|%)|\.\d)"
+    r"(?!\s*(?::\d|am|pm|a\.m|p\.m|°|%)|\.\d)"
     rf"(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE)
 _DM_RANGE_RE = re.compile(
     rf"\b(\d{{1,2}}){_ORD}{_DASH}(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH_RE})\b\.?"
@@ -318,10 +331,20 @@ _MD_RE = re.compile(
     rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?!\s*(?::\d|am\b|pm\b))(?:,?\s+(\d{{4}})\b)?",
     re.IGNORECASE,
 )
-_DM_RE = re.compile(
-    rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?",
+_DM_RE = re.compile(  # "18 June", "the 18th of June", "26. Juni", "16 de junho de 2025"
+    rf"\b(\d{{1,2}}){_ORD}\.?\s+(?:of\s+|de\s+)?({_MONTH_RE})\b\.?"
+    rf"(?:,?\s+(?:de\s+)?(\d{{4}})\b)?",
     re.IGNORECASE,
 )
+# "16.06." (a German day and month) at a line's or list item's start or after a preposition
+_DOT_DM_RE = re.compile(
+    r"(?:^[ \t]*(?:[-*•][ \t]*)?|\b(?:am|vom|bis|zum|den|le|du|au|el|del|al|il|dal|op"
+    r"|em|no|do|ao)\s+)(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?![\d])", re.IGNORECASE | re.MULTILINE)
+_CJK_RE = re.compile(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_FOREIGN_REL = re.compile(
+    r"(?<![a-z0-9])(" + "|".join(re.escape(w) for w in sorted(lang.RELATIVE_DAYS, key=len,
+                                                              reverse=True))
+    + r")(?![a-z0-9])")
 _REL_RE = re.compile(r"\b(day after tomorrow|today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)
 _REL = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2}
 _DAY_COUNT = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen" \
@@ -364,10 +387,39 @@ def _weekday_date(idx: int, before: str | None, after: str | None) -> date:
     return REF_DAY + timedelta(days=ahead)
 
 
+def _foreign_dates(text: str, add: Callable[[Span, set[date | None]], None]) -> None:
+    """Date forms of other languages: "16.06.", "6月18日", "morgen", "demain"."""
+    for m in _DOT_DM_RE.finditer(text):
+        add(m.span("d")[:1] + m.span("m")[1:], {_mk(REF_DAY.year, int(m["m"]), int(m["d"]))})
+    for m in _CJK_RE.finditer(text):
+        add(m.span(), {_mk(REF_DAY.year, int(m[1]), int(m[2]))})
+    for m in _FOREIGN_REL.finditer(text):
+        if m[1] == "morgen" and re.search(r"(?:heute|guten|jeden)\s+$", text[:m.start()]):
+            continue  # "heute Morgen": this morning
+        add(m.span(), {REF_DAY + timedelta(days=lang.RELATIVE_DAYS[m[1]])})
+
+
+def _wrong_weekday(text: str, m: re.Match[str], found: list[tuple[Span, set[date]]]
+                   ) -> date | None:
+    """In "Saturday, June 22" (a Sunday), the day of that week the weekday names (June
+    21): a second, false date the text states. None when the weekday fits the date right
+    after it, or is part of a range ("Friday–Sunday, June 20–22")."""
+    nxt = next((d for (a, _), d in found if 0 <= a - m.end() <= 3
+                and re.fullmatch(r",?\s*", text[m.end():a])), None)
+    if nxt is None or re.search(r"(?:–|—|-|to|through|until)\s*$", text[:m.start()], re.I):
+        return None
+    idx = _weekday_index(m[2])
+    if any(d.weekday() == idx for d in nxt) or len(nxt) != 1:
+        return None
+    day = next(iter(nxt))
+    return day + timedelta(days=idx - day.weekday())
+
+
 def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date]]]:
     """Dates in any common format, each with the set of dates it may mean (06/07/2025 is
     ambiguous between June 7 and July 6, so both). A range ("June 16–22") gives both ends.
     A weekday name alone ("Friday") is read relative to the reference Monday."""
+    orig, text = text, fold(text)  # one character for one: spans stay valid
     found: list[tuple[Span, set[date]]] = []
     taken: list[Span] = []
 
@@ -413,6 +465,7 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
             add(m.span(), {REF_DAY + timedelta(days=-7 if "ago" in m[0].lower() else 7)})
     for m in _REL_RE.finditer(text):
         add(m.span(), {REF_DAY + timedelta(days=_REL[m[1].lower()])})
+    _foreign_dates(text, add)
     for m in _WD_DAY_RE.finditer(text):
         wd, day = _weekday_index(m[1]), int(m[2])
         fits = {d for d in (_mk(REF_DAY.year, REF_DAY.month, day),
@@ -424,12 +477,15 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
                        _mk(REF_DAY.year, REF_DAY.month + 1, day)})
     if weekdays:
         for m in _WEEKDAY_RE.finditer(text):
-            if m[2].lower() in ("sun", "sat", "wed", "mon") and m[2].islower() \
-                    and len(m[2]) == 3:
+            word = orig[m.start(2):m.end(2)]
+            if word.lower() in ("sun", "sat", "wed", "mon") and word.islower():
                 continue  # "sun" the noun, not Sunday
             near = [d for (a, b), d in found if abs(a - m.end()) <= 3 or abs(m.start() - b) <= 3]
-            if near:
-                continue  # "Tuesday, June 17": the date says it
+            if near:  # "Tuesday, June 17": the date says it, unless the weekday is wrong
+                wrong = _wrong_weekday(text, m, found)
+                if wrong is not None:
+                    add(m.span(), {wrong})
+                continue
             add(m.span(), {_weekday_date(_weekday_index(m[2]), m[1], m[3])})
     found.sort(key=lambda x: x[0])
     return found
@@ -439,7 +495,8 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
 
 _AMPM = r"(?P<ampm>a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])"
 _HM_RE = re.compile(
-    rf"(?<![\d:])(?P<h>[01]?\d|2[0-3])[:.h](?P<m>[0-5]\d)(?::[0-5]\d)?(?!\d)(?:\s*{_AMPM})?",
+    rf"(?<![\d:])(?P<h>[01]?\d|2[0-3])(?P<sep>[:.]|\s?h\s?)(?P<m>[0-5]\d)(?::[0-5]\d)?(?!\d)"
+    rf"(?!\s*min)(?:\s*{_AMPM})?",
     re.IGNORECASE,
 )
 _H_RE = re.compile(rf"(?<![\d:.])(?P<h>1[0-2]|0?[1-9])\s*{_AMPM}", re.IGNORECASE)
@@ -449,6 +506,7 @@ _RANGE_RE = re.compile(
     re.IGNORECASE,
 )
 _WORD_TIME_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
+_UHR_RE = re.compile(r"(?<![\d:])([01]?\d|2[0-3])\s*uhr\b", re.IGNORECASE)  # "14 Uhr"
 
 
 def _hm(h: int, m: int, ampm: str | None) -> str | None:
@@ -477,7 +535,7 @@ def find_times(text: str) -> list[tuple[Span, str]]:
         if any(a <= m.start() < b for (a, b), _ in out):
             continue
         # "2025.06" or a decimal like "14.50" is not a time unless am/pm follows
-        if m.group(0)[len(m["h"])] in ".h" and not m["ampm"]:
+        if m["sep"] == "." and not m["ampm"]:
             continue
         t = _hm(int(m["h"]), int(m["m"]), m["ampm"])
         if t:
@@ -490,6 +548,9 @@ def find_times(text: str) -> list[tuple[Span, str]]:
             out.append((m.span(), t))
     for m in _WORD_TIME_RE.finditer(text):
         out.append((m.span(), "00:00" if m[1].lower() == "midnight" else "12:00"))
+    for m in _UHR_RE.finditer(text):
+        if not any(a <= m.start() < b for (a, b), _ in out):
+            out.append((m.span(), f"{int(m[1]):02d}:00"))
     out.sort(key=lambda x: x[0])
     return out
 

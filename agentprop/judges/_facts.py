@@ -21,11 +21,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentprop.core import REFERENCE_DATE, Fact, Task, ToolResultEvent, Trace, Verdict
 from agentprop.domains import observation_leaves
+from agentprop.judges import _languages as lang
 from agentprop.judges._base import JUDGES, Judge
 from agentprop.judges._entities import (
     MEMBER_CATEGORIES,
@@ -46,15 +47,20 @@ from agentprop.judges._extract import (
     fold,
 )
 from agentprop.judges._lexicon import (
+    ACTION_VERBS,
     CONDITION_NEIGHBOURS,
     DECISION_CUES,
     FREE_NOUNS,
     GROUP_CUES,
+    NO_DECISION,
     POLAR_CUES,
+    REPLACE_CUES,
     SCALES,
     SEVERITY_CONTEXT,
     SEVERITY_VAGUE,
     TOPIC_WORDS,
+    TRANSITIVE_CUES,
+    TREND_VAGUE,
 )
 from agentprop.judges._reading import Mention, Reading, chains
 from agentprop.judges._state import replay_state, state_checks
@@ -71,7 +77,9 @@ _APPROX = {"USD": (0.5, 0.025), "C": (0.6, 0.0), "F": (1.1, 0.0), "%": (5.0, 0.0
            "minutes": (5.0, 0.0), None: (0.1, 0.0)}
 _ID_RE = re.compile(r"(?<![a-z0-9])(?:evt[_\s-]?\d{3,}|apt\d{3,}|ord\d{3,}|prd\d{3,}"
                     r"|p\d{2,4}|d\d{3}|kb\d{3,4})(?![a-z0-9])")
-_YES_NO = re.compile(r"^\W*(yes|yeah|yep|no|nope)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"^\W*(yes|yeah|yep|no|nope|" + "|".join(lang.YES + lang.NO) + r")(?!\w)",
+                     re.IGNORECASE)
+_YES = frozenset(("yes", "yeah", "yep", *lang.YES))
 _POLAR_QUERY = re.compile(r"^\s*(is|are|will|was|were|do|does|did|can|should|has|have)\b",
                           re.IGNORECASE)
 
@@ -131,6 +139,8 @@ class _Ctx:
             if not names or cat == "time":
                 continue
             atts = self.attributions(cat, pos)
+            if cat == "date" and atts and all(m.start in self.r.ranged for m in atts):
+                return False  # said of a period ("9–15 June"), not surely of one day
             if atts:
                 if not any(m.ent in self.canon(cat, names) for m in atts):
                     return False
@@ -159,12 +169,16 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
         if cat != "date":
             r.add(cat, m.find(r.low, toks), keep=True)
     if vocab:
+        # another task's entity that is a true value here ("a historian from Tambi", the
+        # birthplace) is a value of this task, not an entity it speaks of
+        values = _true_values(task)
         for cat in vocab.entities:
             if cat == "date":
                 continue
             own = ents.own.get(cat, {})
             r.add(cat, [(a, b, e) for a, b, e in vocab.matcher(cat).find(r.low, toks)
-                        if not any(x in own for x in e)])
+                        if not any(x in own for x in e)
+                        and " ".join(r.low[a:b].split()) not in values])
     r.add_dates()
     _resolve_weekdays(r, ents)
     if ents.query is None:
@@ -173,6 +187,12 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
                       {d.isoformat() for _, ds in find_dates(task.query) for d in ds})
     qn, qt, qd = ents.query
     return _Ctx(task, r, ents, vocab, query_numbers=qn, query_times=qt, query_days=qd)
+
+
+def _true_values(task: Task) -> frozenset[str]:
+    """Every string value of the task's facts and its aliases, folded."""
+    return folded(x for g in task.expected_facts if isinstance(g.value, str)
+                  for x in (g.value, *g.aliases))
 
 
 _BARE_WEEKDAY = re.compile(r"^(?:(?:this|next|last|coming)\s+)?[a-z]{3,9}\.?$", re.I)
@@ -299,7 +319,11 @@ def _number_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
 
 _DOUBT = re.compile(r"\bor\b|\beither\b|\bone of\b|\bmaybe\b|\bperhaps\b|\bprobably\b"
                     r"|\blikely\b|\bpossibly\b|\bmight\b|\bcould\b|\bnot sure\b"
-                    r"|\bunclear\b|\bunsure\b|\bdepending\b|\bshould be\b", re.I)
+                    r"|\bunclear\b|\bunsure\b|\bdepending\b|\bshould be\b|(?<![a-z])(?:"
+                    + "|".join(w for w in (*lang.ALTERNATIVES, *lang.HEDGES) if len(w) > 1)
+                    + r")(?![a-z])", re.I)
+# words offering alternatives ("Madrid or Sydney", "Madrid oder Sydney")
+_OR = re.compile(r"(?<![a-z])(?:or|either|" + "|".join(lang.ALTERNATIVES) + r")(?![a-z])")
 
 
 def _doubtful(ctx: _Ctx, pos: int) -> bool:
@@ -333,8 +357,8 @@ def _zero_stated(ctx: _Ctx, f: Fact) -> bool:
 def _duration_from_times(ctx: _Ctx, f: Fact) -> bool:
     """A duration is stated by the right start and end times of its entity."""
     sib = {key_family(g.key): g for g in ctx.task.expected_facts
-           if g.kind == "time" and g.about == f.about and g.key.rsplit(".", 1)[0]
-           == f.key.rsplit(".", 1)[0]}
+           if g.kind == "time" and g.about == f.about and g.key.rpartition(".")[0]
+           == f.key.rpartition(".")[0]}  # same prefix: "" for "start_time", "duration"
     start, end = sib.get("start_time"), sib.get("end_time")
     return bool(start and end and _time_status(ctx, start)[0] == "stated"
                 and _time_status(ctx, end)[0] == "stated")
@@ -375,13 +399,17 @@ def _without(f: Fact, cat: str) -> Fact:
     return f.model_copy(update={"about": {k: v for k, v in f.about.items() if k != cat}})
 
 
+_TIME_RANGE_GAP = re.compile(r"\s*(?:–|—|-|to|until|till|→|->|"
+                             + "|".join(lang.RANGE_WORDS) + r")\s*")
+
+
 def _time_roles(ctx: _Ctx) -> list[str]:
     """Each time's role: ``start`` or ``end`` of a range ("14:00–15:30", "8-9 am",
     "from 2 to 3 pm"), else ``single``."""
     roles = ["single"] * len(ctx.r.times)
     for i in range(len(ctx.r.times) - 1):
         gap = ctx.r.low[ctx.r.times[i][0][1]:ctx.r.times[i + 1][0][0]]
-        if roles[i] == "single" and re.fullmatch(r"\s*(?:–|—|-|to|until|till|→|->)\s*", gap):
+        if roles[i] == "single" and _TIME_RANGE_GAP.fullmatch(gap):
             roles[i], roles[i + 1] = "start", "end"
     return roles
 
@@ -429,25 +457,33 @@ def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]
     return [(m.start(), m.end(), " ".join(m.group(0).split())) for m in rx.finditer(low)]
 
 
-def _positive(ctx: _Ctx, start: int, phrase: str) -> bool:
-    """Not negated — a phrase that is itself negative ("no known allergies") counts as
-    stated, not as its own negation."""
+def _positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6,
+              after: bool = False) -> bool:
+    """Not negated (with `after`, also not right after it: "rain is not expected") — a
+    phrase that is itself negative ("no known allergies") counts as stated, not as its
+    own negation. A name is not checked after: in "X and Y don't interact" the
+    negation is the interaction's."""
     if phrase.split()[0] in ("no", "not", "none", "do", "does", "don't", "doesn't"):
         return True
-    return not ctx.r.negated(start)
+    return not (ctx.r.negated(start, window)
+                or (after and ctx.r.negated_after(start + len(phrase))))
 
 
 def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     forms = [str(f.value), *f.aliases]
+    if f.group in ("medications", "allergies"):
+        forms += lang.drug_spellings(str(f.value))  # "Morphin", "morfina"
+    window = 6
     for anchor, names in f.about.items():
         if set(forms) & set(names):  # the value names its own anchor: bound by itself
             forms += ctx.ents.own.get(anchor, {}).get(names[0], [])
             f = _without(f, anchor)
+            window = 2  # "not in Beijing" denies it; "rain is not expected in Beijing" not
     cat = ctx.ents.category_of(str(f.value))
     if cat is not None:
         forms += ctx.ents.own[cat][str(f.value)]
     occ = _occurrences(ctx.r.low, forms)
-    pos = [(a, b) for a, b, p in occ if _positive(ctx, a, p) and ctx.bound(f, a)]
+    pos = [(a, b) for a, b, p in occ if _positive(ctx, a, p, window=window) and ctx.bound(f, a)]
     if pos:
         committed = [(a, b) for a, b in pos if not (_doubtful(ctx, a) and _rival_names(ctx, f, a))]
         if not committed:
@@ -484,13 +520,39 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str],
                 continue
             if ctx.r.low[max(0, a - 4):a].strip() == "how":
                 continue  # "how severe it is depends on the dose"
-        if not terms[term] or ctx.r.hedged(a) or not ctx.bound(f, a):
+        if not terms[term] or ctx.r.hedged(a):
             continue
-        neg = not _positive(ctx, a, term)
-        out.append((a, b, term, terms[term], neg, ctx.bound_strict(f, a)))
+        every = _said_of_every(ctx, f, a, b)
+        if not (every or ctx.bound(f, a)):
+            continue
+        neg = not _positive(ctx, a, term, after=True)
+        out.append((a, b, term, terms[term], neg, every or ctx.bound_strict(f, a)))
     return out
 
 
+_EVERY = re.compile(r"\b(?:any|all|each|every|either|both|none of)\b")
+_LIST_NOUNS = re.compile(r"\b(?:medications?|meds|drugs|prescriptions|medicines)\b")
+
+
+def _said_of_every(ctx: _Ctx, f: Fact, pos: int, end: int) -> bool:
+    """A severity term (`pos`..`end`) said, with a quantifier after it, of every drug of a
+    list ("no known interaction with any of her medications (a, b and c)"): true of each
+    pair whose drug the sentence names or, unnamed, of the list it speaks of — only where
+    every drug the sentence names is one of the task's."""
+    if f.relation != "severity" or "drug" not in f.about:
+        return False
+    lo, hi = ctx.r.sentence(pos)
+    after = ctx.r.low[end:hi]
+    if not _EVERY.search(after):
+        return False
+    named = {m.ent for m in ctx.r.mentions.get("drug", []) if lo <= m.start < hi}
+    if not named <= set(ctx.ents.own.get("drug", {})):
+        return False  # another drug is named: the list is not the task's
+    return bool(named & ctx.canon("drug", f.about["drug"])) or (
+        not named - set(f.about["drug"]) and bool(_LIST_NOUNS.search(after)))
+
+
+_VAGUE = SEVERITY_VAGUE | TREND_VAGUE  # terms that bound a scale value without stating it
 _CONDITIONS = frozenset({"sunny", "partly cloudy", "cloudy", "light rain", "rain",
                          "heavy rain", "thunderstorms", "light snow", "snow"})
 
@@ -518,11 +580,11 @@ def _scale_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             return "uncommitted", " / ".join(positive[i][2] for i in run)
     for a, b, term, values, neg, sure in hits:
         if neg:
-            if truth <= values and term not in SEVERITY_VAGUE and sure:
+            if truth <= values and term not in _VAGUE and sure:
                 return "contradicted", ctx.r.text[a:b]
             continue
         if truth & values:
-            if term not in SEVERITY_VAGUE and stated is None:
+            if term not in _VAGUE and stated is None:
                 stated = ctx.r.text[a:b]
         elif not values & near and sure:
             return "contradicted", ctx.r.text[a:b]
@@ -533,12 +595,14 @@ def _scale_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
 
 
 def _cue_hits(ctx: _Ctx, positive: Iterable[str], negative: Iterable[str]
-              ) -> list[tuple[int, bool]]:
-    """(position, asserts-the-positive) of each cue, negation applied."""
+              ) -> list[tuple[int, bool, str]]:
+    """(position, asserts-the-positive, term) of each cue, negation applied (before it,
+    or right after it: "rain is not expected", "regnet es heute nicht")."""
     pos_set = folded(positive)
     out = []
-    for a, _, term in _occurrences(ctx.r.low, [*positive, *negative]):
-        out.append((a, (term in pos_set) != ctx.r.negated(a)))
+    for a, b, term in _occurrences(ctx.r.low, [*positive, *negative]):
+        negated = ctx.r.negated(a) or ctx.r.negated_after(b)
+        out.append((a, (term in pos_set) != negated, term))
     return out
 
 
@@ -550,8 +614,8 @@ def _leading_yes(ctx: _Ctx, about: str | None = None) -> bool | None:
     first = ctx.task.query.split("?")[0]
     if about is not None and not re.search(about, first, re.I):
         return None
-    m = _YES_NO.match(ctx.r.text)
-    return None if m is None else m.group(1).lower() in ("yes", "yeah", "yep")
+    m = _YES_NO.match(ctx.r.low)
+    return None if m is None else fold(m.group(1)) in _YES
 
 
 def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
@@ -561,17 +625,20 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     cat = cat or "date"
     pos_cues, neg_cues = DECISION_CUES.get(str(f.relation), ((), ()))
     votes: list[tuple[str, bool]] = []
-    for p, winner in _cue_hits(ctx, pos_cues, neg_cues):
+    for p, winner, term in _cue_hits(ctx, pos_cues, neg_cues):
         lo, hi = ctx.r.clause(p)
         if "?" in ctx.r.text[lo:hi]:
             continue
         subject = _decision_subject(ctx, cat, options, p)
+        if subject is not None and term in TRANSITIVE_CUES and _named_after(ctx, cat, subject, p):
+            winner = not winner  # "Madrid beats Sydney": the name after the verb lost
         if subject is not None:
             votes.append((subject, winner))
+            slo, shi = ctx.r.sentence(p)  # "Madrid is warmer, or maybe Sydney"
             named = {m.ent for m in ctx.r.mentions.get(cat, []) if m.ent in options
-                     and lo <= m.start < hi}
-            if len(named) > 1 and re.search(r"\bor\b|\beither\b", ctx.r.low[lo:hi]):
-                return "uncommitted", ctx.r.text[lo:hi].strip()
+                     and slo <= m.start < shi}
+            if len(named) > 1 and _OR.search(ctx.r.low[slo:shi]):
+                return "uncommitted", ctx.r.text[slo:shi].strip()
     yes = _leading_yes(ctx)
     if yes is not None and f.yes_option:
         votes.append((f.yes_option, yes))
@@ -580,6 +647,8 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         if len(named) == 1:
             votes.append((named.pop(), True))
     if not votes:
+        if _occurrences(ctx.r.low, NO_DECISION):
+            return "uncommitted", None  # "hard to say": the values do not decide for it
         return ("stated", "values") if _implied_by_values(ctx, f, cat) else ("missing", None)
     others = options - winners
     bad = [o for o, w in votes if (w and o not in winners)
@@ -589,6 +658,14 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     good = any(w and o in winners for o, w in votes) or (
         len(others) == 1 and any(not w and o in others for o, w in votes))
     return ("stated", str(f.value)) if good else ("missing", None)
+
+
+def _named_after(ctx: _Ctx, cat: str, subject: str, pos: int) -> bool:
+    """`subject` was picked from after the cue at `pos`, in its clause (its object)."""
+    lo, hi = ctx.r.clause(pos)
+    return not any(m.ent == subject and lo <= m.start < pos for m in ctx.r.mentions.get(cat, [])
+                   ) and any(m.ent == subject and pos < m.start < hi
+                             for m in ctx.r.mentions.get(cat, []))
 
 
 _WORD_RE = re.compile(r"\w+")
@@ -630,7 +707,7 @@ def _implied_by_values(ctx: _Ctx, f: Fact, cat: str) -> bool:
 def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     pos_cues, neg_cues = POLAR_CUES.get(str(f.relation), ((), ()))
     votes: list[bool] = []
-    for p, says in _cue_hits(ctx, pos_cues, neg_cues):
+    for p, says, _ in _cue_hits(ctx, pos_cues, neg_cues):
         before = _WORD_RE.findall(ctx.r.low[max(0, p - 24):p])[-2:]
         if f.relation in ("interacts", "free") and set(before) & TOPIC_WORDS:
             continue
@@ -645,6 +722,8 @@ def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             continue
         if ctx.bound(f, p):
             votes.append(says)
+    if f.relation in ("created", "deleted") and _replaced(ctx, f):
+        votes.append(True)
     if f.relation == "rain":
         for n in ctx.r.numbers:
             if n.unit == "mm" and ctx.bound(f, n.span[0]) and not ctx.r.hedged(n.span[0]):
@@ -666,7 +745,45 @@ def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         return "missing", None
     if any(v != bool(f.value) for v in votes):
         return "contradicted", "says " + ("yes" if not f.value else "no")
+    other = _other_target(ctx, f) if f.value is True else None
+    if other is not None:
+        return "contradicted", f"done to {other}"
     return "stated", "yes" if f.value else "no"
+
+
+def _replaced(ctx: _Ctx, f: Fact) -> bool:
+    """A replacement ("Replaced A with B", "swapped A for B") deletes and creates: it
+    votes for the action on `f`'s event when its sentence names that event."""
+    mine = ctx.canon("event", f.about.get("event", [])) if f.about.get("event") else set()
+    for a, _, _ in _occurrences(ctx.r.low, REPLACE_CUES):
+        lo, hi = ctx.r.sentence(a)
+        if ctx.r.asserted(a) and not ctx.r.negated(a) and any(
+                m.ent in mine and lo <= m.start < hi for m in ctx.r.mentions.get("event", [])):
+            return True
+    return False
+
+
+def _other_target(ctx: _Ctx, f: Fact) -> str | None:
+    """The action said done to another entity ("I removed the Parent-teacher meeting"
+    when the Project sync was to go), where the answer never names `f`'s own: the
+    name it acted on, else None."""
+    verbs = ACTION_VERBS.get(str(f.relation), ())
+    for cat in ("event", "product"):
+        names = f.about.get(cat)
+        if not names or not verbs:
+            continue
+        mine = ctx.canon(cat, names) | set(names)
+        if any(m.ent in mine for m in ctx.r.mentions.get(cat, [])):
+            return None
+        for a, _, _ in _occurrences(ctx.r.low, verbs):
+            if ctx.r.negated(a) or not ctx.r.asserted(a):
+                continue
+            hi = ctx.r.sentence(a)[1]
+            atts = ctx.r.attribute(cat, a, local=True) or [
+                m for m in ctx.r.mentions.get(cat, []) if a < m.start < hi][:1]
+            if atts and not any(m.ent in mine for m in atts):
+                return ctx.r.text[atts[0].start:atts[0].end]
+    return None
 
 
 def _at_time(ctx: _Ctx, f: Fact, pos: int) -> bool:
@@ -735,11 +852,67 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
         pool = by_class.get("C", []) + by_class.get("F", []) if n.unit in ("C", "F", "deg") \
             else by_class.get(None if n.unit == "stars" else n.unit, [])
         same = [g for g in pool if ctx.bound(g, n.span[0])]
-        if same and not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in same):
-            a, b = n.span
+        a, b = n.span
+        if same and not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in same) \
+                and not _derived(ctx, pool, n):
             out.append({"key": same[0].key, "kind": "number", "found": ctx.r.text[a:b],
                         "why": "no true value of this entity matches it"})
+        elif not pool and n.unit not in ("stars",) and _unlike_reference(ctx, n):
+            out.append({"key": f"reference:{n.unit}", "kind": "number",
+                        "found": ctx.r.text[a:b], "why": "the reference gives another value"})
+    return out + _lifetime_contradictions(ctx)
+
+
+def _unlike_reference(ctx: _Ctx, n: Number) -> bool:
+    """A quantity no fact covers, in a unit the reference answer states values in (a dose
+    in mg), that matches none of them: "limit it to 40 mg" when the truth says 20 mg."""
+    key = ("reference numbers", n.unit)
+    ref = ctx.cache.get(key)
+    if ref is None:
+        ref = ctx.cache[key] = [m.value for m in find_numbers(ctx.task.reference_answer)
+                                if m.unit == n.unit]
+    slack = 0.5 * 10.0 ** (-n.decimals)
+    return bool(ref) and not any(abs(v - n.value) <= slack + 1e-9 for v in ref)
+
+
+_YEAR = re.compile(r"(?<![\d.,$])(1[0-9]{3}|20[0-9]{2})(?!\d|[.,]\d|\s*(?:°|%|\$))")
+
+
+def _lifetime_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    """A year said of a person outside their life (a work "published in 1790" by someone
+    who died in 1760): the task knows when they were born and died."""
+    life: dict[str, dict[str, float]] = {}
+    for g in ctx.task.expected_facts:
+        fam = key_family(g.key)
+        if g.kind == "number" and fam in ("born", "died") and g.about.get("subject"):
+            life.setdefault(g.about["subject"][0], {})[fam] = float(g.value)
+    if not life:
+        return []
+    out = []
+    for m in _YEAR.finditer(ctx.r.text):
+        who = ctx.bound_to_own("subject", m.start())
+        span = life.get(who or "")
+        if not span or len(span) < 2:
+            continue
+        if not span["born"] <= float(m.group(1)) <= span["died"]:
+            out.append({"key": f"{who}.years", "kind": "number", "found": m.group(0),
+                        "why": "outside the subject's life"})
     return out
+
+
+def _derived(ctx: _Ctx, pool: list[Fact], n: Number) -> bool:
+    """`n` follows from true values by the arithmetic an answer shows: a signed change
+    ("−0.3 °F") that is a difference the task states, or a value after the query's own
+    quantity of units is taken off or added ("50 in stock; I ordered 2 (48 left)")."""
+    text = ctx.r.text[n.span[0]:n.span[1]]
+    if text[:1] in "+-−–" and any("difference" in g.key or "change" in g.key for g in pool) \
+            and any(_value_ok(g, replace(n, value=abs(n.value))) for g in pool
+                    if "difference" in g.key or "change" in g.key):
+        return True
+    if n.unit != "units":
+        return False
+    return any(abs(abs(t - n.value) - q) < 1e-9 for g in pool for t in _targets(g)
+               for q in ctx.query_numbers if q > 0)
 
 
 def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
@@ -753,6 +926,9 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
                         ("date", [(s, {d.isoformat() for d in ds}) for s, ds in ctx.r.dates])):
         asked = ctx.query_times if kind == "time" else ctx.query_days
         for (a, b), values in items:
+            lo, hi = ctx.r.clause(a)
+            if kind == "time" and _FREE_TIME.search(ctx.r.low[lo:hi]):
+                continue  # "the gap before Team standup (08:45–09:00)": free time's bounds
             for cat in cats:
                 own = {m.ent for m in ctx.r.attribute(cat, a, local=True)
                        if ctx.ents.owns(cat, m.ent)}
@@ -771,6 +947,42 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
                 out.append({"key": f"{cat}:{'/'.join(sorted(own))}", "kind": kind,
                             "found": ctx.r.text[a:b], "why": f"not a true {kind} of it"})
     return out
+
+
+_FREE_TIME = re.compile(r"\b(?:gap|gaps|slot|slots|window|opening|free|break|open)\b")
+
+
+def _event_day_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
+    """An event of the task said to be on a day none of its facts puts it on ("Wednesday,
+    when you also have the Car service" for a Tuesday event): the day the event's
+    mention is attributed to in its sentence (a day the query names aside)."""
+    days: dict[str, set[str]] = {}
+    for g in ctx.task.expected_facts:
+        for ent in g.about.get("event", []):
+            got = days.setdefault(ent, set())
+            got |= set(g.about.get("date", []))
+            if g.kind == "date":
+                got.add(str(g.value))
+    spans: dict[int, tuple[set[str], set[str]]] = {}  # a span may name several (a title)
+    for m in ctx.r.mentions.get("event", []):
+        ents, truth = spans.setdefault(m.start, (set(), set()))
+        ents.add(m.ent)
+        truth |= days.get(m.ent, set())
+    out = []
+    for start, (ents, truth) in spans.items():
+        if not truth:
+            continue
+        for d in ctx.r.attribute("date", start, local=True):
+            if d.ent not in truth and d.ent not in ctx.query_days and d.start not in \
+                    ctx.r.ranged and not _same_span_names(ctx, d, truth):
+                out.append({"key": f"event:{'/'.join(sorted(ents))}", "kind": "date",
+                            "found": ctx.r.text[d.start:d.end], "why": "not a day of it"})
+    return out
+
+
+def _same_span_names(ctx: _Ctx, d: Mention, truth: set[str]) -> bool:
+    """The date's span also reads as one of `truth` (an ambiguous 06/07)."""
+    return any(x.start == d.start and x.ent in truth for x in ctx.r.mentions.get("date", []))
 
 
 def _time_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
@@ -950,6 +1162,7 @@ def _read_answer(task: Task, answer: str, vocabulary: Vocabulary | None) -> _Ans
     statuses = tuple(_status(ctx, f, []) for f in task.expected_facts)
     checks = (("number", _number_contradictions), ("clock", _clock_contradictions),
               ("date", _date_contradictions), ("time", _time_contradictions),
+              ("event_day", _event_day_contradictions),
               ("group", _group_contradictions), ("key", _key_contradictions),
               ("id", _id_contradictions), ("scale", _scale_contradictions))
     return _AnswerReading(statuses, tuple((name, tuple(check(ctx))) for name, check in checks))

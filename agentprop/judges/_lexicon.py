@@ -6,6 +6,8 @@ on folded text (lower-case, accents stripped), longest phrase first.
 
 from __future__ import annotations
 
+from agentprop.judges import _languages as lang
+
 # -- closed scales: a term states one value (or is compatible with several) ------------------
 
 # severity of a drug interaction: none < low (minor, mild) < moderate < high (major, severe)
@@ -18,7 +20,10 @@ SEVERITY_TERMS: dict[str, frozenset[str]] = {
         "no drug interaction", "no documented interaction", "no recorded interaction",
         "no listed interaction", "severity none", "severity: none", "severity is none",
         "severity of none", "severity level: none", "severity level none",
-        "no interaction risk", "free of interactions", "interaction-free")},
+        "no interaction risk", "free of interactions", "interaction-free", "none known",
+        "none reported", "none documented", "none listed",
+        *lang.NO_INTERACTION)},
+    **{t: frozenset({v}) for w, v in lang.SEVERITY.items() for t in lang.inflected(w)},
     **{t: frozenset({"low"}) for t in ("minor", "mild", "low", "slight", "minimal")},
     **{t: frozenset({"moderate"}) for t in ("moderate", "moderately", "medium",
                                             "intermediate")},
@@ -41,10 +46,12 @@ SEVERITY_VAGUE = frozenset(t for t, v in SEVERITY_TERMS.items() if len(v) > 1)
 # a bare level word speaks of the interaction only next to one of these ("high blood
 # pressure" is not a severity)
 SEVERITY_CONTEXT = ("interact", "severity", "risk", "combin", "together", "caution", "warn",
-                    "concern", "danger")
+                    "concern", "danger", *lang.SEVERITY_CONTEXT)
 
 # weather conditions: what each term states, by the domain's conditions
 _RAIN = ("light rain", "rain", "heavy rain", "thunderstorms")
+# a word for rain or snow in general states any intensity of it
+_FAMILY = {"rain": frozenset(_RAIN), "snow": frozenset({"light snow", "snow"})}
 CONDITION_TERMS: dict[str, frozenset[str]] = {
     "sunny": frozenset({"sunny"}), "sunshine": frozenset({"sunny"}),
     "clear skies": frozenset({"sunny"}), "clear sky": frozenset({"sunny"}),
@@ -72,6 +79,10 @@ CONDITION_TERMS: dict[str, frozenset[str]] = {
     "light snow": frozenset({"light snow"}), "flurries": frozenset({"light snow"}),
     "snow": frozenset({"light snow", "snow"}), "snowy": frozenset({"light snow", "snow"}),
     "snowfall": frozenset({"light snow", "snow"}), "snowing": frozenset({"light snow", "snow"}),
+    **{t: _FAMILY.get(v, frozenset({v})) for w, v in lang.CONDITIONS.items()
+       for t in lang.inflected(w)},
+    # "不会下雨" (it will not rain): no condition, though it holds the word for rain
+    **{t: frozenset() for t in lang.NO_RAIN if not t.isascii()},
     # counts of days, not a day's condition
     **{t: frozenset() for t in ("rainy days", "rainy day", "wet days", "rain days",
                                 "snowy days", "sunny days", "dry days")},
@@ -100,11 +111,18 @@ TREND_TERMS: dict[str, frozenset[str]] = {
                                           "below average", "below the normal",
                                           "below the average", "lower than normal",
                                           "lower than the normal", "cooler than usual")},
-    **{t: frozenset({"same"}) for t in ("in line with", "about the same", "close to normal",
-                                        "near normal", "roughly normal", "on par with",
+    **{t: frozenset({"same"}) for t in ("in line with", "on par with",
                                         "no different from", "same as normal",
-                                        "typical for", "right at normal", "right on average")},
+                                        "right at normal", "right on average")},
+    **{t: frozenset({v}) for t, v in lang.TREND.items()},
+    # near the normal: true of a small difference either way, so no trend is stated
+    **{t: frozenset({"same", "warmer", "cooler"}) for t in (
+        "about the same", "close to normal", "near normal", "roughly normal",
+        "close to the normal", "close to average", "near average", "typical for",
+        "pretty typical", "fairly typical")},
 }
+# the terms that only bound the trend (a small difference either way)
+TREND_VAGUE = frozenset(t for t, v in TREND_TERMS.items() if len(v) > 1)
 
 SCALES: dict[str, dict[str, frozenset[str]]] = {
     "severity": SEVERITY_TERMS,
@@ -114,7 +132,7 @@ SCALES: dict[str, dict[str, frozenset[str]]] = {
 
 # -- decisions: cue words naming the winner (positive) or a loser (negative) ----------------
 
-DECISION_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+_DECISION_EN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "warmer": (("warmer", "hotter", "the warm one", "higher temperature", "higher temperatures",
                 "beats", "wins", "comes out ahead", "comes out on top", "the winner",
                 "warmest", "hottest", "milder"),
@@ -143,9 +161,18 @@ DECISION_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                ("wettest", "rainiest")),
 }
 
+# phrases that decline to pick an option ("hard to say", "roughly comparable"): values
+# stated beside them do not imply the decision
+NO_DECISION = (*lang.NO_DECISION, "hard to say", "difficult to say", "impossible to say",
+               "can't say",
+               "cannot say", "hard to tell", "can't tell", "too close to call",
+               "roughly comparable", "about the same", "no clear winner", "toss-up",
+               "toss up", "neck and neck", "roughly equal", "essentially the same",
+               "basically the same", "practically the same", "pretty much the same")
+
 # -- polar facts: cue words asserting (or, negated, denying) a proposition -------------------
 
-POLAR_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+_POLAR_EN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # (asserting cues, cues that assert the opposite)
     "rain": (("rain", "raining", "rainy", "showers", "shower", "drizzle", "thunderstorms",
               "thunderstorm", "downpour", "downpours", "wet", "umbrella", "precipitation is",
@@ -180,11 +207,48 @@ POLAR_CUES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
              ("taken", "busy", "blocked", "occupied", "clash", "clashes",
               "conflict", "conflicts", "overlaps", "not free", "unavailable")),
 }
-POLAR_CUES["found"] = (
+_POLAR_EN["found"] = (
     ("free", "available", "open", "you can fit", "fits", "can fit"),
     ("fully booked", "no free", "no gap", "no gaps", "no slot", "no slots", "no opening",
      "nothing free", "booked solid", "no availability", "couldn't find", "could not find",
      "completely booked", "no room"))
+
+
+def _merged(english: dict[str, tuple[tuple[str, ...], tuple[str, ...]]],
+            other: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+            ) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The English cues with those of other languages (`_languages`) after them."""
+    return {k: (pos + other.get(k, ((), ()))[0], neg + other.get(k, ((), ()))[1])
+            for k, (pos, neg) in english.items()}
+
+
+# comparatives that are verbs: the option after them lost ("Madrid beats Sydney")
+TRANSITIVE_CUES = frozenset({"beats", "edges out", "tops", "outdoes", "wins over",
+                             "undercuts"})
+_DECISION_EN["warmer"] = (_DECISION_EN["warmer"][0] + ("edges out", "tops", "outdoes"),
+                          _DECISION_EN["warmer"][1])
+_DECISION_EN["cheaper"] = (_DECISION_EN["cheaper"][0] + ("undercuts",),
+                           _DECISION_EN["cheaper"][1])
+DECISION_CUES = _merged(_DECISION_EN, {
+    "warmer": (lang.WARMER, lang.COOLER), "warmest": (lang.WARMER, lang.COOLER),
+    "cheaper": (lang.CHEAPER, lang.DEARER), "cheapest": (lang.CHEAPER, lang.DEARER),
+    "best_rated": (lang.BEST_RATED, ()), "driest": (lang.DRIEST, ())})
+POLAR_CUES = _merged(_POLAR_EN, {
+    "rain": (lang.RAIN, lang.NO_RAIN),
+    "created": (lang.CREATED + lang.DONE, ()), "deleted": (lang.DELETED + lang.DONE, ()),
+    "moved": (lang.MOVED + lang.DONE, ()), "booked": (lang.BOOKED + lang.DONE, ()),
+    "ordered": (lang.ORDERED + lang.DONE, ()),
+    "interacts": (lang.INTERACTS, lang.NO_INTERACTION)})
+# the verbs of an action that name what it was done to ("removed the Dentist"), and of a
+# replacement, which deletes one event and creates another ("Replaced A with B", "A → B")
+ACTION_VERBS: dict[str, tuple[str, ...]] = {
+    "deleted": ("deleted", "removed", "cancelled", "canceled", "taken off", "cleared"),
+    "moved": ("moved", "rescheduled", "shifted", "pushed"),
+    "created": ("created", "added", "scheduled", "booked", "put"),
+    "booked": ("booked", "scheduled", "made an appointment"),
+    "ordered": ("ordered", "purchased", "bought"),
+}
+REPLACE_CUES = ("replaced", "swapped", "switched", "substituted", "exchanged")
 # a cue right after these words names the topic, not a claim ("I checked for interactions")
 TOPIC_WORDS = frozenset({"check", "checked", "checking", "for", "any", "about", "possible",
                          "potential", "whether", "known"})
@@ -196,8 +260,8 @@ FREE_NOUNS = frozenset({"slot", "slots", "time", "times", "window", "windows", "
 # a group's items are claimed only in a sentence that speaks of the list
 GROUP_CUES: dict[str, tuple[str, ...]] = {
     "medications": ("take", "taking", "takes", "on ", "prescri", "medication", "meds", "drug",
-                    "current", "regimen"),
-    "allergies": ("allerg", "nkda", "intoleran", "reaction"),
+                    "current", "regimen", *lang.MEDICATION_CUES),
+    "allergies": ("allerg", "nkda", "intoleran", "reaction", *lang.ALLERGY_CUES),
     "doctors": ("dr", "doctor", "available", "working", "on duty", "specialist", "physician",
                 "cardiolog", "neurolog", "dermatolog", "practice", "gp", "see "),
     "events": (),
@@ -211,7 +275,7 @@ NEGATIONS = frozenset({
     "shouldn't", "wouldn't", "hasn't", "haven't", "hadn't", "unable", "failed", "fails",
     "nothing", "nobody", "isnt", "doesnt", "dont", "didnt", "cant", "couldnt", "wasnt",
     "hasnt", "havent", "wont",
-})
+}) | lang.NEGATIONS
 # words that make a clause a question, an offer or a hypothesis rather than a statement
 NOT_ASSERTED = (
     "would you like", "shall i", "should i", "do you want", "want me to", "i can ", "i could",
@@ -221,4 +285,4 @@ NOT_ASSERTED = (
 )
 # hedges that make a mention a possibility, not a statement ("a chance of rain")
 HEDGES = ("chance", "chances", "possible", "possibly", "might", "may", "could", "perhaps",
-          "maybe", "probability", "likelihood", "potential")
+          "maybe", "probability", "likelihood", "potential", *lang.HEDGES)

@@ -17,7 +17,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import pairwise
 
+from agentprop.judges import _languages as lang
 from agentprop.judges._extract import Number, find_dates, find_numbers, find_times, fold
 from agentprop.judges._lexicon import HEDGES, NEGATIONS, NOT_ASSERTED
 
@@ -29,12 +31,24 @@ _ABBREV = re.compile(r"(?:\b(?:dr|mr|mrs|ms|st|mt|no|vs|approx|ca|e\.g|i\.e|etc|
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|;\s|\n+|\s*\|\s*\n")
 _CLAUSE_SEP = re.compile(
     r";|,\s|\s+(?:and|but|while|whereas|vs\.?|versus|than|compared (?:with|to)|unlike"
-    r"|whilst|however|instead)\s+|\s*\|\s*|\s+[–—-]\s+|:\s+",
+    r"|whilst|however|instead|" + "|".join(lang.VERSUS) + r")\s+|\s*\|\s*|\s+[–—-]\s+|:\s+",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9']+")
+# "no" as a determiner, the words that end its scope, and words after it that are no noun
+_DETERMINER_NEG = frozenset({"no", "none", "without"}) | lang.DETERMINER_NEGATIONS
+_SCOPE_ENDS = frozenset({"in", "at", "between", "with", "for", "during", "from", "on", "across",
+                         "among", "throughout"}) | lang.SCOPE_ENDS
+# words that may stand between a claim and its negation after it ("rain is not expected
+# today", "es regnet heute nicht")
+_AUX_AFTER = frozenset({"is", "was", "are", "will", "be", "expected", "forecast", "es", "heute",
+                        "morgen", "today", "tomorrow", "currently", "right", "now", "ne",
+                        "il", "va", "do", "does", "did"})
+_NOT_NOUN = frozenset({"longer", "more", "one", "other"})
 _HEDGE_RX = re.compile(r"\b(?:" + "|".join(HEDGES) + r")\b")
-_CONTRAST = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|unlike|whereas|while)\b")
+_VERSUS = re.compile(r"\b(?:vs\.?|versus|" + "|".join(lang.VERSUS) + r")\b")
+_CONTRAST = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|unlike|whereas|while|"
+                       + "|".join(lang.VERSUS) + r")\b")
 # a line holding a measured value is a data row, not a heading
 _VALUE = re.compile(r"\d\s*(?:°|%|\$|mm\b|km|mph|units?\b|events?\b)|\$\s*\d", re.IGNORECASE)
 
@@ -79,6 +93,7 @@ class Reading:
     times: list[tuple[Span, str]] = field(default_factory=list)
     numbers: list[Number] = field(default_factory=list)
     mentions: dict[str, list[Mention]] = field(default_factory=dict)
+    ranged: frozenset[int] = frozenset()  # starts of dates that end a range ("9–15 June")
     _clause_starts: list[int] = field(default_factory=list)
     _sentence_starts: list[int] = field(default_factory=list)
 
@@ -88,6 +103,8 @@ class Reading:
         r.sentences = _segments(text, _SENTENCE_END, [(0, len(text))])
         r.clauses = _segments(text, _CLAUSE_SEP, r.sentences)
         r.dates = find_dates(text)
+        r.ranged = frozenset(x for ((a, b), _), ((c, _), _) in pairwise(r.dates)
+                             if _DATE_RANGE_GAP.fullmatch(text[b:c]) for x in (a, c))
         r.times = find_times(text)
         skip = [s for s, _ in r.dates] + [s for s, _ in r.times]
         r.numbers = find_numbers(text, skip=skip)
@@ -139,10 +156,13 @@ class Reading:
         if not ms:
             return []
         lo, hi = self.clause(pos)
+        paired = self._paired(pos)
+        if paired is not None:  # "(X 14 vs Y 13)": only a name inside, before the value
+            lo, hi = max(lo, paired[0]), min(hi, pos)
         inside = [m for m in ms if lo <= m.start < hi and not (m.start <= pos < m.end)]
         if inside:
             return self._nearest(inside, pos)
-        if self._contrasted(pos) or self._paired(pos):
+        if self._contrasted(pos) or paired is not None:
             return []  # "14.9 °C vs 13.7 °C": the value after "vs" is the other one's
         lo, hi = self.sentence(pos)
         inside = [m for m in ms if lo <= m.start < hi and m.end <= pos]
@@ -152,15 +172,16 @@ class Reading:
             return []
         return self._heading(ms, pos)
 
-    def _paired(self, pos: int) -> bool:
-        """Inside "(… vs …)": the pair follows the order the entities were named in, which
-        this reading does not track, so the value is left unattributed."""
+    def _paired(self, pos: int) -> Span | None:
+        """The span of a "(… vs …)" around `pos`: the pair follows the order the entities
+        were named in, which this reading does not track, so a value there is attributed
+        only to a name before it inside the parenthesis, else to none."""
         open_ = self.text.rfind("(", 0, pos)
         if open_ < 0 or self.text.rfind(")", open_, pos) >= 0:
-            return False
+            return None
         close = self.text.find(")", pos)
-        inside = self.low[open_:close if close >= 0 else len(self.text)]
-        return bool(re.search(r"\b(?:vs\.?|versus)\b", inside))
+        span = (open_, close if close >= 0 else len(self.text))
+        return span if _VERSUS.search(self.low[span[0]:span[1]]) else None
 
     def _contrasted(self, pos: int) -> bool:
         """The value's clause opens with a contrast ("vs", "than", "compared with")."""
@@ -199,13 +220,39 @@ class Reading:
         return _WORD.findall(self.low[lo:pos].replace("’", "'"))[-n:]
 
     def negated(self, pos: int, window: int = 6) -> bool:
-        """A negation among the few words before `pos` in its clause ("not allergic to")."""
-        return any(w in NEGATIONS or w.endswith("n't") for w in self._words_before(pos, window))
+        """A negation among the few words before `pos` in its clause ("not allergic to").
+        A determiner "no" negates its own noun phrase only: in "no rain in Beijing" or "no
+        interaction between X and Y" the preposition ends its scope before the name."""
+        words = self._words_before(pos, window)
+        hits = [i for i, w in enumerate(words) if w in NEGATIONS or w.endswith("n't")]
+        if not hits:
+            return False
+        i = hits[-1]
+        rest = words[i + 1:]
+        return not (words[i] in _DETERMINER_NEG and rest and rest[0] not in _NOT_NOUN
+                    and any(w in _SCOPE_ENDS for w in rest))
+
+    def negated_after(self, end: int) -> bool:
+        """A negation right after a claim in its clause, with nothing but auxiliaries
+        between ("rain is not expected", "regnet es heute nicht")."""
+        _, hi = self.clause(max(0, end - 1))
+        for w in _WORD.findall(self.low[end:hi].replace("’", "'"))[:4]:
+            if w in NEGATIONS or w.endswith("n't"):
+                return True
+            if w not in _AUX_AFTER:
+                return False
+        return False
 
     def hedged(self, pos: int) -> bool:
-        """The clause offers the claim as a possibility ("a chance of rain", "might be")."""
+        """The clause offers the claim as a possibility ("a chance of rain", "might be").
+        A hedge inside a parenthesis hedges only what the parenthesis holds ("a minor
+        interaction (possible low potassium)" is not hedged)."""
         lo, hi = self.clause(pos)
-        return bool(_HEDGE_RX.search(self.low[lo:hi]))
+        seg = self.low[lo:hi]
+        rel = pos - lo
+        kept = re.sub(r"\([^()]*\)", lambda m: m.group(0) if m.start() <= rel < m.end()
+                      else " " * len(m.group(0)), seg)
+        return bool(_HEDGE_RX.search(kept))
 
     def asserted(self, pos: int) -> bool:
         """The clause states something (not a question, offer or hypothesis)."""
@@ -214,6 +261,7 @@ class Reading:
         return not any(k in seg for k in NOT_ASSERTED) and "?" not in self.text[lo:hi]
 
 
+_DATE_RANGE_GAP = re.compile(r"\s*(?:–|—|-|to|through|until|till)\s*", re.IGNORECASE)
 _ALT_GAP = re.compile(r"^\s*(?:,\s*)?(?:or(?:\s+(?:maybe|possibly|perhaps|even))?|/|either|,)\s*$")
 _RANGE_GAP = re.compile(r"^\s*(?:–|—|-|to|and)\s*$")
 

@@ -1,0 +1,250 @@
+"""Words of answers written in another language: German, French, Spanish, Italian,
+Portuguese, Dutch, Chinese and Japanese (the labelling rule accepts any language that states
+the truth). Data only: `_extract` reads the months, days and clock words, `_lexicon` adds
+the cues to its English tables, `_entities` the city names and drug spellings. Matched
+like the English words, on folded text (lower-case, accents stripped).
+"""
+
+from __future__ import annotations
+
+# -- dates and times -------------------------------------------------------------------------
+
+MONTHS: dict[str, int] = {
+    **dict.fromkeys(("januar", "janvier", "enero", "gennaio", "janeiro", "januari"), 1),
+    **dict.fromkeys(("februar", "fevrier", "febrero", "febbraio", "fevereiro", "februari"), 2),
+    **dict.fromkeys(("marz", "maerz", "mars", "marzo", "marco", "maart"), 3),
+    **dict.fromkeys(("avril", "abril", "aprile"), 4),
+    **dict.fromkeys(("mai", "mayo", "maggio", "maio", "mei"), 5),
+    **dict.fromkeys(("juni", "juin", "junio", "giugno", "junho"), 6),
+    **dict.fromkeys(("juli", "juillet", "julio", "luglio", "julho"), 7),
+    **dict.fromkeys(("aout", "agosto", "augustus"), 8),
+    **dict.fromkeys(("septembre", "septiembre", "settembre", "setembro"), 9),
+    **dict.fromkeys(("oktober", "octobre", "octubre", "ottobre", "outubro"), 10),
+    **dict.fromkeys(("novembre", "noviembre", "novembro"), 11),
+    **dict.fromkeys(("dezember", "decembre", "diciembre", "dicembre", "dezembro"), 12),
+}
+# today / tomorrow / the day after tomorrow, as days from the reference day
+RELATIVE_DAYS: dict[str, int] = {
+    **dict.fromkeys(("heute", "aujourd'hui", "hoy", "oggi", "hoje", "vandaag", "今天", "今日"),
+                    0),
+    **dict.fromkeys(("morgen", "demain", "manana", "domani", "amanha", "明天", "明日"), 1),
+    **dict.fromkeys(("ubermorgen", "apres-demain", "pasado manana", "dopodomani",
+                     "depois de amanha", "overmorgen", "后天", "明後日"), 2),
+}
+# words that set one value against another, like "vs" ("65 $ frente a 92 $")
+VERSUS = ("gegenüber", "gegenuber", "contre", "face à", "face a", "frente a", "contra",
+          "contro", "tegenover")
+# words joining the two ends of a time range ("von 10:00 bis 11:00", "de 8 h à 9 h")
+RANGE_WORDS = ("bis", "a", "al", "ate", "tot", "到", "至", "から")
+
+# -- cues: what an answer says was done, and yes/no claims -----------------------------------
+
+DONE = ("erledigt", "fertig", "c'est fait", "termine", "listo", "hecho", "fatto", "pronto",
+        "feito", "klaar", "gedaan", "完成", "已完成", "完了しました")
+CREATED = ("eingetragen", "hinzugefugt", "angelegt", "erstellt", "eingeplant", "ajoute",
+           "cree", "planifie", "anadido", "agregado", "creado", "programado",
+           "agendado", "aggiunto", "creato", "inserito", "programmato", "adicionado", "criado",
+           "agende", "anadi", "agregue", "programe", "adicionei", "criei", "agendei",
+           "marcado", "toegevoegd", "aangemaakt", "ingepland", "已添加", "已创建", "已安排",
+           "追加しました", "登録しました", "作成しました")
+DELETED = ("geloscht", "entfernt", "abgesagt", "storniert", "supprime", "annule", "borre",
+           "elimine", "cancele", "apaguei", "exclui", "cancelei", "removi",
+           "eliminado", "borrado", "cancelado", "cancellato", "eliminato", "rimosso",
+           "excluido", "removido", "apagado", "verwijderd", "geannuleerd", "已删除", "已取消",
+           "削除しました", "キャンセルしました")
+MOVED = ("verschoben", "verlegt", "deplace", "reporte", "decale", "movido", "trasladado",
+         "reprogramado", "cambiado", "spostato", "riprogrammato", "movi", "remarcado",
+         "movido", "cambie", "mude", "mudei", "remarquei",
+         "mudado", "verplaatst", "verzet", "已移至", "改到", "已改", "移動しました",
+         "変更しました")
+BOOKED = ("gebucht", "reserviert", "termin vereinbart", "pris rendez-vous",
+          "reservado", "cita reservada", "prenotato", "prenotata", "agendada", "marcada",
+          "geboekt", "已预约", "予約しました")
+ORDERED = ("bestellt", "bestellung aufgegeben", "commande passee", "pedido",
+           "he pedido", "pedi", "encomendado", "encomenda", "encomendei", "ordinato",
+           "ordine effettuato",
+           "besteld", "已下单", "已订购", "订购了", "注文しました")
+RAIN = ("regen", "regnet", "schauer", "pluie", "pleut", "averses", "lluvia", "llueve",
+        "chubascos", "pioggia", "piove", "rovesci", "chuva", "chove", "aguaceiros", "regent",
+        "下雨", "有雨", "降雨", "雨が降")
+NO_RAIN = ("kein regen", "keinen regen", "trocken", "pas de pluie", "sin lluvia",
+           "no llueve", "no va a llover", "seco", "niente pioggia", "nessuna pioggia",
+           "non piove", "asciutto", "sem chuva", "nao chove", "nao vai chover", "geen regen",
+           "droog", "不会下雨", "不下雨", "没有雨", "无雨", "雨は降らない", "降らない")
+INTERACTS = ("wechselwirkung", "interaccion", "interazione", "interacao",
+             "interactie", "相互作用")
+NO_INTERACTION = ("keine wechselwirkung", "keine bekannte wechselwirkung",
+                  "keine wechselwirkungen", "aucune interaction", "pas d'interaction",
+                  "aucune interaction connue", "sin interaccion", "ninguna interaccion",
+                  "no hay interaccion", "no hay interaccion conocida", "nessuna interazione",
+                  "non interagiscono", "nao ha interacao", "nao ha interacao conhecida",
+                  "sem interacao", "nenhuma interacao", "geen interactie",
+                  "geen bekende interactie", "没有相互作用", "无相互作用", "相互作用はありません")
+SEVERITY: dict[str, str] = {
+    **dict.fromkeys(("schwer", "schwerwiegend", "ernst", "grave", "severa", "severo",
+                     "elevee", "elevata", "elevada", "ernstig", "严重", "重度", "重大"), "high"),
+    **dict.fromkeys(("mittelschwer", "moderat", "massig", "moderee", "moderada", "moderata",
+                     "moderado", "matig", "中度", "中等"), "moderate"),
+    **dict.fromkeys(("geringfugig", "legere", "leve", "lieve", "gering", "轻微", "轻度"),
+                    "low"),
+}
+# offering alternatives or doubt ("Madrid oder Sydney", "vielleicht", "peut-être")
+ALTERNATIVES = ("oder", "entweder", "ou", "soit", "o", "oppure", "或者", "还是", "または")
+HEDGES = ("vielleicht", "moglicherweise", "eventuell", "peut-etre", "quizas", "quiza",
+          "tal vez", "posiblemente", "forse", "probabilmente", "talvez", "possivelmente",
+          "misschien", "mogelijk", "可能", "也许", "或许", "かもしれ")
+NO_DECISION = ("difficile a dire", "schwer zu sagen", "dificil de decir", "difficile da dire",
+               "dificil dizer", "moeilijk te zeggen", "很难说", "难以判断", "何とも言えない")
+SEVERITY_CONTEXT = ("wechselwirk", "interac", "interaz", "相互作用", "gravit", "schwere")
+YES = ("ja", "oui", "si", "sim", "はい")
+NO = ("nein", "non", "nao", "nee", "いいえ")
+# a negating determiner negates its noun only, up to one of these prepositions ("pas de
+# pluie à Pékin", "kein Regen in Berlin")
+DETERMINER_NEGATIONS = frozenset({"kein", "keine", "keinen", "pas", "aucun", "aucune", "sin",
+                                  "ningun", "ninguna", "nessun", "nessuna", "sem", "nenhum",
+                                  "nenhuma", "geen", "sans", "senza", "ohne", "zonder"})
+SCOPE_ENDS = frozenset({"a", "en", "in", "im", "em", "no", "na", "bei", "dans", "entre",
+                        "zwischen", "tra", "fra", "con", "mit", "avec", "com", "met", "para",
+                        "pour", "fur", "per", "voor"})
+NEGATIONS = frozenset({"nicht", "kein", "keine", "keinen", "keiner", "ohne", "pas", "jamais",
+                       "aucun", "aucune", "sans", "nunca", "ningun", "ninguna", "sin", "non",
+                       "nessun", "nessuna", "senza", "nao", "nenhum", "nenhuma", "sem",
+                       "niet", "geen", "zonder", "nooit"})
+
+# -- decisions -------------------------------------------------------------------------------
+
+WARMER = ("am warmsten", "warmste", "plus chaud", "plus chaude", "le plus chaud",
+          "la plus chaude", "mas calido", "mas caluroso", "mas calida", "piu caldo",
+          "piu calda", "mais quente", "warmst", "最暖和", "最热", "更暖和", "更热",
+          "一番暖かい", "最も暖かい")
+COOLER = ("kalter", "kuhler", "am kaltesten", "plus froid", "plus froide", "plus frais",
+          "mas frio", "mas fria", "mas fresco", "piu freddo", "piu fredda", "piu fresco",
+          "mais frio", "mais fria", "kouder", "koeler", "更冷", "更凉")
+CHEAPER = ("billiger", "gunstiger", "am billigsten", "am gunstigsten", "moins cher",
+           "moins chere", "le moins cher", "la moins chere", "mas barato", "mas barata",
+           "el mas barato", "la mas barata", "mas economico", "piu economico",
+           "piu economica", "il piu economico", "mais barato", "mais barata", "o mais barato",
+           "goedkoper", "goedkoopst", "goedkoopste", "更便宜", "最便宜", "最も安い", "一番安い")
+DEARER = ("teurer", "am teuersten", "plus cher", "plus chere", "mas caro", "mas cara",
+          "piu caro", "piu cara", "mais caro", "mais cara", "duurder", "更贵", "最贵")
+BEST_RATED = ("am besten bewertet", "bestbewertet", "beste bewertung", "le mieux note",
+              "la mieux notee", "mejor valorado", "mejor valorada", "mejor calificado",
+              "piu votato", "meglio recensito", "meglio valutato", "melhor avaliado",
+              "melhor avaliada", "best beoordeeld", "评分最高", "最高評価", "評価が最も高い")
+DRIEST = ("am trockensten", "le plus sec", "mas seco", "piu secco", "mais seco", "droogst",
+          "最干燥")
+
+# -- scales ----------------------------------------------------------------------------------
+
+CONDITIONS: dict[str, str] = {
+    **dict.fromkeys(("sonnig", "ensoleille", "soleado", "soleggiato", "ensolarado", "zonnig",
+                     "晴朗", "晴天", "晴れ"), "sunny"),
+    **dict.fromkeys(("teilweise bewolkt", "leicht bewolkt", "heiter", "partiellement nuageux",
+                     "parcialmente nublado", "parzialmente nuvoloso", "half bewolkt",
+                     "局部多云", "晴时多云", "晴れ時々曇り"), "partly cloudy"),
+    **dict.fromkeys(("bewolkt", "nuageux", "couvert", "nublado", "nuvoloso", "coperto",
+                     "多云", "阴天", "曇り"), "cloudy"),
+    **dict.fromkeys(("leichter regen", "leichtem regen", "leichte regen", "nieselregen",
+                     "pluie legere", "bruine", "lluvia ligera", "llovizna", "pioggia leggera",
+                     "pioggerella", "chuva fraca", "garoa", "lichte regen", "motregen",
+                     "小雨"), "light rain"),
+    **dict.fromkeys(("starker regen", "starkem regen", "forte pluie", "fortes pluies",
+                     "lluvia fuerte", "fuertes lluvias", "lluvias fuertes", "forti piogge",
+                     "pioggia forte", "chuva forte", "chuvas fortes", "zware regen", "大雨",
+                     "暴雨"), "heavy rain"),
+    **dict.fromkeys(("gewitter", "orages", "orage", "tormentas", "tormenta", "temporali",
+                     "temporale", "trovoadas", "tempestades", "onweer", "雷阵雨", "雷雨"),
+                    "thunderstorms"),
+    **dict.fromkeys(("schnee", "neige", "nieve", "neve", "sneeuw", "雪"), "snow"),
+    **dict.fromkeys(("regen", "regnerisch", "pluie", "pluvieux", "lluvia", "lluvioso",
+                     "pioggia", "piovoso", "chuva", "chuvoso", "雨", "有雨"), "rain"),
+}
+TREND: dict[str, str] = {
+    **dict.fromkeys(("warmer als", "plus chaud que", "mas calido de lo", "piu caldo del",
+                     "mais quente que", "warmer dan", "偏暖", "更暖和"), "warmer"),
+    **dict.fromkeys(("kuhler als", "kalter als", "plus frais que", "plus froid que",
+                     "mas fresco de lo", "mas frio de lo", "piu fresco del", "piu freddo del",
+                     "mais fresco que", "mais frio que", "koeler dan", "kouder dan", "偏冷",
+                     "更冷"), "cooler"),
+}
+
+# -- list cues -------------------------------------------------------------------------------
+
+ALLERGY_CUES = ("allergi", "alerg", "过敏", "アレルギー")
+MEDICATION_CUES = ("medikament", "medicament", "farmac", "nimmt", "prend", "toma", "assume",
+                   "neemt", "用药", "服用", "服薬")
+
+# -- names -----------------------------------------------------------------------------------
+
+CITY_NAMES: dict[str, tuple[str, ...]] = {
+    "Athens": ("Athen", "Athènes", "Atenas", "Atene", "雅典", "アテネ"),
+    "Auckland": ("奥克兰", "オークランド"),
+    "Bangkok": ("曼谷", "バンコク"),
+    "Beijing": ("Peking", "Pékin", "Pekín", "Pechino", "Pequim", "北京"),
+    "Berlin": ("Berlino", "Berlim", "柏林", "ベルリン"),
+    "Buenos Aires": ("布宜诺斯艾利斯", "ブエノスアイレス"),
+    "Cairo": ("Kairo", "Le Caire", "El Cairo", "Il Cairo", "开罗", "カイロ"),
+    "Cape Town": ("Kapstadt", "Le Cap", "Ciudad del Cabo", "Città del Capo",
+                  "Cidade do Cabo", "Kaapstad", "开普敦", "ケープタウン"),
+    "Chicago": ("芝加哥", "シカゴ"),
+    "Delhi": ("Dehli", "Nueva Delhi", "Nuova Delhi", "Nova Deli", "德里", "デリー"),
+    "Dubai": ("Dubái", "迪拜", "ドバイ"),
+    "Hong Kong": ("Hongkong", "香港"),
+    "Istanbul": ("Estambul", "Istambul", "伊斯坦布尔", "イスタンブール"),
+    "Johannesburg": ("Johannesburgo", "约翰内斯堡", "ヨハネスブルグ"),
+    "Lagos": ("拉各斯", "ラゴス"),
+    "Lima": ("利马", "リマ"),
+    "London": ("Londres", "Londra", "Londen", "伦敦", "ロンドン"),
+    "Los Angeles": ("Los Ángeles", "洛杉矶", "ロサンゼルス"),
+    "Madrid": ("马德里", "マドリード"),
+    "Melbourne": ("墨尔本", "メルボルン"),
+    "Mexico City": ("Mexiko-Stadt", "Ciudad de México", "Città del Messico",
+                    "Cidade do México", "Mexico-Stad", "墨西哥城", "メキシコシティ"),
+    "Miami": ("迈阿密", "マイアミ"),
+    "Moscow": ("Moskau", "Moscou", "Moscú", "Mosca", "Moscovo", "Moskou", "莫斯科",
+               "モスクワ"),
+    "Mumbai": ("Bombay", "孟买", "ムンバイ"),
+    "Nairobi": ("内罗毕", "ナイロビ"),
+    "New York": ("Nueva York", "Nova Iorque", "纽约", "ニューヨーク"),
+    "Oslo": ("奥斯陆", "オスロ"),
+    "Paris": ("París", "Parigi", "Parijs", "巴黎", "パリ"),
+    "Reykjavik": ("Reikiavik", "雷克雅未克", "レイキャビク"),
+    "Rio de Janeiro": ("Río de Janeiro", "里约热内卢", "リオデジャネイロ"),
+    "Rome": ("Rom", "Roma", "罗马", "ローマ"),
+    "Santiago": ("圣地亚哥", "サンティアゴ"),
+    "Seoul": ("Séoul", "Seúl", "Seul", "首尔", "ソウル"),
+    "Singapore": ("Singapur", "Singapour", "Singapura", "新加坡", "シンガポール"),
+    "Stockholm": ("Estocolmo", "Stoccolma", "斯德哥尔摩", "ストックホルム"),
+    "Sydney": ("Sídney", "悉尼", "シドニー"),
+    "Tokyo": ("Tokio", "Tóquio", "东京", "東京"),
+    "Toronto": ("多伦多", "トロント"),
+    "Vancouver": ("温哥华", "バンクーバー"),
+    "Amsterdam": ("Ámsterdam", "阿姆斯特丹", "アムステルダム"),
+}
+
+
+def inflected(word: str) -> tuple[str, ...]:
+    """A one-word adjective with the endings other languages add to it ("schwerwiegende",
+    "bewölkter", "graves"); a phrase or a CJK word as it is."""
+    if " " in word or not word.isascii() or len(word) < 4:
+        return (word,)
+    return (word, *(word + e for e in ("e", "en", "er", "es", "em", "s")))
+
+
+def drug_spellings(name: str) -> list[str]:
+    """A drug's name as other languages spell it: German drops a final -e ("Morphin"),
+    the Romance languages end it in -a or -o ("morfina", "prednisona", "ibuprofeno")."""
+    words = name.split()
+    if len(words) != 1 or len(name) < 6:
+        return []
+    n = name.lower()
+    stem = n[:-1] if n.endswith("e") else n
+    out = {stem, stem + "a", stem + "o"}
+    if "ph" in stem:
+        out |= {x.replace("ph", "f") for x in out}
+    if n.endswith("ine"):
+        out.add(n[:-3] + "ina")
+    if n.endswith("one"):
+        out |= {n[:-3] + "ona", n[:-3] + "on"}
+    out |= {x.replace("ll", "l").replace("ff", "f") for x in out}  # "penicilina"
+    return sorted(x for x in out if x != n)
