@@ -28,9 +28,10 @@ from agentprop.analysis.noticing import classify_text
 
 FIXTURES = Path(__file__).parents[1] / "tests" / "fixtures"
 SETS = ("noticed_v2_dev.jsonl", "noticed_validation.jsonl", "noticed_holdout.jsonl",
-        "noticed_holdout2.jsonl")
+        "noticed_holdout2.jsonl",
+        "noticed_heldout2026.jsonl")
 BROKEN_DOWN = "noticed_v2_dev.jsonl"  # per family and per language
-HELD_OUT = "noticed_holdout2.jsonl"  # written by --write unless --labels names another set
+HELD_OUT = "noticed_heldout2026.jsonl"  # written by --write unless --labels names another set
 
 
 def load(path: Path) -> list[dict]:
@@ -39,10 +40,11 @@ def load(path: Path) -> list[dict]:
 
 
 def _header(path: Path) -> str:
-    """The set's first comment lines: how and when it was labelled."""
+    """The set's first comment lines, up to its copy of the rule: how and when it was
+    labelled."""
     head = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.startswith("#"):
+        if not line.startswith("#") or "---- rule" in line:
             break
         head.append(line.lstrip("# ").strip())
     return " ".join(head)

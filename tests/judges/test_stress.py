@@ -158,11 +158,11 @@ def test_the_cards_gather_every_shipped_file() -> None:
     assert cards is not None
     assert cards["held_out"]["facts"] is False and cards["held_out"]["noticed"] is True
     assert "two independent graders" in cards["labels"]["facts"]
-    assert "BEFORE the rules were revised" in cards["labels"]["noticed"]
+    assert "without reading the detector" in cards["labels"]["noticed"]
     assert cards["held_out"]["fabricated"] is True
     assert cards["stress"]["facts"]["paraphrase"]["expect"] == "stable"
     assert cards["stress"]["noticed"]["notice"]["expect"] == "flip"
-    rows = [json.loads(x) for x in (FIXTURES / "noticed_holdout2.jsonl").read_text(
+    rows = [json.loads(x) for x in (FIXTURES / "noticed_heldout2026.jsonl").read_text(
         encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
     said = [classify_text(r["text"], r["where"], r["call"]) is not None for r in rows]
     k = cohen_kappa(said, [bool(r["noticed"]) for r in rows], n_resamples=1000, rng=42)
