@@ -159,6 +159,7 @@ class FabricationRule:
     _gold: dict[str, Values] = field(default_factory=dict)
     _claims: dict[tuple[str, str], list[tuple[Fact, Any]]] = field(default_factory=dict)
     _checkable: dict[str, bool] = field(default_factory=dict)
+    _statements: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def gold_values(self, task: Task) -> Values:
         hit = self._gold.get(task.id)
@@ -190,13 +191,17 @@ class FabricationRule:
 
     def statement(self, task: Task, answer: str) -> str:
         """The answer up to its first tool call written as text (of a tool the task
-        offers): what the agent stated, not what it asked for."""
+        offers): what the agent stated, not what it asked for (read once per answer)."""
         from agentprop.agent import leaked_calls
         from agentprop.domains import get_domain
 
-        specs = get_domain(task.domain).tool_specs(list(task.tools))
-        calls = leaked_calls(answer, specs)
-        return answer[:calls[0].start] if calls else answer
+        key = (task.id, answer)
+        hit = self._statements.get(key)
+        if hit is None:
+            specs = get_domain(task.domain).tool_specs(list(task.tools))
+            calls = leaked_calls(answer, specs)
+            hit = self._statements[key] = answer[:calls[0].start] if calls else answer
+        return hit
 
     def claims(self, task: Task, answer: str) -> list[tuple[Fact, Any]]:
         """(fact, value the answer gives it) for each checkable fact the answer commits to
