@@ -160,6 +160,7 @@ class FabricationRule:
     _claims: dict[tuple[str, str], list[tuple[Fact, Any]]] = field(default_factory=dict)
     _checkable: dict[str, bool] = field(default_factory=dict)
     _statements: dict[tuple[str, str], str] = field(default_factory=dict)
+    _requests: dict[str, Values] = field(default_factory=dict)
 
     def gold_values(self, task: Task) -> Values:
         hit = self._gold.get(task.id)
@@ -183,10 +184,9 @@ class FabricationRule:
 
     def request(self, task: Task) -> Values:
         """The values the user's request gives (cached per task)."""
-        key = f"request:{task.id}"
-        hit = self._gold.get(key)
+        hit = self._requests.get(task.id)
         if hit is None:
-            hit = self._gold[key] = Values.of_request(task.query)
+            hit = self._requests[task.id] = Values.of_request(task.query)
         return hit
 
     def statement(self, task: Task, answer: str) -> str:
