@@ -59,10 +59,12 @@ class TextRule:
 
     `guard_if`: the match does not count when the sentence says "if" before it (a tip,
     "if the forecast looks wrong, check your app"). `guard_negation`: it does not count
-    when "no", "not", "without", "never" or "free" comes within three words before it
+    when "no", "not", "without", "never" or "free of" comes within three words before it
     ("no discrepancies", "without errors"). `needs`: words the pattern cannot match
     without (lower case); a sentence with none of them skips the rule (a fast gate, tested
-    to change no result)."""
+    to change no result). `with_problem`: the signal counts only when the text also names
+    a problem (`problem` from any sentence): a choice question ("Should I keep it or change
+    it?") is a clarification after a named mismatch and an offer otherwise."""
 
     name: str
     signal: Signal
@@ -70,6 +72,7 @@ class TextRule:
     guard_if: bool = False
     guard_negation: bool = False
     needs: tuple[str, ...] = ()
+    with_problem: bool = False
 
 
 def _r(text: str) -> re.Pattern[str]:
@@ -388,6 +391,30 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 rf"\bfind\s+the\s+(?:right|correct|actual)\s+{_ENTITY}\b"),
              needs=('verify', 'confirm', 'double', 'cross-check', 'make sure', 'check', 'to see',
                     'find')),
+    TextRule("look it up / compare / consult another source", "check",
+             _r(r"^(?!.*\b(?:mov(?:e|ing)\s+on|carry(?:ing)?\s+on|meantime|meanwhile)\b).*?"
+                r"\b(?:check(?:s|ing)?|cross-?check\w*|double-?check\w*|re-?check\w*|"
+                r"compar(?:e|es|ing)|consult(?:s|ing)?|validat(?:e|es|ing)|confirm(?:s|ing)|"
+                r"verif(?:y|ies|ying)|look(?:s|ing)?\s+(?:it|that|this|them)\s+up|"
+                r"look(?:s|ing)?\s+up|pull(?:s|ing)?\s+up|see\s+(?:what|which|whether|if)|"
+                r"tr(?:y|ying)\s+(?:the\s+)?[\w-]+\s+(?:tool|api|service|endpoint|lookup|"
+                r"source|database)|fall(?:ing)?\s+back\s+(?:on|to))\b"),
+             needs=('check', 'compar', 'consult', 'validat', 'confirm', 'verif', 'look',
+                    'pull', 'see ', 'try', 'trying', 'fall')),
+    TextRule("(es/pt/fr/it/de/ja/zh) look it up / compare / consult another source", "check",
+             _r(r"\b(?:consulto|reviso|cotejo|contrasto|comprobaré|verificaré|confiro|checo|"
+                r"vou\s+(?:verificar|conferir|checar|consultar|comparar)|voy\s+a\s+(?:comprobar|"
+                r"verificar|revisar|consultar|comparar|contrastar)|je\s+(?:consulte|contrôle|"
+                r"compare|recoupe|vais\s+(?:vérifier|consulter|comparer|contrôler))|recouper|"
+                r"ricontrollo|consulto|confronto|verifico|vado\s+a\s+(?:controllare|verificare)|"
+                r"kontrolliere|vergleiche|checke|gleiche\s+(?:\w+\s+){0,4}ab|(?:sehe|schaue|"
+                r"schau)\s+(?:\w+\s+){0,4}nach)\b|照合|調べ|確かめ|核查|对照|對照|检查|檢查|"
+                r"验证|驗證|确认|確認|查一下|查看"),
+             needs=('consult', 'reviso', 'cotejo', 'contrasto', 'comprob', 'verific', 'confiro',
+                    'checo', 'vou', 'voy', 'je ', 'recoup', 'ricontrollo', 'confronto', 'vado',
+                    'kontrolliere', 'vergleiche', 'checke', 'gleiche', 'sehe', 'schau',
+                    '照合', '調べ', '確かめ', '核查', '对照', '對照', '检查', '檢查', '验证',
+                    '驗證', '确认', '確認', '查一下', '查看')),
     # -- CONTINUE: it goes on despite the problem (so a same-tool call is the next step) ---
     TextRule("continue anyway", "continue",
              _r(r"\b(?:continue|proceed|carry on|move on|anyway|regardless|nevertheless)\b"),
@@ -410,6 +437,29 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"these|the\s+two))\s+(?:did\s+you\s+mean|do\s+you\s+mean|should\s+I\s+use|is\s+"
                 r"(?:it|correct|right))\b|\bwhich\s+\w+\s+is\s+(?:it|correct|right)\s*\?"),
              needs=('mean', 'correct', 'right', 'asking', 'referring', 'which')),
+    TextRule("a choice put to the user after a named problem", "question",
+             _r(r"\b(?:should|shall)\s+I\b[^.?!]*\?|\b(?:do|would)\s+you\s+(?:want|prefer|"
+                r"like)\b[^.?!]*\bor\b[^.?!]*\?|\bwhich\s+(?:\w+\s+){0,2}(?:do|did|would|should)"
+                r"\s+(?:you|I)\b[^.?!]*\?|\b(?:is|was)\s+(?:this|that|it)\s+the\s+(?:\w+\s+)?one\b"
+                r"[^.?!]*\?|\b(?:can|could)\s+you\s+(?:tell|let)\s+me\b|\bor\s+did\s+you\s+(?:mean|"
+                r"want)\b|\bdid\s+you\s+(?:maybe|perhaps|possibly|accidentally|actually)\b|"
+                r",\s+(?:right|correct)\s*\?"),
+             with_problem=True,
+             needs=('should', 'shall', 'you', 'which', 'one')),
+    TextRule("(es/pt/fr/it/de/ja/zh) a choice put to the user after a named problem",
+             "question",
+             _r(r"¿\s*(?:debo|quieres\s+que|quiere\s+que|prefieres|prefiere|cuál|cual|"
+                r"es\s+(?:este|esta|ese|esa|correcto))|\b(?:devo|quer\s+que\s+eu|prefere|qual|"
+                r"dois-je|faut-il|voulez-vous\s+que|préférez-vous|lequel|laquelle|vuoi\s+che|"
+                r"preferisci|quale|soll\s+ich|möchten\s+Sie|welche[nrs]?|meinten\s+Sie)\b"
+                r"[^.?!]*\?|(?:しますか|しましょうか|どちら|どれ|でしょうか|ですか)[^。]*？|"
+                r"(?:要不要|是否|哪(?:个|個|一)|吗|嗎)[^。]*？"),
+             with_problem=True,
+             needs=('debo', 'quier', 'prefier', 'cuál', 'cual', 'es ', 'devo', 'quer', 'prefere',
+                    'qual', 'dois', 'faut', 'voulez', 'préfér', 'lequel', 'laquelle', 'vuoi',
+                    'preferisci', 'soll', 'möchten', 'welche', 'meinten', 'しますか',
+                    'しましょうか', 'どちら', 'どれ', 'でしょうか', 'ですか', '要不要', '是否',
+                    '哪', '吗', '嗎')),
     # -- DECLINE: it declines to give the answer --------------------------------------------
     TextRule("cannot give / answer / determine", "decline",
              _r(r"\b(?:can't|cannot|can not|unable to|not able to|won't|will not|wasn't able to|"
@@ -655,7 +705,7 @@ _EXCLUDE: tuple[re.Pattern[str], ...] = (
     _r(r"\b(?:can't|cannot|can\s+not|unable\s+to)\s+(?:provide|give|show)\s+[^.?!]{0,30}"
        r"\b(?:beyond|further\s+than|older\s+than|more\s+than)\s+\d"),
 )
-_NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free|sin|sans|senza|sem|ohne|keine?n?|"
+_NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free\s+(?:of|from)|sin|sans|senza|sem|ohne|keine?n?|"
                               r"aucune?|ningún|ninguna|nessun[oa]?|nenhum[a]?)\b"
                               r"(?:\W+\w+){0,3}\W*$|(?:没有|沒有|无|無|なし)\W{0,2}$",
                               re.IGNORECASE)
@@ -675,13 +725,15 @@ def text_signals(text: str | None, *, gate: bool = True) -> set[Signal]:
     """The signals the text rules find in `text` (empty for none). `gate=False` skips the
     `needs` gate (the same result, slower: for tests)."""
     out: set[Signal] = set()
+    pending: set[Signal] = set()  # `with_problem` signals, kept if a problem is named
     for sentence in _sentences(text or ""):
         if any(p.search(sentence) for p in _EXCLUDE):
             continue
         low = sentence.lower()
         present = {w for w in _ALL_NEEDS if w in low}
         for rule in TEXT_RULES:
-            if rule.signal in out:
+            found = pending if rule.with_problem else out
+            if rule.signal in found or rule.signal in out:
                 continue
             if gate and rule.needs and present.isdisjoint(rule.needs):
                 continue
@@ -691,9 +743,9 @@ def text_signals(text: str | None, *, gate: bool = True) -> set[Signal]:
                     continue
                 if rule.guard_negation and _NEGATION_BEFORE.search(before):
                     continue
-                out.add(rule.signal)
+                found.add(rule.signal)
                 break
-    return out
+    return out | pending if "problem" in out else out
 
 
 def classify_text(text: str | None, where: Where, call: CallRelation = None) -> Kind | None:
