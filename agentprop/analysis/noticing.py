@@ -218,12 +218,13 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 rf"\bnot\s+the\s+(?:\w+\s+){{0,2}}{_WHO}\s+(?:\w+\s+)?{_ASKED}\b"),
              needs=('not',)),
     TextRule("doubt about the result", "problem",
-             _r(r"\b(?:not|n't)\s+(?:fully\s+|entirely\s+|very\s+|completely\s+)?(?:confident|"
+             _r(r"\b(?:not|n't)\s+(?:fully\s+|entirely\s+|very\s+|completely\s+|totally\s+|100\s?%\s+|"
+                r"quite\s+|so\s+)?(?:confident|"
                 r"sure|certain)\s+(?:in|about|of|that)\s+(?:this|the|that|these|it)\b"
                 r"(?:\s+(?:result|results|data|answer|value|information|record|output|is))?"),
              needs=('confident', 'sure', 'certain')),
     TextRule("doubt that the data is current or complete", "problem",
-             _r(r"(?:(?:\bnot|n't)\s+(?:\w+\s+)?(?:sure|certain|confident|convinced)|\bunsure|"
+             _r(r"(?:(?:\bnot|n't)\s+(?:[\w%]+\s+)?(?:sure|certain|confident|convinced)|\bunsure|"
                 r"\buncertain)\s+(?:that\s+|whether\s+|"
                 r"if\s+)?(?:this|that|it|these|the)\s+(?:[\w-]+\s+){0,2}(?:is|are|was|were)\s+"
                 r"(?:still\s+)?(?:up[- ]to[- ]date|current|complete|accurate|correct|right|"
@@ -375,15 +376,118 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     'garbled', 'corrupt', 'nonsens', 'bogus', 'wrong', 'ambiguous', 'two',
                     'several', 'multiple', 'more than one', "n't", 'unit', 'zone', 'currency',
                     'off', 'impossible', 'meant', 'possible')),
+    # -- v3 families (issue 21 follow-up): phrasings of our own per family ---------------
+    TextRule("the request was for another place or entity", "problem",
+             _r(r"\b(?:but|yet|whereas|while|although)\s+(?:you(?:'re|’re|\s+are|\s+were)|the\s+user"
+                r"\s+(?:is|was))\s+(?:\w+\s+)?(?:(?:travel(?:l)?ing|going|flying|heading|moving|"
+                r"driving|sailing)\s+to|(?:staying|based|located|living)\s+in|asking\s+(?:about|for)|"
+                r"looking\s+for|interested\s+in)\s+(?:the\s+)?(?-i:[A-Z0-9])|"
+                r"\b(?:yet|whereas)\s+(?:you|the\s+user)\s+(?:\w+\s+)?(?:asked|mentioned|said|"
+                r"wanted|requested|named|specified|told\s+me)\b"),
+             needs=('but', 'yet', 'whereas', 'while', 'although')),
+    TextRule("one source says X, but a record shows Y", "problem",
+             _r(r"\b(?:says?|said|shows?|showed|lists?|listed|reports?|reported|returned|gives?|"
+                r"gave)\b[^.?!]{0,80}\b(?:but|yet|while|whereas)\s+(?:the|your|its|this|that|our)\s+"
+                r"(?:[\w'’-]+\s+){0,3}(?:chart|record|records|calendar|list|log|map|profile|file|"
+                r"system|database|page|label|invoice|receipt|confirmation|tracker|tracking|screen|"
+                r"app|entry|summary|history|schedule|inventory|catalog(?:ue)?|listing|account|"
+                r"statement|registry|reminders?|itinerary)\b(?:\s+[\w'’-]+){0,4}?\s+(?:says?|"
+                r"shows?|lists?|includes?|is\s+for|are\s+for|puts?|has|have|records?|indicates?|"
+                r"mentions?|belongs?\s+to|gives?|states?)\b"),
+             guard_if=True, guard_negation=True,
+             needs=('but', 'yet', 'while', 'whereas')),
+    TextRule("does not look like a real / valid one", "problem",
+             _r(r"\b(?:doesn't|doesn’t|does\s+not|doesnt|don't|don’t|do\s+not|dont|didn't|did\s+not|"
+                r"isn't|is\s+not|isnt)\s+(?:look|seem|appear|sound)\s+(?:like\s+)?(?:an?\s+|to\s+be\s+"
+                r"(?:an?\s+)?)?(?:real|valid|genuine|plausible|legitimate|legit|realistic|actual|"
+                r"proper|sensible|believable)\b|\b(?:isn't|is\s+not|wasn't|was\s+not|aren't|are\s+not)"
+                r"\s+(?:an?\s+)?(?:real|valid|genuine|existing)\s+(?:\w+\s+)?(?:id|number|code|"
+                r"address|date|email|value|price|name|format|sku|reference|one|ones)\b"),
+             guard_if=True,
+             needs=('look', 'seem', 'appear', 'sound', 'real', 'valid', 'genuine', 'existing')),
+    TextRule("oddly / strangely lists, says or shows", "problem",
+             _r(r"\b(?:oddly|strangely|weirdly|curiously|bizarrely|inexplicably|somehow)\s+"
+                r"(?:\w+\s+)?(?:lists?|listed|shows?|showed|says?|said|returns?|returned|reports?|"
+                r"reported|gives?|gave|has|had|marks?|marked|records?|recorded|labels?|label(?:l)?ed|"
+                r"states?|stated|indicates?|indicated|puts?|sets?|came\s+back|comes\s+back)\b|"
+                r"\b(?:looks?|seems?|appears?|that's|that’s|that\s+is|this\s+is)\s+(?:very\s+|"
+                r"quite\s+|rather\s+|highly\s+|a\s+bit\s+)?unusual\b|[–—]\s*(?:very\s+|quite\s+|"
+                r"rather\s+|highly\s+)?(?:unusual|odd|strange|weird|suspicious)\b"),
+             guard_if=True, guard_negation=True,
+             needs=('oddly', 'strangely', 'weirdly', 'curiously', 'bizarrely', 'inexplicably',
+                    'somehow', 'unusual', 'odd', 'strange', 'weird', 'suspicious')),
+    TextRule("only N of the N asked for came back", "problem",
+             _r(r"\bonly\s+(?:returned|gave|sent|brought\s+back|came\s+back\s+with|has|had|"
+                r"contains?|contained|includes?|included|covers?|covered|shows?|showed|lists?|"
+                r"listed|got|loaded|retrieved|fetched)\s+(?:back\s+|me\s+|us\s+)?N\s+(?:of|out\s+of)"
+                r"\b|\b(?:returned|gave|sent|came\s+back\s+with|contains?|contained|includes?|"
+                r"included|covers?|covered|shows?|showed|lists?|listed|got|loaded|retrieved|"
+                r"fetched)\s+(?:back\s+|me\s+|us\s+)?(?:only|just)\s+N\s+(?:of|out\s+of)\b|"
+                r"\bN\s+(?:of|out\s+of)\s+the\s+N\s+(?:[\w-]+\s+)?(?:you|I|we|the\s+user)\s+"
+                r"(?:asked|requested|wanted|needed)\b"),
+             needs=('only', 'just', 'asked', 'requested', 'wanted', 'needed')),
+    TextRule("the calendar / app / system thinks or swears", "problem",
+             _r(r"\b(?:calendar|app|forecast|tracker|tracking|map|inventory|catalog(?:ue)?|lookup|"
+                r"search|geocoder|result|response|data|page|listing|site|website|record|records|"
+                r"chart|log|profile|database|system|tool|api|service|server|endpoint|portal|"
+                r"backend|feed|sensor|scheduler|booking\s+engine)\s+(?:\w+\s+)?(?:thinks|claims|"
+                r"insists|swears|believes|reckons|is\s+convinced|seems\s+to\s+think)\b"),
+             guard_if=True,
+             needs=('thinks', 'claims', 'insists', 'swears', 'believes', 'reckons', 'convinced',
+                    'think')),
+    TextRule("came back as an error / gave garbage", "problem",
+             _r(r"\b(?:came|comes|coming)\s+back\s+(?:as|with)\s+(?:an?\s+)?(?:\w+\s+)?(?:error|"
+                r"exception|failure|garbage|junk|gibberish|nonsense|rubbish)\b|\b(?:gave|gives|"
+                r"giving|returned|returns|returning|sent|spat\s+out|produced|got|get)\s+(?:me\s+|us\s+|"
+                r"back\s+)?(?:\w+\s+)?(?:garbage|junk|gibberish|nonsense|rubbish)\b|"
+                r"\b(?:reported|reports|responded\s+with|answered\s+with|came\s+back\s+with|"
+                r"sent\s+back|replied\s+with|failing\s+with|failed\s+with|throws?)\s+(?:an?\s+)?"
+                r"(?:HTTP\s+)?(?:400|401|403|404|408|409|422|429|500|502|503|504)s?\b"
+                r"(?!\s*(?:mg|ml|g|kg|km|results|items|°|%))|"
+                r"\b(?:tool|api|call|service|server|lookup|search|request|query|system|fetch|"
+                r"endpoint)\s+err(?:or)?\s*:|^\W*err\s*:"),
+             guard_negation=True,
+             needs=('back', 'garbage', 'junk', 'gibberish', 'nonsense', 'rubbish', '40', '42',
+                    '50', 'err')),
+    TextRule("stamped with yesterday's date, not today's", "problem",
+             _r(r"\b(?:for|is|are|from|stamped|dated|shows?|returned|gave|covers?|timestamp)\b"
+                r"[^.;?!]{1,40}?,\s+not\s+(?:for\s+)?(?:today|tomorrow|yesterday|tonight|"
+                r"this\s+(?:week|month|year|morning|evening)|next|last|the\s+current|the\s+latest)"
+                r"(?:'s|’s)?\b"),
+             needs=('not',)),
+    TextRule("not one I recognise / not usable / impossible", "problem",
+             _r(r"\b(?:isn't|is\s+not|aren't|are\s+not|wasn't|was\s+not)\s+(?:one|an?\s+\w+|"
+                r"something|anything|any\s+\w+)\s+(?:that\s+)?(?:I|we)\s+(?:can\s+)?recogni[sz]e\b|"
+                r"\b(?:I|we)\s+(?:don't|do\s+not|can't|cannot)\s+(?:\w+\s+)?recogni[sz]e\s+(?:this|"
+                r"that|the|these|those|it)\b|"
+                r"\b(?:result|results|data|response|output|record|value|values|figure|figures|"
+                r"number|numbers|reading|it|this|that|these|they)\s+(?:is|are|was|were|seems?|"
+                r"looks?)\s+(?:\w+\s+)?(?:not\s+usable|unusable|useless|untrustworthy|worthless|"
+                r"not\s+trustworthy)\b|"
+                r"\b(?:that's|that’s|thats|that\s+is|this\s+is|which\s+is|it's|it’s|it\s+is)\s+"
+                r"(?:\w+\s+)?impossible\b(?!\s+to\b)|\ban\s+impossible\s+(?:value|reading|date|"
+                r"time|number|figure|price|result|age|temperature|dose)\b"),
+             guard_if=True,
+             needs=('recogni', 'usable', 'useless', 'trustworthy', 'worthless', 'impossible')),
+    TextRule("the search was interrupted", "problem",
+             _r(r"\b(?:search|request|call|query|lookup|connection|download|upload|response|"
+                r"stream|transfer|sync|fetch|results?)\s+(?:was|were|got|has\s+been|had\s+been)\s+"
+                r"(?:\w+\s+)?(?:interrupted|aborted|cancel(?:l)?ed|dropped|cut\s+off)\b"),
+             needs=('interrupted', 'aborted', 'cancel', 'dropped', 'cut off')),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
-             _r(r"\b(?:again|retry|retrying|re-?query|re-?querying|re-?run|re-?issue|once more|"
-                r"instead)\b|\b(?:correct|fix)\s+(?:that|this|it|the\s+call|my\s+call)\b|"
+             _r(r"\b(?:again(?!,?\s+(?:but\s+)?(?:this\s+time\s+)?for\s+(?:the\s+)?(?:next|another|"
+                r"other|second|third|following|a\s+new|new)\b)|retry|retrying|re-?query|"
+                r"re-?querying|re-?run|re-?issue|once more|instead)\b|"
+                r"\btr(?:y|ying)\s+(?:a|an|the)\s+(?:\w+\s+)?(?:shorter|longer|different|broader|"
+                r"narrower|simpler|wider|more\s+specific|alternative|corrected|fixed)\s+(?:\w+\s+)?"
+                r"(?:query|search|term|keywords?|spelling|format|wording|phrasing|name|id|"
+                r"parameters?|input|request)\b|\b(?:correct|fix)\s+(?:that|this|it|the\s+call|my\s+call)\b|"
                 rf"\bwith\s+the\s+(?:right|correct|proper|valid)\s+(?:\w+\s+)?"
                 rf"(?:{_ENTITY}|arguments?|parameters?|inputs?)\b"),
              needs=('again', 'retry', 'requer', 're-quer', 'rerun', 're-run', 'reissue',
                     're-issue', 'once more', 'instead', 'correct', 'fix', 'right', 'proper',
-                    'valid')),
+                    'valid', 'try', 'trying')),
     # -- CHECK: it checks the problem --------------------------------------------------------
     TextRule("verify / confirm / double-check", "check",
              _r(r"\b(?:verify|confirm|double-check|double check|cross-check|make sure|"
@@ -417,9 +521,16 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     '驗證', '确认', '確認', '查一下', '查看')),
     # -- CONTINUE: it goes on despite the problem (so a same-tool call is the next step) ---
     TextRule("continue anyway", "continue",
-             _r(r"\b(?:continue|proceed|carry on|move on|anyway|regardless|nevertheless)\b"),
-             needs=('continue', 'proceed', 'carry on', 'move on', 'anyway', 'regardless',
-                    'nevertheless')),
+             _r(r"\b(?:continue|proceed|carry on|move on|moving on|anyway|regardless|nevertheless|"
+                r"skip(?:ping)?\s+(?:it|that|this|them|this\s+one|that\s+one))\b|"
+                r"\b(?:(?:lo|la)\s+(?:omito|salto)|sigo\s+con|continúo|vou\s+pular|pulo\s+(?:esta|este)|"
+                r"continuo\s+com|je\s+(?:passe|continue|poursuis)|proseguo|vado\s+avanti|"
+                r"(?:lo|la)\s+salto|überspringe|mache\s+(?:\w+\s+)?weiter|fahre\s+(?:\w+\s+)?fort)\b|"
+                r"スキップ|飛ばし|跳过|跳過"),
+             needs=('continue', 'proceed', 'carry on', 'move on', 'moving on', 'anyway',
+                    'regardless', 'nevertheless', 'skip', 'omito', 'salto', 'sigo', 'continúo',
+                    'pular', 'pulo', 'continuo', 'je ', 'proseguo', 'avanti', 'überspringe',
+                    'weiter', 'fahre', 'スキップ', '飛ばし', '跳过', '跳過')),
     # -- QUESTION: it asks the user to confirm or clarify ----------------------------------
     TextRule("could you confirm / clarify / provide", "question",
              _r(r"\b(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:confirm|clarify|"
@@ -483,6 +594,18 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:don't|do not)\s+have\s+enough\s+(?:\w+\s+)?(?:information|data)\s+to\s+"
                 r"(?:answer|say|tell|give)\b"),
              needs=('guess', 'speculate', 'answer', 'give you', 'enough')),
+    TextRule("I won't use / quote / summarise it", "decline",
+             _r(r"\b(?:I|we)(?:'d|’d|\s+would|'m|’m|\s+am|'ll|’ll|\s+will)?\s+(?:\w+\s+)?(?:won't|"
+                r"won’t|wont|will\s+not|rather\s+not|don't\s+want\s+to|don’t\s+want\s+to|"
+                r"do\s+not\s+want\s+to|not\s+going\s+to|prefer\s+not\s+to|refuse\s+to)\s+"
+                r"(?:\w+\s+)?(?:use|summari[sz]e|quote|give|say|report|recommend|book|rely|state|"
+                r"estimate|confirm|tell|pass\s+(?:it|that|them|this)\s+on|present|suggest|"
+                r"calculate|order|proceed|answer|guess|speculate)\b|"
+                r"^\W*(?:cant|cannot|can't|can’t|couldnt|could\s+not|unable\s+to)\s+(?:answer|tell|"
+                r"say|give|confirm|provide|help\s+with\s+(?:this|that))\b"),
+             needs=("won't", 'won’t', 'wont', 'will not', 'rather not', 'want to',
+                    'going to', 'prefer not', 'refuse', 'cant', 'cannot', "can't", 'can’t',
+                    'couldnt', 'could not', 'unable')),
     # -- the same signals in es, pt, fr, it, de, ja, zh (one rule per phenomenon) ---------
     TextRule("(es/pt/fr/it/de/ja/zh) the call returned an error / failed / timed out",
              "problem",
