@@ -84,6 +84,11 @@ _WHO = r"(?:you|the user|your question|the question|the request|your request|I|w
 _ASKED = r"(?:asked|requested|wanted|meant|mentioned|named|specified|need|needs|wants|gave)"
 _UNIT = (r"(?:kilo)?grams?|pounds?|lbs?|kg|celsius|fahrenheit|kelvin|miles|kilomet(?:er|re)s|km|"
          r"mph|km/h|met(?:er|re)s|feet|dollars|euros|utc|local\s+time")
+_NUM = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty)"
+_NUM_ML = (r"(?:\d+|un[oa]?|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|dois|duas|três|"
+           r"quatro|sete|oito|nove|dez|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|due|tre|"
+           r"quattro|sei|sette|otto|dieci|eins?|eine[nmr]?|zwei|drei|vier|fünf|sechs|sieben|"
+           r"acht|neun|zehn)")
 _ENTITY = (r"(?:city|cities|date|day|patient|product|id|record|location|item|value|parameter|"
            r"argument|person|event|drug|medication|doctor|time|format|one|data|result|results|"
            r"entry|article|order|slot|specialty|account|page|profile|user|customer|flight|"
@@ -419,11 +424,11 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("only N of the N asked for came back", "problem",
              _r(r"\bonly\s+(?:returned|gave|sent|brought\s+back|came\s+back\s+with|has|had|"
                 r"contains?|contained|includes?|included|covers?|covered|shows?|showed|lists?|"
-                r"listed|got|loaded|retrieved|fetched)\s+(?:back\s+|me\s+|us\s+)?N\s+(?:of|out\s+of)"
+                rf"listed|got|loaded|retrieved|fetched)\s+(?:back\s+|me\s+|us\s+)?{_NUM}\s+(?:of|out\s+of)"
                 r"\b|\b(?:returned|gave|sent|came\s+back\s+with|contains?|contained|includes?|"
                 r"included|covers?|covered|shows?|showed|lists?|listed|got|loaded|retrieved|"
-                r"fetched)\s+(?:back\s+|me\s+|us\s+)?(?:only|just)\s+N\s+(?:of|out\s+of)\b|"
-                r"\bN\s+(?:of|out\s+of)\s+the\s+N\s+(?:[\w-]+\s+)?(?:you|I|we|the\s+user)\s+"
+                rf"fetched)\s+(?:back\s+|me\s+|us\s+)?(?:only|just)\s+{_NUM}\s+(?:of|out\s+of)\b|"
+                rf"\b{_NUM}\s+(?:of|out\s+of)\s+the\s+{_NUM}\s+(?:[\w-]+\s+)?(?:you|I|we|the\s+user)\s+"
                 r"(?:asked|requested|wanted|needed)\b"),
              needs=('only', 'just', 'asked', 'requested', 'wanted', 'needed')),
     TextRule("the calendar / app / system thinks or swears", "problem",
@@ -724,9 +729,16 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\bnon\s+(?:è|sono)\s+(?:quell[oaie]|il|la)\s+(?:giust[oaie]|che\s+hai)|"
                 r"\bnicht\s+(?:der|die|das|den)\s+(?:richtige|gewünschte|angefragte|gesuchte)|"
                 r"\bfalsche[nrs]?\s+(?-i:[A-Z])|\b(?:ciudad|paciente|fecha|producto|registro|"
-                r"cidade|data|produto|città|paziente|prodotto|ville|patient|produit|date|dossier)"
+                r"cidade|data|produto|città|paziente|prodotto|ville|patient|produit|date|dossier|"
+                r"giorno|día|dia|jour|mes|mese|mois|año|anno|ano|année|semana|settimana|semaine|"
+                r"hora|ora|heure|hotel|vuelo|voo|vol|volo|pedido|ordine|commande|medicamento|"
+                r"farmaco|médicament|cliente|usuario|utente|persona|pessoa|aeropuerto|aeroporto|"
+                r"moneda|moeda|valuta|unidad|unidade|unità|unité|tienda|loja|negozio|magasin)"
                 r"\s+(?:equivocad[oa]|incorrect[oa]?|errad[oa]|sbagliat[oa]|errat[oa])\b|"
-                r"\bmauvaise?\s+(?:ville|patient|date|produit|dossier|personne)|"
+                r"\bmauvaise?\s+(?:ville|patient|date|produit|dossier|personne|jour|mois|année|heure|"
+                r"semaine|vol|commande|médicament|hôtel|client|utilisateur|aéroport|unité|"
+                r"devise|magasin|adresse)|(?:別の日|違う日|間違った(?:日|都市|患者|商品|日付))|"
+                r"错误的(?:日期|城市|患者|病人|产品|用户)|錯誤的(?:日期|城市|患者|病人|產品|用戶)|"
                 r"(?:\bno|\bnão|\bne|\bnon)\s+(?:es|son|é|são|semble|sembra|parece|è|sono|sont|están|"
                 r"estão|est)\s+(?:pas\s+)?(?:\w+\s+)?(?:correct\w*|corret\w*|corrett\w*|exact\w*|"
                 r"esatt\w*|giust\w*|juste|aggiornat\w*|actualizad\w*|atualizad\w*|à\s+jour|complet\w*|"
@@ -758,6 +770,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     'daten', 'resultado', 'résultat', 'risultati',
                     'coerent', 'plausib', 'lógic', 'logic', 'sentido', 'sens', 'sinn', 'distint',
                     'diferente', 'différent', 'divers', 'リクエスト', '指定', '依頼', '質問',
+                    '別の日', '違う日', '間違った', '错误的', '錯誤的',
                     '古い', '最新', '不合理')),
     TextRule("(es/pt/fr/it/de/ja/zh) another patient / city / product", "problem",
              _r(r"\b(?:otro|otra|outro|outra|autre|altro|altra|anderen|anderes)\s+(?:paciente|"
@@ -773,6 +786,121 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('problem', 'otro', 'otra', 'outro', 'outra', 'autre', 'altro', 'altra',
                     'anderen',
                     'anderes', '另一', '别的', '別的', '別の', '他の')),
+    TextRule("(es/pt/fr/it/de) but you asked for another", "problem",
+             _r(r"\balors\s+que\s+vous\s+(?:\w+\s+)?(?:demandiez|avez\s+demandé|aviez\s+demandé|"
+                r"vouliez|cherchiez|parliez|avez\s+indiqué|aviez\s+indiqué)|\bmais\s+vous\s+"
+                r"(?:\w+\s+)?(?:avez\s+demandé|demandiez|vouliez|cherchiez|aviez\s+demandé|"
+                r"avez\s+indiqué)|\b(?:pero|mientras\s+que|aunque)\s+(?:usted\s+|tú\s+|tu\s+)?"
+                r"(?:me\s+)?(?:pidió|pediste|preguntó|preguntaste|buscaba|buscabas|quería|querías|"
+                r"solicitó|solicitaste|dijo|dijiste|mencionó|mencionaste|indicó|indicaste)\b|"
+                r"\b(?:mas|enquanto|embora)\s+(?:você|o\s+senhor|a\s+senhora|tu)\s+(?:me\s+)?"
+                r"(?:pediu|perguntou|queria|procurava|solicitou|disse|mencionou|indicou)\b|"
+                r"\b(?:ma|mentre|anche\s+se)\s+(?:tu\s+|lei\s+)?(?:mi\s+)?(?:hai\s+chiesto|chiedevi|"
+                r"volevi|cercavi|avevi\s+chiesto|hai\s+detto|ha\s+chiesto|chiedeva|hai\s+indicato)|"
+                r"\b(?:aber|obwohl|während|doch)\s+Sie\s+(?:\w+\s+){0,4}(?:gefragt|gesucht|angefragt|"
+                r"wollten|meinten|erwähnt|genannt|angegeben)\b"),
+             needs=('alors que', 'mais', 'pero', 'mientras', 'aunque', 'mas', 'enquanto', 'embora',
+                    'ma ', 'mentre', 'anche se', 'aber', 'obwohl', 'während', 'doch')),
+    TextRule("(es/pt/fr/it/de/ja/zh) impossible / not a real one / unusual / oddly", "problem",
+             _r(r"\b(?:es|eso\s+es|lo\s+cual\s+es|é|isso\s+é|o\s+que\s+é|est|c'est|ce\s+qui\s+est|"
+                r"è|questo\s+è|il\s+che\s+è|ist|das\s+ist|was)\s+(?:\w+\s+)?(?:imposible|"
+                r"impossível|impossible|impossibile|unmöglich)\s*(?:[.,;:!)—–-]|$)|"
+                r"\bno\s+parece\s+(?:\w+\s+)?(?:real|válid[oa]|verdader[oa]|plausible)\b|"
+                r"\bnão\s+parece\s+(?:\w+\s+)?(?:real|válid[oa]|verdadeir[oa]|plausível)|"
+                r"\bne\s+(?:semble|paraît)\s+pas\s+(?:\w+\s+)?(?:réel\w*|valide|vrai\w*|"
+                r"plausible|authentique)|\bn'a\s+pas\s+l'air\s+(?:\w+\s+)?(?:réel\w*|valide|vrai\w*|"
+                r"correct\w*|d'être)|\bnon\s+(?:sembra|pare)\s+(?:\w+\s+)?(?:real\w*|valid\w*|"
+                r"ver[oa]|plausibil\w*|autentic\w*)|\b(?:sieht|wirkt|scheint)\s+(?:\w+\s+)?nicht\s+"
+                r"(?:\w+\s+)?(?:echt|gültig|korrekt|richtig|plausibel|real|realistisch)|"
+                r"[–—]\s*(?:sehr\s+|muy\s+|très\s+|molto\s+|muito\s+)?(?:ungewöhnlich|inusual|"
+                r"incomum|inhabituel\w*|insolit\w*|extrañ[oa]|estranh[oa]|étrange|stran[oa]|"
+                r"seltsam)\b|\b(?:scheint|wirkt|klingt|sieht)\s+(?:\w+\s+)?ungewöhnlich|"
+                r"\b(?:parece|resulta)\s+(?:\w+\s+)?(?:inusual|incomum)|\b(?:semble|paraît)\s+"
+                r"(?:\w+\s+)?inhabituel\w*|\b(?:sembra|pare)\s+(?:\w+\s+)?insolit\w*|"
+                r"\b(?:extrañamente|estranhamente|bizarrement|étrangement|stranamente|"
+                r"seltsamerweise|merkwürdigerweise|komischerweise|eigenartigerweise)\b|"
+                r"\b(?:sistema|calendario|calendário|herramienta|ferramenta|aplicación|aplicativo|"
+                r"système|calendrier|outil|application|strumento|app|api|System|Kalender|Tool|"
+                r"Dienst)\s+(?:\w+\s+)?(?:cree|afirma|insiste|jura|acha|croit|prétend|affirme|"
+                r"jure|crede|sostiene|afferma|giura|glaubt|behauptet|schwört)\b|"
+                r"本物ではな|有効ではな|実在しな|ありえな|あり得な|不像(?:是)?(?:真|有效|正确|正確|合理)|"
+                r"这不可能|這不可能|不可能[。！，,]|是不可能的|奇怪的是|なぜか|(?:系统|系統)(?:认为|認為|声称|聲稱|坚称)"),
+             guard_negation=True,
+             needs=('imposible', 'impossível', 'impossible', 'impossibile', 'unmöglich', 'parece',
+                    'semble', 'paraît', "l'air", 'sembra', 'pare', 'sieht', 'wirkt', 'scheint',
+                    'ungewöhnlich', 'inusual', 'incomum', 'inhabituel', 'insolit', 'extrañ',
+                    'estranh', 'étrange', 'stran', 'seltsam', 'klingt', 'resulta', 'mente',
+                    'weise', 'cree', 'afirma', 'insiste', 'jura', 'acha', 'croit', 'prétend',
+                    'affirme', 'jure', 'crede', 'sostiene', 'afferma', 'giura', 'glaubt',
+                    'behauptet', 'schwört', '本物', '有効', '実在', 'ありえな', 'あり得な',
+                    '不像', '不可能', '奇怪的是', 'なぜか', '系统', '系統', 'bizarrement')),
+    TextRule("(es/pt/fr/it/de/ja/zh) only N of N / may be incomplete / interrupted", "problem",
+             _r(r"\b(?:devolvió|trajo|dio|muestra|mostró|incluye|contiene|cubre|recibí|obtuve|"
+                r"retornou|trouxe|devolveu|mostrou|inclui|contém|cobre|recebi|obtive|restituito|"
+                r"restituisce|mostra|ricevuto|ottenuto|renvoyé|retourné|fourni)\s+(?:solo|sólo|"
+                rf"solamente|únicamente|só|apenas|somente|soltanto|seulement)\s+{_NUM_ML}\s+(?:de|dos|das|"
+                r"su|di|dei|delle|sur|des)\b|"
+                r"\b(?:solo|sólo|só|apenas)\s+(?:devolvió|trajo|dio|mostró|retornou|trouxe|devolveu|"
+                rf"mostrou|veio\s+com|vino\s+con)\s+{_NUM_ML}\s+(?:de|dos|das)\b|"
+                rf"\bn'a\s+(?:renvoyé|retourné|donné|fourni)\s+que\s+{_NUM_ML}\s+(?:sur|des|de)\b|"
+                rf"\bne\s+(?:contient|renvoie|couvre|montre|liste)\s+que\s+{_NUM_ML}\s+(?:sur|des|de)\b|"
+                r"\b(?:liefert|lieferte|enthält|enthielt|zeigt|zeigte|gibt|gab|umfasst|kam|kamen)"
+                rf"\s+(?:\w+\s+)?nur\s+{_NUM_ML}\s+(?:von|der|aus)\b|"
+                r"\b(?:pode|podem|puede|pueden|podría|podrían|poderia|poderiam|peut|peuvent|pourrait|"
+                r"pourraient|può|possono|potrebbe|potrebbero)\s+(?:\w+\s+)?(?:estar|ser|être|essere)"
+                r"\s+(?:\w+\s+)?(?:incomplet\w*|desactualizad\w*|desatualizad\w*|obsolet\w*|"
+                r"obsolète\w*|incorrect\w*|incorret\w*|erróne\w*|erroné\w*|errat\w*|sbagliat\w*|"
+                r"parcial\w*|partiel\w*|parzial\w*|tronqu\w*|troncat\w*|truncad\w*)|"
+                r"\b(?:kann|können|könnte|könnten|dürfte|dürften)\s+(?:\w+\s+){0,3}(?:unvollständig|"
+                r"veraltet|falsch|fehlerhaft|nicht\s+aktuell|abgeschnitten)\s+sein\b|"
+                r"\b(?:búsqueda|consulta|solicitud|petición|conexión|respuesta|busca|pesquisa|"
+                r"solicitação|requisição|conexão|resposta|recherche|requête|connexion|réponse|"
+                r"ricerca|richiesta|connessione|risposta|suche|anfrage|abfrage|verbindung|antwort)"
+                r"\s+(?:fue|se\s+ha|se|foi|está|a\s+été|est|s'est|è\s+stata|si\s+è|wurde|ist)\s+"
+                r"(?:\w+\s+)?(?:interrump\w*|interrompid\w*|interromp\w*|interrott\w*|"
+                r"abgebrochen|unterbrochen|cortad\w*|coupé\w*)|中断され|途中で止ま|中断了|被中断|"
+                r"中斷了|被中斷|(?:\d+|[一二三四五六七八九十]+)(?:件|日|日分|つ)?(?:中|のうち)"
+                r"(?:\d+|[一二三四五六七八九十]+)(?:件|日|日分|つ)?しか|"
+                r"只(?:返回|给出|給出|提供|显示|顯示|拿到|查到)了?\s*(?:\d+|[一二两兩三四五六七八九十]+)"),
+             guard_negation=True,
+             needs=('solo', 'sólo', 'solamente', 'únicamente', 'só', 'apenas', 'somente',
+                    'soltanto', 'seulement', "n'a", 'ne ', 'nur', 'estar', 'ser', 'être',
+                    'essere', 'sein', 'interr', 'abgebrochen', 'unterbrochen', 'cortad', 'coupé',
+                    '中断', '中斷', '途中で止ま', 'しか', '只')),
+    TextRule("(es/pt/fr/it/de/ja/zh) came back with an error / garbage / not usable", "problem",
+             _r(r"\b(?:volvió|vino|voltou|veio|revenu\w*|tornat[oa]|kam)\s+(?:\w+\s+)?(?:con|com|"
+                r"avec|mit)\s+(?:un|una|um|uma|une|uno|einem|einer)?\s*(?:error|erro|erreur|errore|"
+                r"fehler)|"
+                r"\b(?:devolvió|dio|respondió|retornou|devolveu|deu|respondeu|renvoyé|donné|"
+                r"répondu|restituito|dato|risposto|lieferte|gab|antwortete|meldete)\s+(?:\w+\s+)"
+                r"{0,2}(?:basura|lixo|n'importe\s+quoi|charabia|spazzatura|müll|unsinn|kauderwelsch|"
+                r"(?:HTTP\s+)?(?:400|401|403|404|408|409|422|429|500|502|503|504)\b)|"
+                r"\b(?:datos|dados|données|dati|daten|resultados?|résultats?|risultat[oi]|"
+                r"ergebnis(?:se)?|respuesta|resposta|réponse|risposta|antwort)\s+(?:\w+\s+){0,2}"
+                r"(?:inservibles?|inutilizables?|inutilizáve(?:l|is)|inutilisables?|"
+                r"inutilizzabil[ei]|unbrauchbar|no\s+(?:sirven?|(?:es|son)\s+utilizables?)|"
+                r"não\s+(?:servem?|(?:é|são)\s+utilizáve\w*)|(?:ne\s+sont|n'est)\s+pas\s+"
+                r"utilisables?|non\s+(?:servono|serve|(?:è|sono)\s+utilizzabil\w*)|"
+                r"(?:ist|sind)\s+nicht\s+(?:\w+\s+)?(?:brauchbar|verwendbar))|"
+                r"文字化け|意味不明|乱码|亂碼|(?:返回|给出|給出)了?(?:一堆)?(?:垃圾|乱码)|"
+                r"(?:データ|結果)[^。]{0,8}(?:使えな|使い物にならな)|"
+                r"(?:数据|數據|结果|結果)[^。]{0,8}(?:没法用|無法使用|无法使用|不能用|用不了)|"
+                r"(?:返回|返って)[^。]{0,6}(?:4\d\d|5\d\d)(?!\d)"),
+             guard_negation=True,
+             needs=('volvió', 'vino', 'voltou', 'veio', 'revenu', 'tornat', 'kam', 'devolvi',
+                    'dio', 'respond', 'retornou', 'devolveu', 'deu', 'renvoy', 'donné', 'répondu',
+                    'restituito', 'dato', 'risposto', 'lieferte', 'gab', 'antwort', 'meldete',
+                    'datos', 'dados', 'données', 'dati', 'daten', 'result', 'résultat',
+                    'risultat', 'ergebnis', 'respuesta', 'resposta', 'réponse', 'risposta',
+                    '文字化け', '意味不明', '乱码', '亂碼', '垃圾', 'データ', '結果', '数据', '數據',
+                    '结果', '返')),
+    TextRule("(es/pt/fr/it/de/ja/zh) yesterday's data, not today's", "problem",
+             _r(r"[,，]\s*(?:y\s+|e\s+|et\s+|und\s+)?(?:no|não|pas|non|nicht)\s+(?:de\s+|d'|di\s+|"
+                r"do\s+|da\s+|von\s+|para\s+|pour\s+|per\s+|für\s+)?(?:hoy|mañana|ayer|esta\s+semana|"
+                r"hoje|amanhã|ontem|esta\s+semana|aujourd'hui|demain|hier|cette\s+semaine|oggi|"
+                r"domani|ieri|questa\s+settimana|heute|morgen|gestern|dieser\s+woche)\b|"
+                r"今日のものではな|本日のものではな|(?:而)?不是今天|並非今天|并非今天"),
+             needs=('no', 'não', 'pas', 'non', 'nicht', '今日', '本日', '不是今天', '並非', '并非')),
     TextRule("(es/pt/fr/it/de/ja/zh) retry", "retry",
              _r(r"\b(?:de\s+nuevo|otra\s+vez|nuevamente|reintent\w*|vuelvo\s+a\s+\w+|novamente|"
                 r"de\s+novo|à\s+nouveau|de\s+nouveau|réessa\w*|relance\w*|encore\s+une\s+fois|"
@@ -806,11 +934,25 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\bnão\s+(?:consigo|posso)\s+(?:confirmar|dizer|dar|informar|determinar|indicar)|"
                 r"\bje\s+(?:ne\s+peux\s+pas|préfère\s+ne\s+pas)\s+(?:vous\s+)?(?:confirmer|dire|"
                 r"donner|indiquer|déterminer)|\bnon\s+(?:posso|riesco\s+a)\s+(?:confermare|dire|"
-                r"dare|indicare|determinare)|\bkann\s+ich\s+(?:\w+\s+){0,4}nicht\s+(?:anzeigen|"
-                r"bestätigen|sagen|angeben|bestimmen|nennen)|无法(?:告诉|确定|确认|提供|回答)|"
+                r"dare|indicare|determinare)|\bkann\s+ich\s+(?:\w+\s+){0,4}(?:nicht|keine\w*)\s+(?:\w+\s+){0,2}"
+                r"(?:anzeigen|bestätigen|sagen|angeben|bestimmen|nennen|geben|liefern|machen|"
+                r"beantworten|empfehlen|garantieren)\b|"
+                r"\b(?:möchte|will|werde)\s+ich\s+(?:\w+\s+){0,3}(?:nicht|keine\w*)\s+(?:\w+\s+){0,2}"
+                r"(?:geben|nennen|sagen|empfehlen|verwenden|angeben|verlassen)\b|"
+                r"\b(?:prefiero|prefiro|preferisco)\s+(?:no|não|non)\s+(?:\w+\s+)?(?:dar|darte|darle|"
+                r"decir|decirte|indicar|recomendar|usar|dizer|informar|dare|darti|dirti|dire|"
+                r"fornire|indicare|consigliare|usare|citar|citare)|"
+                r"\b(?:no|não|non)\s+(?:voy\s+a|quiero|vou|quero|voglio|ti|le)\s+(?:\w+\s+)?"
+                r"(?:dar|darte|darle|decir|decirte|recomendar|usar|citar|dizer|informar|"
+                r"recomendar|dare|darti|dirti|consigliarti|usare)\b|"
+                r"\bje\s+ne\s+(?:vais|veux)\s+pas\s+(?:vous\s+)?(?:donner|dire|utiliser|recommander|"
+                r"indiquer|avancer|citer)|控えます|差し控え|不便(?:回答|提供|给出|給出)|"
+                r"(?:不能|不会|不會|不想)(?:给出|給出|提供|回答|告诉|告訴|推荐|推薦)|无法(?:告诉|确定|确认|提供|回答)|"
                 r"無法(?:告訴|確定|確認|提供|回答)|(?:お答え|お伝え|確認|判断)できません"),
              needs=('puedo', 'consigo', 'posso', 'peux', 'préfère', 'riesco', 'kann', '无法',
-                    '無法', 'できません')),
+                    '無法', 'できません', 'möchte', 'will', 'werde', 'prefiero', 'prefiro',
+                    'preferisco', 'no ', 'não', 'non', 'je ne', '控え', '不便', '不能', '不会',
+                    '不會', '不想')),
 )
 """The text rules, each applied per sentence. See the module docstring for how signals map
 to kinds."""
@@ -842,6 +984,20 @@ def _sentences(text: str) -> list[str]:
 
 
 _ALL_NEEDS: frozenset[str] = frozenset(w for r in TEXT_RULES for w in r.needs)
+_NEEDS_BY_PAIR: dict[str, tuple[str, ...]] = {
+    pair: tuple(w for w in _ALL_NEEDS if w[:2] == pair)
+    for pair in {w[:2] for w in _ALL_NEEDS if len(w) >= 2}}
+_NEEDS_SHORT: tuple[str, ...] = tuple(w for w in _ALL_NEEDS if len(w) < 2)
+_PAIRS: frozenset[str] = frozenset(_NEEDS_BY_PAIR)
+
+
+def _present_needs(low: str) -> set[str]:
+    """The `needs` words in a lower-cased sentence: only the words whose first two
+    characters occur in it are looked for (the same set as testing every word, faster)."""
+    pairs = {low[i:i + 2] for i in range(len(low) - 1)} & _PAIRS
+    found = {w for p in pairs for w in _NEEDS_BY_PAIR[p] if w in low}
+    found.update(w for w in _NEEDS_SHORT if w in low)
+    return found
 
 
 def text_signals(text: str | None, *, gate: bool = True) -> set[Signal]:
@@ -853,7 +1009,7 @@ def text_signals(text: str | None, *, gate: bool = True) -> set[Signal]:
         if any(p.search(sentence) for p in _EXCLUDE):
             continue
         low = sentence.lower()
-        present = {w for w in _ALL_NEEDS if w in low}
+        present = _present_needs(low)
         for rule in TEXT_RULES:
             found = pending if rule.with_problem else out
             if rule.signal in found or rule.signal in out:
