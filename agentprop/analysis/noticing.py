@@ -208,10 +208,11 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("but you asked about", "problem",
              _r(r"(?:\b(?:but|while|whereas|although|even\s+though)|\b(?!(?:sure|yes|ok|okay|"
                 r"certainly|course|great|right|here)\b)\w+\s*[;—–])\s+(?:the\s+(?:[\w-]+\s+){0,2})?"
-                rf"{_WHO}\s+(?:\w+\s+)?(?:{_ASKED}|said|was about|is about|mentions?|were)\b|"
+                rf"{_WHO}\s+(?:(?!also\b)\w+\s+)?(?:{_ASKED}|said|was about|is about|mentions?|were)\b"
+                r"(?![^.?!;]*\b(?:too|as\s+well)\b)|"
                 r"[;—–,]\s+(?:but\s+)?(?:you're|you\s+are|you\s+were)\s+(?:asking|looking|"
                 r"interested)\b|,\s+when\s+you\s+(?:asked|wanted|meant)\b|\band\s+you\s+asked\s+"
-                r"about\b"),
+                r"about\b(?![^.?!;]*\b(?:too|as\s+well)\b)"),
              needs=('but', 'while', 'whereas', 'although', 'though', ';', '—', '–', 'you')),
     TextRule("is for X, not Y", "problem",
              _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in|that's|it's|belongs?\s+to|"
@@ -332,8 +333,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 rf"same|intended|requested)\s+(?:\w+\s+)?{_ENTITY}\b|"
                 r"\b(?:I|we)\s+expected\b[^.?!]{0,60}\bbut\b|"
                 r"\b(?!(?:sure|yes|ok|okay|certainly|course|great|right|here)\b)\w+\s*(?:—|–|\s-|;)"
-                rf"\s+{_WHO}\s+(?:\w+\s+)?(?:{_ASKED})\s+(?:about|for)\b|"
-                rf"\b(?:note\s+that|however,?|though,?)\s+{_WHO}\s+(?:\w+\s+)?(?:{_ASKED})\s+"
+                rf"\s+{_WHO}\s+(?:(?!also\b)\w+\s+)?(?:{_ASKED})\s+(?:about|for)\b|"
+                rf"\b(?:note\s+that|however,?|though,?)\s+{_WHO}\s+(?:(?!also\b)\w+\s+)?(?:{_ASKED})\s+"
                 r"(?:about|for)\b"),
              guard_if=True,
              needs=('right', 'correct', 'same', 'intended', 'requested', 'expected', 'asked',
@@ -372,7 +373,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\bphysically\s+impossible\b|\b(?:which|that|this)\s+(?:isn't|is\s+not)\s+possible\b|\b(?:probably|likely|presumably)\s+meant\b|"
                 r"\bwrong\s+(?-i:[A-Z])|\bambiguous\b|\b(?:two|several|multiple|more\s+than\s+one)\s+"
                 r"(?:\w+\s+)?(?:patients|records|matches|results|cities|people|products|entries|"
-                r"accounts|places|locations)\s+(?:with|named|called|match|matching)\b|"
+                r"accounts|places|locations|clinics|hospitals|doctors|stores|shops|hotels|"
+                r"restaurants|airports|stations|towns|streets|events|contacts|users|customers|"
+                r"flights|orders|drugs|medications|bookings|reservations|listings)\s+(?:with|"
+                r"named|called|match|matching)\b(?!\s+after\b)|"
                 r"\b(?:units?|time\s?zone|currency)\s+(?:isn't|is\s+not|wasn't|was\s+not)\s+"
                 r"(?:given|specified|stated|shown|clear)\b|\b(?:with\s+no\s+|without\s+(?:a\s+|any\s+)?)"
                 r"(?:units?|time\s?zone|currency)\b|\bwhich\s+(?:I|we)\s+(?:\w+\s+)?doubt\b"),
@@ -505,7 +509,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:check(?:s|ing)?|cross-?check\w*|double-?check\w*|re-?check\w*|"
                 r"compar(?:e|es|ing)|consult(?:s|ing)?|validat(?:e|es|ing)|confirm(?:s|ing)|"
                 r"verif(?:y|ies|ying)|look(?:s|ing)?\s+(?:it|that|this|them)\s+up|"
-                r"look(?:s|ing)?\s+up|pull(?:s|ing)?\s+up|see\s+(?:what|which|whether|if)|"
+                r"look(?:s|ing)?\s+up|look(?:s|ing)?\s+(?:at|in|into)|pull(?:s|ing)?\s+up|"
+                r"see\s+(?:what|which|whether|if)|"
                 r"tr(?:y|ying)\s+(?:the\s+)?[\w-]+\s+(?:tool|api|service|endpoint|lookup|"
                 r"source|database)|fall(?:ing)?\s+back\s+(?:on|to))\b"),
              needs=('check', 'compar', 'consult', 'validat', 'confirm', 'verif', 'look',
@@ -792,9 +797,11 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:\w+\s+)?(?:avez\s+demandé|demandiez|vouliez|cherchiez|aviez\s+demandé|"
                 r"avez\s+indiqué)|\b(?:pero|mientras\s+que|aunque)\s+(?:usted\s+|tú\s+|tu\s+)?"
                 r"(?:me\s+)?(?:pidió|pediste|preguntó|preguntaste|buscaba|buscabas|quería|querías|"
-                r"solicitó|solicitaste|dijo|dijiste|mencionó|mencionaste|indicó|indicaste)\b|"
+                r"solicitó|solicitaste|dijo|dijiste|mencionó|mencionaste|indicó|indicaste)\b"
+                r"(?!\s+(?:también|además)\b)|"
                 r"\b(?:mas|enquanto|embora)\s+(?:você|o\s+senhor|a\s+senhora|tu)\s+(?:me\s+)?"
-                r"(?:pediu|perguntou|queria|procurava|solicitou|disse|mencionou|indicou)\b|"
+                r"(?:pediu|perguntou|queria|procurava|solicitou|disse|mencionou|indicou)\b"
+                r"(?!\s+(?:também|ainda)\b)|"
                 r"\b(?:ma|mentre|anche\s+se)\s+(?:tu\s+|lei\s+)?(?:mi\s+)?(?:hai\s+chiesto|chiedevi|"
                 r"volevi|cercavi|avevi\s+chiesto|hai\s+detto|ha\s+chiesto|chiedeva|hai\s+indicato)|"
                 r"\b(?:aber|obwohl|während|doch)\s+Sie\s+(?:\w+\s+){0,4}(?:gefragt|gesucht|angefragt|"
@@ -966,6 +973,13 @@ _EXCLUDE: tuple[re.Pattern[str], ...] = (
        r"\b(?:conseils?|consejos?|consigli|conselhos?|aconselhamento|asesoramiento)\s+(?:de\s+)?"
        r"(?:m[ée]dic|juridi|jur[íi]dic|legal|financ|medic|legal)\w*|"
        r"\b(?:medizinische\w*|rechtliche\w*|finanzielle\w*)\s+(?:beratung|rat)|rechtsberatung"),
+    # ... in every language: a diagnosis, treatment or investment advice is out of scope
+    _r(r"\b(?:provide|give|offer|make)\s+(?:you\s+)?(?:a\s+)?diagnos[ie]s\b|"
+       r"\b(?:dar|hacer|ofrecer|emitir|fazer|poser|donner|établir|fare|formulare|stellen|geben)"
+       r"\s+(?:\w+\s+)?(?:un|una|um|uma|de|d'|une|eine?n?)?\s*(?:diagnóstico|diagnostic|diagnosi|"
+       r"diagnose)\b|诊断|診斷|治疗建议|治療建議|用药建议|用藥建議|投资建议|投資建議|理财建议|"
+       r"法律意见|法律意見|专业建议|專業建議|診断(?:は|を|が|の)|医学的(?:な)?(?:助言|アドバイス|判断)|"
+       r"投資(?:の)?(?:助言|アドバイス)"),
     # a capability limit ("I can't provide forecasts beyond 10 days") is not declining this one
     _r(r"\b(?:can't|cannot|can\s+not|unable\s+to)\s+(?:provide|give|show)\s+[^.?!]{0,30}"
        r"\b(?:beyond|further\s+than|older\s+than|more\s+than)\s+\d"),
