@@ -415,22 +415,22 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True,
              needs=('look', 'seem', 'appear', 'sound', 'real', 'valid', 'genuine', 'existing')),
     TextRule("oddly / strangely lists, says or shows", "problem",
-             _r(r"\b(?:oddly|strangely|weirdly|curiously|bizarrely|inexplicably|somehow)\s+"
+             _r(r"\b(?:oddly|strangely|weirdly|bizarrely|inexplicably)\s+"
                 r"(?:\w+\s+)?(?:lists?|listed|shows?|showed|says?|said|returns?|returned|reports?|"
                 r"reported|gives?|gave|has|had|marks?|marked|records?|recorded|labels?|label(?:l)?ed|"
                 r"states?|stated|indicates?|indicated|puts?|sets?|came\s+back|comes\s+back)\b|"
                 r"\b(?:looks?|seems?|appears?|that's|that’s|that\s+is|this\s+is)\s+(?:very\s+|"
-                r"quite\s+|rather\s+|highly\s+|a\s+bit\s+)?unusual\b|[–—]\s*(?:very\s+|quite\s+|"
+                r"quite\s+|rather\s+|highly\s+|a\s+bit\s+)?unusual\b|\baccording\s+to\s+(?:the\s+|your\s+)?"
+                r"(?:tool|system|api|database|records?|calendar|app|lookup|search|results?|data|"
+                r"response|listing|booking\s+system)\b[^?!]{0,80}[–—]\s*(?:very\s+|quite\s+|"
                 r"rather\s+|highly\s+)?(?:unusual|odd|strange|weird|suspicious)\b"),
              guard_if=True, guard_negation=True,
-             needs=('oddly', 'strangely', 'weirdly', 'curiously', 'bizarrely', 'inexplicably',
-                    'somehow', 'unusual', 'odd', 'strange', 'weird', 'suspicious')),
+             needs=('oddly', 'strangely', 'weirdly', 'bizarrely', 'inexplicably', 'unusual',
+                    'odd', 'strange', 'weird', 'suspicious')),
     TextRule("only N of the N asked for came back", "problem",
-             _r(r"\bonly\s+(?:returned|gave|sent|brought\s+back|came\s+back\s+with|has|had|"
-                r"contains?|contained|includes?|included|covers?|covered|shows?|showed|lists?|"
-                rf"listed|got|loaded|retrieved|fetched)\s+(?:back\s+|me\s+|us\s+)?{_NUM}\s+(?:of|out\s+of)"
-                r"\b|\b(?:returned|gave|sent|came\s+back\s+with|contains?|contained|includes?|"
-                r"included|covers?|covered|shows?|showed|lists?|listed|got|loaded|retrieved|"
+             _r(rf"\bonly\s+(?:returned|gave|sent|brought\s+back|came\s+back\s+with|got|loaded|"
+                rf"retrieved|fetched)\s+(?:back\s+|me\s+|us\s+)?{_NUM}\s+(?:of|out\s+of)\b|"
+                r"\b(?:returned|gave|sent|came\s+back\s+with|got|loaded|retrieved|"
                 rf"fetched)\s+(?:back\s+|me\s+|us\s+)?(?:only|just)\s+{_NUM}\s+(?:of|out\s+of)\b|"
                 rf"\b{_NUM}\s+(?:of|out\s+of)\s+the\s+{_NUM}\s+(?:[\w-]+\s+)?(?:you|I|we|the\s+user)\s+"
                 r"(?:asked|requested|wanted|needed)\b"),
@@ -445,22 +445,26 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('thinks', 'claims', 'insists', 'swears', 'believes', 'reckons', 'convinced',
                     'think')),
     TextRule("came back as an error / gave garbage", "problem",
-             _r(r"\b(?:came|comes|coming)\s+back\s+(?:as|with)\s+(?:an?\s+)?(?:\w+\s+)?(?:error|"
-                r"exception|failure|garbage|junk|gibberish|nonsense|rubbish)\b|\b(?:gave|gives|"
+             _r(r"\b(?:came|comes|coming)\s+back\s+(?:as|with)\s+(?:an?\s+)?(?:(?!no\b|zero\b)\w+\s+)?"
+                r"(?:error|exception|failure|garbage|junk|gibberish|nonsense|rubbish)\b"
+                r"(?!\s+(?:margin|rate|bars?)\b)|\b(?:gave|gives|"
                 r"giving|returned|returns|returning|sent|spat\s+out|produced|got|get)\s+(?:me\s+|us\s+|"
                 r"back\s+)?(?:\w+\s+)?(?:garbage|junk|gibberish|nonsense|rubbish)\b|"
                 r"\b(?:reported|reports|responded\s+with|answered\s+with|came\s+back\s+with|"
                 r"sent\s+back|replied\s+with|failing\s+with|failed\s+with|throws?)\s+(?:an?\s+)?"
                 r"(?:HTTP\s+)?(?:400|401|403|404|408|409|422|429|500|502|503|504)s?\b"
-                r"(?!\s*(?:mg|ml|g|kg|km|results|items|°|%))|"
+                r"(?=\s*(?:[.,;:!)—–-]|$|error|status|response|code|for|on|again|and|when|from|"
+                r"back|too|so|but|instead))|"
                 r"\b(?:tool|api|call|service|server|lookup|search|request|query|system|fetch|"
                 r"endpoint)\s+err(?:or)?\s*:|^\W*err\s*:"),
              guard_negation=True,
              needs=('back', 'garbage', 'junk', 'gibberish', 'nonsense', 'rubbish', '40', '42',
                     '50', 'err')),
     TextRule("stamped with yesterday's date, not today's", "problem",
-             _r(r"\b(?:for|is|are|from|stamped|dated|shows?|returned|gave|covers?|timestamp)\b"
-                r"[^.;?!]{1,40}?,\s+not\s+(?:for\s+)?(?:today|tomorrow|yesterday|tonight|"
+             _r(r"(?:\b(?:stamped|dated|timestamp\w*|as\s+of|updated|refreshed|generated|cached)|"
+                r"\b(?:data|figures|prices|rates|results|forecast|numbers|values|readings|list|"
+                r"report|record|records)\s+(?:is|are|was|were)\s+(?:for|from))\b"
+                r"[^.;?!]{1,40}?,\s+not\s+(?:for\s+|from\s+)?(?:today|tomorrow|yesterday|tonight|"
                 r"this\s+(?:week|month|year|morning|evening)|next|last|the\s+current|the\s+latest)"
                 r"(?:'s|’s)?\b"),
              needs=('not',)),
@@ -608,9 +612,13 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\b(?:I|we)(?:'d|’d|\s+would|'m|’m|\s+am|'ll|’ll|\s+will)?\s+(?:\w+\s+)?(?:won't|"
                 r"won’t|wont|will\s+not|rather\s+not|don't\s+want\s+to|don’t\s+want\s+to|"
                 r"do\s+not\s+want\s+to|not\s+going\s+to|prefer\s+not\s+to|refuse\s+to)\s+"
-                r"(?:\w+\s+)?(?:use|summari[sz]e|quote|give|say|report|recommend|book|rely|state|"
-                r"estimate|confirm|tell|pass\s+(?:it|that|them|this)\s+on|present|suggest|"
-                r"calculate|order|proceed|answer|guess|speculate)\b|"
+                r"(?:\w+\s+)?(?:use|summari[sz]e|quote|give|say|report|recommend|rely|state|"
+                r"estimate|pass\s+(?:it|that|them|this)\s+on|present|suggest|calculate|answer|"
+                r"guess|speculate)\b|"
+                r"\b(?:can't|can’t|cant|cannot|can\s+not|won't|won’t|unable\s+to|rather\s+not)\s+"
+                r"(?:\w+\s+){1,4}(?:from|based\s+on|on\s+the\s+basis\s+of|using|with)\s+(?:this|"
+                r"that|these|those)\s+(?:\w+\s+)?(?:result|results|data|value|values|numbers|"
+                r"figures|reading|readings|record|response|output|entry)\b|"
                 r"^\W*(?:cant|cannot|can't|can’t|couldnt|could\s+not|unable\s+to)\s+(?:answer|tell|"
                 r"say|give|confirm|provide|help\s+with\s+(?:this|that))\b"),
              needs=("won't", 'won’t', 'wont', 'will not', 'rather not', 'want to',
@@ -819,9 +827,13 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"correct\w*|d'être)|\bnon\s+(?:sembra|pare)\s+(?:\w+\s+)?(?:real\w*|valid\w*|"
                 r"ver[oa]|plausibil\w*|autentic\w*)|\b(?:sieht|wirkt|scheint)\s+(?:\w+\s+)?nicht\s+"
                 r"(?:\w+\s+)?(?:echt|gültig|korrekt|richtig|plausibel|real|realistisch)|"
-                r"[–—]\s*(?:sehr\s+|muy\s+|très\s+|molto\s+|muito\s+)?(?:ungewöhnlich|inusual|"
-                r"incomum|inhabituel\w*|insolit\w*|extrañ[oa]|estranh[oa]|étrange|stran[oa]|"
-                r"seltsam)\b|\b(?:scheint|wirkt|klingt|sieht)\s+(?:\w+\s+)?ungewöhnlich|"
+                r"\b(?:laut|según|segun|selon|secondo|segundo|d'après)\s+(?:dem\s+|der\s+|den\s+|"
+                r"el\s+|la\s+|los\s+|las\s+|le\s+|les\s+|l'|lo\s+|il\s+|i\s+|o\s+|a\s+|os\s+|as\s+)?"
+                r"(?:tool|system|api|datenbank|kalender|ergebnis|daten|herramienta|sistema|"
+                r"calendario|datos|resultado|outil|système|calendrier|données|résultat|"
+                r"strumento|dati|risultato|ferramenta|calendário|dados)\b[^?!]{0,80}[–—]\s*(?:sehr\s+|muy\s+|"
+                r"très\s+|molto\s+|muito\s+)?(?:ungewöhnlich|inusual|incomum|inhabituel\w*|"
+                r"insolit\w*|extrañ[oa]|estranh[oa]|étrange|stran[oa]|seltsam)\b|\b(?:scheint|wirkt|klingt|sieht)\s+(?:\w+\s+)?ungewöhnlich|"
                 r"\b(?:parece|resulta)\s+(?:\w+\s+)?(?:inusual|incomum)|\b(?:semble|paraît)\s+"
                 r"(?:\w+\s+)?inhabituel\w*|\b(?:sembra|pare)\s+(?:\w+\s+)?insolit\w*|"
                 r"\b(?:extrañamente|estranhamente|bizarrement|étrangement|stranamente|"
@@ -842,16 +854,15 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     'behauptet', 'schwört', '本物', '有効', '実在', 'ありえな', 'あり得な',
                     '不像', '不可能', '奇怪的是', 'なぜか', '系统', '系統', 'bizarrement')),
     TextRule("(es/pt/fr/it/de/ja/zh) only N of N / may be incomplete / interrupted", "problem",
-             _r(r"\b(?:devolvió|trajo|dio|muestra|mostró|incluye|contiene|cubre|recibí|obtuve|"
-                r"retornou|trouxe|devolveu|mostrou|inclui|contém|cobre|recebi|obtive|restituito|"
-                r"restituisce|mostra|ricevuto|ottenuto|renvoyé|retourné|fourni)\s+(?:solo|sólo|"
+             _r(r"\b(?:devolvió|trajo|dio|recibí|obtuve|retornou|trouxe|devolveu|recebi|obtive|"
+                r"restituito|restituisce|ricevuto|ottenuto|renvoyé|retourné|fourni)\s+(?:solo|sólo|"
                 rf"solamente|únicamente|só|apenas|somente|soltanto|seulement)\s+{_NUM_ML}\s+(?:de|dos|das|"
                 r"su|di|dei|delle|sur|des)\b|"
                 r"\b(?:solo|sólo|só|apenas)\s+(?:devolvió|trajo|dio|mostró|retornou|trouxe|devolveu|"
                 rf"mostrou|veio\s+com|vino\s+con)\s+{_NUM_ML}\s+(?:de|dos|das)\b|"
                 rf"\bn'a\s+(?:renvoyé|retourné|donné|fourni)\s+que\s+{_NUM_ML}\s+(?:sur|des|de)\b|"
-                rf"\bne\s+(?:contient|renvoie|couvre|montre|liste)\s+que\s+{_NUM_ML}\s+(?:sur|des|de)\b|"
-                r"\b(?:liefert|lieferte|enthält|enthielt|zeigt|zeigte|gibt|gab|umfasst|kam|kamen)"
+                rf"\bne\s+(?:renvoie|retourne)\s+que\s+{_NUM_ML}\s+(?:sur|des|de)\b|"
+                r"\b(?:liefert|lieferte|gab|kam|kamen)"
                 rf"\s+(?:\w+\s+)?nur\s+{_NUM_ML}\s+(?:von|der|aus)\b|"
                 r"\b(?:pode|podem|puede|pueden|podría|podrían|poderia|poderiam|peut|peuvent|pourrait|"
                 r"pourraient|può|possono|potrebbe|potrebbero)\s+(?:\w+\s+)?(?:estar|ser|être|essere)"
@@ -903,7 +914,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     '结果', '返')),
     TextRule("(es/pt/fr/it/de/ja/zh) yesterday's data, not today's", "problem",
              _r(r"[,，]\s*(?:y\s+|e\s+|et\s+|und\s+)?(?:no|não|pas|non|nicht)\s+(?:de\s+|d'|di\s+|"
-                r"do\s+|da\s+|von\s+|para\s+|pour\s+|per\s+|für\s+)?(?:hoy|mañana|ayer|esta\s+semana|"
+                r"do\s+|da\s+|von\s+|vom\s+)(?:hoy|mañana|ayer|esta\s+semana|"
                 r"hoje|amanhã|ontem|esta\s+semana|aujourd'hui|demain|hier|cette\s+semaine|oggi|"
                 r"domani|ieri|questa\s+settimana|heute|morgen|gestern|dieser\s+woche)\b|"
                 r"今日のものではな|本日のものではな|(?:而)?不是今天|並非今天|并非今天"),
