@@ -487,15 +487,56 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"stream|transfer|sync|fetch|results?)\s+(?:was|were|got|has\s+been|had\s+been)\s+"
                 r"(?:\w+\s+)?(?:interrupted|aborted|cancel(?:l)?ed|dropped|cut\s+off)\b"),
              needs=('interrupted', 'aborted', 'cancel', 'dropped', 'cut off')),
+    TextRule("kept failing / is missing / not what you wanted / my typo", "problem",
+             _r(r"\b(?:kept|keeps|keep)\s+(?:on\s+)?(?:failing|erroring|crashing|timing\s+out|"
+                r"returning\s+(?:an?\s+)?errors?|throwing\s+errors?|rejecting|refusing|dropping|"
+                r"bouncing|breaking)\b|"
+                r"\b(?:seems?|appears?|looks?)\s+to\s+be\s+missing\b|\b(?:list|result|results|"
+                r"response|data|forecast|table|record|page|output|schedule)\s+(?:is|are)\s+missing\s+"
+                r"(?:the|some|a|an|one|two|several|\d+)\b|"
+                r"\b(?:not|n't)\s+(?:\w+\s+)?sure\s+(?:that's|that’s|that\s+is|this\s+is|it's|it’s|"
+                r"it\s+is|these\s+are|those\s+are)\s+(?:\w+\s+)?(?:what|the\s+one|the\s+ones)\s+"
+                r"(?:you|the\s+user)\b|\b(?:can't|can’t|cannot|couldn't|could\s+not)\s+be\s+"
+                r"(?:\w+\s+)?what\s+(?:you|the\s+user)\s+(?:\w+\s+)?(?:wanted|meant|asked|need|needed|"
+                r"expected|want)\b|"
+                r"\bmy\s+typo\b|\btypo\s+in\s+(?:my|the)\s+(?:query|call|request|search|input|"
+                r"arguments?)\b|"
+                r"[;—–,]\s+(?:but\s+)?you(?:'re|’re|\s+are)\s+(?:in|at|from|based\s+in|staying\s+in)"
+                r"\s+(?-i:[A-Z])|"
+                r"\b(?:but|yet|while|whereas)\s+(?:the|your|its|this|that)\s+(?:[\w'’-]+\s+){0,3}"
+                r"(?:is|are|was|were)\s+(?:listed|marked|shown|recorded|flagged|logged)\s+as\b"),
+             guard_if=True, guard_negation=True,
+             needs=('kept', 'keep', 'missing', 'sure', 'be ', 'typo', 'you', 'listed', 'marked',
+                    'shown', 'recorded', 'flagged', 'logged')),
+    TextRule("(es/pt/fr/it/de/ja/zh) kept failing / seems to be missing / says X but Y shows",
+             "problem",
+             _r(r"\b(?:seguía|sigue)\s+(?:fallando|dando\s+error)|\bcontinua(?:va)?\s+(?:a\s+)?"
+                r"(?:falhar|falhando|dando\s+erro|fallire|dare\s+errore)|"
+                r"\b(?:continuait|continue)\s+(?:d'|à\s+)(?:échouer|planter)|"
+                r"\béchouait\s+(?:sans\s+cesse|à\s+chaque\s+fois)|"
+                r"\b(?:schlug|scheiterte|schlägt|scheitert)\s+(?:\w+\s+)?(?:immer\s+wieder|"
+                r"ständig|jedes\s+Mal)|何度も(?:失敗|エラー)|失敗し続け|エラーが続|一直(?:失败|失敗|报错|報錯|"
+                r"超时|超時)|反复失败|反復失敗|"
+                r"\b(?:parece|parecen|semble|semblent|sembra|sembrano|scheint|scheinen)\s+(?:\w+\s+)?"
+                r"(?:faltar|manquer|mancare|zu\s+fehlen)\b|"
+                r"\b(?:dice|indica|muestra|diz|indica|mostra|dit|indique|montre|sagt|zeigt|meldet)\b"
+                r"[^.?!]{0,80}\b(?:pero|mas|mais|ma|però|aber|doch)\s+[^.?!]{0,40}\b(?:figura|"
+                r"aparece|consta|figure|apparaît|risulta|compare|steht|erscheint)\b"),
+             guard_negation=True,
+             needs=('seguía', 'sigue', 'continua', 'continue', 'échouait', 'schlug', 'scheiter',
+                    'schlägt', '何度も', '失敗し続け', 'エラーが続', '一直', '反复', '反復', 'parece',
+                    'semble', 'sembra', 'scheint', 'scheinen', 'figura', 'aparece', 'consta',
+                    'figure', 'apparaît', 'risulta', 'compare', 'steht', 'erscheint')),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
              _r(r"\b(?:again(?!,?\s+(?:but\s+)?(?:this\s+time\s+)?for\s+(?:the\s+)?(?:next|another|"
                 r"other|second|third|following|a\s+new|new)\b)|retry|retrying|re-?query|"
-                r"re-?querying|re-?run|re-?issue|once more|instead)\b|"
+                r"re-?querying|re-?run|re-?runn?ing|re-?issue|re-?issuing|once more|instead)\b|"
                 r"\btr(?:y|ying)\s+(?:a|an|the)\s+(?:\w+\s+)?(?:shorter|longer|different|broader|"
                 r"narrower|simpler|wider|more\s+specific|alternative|corrected|fixed)\s+(?:\w+\s+)?"
                 r"(?:query|search|term|keywords?|spelling|format|wording|phrasing|name|id|"
-                r"parameters?|input|request)\b|\b(?:correct|fix)\s+(?:that|this|it|the\s+call|my\s+call)\b|"
+                r"parameters?|input|request)\b|\b(?:correct|correcting|fix|fixing)\s+(?:that|this|it|the\s+call|"
+                r"my\s+call|the\s+typo|my\s+typo)\b|"
                 rf"\bwith\s+the\s+(?:right|correct|proper|valid)\s+(?:\w+\s+)?"
                 rf"(?:{_ENTITY}|arguments?|parameters?|inputs?)\b"),
              needs=('again', 'retry', 'requer', 're-quer', 'rerun', 're-run', 'reissue',
@@ -692,6 +733,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:plausib\w*|fiable|affidabile|confiable|confiável)|unplausibel|"
                 r"invraisemblable|inverosímil|incomplet\w*|unvollständig|"
                 r"incorrect\w*|incorret\w*|errad[oa]s?|erróne[oa]s?|erroné\w*|errat[oa]|"
+                r"absurd[eoa]?s?|assurd[oaie]|insensé\w*|irréaliste\w*|irreal(?:es|ista)?|"
+                r"unrealistisch|unsinnig|aberrant\w*|"
                 r"sbagliat[oa]|falsch|fehlerhaft|faux|fausse|fals[oa]|extrañ[oa]|estranh[oa]|étrange|stran[oa]|"
                 r"seltsam|merkwürdig|komisch|bizarre|sospechos[oa]|suspeit[oa]|sospett[oa]|"
                 r"truncad[oa]|tronqué\w*|troncat[oa]|abgeschnitten|desactualizad[oa]|"
@@ -713,7 +756,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('no', 'não', 'ne', 'non', 'passt', 'passen', 'stimm', 'weicht', 'widersprech',
                     'contradic', 'contraddic', 'incomplet', 'unvollständig', 'incorrect',
                     'incorret', 'errad', 'erróne', 'erroné', 'errat', 'sbagliat', 'falsch',
-                    'fehlerhaft', 'faux', 'fausse', 'falso', 'falsa',
+                    'fehlerhaft', 'faux', 'fausse', 'falso', 'falsa', 'absurd', 'assurd',
+                    'insens', 'irréal', 'irreal', 'unrealistisch', 'unsinnig', 'aberrant',
                     'extrañ', 'estranh', 'étrange', 'stran', 'seltsam',
                     'merkwürdig', 'komisch', 'bizarre', 'sospech', 'suspeit', 'sospett', 'error',
                     'erreur', 'errore', 'erro', 'fehler', 'plausib', 'fiable', 'affidabile',
