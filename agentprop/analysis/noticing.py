@@ -215,8 +215,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"about\b(?![^.?!;]*\b(?:too|as\s+well)\b)"),
              needs=('but', 'while', 'whereas', 'although', 'though', ';', '—', '–', 'you')),
     TextRule("is for X, not Y", "problem",
-             _r(r"\b(?:for|to|is|are|shows?|returned|about|station\s+in|that's|it's|belongs?\s+to|"
-                r"belong\s+to)\s+[^.;?!]{1,40}?,\s+not\s+(?:for\s+)?(?:the\s+\w+|['\"]?(?-i:[A-Z0-9])|"
+             _r(r"\b(?:for|to|is|are|was|were|under|as|from|shows?|returned|about|station\s+in|that's|"
+                r"it's|belongs?\s+to|belong\s+to)\s+[^.;?!]{1,40}?,\s+not\s+(?:for\s+)?(?:the\s+\w+|['\"]?(?-i:[A-Z0-9])|"
                 rf"\w+\s+\d|(?:in\s+)?(?:{_UNIT})\b)"),
              needs=('not',)),
     TextRule("not X as you asked", "problem",
@@ -288,10 +288,18 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\bcontradict(?:s|ed|ory|ion|ing)?\b|\btwo\s+(?:[\w-]+\s+){1,4}(?:conflict|"
                 r"disagree|differ)\b|\b(?:those|these|they|the\s+two|both|\))\s+"
                 r"(?:\w+\s+)?(?:conflict|disagree|differ)\b|\b(?:don't|do\s+not|doesn't|does\s+not)\s+"
-                r"(?:quite\s+)?agree\b|\bsays?\b[^.?!]{0,80}\bbut\s+(?:the|your|its|another|"
-                r"a)\s+(?:[\w-]+\s+){1,3}(?:says?|includes?|lists?|shows?)\b"),
+                r"(?:quite\s+)?agree\b|\b(?:says?|shows?|lists?|reports?)\b[^.?!]{0,80}\b(?:but|although|"
+                r"though|while|whereas|yet)\s+(?:the|your|its|another|a|their)\s+(?:[\w'’-]+\s+){0,2}"
+                r"(?:tool|api|system|database|record|records|calendar|list|log|map|profile|file|page|"
+                r"site|website|portal|app|tracker|tracking|label|invoice|receipt|confirmation|entry|"
+                r"result|results|response|summary|history|schedule|inventory|catalog(?:ue)?|listing|"
+                r"account|statement|registry|feed|endpoint|service|server|search|lookup|chart|screen|"
+                r"status|dashboard|report|data|invite|invitation|event|booking|reservation|order|ticket|"
+                r"email|field|header|table|spreadsheet|document|form)(?:'s|’s)?\s+(?:[\w'’-]+\s+){0,2}?(?:still\s+|also\s+)?"
+                r"(?:says?|includes?|lists?|shows?|reports?)\b"),
              guard_if=True, guard_negation=True,
-             needs=('contradict', 'conflict', 'disagree', 'agree', 'but', 'differ')),
+             needs=('contradict', 'conflict', 'disagree', 'agree', 'but', 'differ', 'though',
+                    'while', 'whereas', 'yet')),
     TextRule("the call errored / was rejected / timed out", "problem",
              _r(r"\berrored\b|\berror(?:ed)?\s+out\b|\btimed\s+out\b|\btime-?outs?\b|"
                 r"\b(?:request|call|booking|query|lookup|search|update|submission|format|input|"
@@ -350,7 +358,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"loading|reachable))\b|"
                 r"\b(?:tool|api|result|response|record|data|it)\s+(?:doesn't|does\s+not|didn't|"
                 r"did\s+not)\s+(?:say|specify|state|indicate)\b|"
-                r"\bdifferent\s+\w+\s+for\s+the\s+same\b|\btwo\s+(?:calendars|sources|tools|records|"
+                r"\bdifferent\s+(?:\w+\s+){1,2}for\s+the\s+same\b|\btwo\s+(?:calendars|sources|tools|records|"
                 r"systems|results|lookups|fields|pages|databases|apis|lists)\b[^.?!]{0,40}"
                 r"\bdifferent\b|"
                 r"\b(?:an?|with|got|returned|gave|showed)\s+(?:\w+\s+)?error\s+(?:code|message)\b|"
@@ -368,6 +376,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\bdoubts?\s+(?:about|regarding|over|whether|that|on)\b|"
                 r"\b(?:doesn't|does\s+not|don't|do\s+not)\s+add\s+up\b|"
                 r"\b(?:don't|do\s+not|can't|cannot|hard\s+to)\s+believe\s+(?:it|this|that|these)\b|"
+                r"\b(?:hard|difficult)\s+to\s+believe\b|"
                 r"\b(?:data|result|results|response|output|record|value|values)\s+(?:is|are|seems?|"
                 r"looks?)\s+(?:\w+\s+)?(?:broken|garbled|corrupt\w*|nonsens\w*|bogus|off)\b|"
                 r"\bphysically\s+impossible\b|\b(?:which|that|this)\s+(?:isn't|is\s+not)\s+possible\b|\b(?:probably|likely|presumably)\s+meant\b|"
@@ -527,13 +536,53 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     'schlägt', '何度も', '失敗し続け', 'エラーが続', '一直', '反复', '反復', 'parece',
                     'semble', 'sembra', 'scheint', 'scheinen', 'figura', 'aparece', 'consta',
                     'figure', 'apparaît', 'risulta', 'compare', 'steht', 'erscheint')),
+    TextRule("ignored my filter / swapped values / error of the tool / only covers N but you asked",
+             "problem",
+             _r(r"\b(?:ignored|dropped|overrode|overrid(?:den|ing)|disregarded|skipped)\s+(?:my|the|our|"
+                r"your)\s+(?:\w+\s+)?(?:filter|cap|limit|parameter|constraint|date|argument|setting|"
+                r"criteria|criterion|option|range|radius|unit|units|currency)\b|\b(?:filter|cap|limit|"
+                r"parameter|constraint|argument|setting|criteria|option)\s+(?:was|were|got|must\s+have"
+                r"\s+been|has\s+been|seems\s+to\s+have\s+been)\s+(?:\w+\s+)?(?:ignored|dropped|"
+                r"overridden|lost)\b|"
+                r"\b(?:seem|seems|look|looks|appear|appears|got|probably|must\s+have\s+been|were|are)\s+"
+                r"(?:to\s+(?:be|have\s+been)\s+)?(?:swapped|transposed|switched\s+around|mixed\s+up|"
+                r"flipped)\b|"
+                r"\b(?:error|glitch|bug|mistake)\s+(?:in|of|from|on)\s+(?:the|their|its)\s+(?:\w+\s+)?"
+                r"(?:tool|system|api|database|service|server|catalog(?:ue)?|feed|backend|lookup|"
+                r"search|endpoint)\b|"
+                r"\bonly\s+(?:covers?|covered|has|had|includes?|included|lists?|listed|shows?|showed|"
+                r"returned|returns|gave|gives)\b[^.?!]{0,40}\b(?:and|but|while|whereas)\s+(?:you|the\s+"
+                r"user)\s+(?:\w+\s+)?(?:asked|wanted|requested|need|needed)\b|"
+                r"\b(?:couldn't|could\s+not|can't|cannot|wasn't\s+able\s+to|was\s+unable\s+to|"
+                r"unable\s+to)\s+(?:reach|connect\s+to|access|contact)\s+(?:the\s+|your\s+)?(?:\w+\s+)?"
+                r"(?:database|server|service|api|tool|system|endpoint|calendar|site|website|page|"
+                r"portal|backend)\b|\bconnection\s+(?:refused|reset|failed|lost|dropped)\b"),
+             guard_if=True, guard_negation=True,
+             needs=('ignored', 'dropped', 'overr', 'disregarded', 'skipped', 'lost', 'swapped',
+                    'transposed', 'switched', 'mixed up', 'flipped', 'error', 'glitch', 'bug',
+                    'mistake', 'only', 'reach', 'connect', 'access', 'contact')),
+    TextRule("(es/pt/fr/it/de/ja/zh) swapped values / error of the tool", "problem",
+             _r(r"\b(?:parece[mn]?|están|estão|son|são|semble(?:nt)?|sont|sembra(?:no)?|sono|"
+                r"scheinen|sind|wurden)\s+(?:(?:estar|ser|être|essere)\s+)?(?:trocad[oa]s|"
+                r"intercambiad[oa]s|invertid[oa]s|inversé(?:e?s)?|échangé(?:e?s)?|scambiat[ie]|"
+                r"invertit[ie]|vertauscht)\b|"
+                r"\b(?:error|erreur|errore|erro)\s+(?:de\s+la|de\s+l'|del|della|dello|do|da|des|du|"
+                r"dell')\s*(?:herramienta|outil|strumento|ferramenta|sistema|système|api|servicio|"
+                r"service|servizio|serviço|catálogo|catalogue|catalogo|base)|"
+                r"\bfehler\s+(?:im|des|in\s+der|der)\s+(?:\w+\s+)?(?:tools?|systems?|dienstes|"
+                r"datenbank|katalogs?|api)|入れ替わって|弄反|颠倒了|顛倒了|搞混了"),
+             needs=('trocad', 'intercambiad', 'invertid', 'inversé', 'échangé', 'scambiat',
+                    'invertit', 'vertauscht', 'error', 'erreur', 'errore', 'erro', 'fehler',
+                    '入れ替わ', '弄反', '颠倒', '顛倒', '搞混')),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
              _r(r"\b(?:again(?!,?\s+(?:but\s+)?(?:this\s+time\s+)?for\s+(?:the\s+)?(?:next|another|"
                 r"other|second|third|following|a\s+new|new)\b)|retry|retrying|re-?query|"
                 r"re-?querying|re-?run|re-?runn?ing|re-?issue|re-?issuing|once more|instead)\b|"
+                r"\bre-?do(?:ing)?\s+(?:it|that|this|the\s+(?:call|search|query|lookup|request))\b|"
                 r"\btr(?:y|ying)\s+(?:a|an|the)\s+(?:\w+\s+)?(?:shorter|longer|different|broader|"
-                r"narrower|simpler|wider|more\s+specific|alternative|corrected|fixed)\s+(?:\w+\s+)?"
+                r"narrower|simpler|wider|more\s+specific|alternative|corrected|fixed|generic|full|"
+                r"official|exact|brand)\s+(?:\w+\s+)?"
                 r"(?:query|search|term|keywords?|spelling|format|wording|phrasing|name|id|"
                 r"parameters?|input|request)\b|\b(?:correct|correcting|fix|fixing)\s+(?:that|this|it|the\s+call|"
                 r"my\s+call|the\s+typo|my\s+typo)\b|"
@@ -541,7 +590,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 rf"(?:{_ENTITY}|arguments?|parameters?|inputs?)\b"),
              needs=('again', 'retry', 'requer', 're-quer', 'rerun', 're-run', 'reissue',
                     're-issue', 'once more', 'instead', 'correct', 'fix', 'right', 'proper',
-                    'valid', 'try', 'trying')),
+                    'valid', 'try', 'trying', 'redo', 're-do')),
     # -- CHECK: it checks the problem --------------------------------------------------------
     TextRule("verify / confirm / double-check", "check",
              _r(r"\b(?:verify|confirm|double-check|double check|cross-check|make sure|"
@@ -607,7 +656,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\b(?:should|shall)\s+I\b[^.?!]*\?|\b(?:do|would)\s+you\s+(?:want|prefer|"
                 r"like)\b[^.?!]*\bor\b[^.?!]*\?|\bwhich\s+(?:\w+\s+){0,2}(?:do|did|would|should)"
                 r"\s+(?:you|I)\b[^.?!]*\?|\b(?:is|was)\s+(?:this|that|it)\s+the\s+(?:\w+\s+)?one\b"
-                r"[^.?!]*\?|\b(?:can|could)\s+you\s+(?:tell|let)\s+me\b|\bor\s+did\s+you\s+(?:mean|"
+                r"[^.?!]*\?|\bwhich\s+(?:one\s+)?is\s+(?:correct|right)\b|"
+                r"\b(?:can|could)\s+you\s+(?:tell|let)\s+me\b|\bor\s+did\s+you\s+(?:mean|"
                 r"want)\b|\bdid\s+you\s+(?:maybe|perhaps|possibly|accidentally|actually)\b|"
                 r",\s+(?:right|correct)\s*\?"),
              with_problem=True,
@@ -665,6 +715,12 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=("won't", 'won’t', 'wont', 'will not', 'rather not', 'want to',
                     'going to', 'prefer not', 'refuse', 'cant', 'cannot', "can't", 'can’t',
                     'couldnt', 'could not', 'unable')),
+    TextRule("so I don't know whether (after a named problem)", "decline",
+             _r(r"\b(?:I|we)\s+(?:don't|don’t|do\s+not|can't|can’t|cannot)\s+(?:really\s+)?(?:know|"
+                r"say|tell)\s+(?:for\s+sure\s+)?(?:if|whether|what|when|how\s+(?:much|many))\b|"
+                r"\b(?:I|we)\s+have\s+no\s+(?:way|means)\s+(?:to|of)\s+(?:know|tell|check|confirm)"),
+             with_problem=True,
+             needs=("n't", 'not', '’t', 'no way', 'no means')),
     # -- the same signals in es, pt, fr, it, de, ja, zh (one rule per phenomenon) ---------
     TextRule("(es/pt/fr/it/de/ja/zh) the call returned an error / failed / timed out",
              "problem",
@@ -712,6 +768,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"du|aus|von|sur)\s+)?)(?:(?:el|la|lo|los|las|o|"
                 r"os|le|les|il|den|der|die|das)\s+|l['’])?(?-i:[A-Z0-9ÁÉÍÓÚÀÈÌÒÙÂÊÔÄÖÜ])|"
                 r"\b(?:au\s+lieu\s+d[eu]|en\s+lugar\s+de|en\s+vez\s+de|invece\s+di|em\s+vez\s+de|"
+                r"ao\s+invés\s+de|anstatt|statt)\s+(?:(?:aus|von|für|vom)\s+)?(?:diese[mnrs]?|heute|morgen|"
+                r"gestern|este|esta|hoy|mañana|hoje|amanhã|celui-ci|celle-ci|aujourd'hui|demain|"
+                r"questo|questa|oggi|domani)\b|"
+                r"\b(?:au\s+lieu\s+d[eu]|en\s+lugar\s+de|en\s+vez\s+de|invece\s+di|em\s+vez\s+de|"
                 r"ao\s+invés\s+de|anstatt|statt)\s+(?:(?:la|le|el|il|o|a|den|der|die|das)\s+)?"
                 r"(?-i:[A-Z0-9])|"
                 r"の(?:もの)?(?:では|じゃ)な|(?:もの|データ|結果)で、[^。]{1,20}(?:では|じゃ)(?:な|あり)|[，,]\s*(?:而)?不是|而不是|并非|並非"),
@@ -744,7 +804,9 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:\w+\s+)?(?:mancare|faltar|manquer|fehlen)\b|"
                 r"\b(?:probablemente|probabilmente|provavelmente|probablement|wahrscheinlich|"
                 r"vermutlich|forse|talvez|quizás|peut-être|sûrement|seguramente|sicuramente|"
-                r"certamente|bestimmt|clairement|claramente|chiaramente|offenbar)\s+(?:\w+\s+){0,2}(?:un\s+|une\s+|"
+                r"certamente|bestimmt|clairement|claramente|chiaramente|offenbar|visiblement|évidemment|"
+                r"evidentemente|ovviamente|offensichtlich|eindeutig|sin\s+duda|sem\s+dúvida|"
+                r"sans\s+doute|senza\s+dubbio)\s+(?:\w+\s+){0,2}(?:un\s+|une\s+|"
                 r"uno\s+|um\s+|ein\s+)?(?:error|errore|erreur|erro|fehler)\b|"
                 r"\b(?:me\s+méfierais|méfiez|no\s+(?:me\s+)?fiar[íi]a|não\s+confiaria|"
                 r"non\s+mi\s+fiderei|nicht\s+(?:\w+\s+)?vertrauen)|"
@@ -834,15 +896,16 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"patient|paziente|patienten|usuario|usuário|utilisateur|utente|nutzers?|ciudad|"
                 r"cidade|ville|città|stadt|producto|produto|produit|prodotto|produkts?|persona|"
                 r"pessoa|personne|person|cliente|client|kunden|fecha|data|date|datum)\b|"
-                r"(?:另一|别的|別的|別の|他の)\s*(?:位|个|個|名)?\s*(?:患者|病人|城市|用户|製品|商品|都市|"
-                r"日付|日期|记录|記録|人)|"
+                r"(?:另一|别的|別的|別の|他の|違う)\s*(?:位|个|個|名|家)?\s*(?:患者|病人|城市|用户|製品|商品|都市|"
+                r"日付|日期|记录|記録|人|店舗|店|ホテル|病院|クリニック|住所|予約|便|医師|薬|アカウント|"
+                r"口座|注文|门店|酒店|医院|诊所|地址|预约|航班|医生|药|账户|订单)|"
                 r"\b(?:problem|problema|problème)\w*\s+(?:mit|con|com|avec)\s+(?:\w+\s+)?(?:\w*abfrage|"
                 r"\w*anfrage|suche|verbindung|server|dienst|tool|api|consulta|búsqueda|servidor|"
                 r"sistema|herramienta|requête|recherche|serveur|outil|service|pesquisa|ferramenta|"
                 r"richiesta|ricerca|servizio|connessione|conexión|conexão|connexion)"),
              needs=('problem', 'otro', 'otra', 'outro', 'outra', 'autre', 'altro', 'altra',
                     'anderen',
-                    'anderes', '另一', '别的', '別的', '別の', '他の')),
+                    'anderes', '另一', '别的', '別的', '別の', '他の', '違う')),
     TextRule("(es/pt/fr/it/de) but you asked for another", "problem",
              _r(r"\balors\s+que\s+vous\s+(?:\w+\s+)?(?:demandiez|avez\s+demandé|aviez\s+demandé|"
                 r"vouliez|cherchiez|parliez|avez\s+indiqué|aviez\s+indiqué)|\bmais\s+vous\s+"
@@ -1009,7 +1072,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"recomendar|dare|darti|dirti|consigliarti|usare)\b|"
                 r"\bje\s+ne\s+(?:vais|veux)\s+pas\s+(?:vous\s+)?(?:donner|dire|utiliser|recommander|"
                 r"indiquer|avancer|citer)|控えます|差し控え|不便(?:回答|提供|给出|給出)|"
-                r"(?:不能|不会|不會|不想)(?:给出|給出|提供|回答|告诉|告訴|推荐|推薦)|无法(?:告诉|确定|确认|提供|回答)|"
+                r"(?:不能|不会|不會|不想)[^。，,]{0,4}(?:给出|給出|提供|回答|告诉|告訴|推荐|推薦)|无法(?:告诉|确定|确认|提供|回答)|"
                 r"無法(?:告訴|確定|確認|提供|回答)|(?:お答え|お伝え|確認|判断)できません"),
              needs=('puedo', 'consigo', 'posso', 'peux', 'préfère', 'riesco', 'kann', '无法',
                     '無法', 'できません', 'möchte', 'will', 'werde', 'prefiero', 'prefiro',
@@ -1035,6 +1098,9 @@ _EXCLUDE: tuple[re.Pattern[str], ...] = (
        r"diagnose)\b|诊断|診斷|治疗建议|治療建議|用药建议|用藥建議|投资建议|投資建議|理财建议|"
        r"法律意见|法律意見|专业建议|專業建議|診断(?:は|を|が|の)|医学的(?:な)?(?:助言|アドバイス|判断)|"
        r"投資(?:の)?(?:助言|アドバイス)"),
+    # scheduled downtime told as information ("down for maintenance every Sunday")
+    _r(r"\bmaintenance\b[^.?!]{0,40}\b(?:every|each|weekly|nightly|daily)\b|"
+       r"\b(?:every|each|weekly|nightly|daily)\b[^.?!]{0,40}\bmaintenance\b"),
     # a capability limit ("I can't provide forecasts beyond 10 days") is not declining this one
     _r(r"\b(?:can't|cannot|can\s+not|unable\s+to)\s+(?:provide|give|show)\s+[^.?!]{0,30}"
        r"\b(?:beyond|further\s+than|older\s+than|more\s+than)\s+\d"),
