@@ -574,6 +574,41 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('trocad', 'intercambiad', 'invertid', 'inversé', 'échangé', 'scambiat',
                     'invertit', 'vertauscht', 'error', 'erreur', 'errore', 'erro', 'fehler',
                     '入れ替わ', '弄反', '颠倒', '顛倒', '搞混')),
+    TextRule("(es/pt/fr/it/de/ja/zh) leaves out what you asked / looks old / not credible",
+             "problem",
+             _r(r"\bno\s+(?:incluye|incluyen|contiene|contienen|trae|traen|cubre|cubren|muestra|"
+                r"muestran)\b[^.?!]{0,40}\bque\s+(?:usted\s+)?(?:pediste|pidió|solicitaste|solicitó|"
+                r"pedías|querías|quería)\b|\bnão\s+(?:inclui|incluem|contém|contêm|traz|trazem|"
+                r"cobre|cobrem|mostra|mostram)\b[^.?!]{0,40}\bque\s+(?:você\s+)?(?:pediu|solicitou|"
+                r"queria)\b|\bne\s+(?:contient|contiennent|comprend|comprennent|couvre|couvrent|"
+                r"inclut|incluent|montre|montrent)\s+pas\b[^.?!]{0,40}\bque\s+vous\s+(?:avez\s+"
+                r"demandé|demandiez|vouliez)|\bnon\s+(?:include|includono|contiene|contengono|copre|"
+                r"coprono|mostra|mostrano)\b[^.?!]{0,40}\bche\s+(?:hai|avevi)\s+(?:chiesto|"
+                r"richiesto)|\b(?:enthält|enthalten|umfasst|umfassen|zeigt|zeigen)\s+(?:\w+\s+){0,3}"
+                r"nicht\b[^.?!]{0,40}\b(?:gefragt|angefragt|gewünscht|wollten)\b|"
+                r"(?:ご依頼|ご指定|お尋ね|ご希望)[^。]{0,20}(?:含まれていません|含まれていない|入っていません)|"
+                r"(?:没有|沒有|不)(?:包含|包括)(?:您|你)[^。]{0,6}(?:要|问|問)|"
+                r"\b(?:parece[mn]?|sembra(?:no)?|semble(?:nt)?|scheinen|scheint|wirk(?:t|en))\s+"
+                r"(?:\w+\s+)?(?:viej[oa]s?|antigu[oa]s?|velh[oa]s?|vecch[io]|vecchie|anciens?|"
+                r"anciennes?|périmé\w*|alt|älter)\b|"
+                r"\b(?:no|não|ne|non|nicht)\s+(?:es|son|é|são|est|sont|è|sono|ist|sind|parece|"
+                r"semble|sembra|scheint)\s+(?:pas\s+)?(?:\w+\s+)?(?:cre[íi]ble\w*|crível|credível|"
+                r"verosímil|verossímil|vraisemblable|crédible|credibil\w*|glaubwürdig|glaubhaft)|"
+                r"\bunglaubwürdig|\binverosímil|不可信|不太可信|难以置信|難以置信"),
+             guard_negation=True,
+             needs=('no ', 'não', 'ne ', 'non', 'enthält', 'enthalten', 'umfasst', 'umfassen',
+                    'zeigt', 'zeigen', 'ご依頼', 'ご指定', 'お尋ね', 'ご希望', '包含', '包括',
+                    'parece', 'sembra', 'semble', 'schein', 'wirk', 'unglaub', 'inveros', '可信',
+                    '置信')),
+    TextRule("not credible / only got the first page / from the cached page", "problem",
+             _r(r"\b(?:isn't|is\s+not|isnt|not|hardly|aren't|are\s+not)\s+(?:very\s+|really\s+)?"
+                r"(?:credible|believable)\b|\bonly\s+(?:got|received|fetched|loaded|retrieved|saw)\s+"
+                r"(?:back\s+)?(?:the\s+)?(?:first|one|1|a\s+single|part|half)\s+(?:\w+\s+)?(?:page|"
+                r"pages|batch|part|half|chunk|result|results|of)\b|\b(?:from|is|are|was|were)\s+(?:the\s+|"
+                r"a\s+)?cached\b|\bswitch(?:ing)?\s+to\s+(?:the\s+|another\s+|a\s+different\s+)?"
+                r"[\w-]+\s+(?:tool|api|source|service|endpoint)\b"),
+             guard_if=True,
+             needs=('credible', 'believable', 'only', 'cached', 'switch')),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
              _r(r"\b(?:again(?!,?\s+(?:but\s+)?(?:this\s+time\s+)?for\s+(?:the\s+)?(?:next|another|"
@@ -616,11 +651,16 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"compare|recoupe|vais\s+(?:vérifier|consulter|comparer|contrôler))|recouper|"
                 r"ricontrollo|consulto|confronto|verifico|vado\s+a\s+(?:controllare|verificare)|"
                 r"kontrolliere|vergleiche|checke|gleiche\s+(?:\w+\s+){0,4}ab|(?:sehe|schaue|"
-                r"schau)\s+(?:\w+\s+){0,4}nach)\b|照合|調べ|確かめ|核查|对照|對照|检查|檢查|"
+                r"schau)\s+(?:\w+\s+){0,4}nach)\b|"
+                r"\b(?:otra|outra|une\s+autre|un'altra|einer\s+anderen|einer\s+zweiten)\s+"
+                r"(?:fuente|fonte|source|quelle)\b|(?:换|換)(?:一个|一個|个|個)?(?:工具|接口|介面|数据源|"
+                r"資料來源|来源|來源)|別のツール|他のツール|別のソース|照合|調べ|確かめ|核查|对照|對照|检查|檢查|"
                 r"验证|驗證|确认|確認|查一下|查看"),
              needs=('consult', 'reviso', 'cotejo', 'contrasto', 'comprob', 'verific', 'confiro',
                     'checo', 'vou', 'voy', 'je ', 'recoup', 'ricontrollo', 'confronto', 'vado',
                     'kontrolliere', 'vergleiche', 'checke', 'gleiche', 'sehe', 'schau',
+                    'otra', 'outra', 'autre', "un'altra", 'anderen', 'zweiten', '换', '換',
+                    '別のツール', '他のツール', '別のソース',
                     '照合', '調べ', '確かめ', '核查', '对照', '對照', '检查', '檢查', '验证',
                     '驗證', '确认', '確認', '查一下', '查看')),
     # -- CONTINUE: it goes on despite the problem (so a same-tool call is the next step) ---
@@ -721,6 +761,15 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:I|we)\s+have\s+no\s+(?:way|means)\s+(?:to|of)\s+(?:know|tell|check|confirm)"),
              with_problem=True,
              needs=("n't", 'not', '’t', 'no way', 'no means')),
+    TextRule("(es/pt/fr/it/de/ja/zh) so I don't know whether (after a named problem)", "decline",
+             _r(r"\bno\s+(?:sé|puedo\s+saber)\s+si\b|\bnão\s+(?:sei|consigo\s+saber)\s+se\b|"
+                r"\bje\s+ne\s+sais\s+pas\s+si\b|\bnon\s+so\s+(?:dire\s+)?se\b|"
+                r"\b(?:weiß|wissen)\s+(?:ich|wir)\s+(?:\w+\s+)?nicht,?\s+ob\b|\bich\s+weiß\s+"
+                r"(?:\w+\s+)?nicht,?\s+ob\b|かどうか(?:は)?(?:分かりません|わかりません|不明)|"
+                r"不知道(?:是否|有没有|有沒有)|无法确定是否|無法確定是否"),
+             with_problem=True,
+             needs=('sé', 'saber', 'sei', 'sais', 'so ', 'weiß', 'wissen', 'かどうか', '不知道',
+                    '无法确定', '無法確定')),
     # -- the same signals in es, pt, fr, it, de, ja, zh (one rule per phenomenon) ---------
     TextRule("(es/pt/fr/it/de/ja/zh) the call returned an error / failed / timed out",
              "problem",
@@ -765,7 +814,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("(es/pt/fr/it/de/ja/zh) for X, not Y / instead of", "problem",
              _r(r"(?:,|，|—|–|\bet|\be|\by|\bund)\s*(?:no\s+(?:para|de|en|al?|del)\s+|"
                 r"(?:não|non|nicht|pas)\s+(?:(?:para|de|di|für|pour|per|em|en|in|a|à|al|do|da|del|"
-                r"du|aus|von|sur)\s+)?)(?:(?:el|la|lo|los|las|o|"
+                r"du|aus|von|sur|auf|an|bei|zu|zum|zur|über|sobre|su|sul|sulla|chez|con)\s+)?)"
+                r"(?:(?:el|la|lo|los|las|o|"
                 r"os|le|les|il|den|der|die|das)\s+|l['’])?(?-i:[A-Z0-9ÁÉÍÓÚÀÈÌÒÙÂÊÔÄÖÜ])|"
                 r"\b(?:au\s+lieu\s+d[eu]|en\s+lugar\s+de|en\s+vez\s+de|invece\s+di|em\s+vez\s+de|"
                 r"ao\s+invés\s+de|anstatt|statt)\s+(?:(?:aus|von|für|vom)\s+)?(?:diese[mnrs]?|heute|morgen|"
