@@ -208,7 +208,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
     TextRule("but you asked about", "problem",
              _r(r"(?:\b(?:but|while|whereas|although|even\s+though)|\b(?!(?:sure|yes|ok|okay|"
                 r"certainly|course|great|right|here)\b)\w+\s*[;—–])\s+(?:the\s+(?:[\w-]+\s+){0,2})?"
-                rf"{_WHO}\s+(?:(?!also\b)\w+\s+)?(?:{_ASKED}|said|was about|is about|mentions?|were)\b"
+                rf"{_WHO}\s+(?:(?!also\b)\w+\s+)?(?:{_ASKED}|said|was about|is about|"
+                r"mentions?|were)\b"
                 r"(?![^.?!;]*\b(?:too|as\s+well)\b)|"
                 r"[;—–,]\s+(?:but\s+)?(?:you're|you\s+are|you\s+were)\s+(?:asking|looking|"
                 r"interested)\b|,\s+when\s+you\s+(?:asked|wanted|meant)\b|\band\s+you\s+asked\s+"
@@ -1155,7 +1156,8 @@ _EXCLUDE: tuple[re.Pattern[str], ...] = (
     _r(r"\b(?:can't|cannot|can\s+not|unable\s+to)\s+(?:provide|give|show)\s+[^.?!]{0,30}"
        r"\b(?:beyond|further\s+than|older\s+than|more\s+than)\s+\d"),
 )
-_NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free\s+(?:of|from)|sin|sans|senza|sem|ohne|keine?n?|"
+_NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free\s+(?:of|from)|sin|sans|senza|sem|"
+                              r"ohne|keine?n?|"
                               r"aucune?|ningún|ninguna|nessun[oa]?|nenhum[a]?)\b"
                               r"(?:\W+\w+){0,3}\W*$|(?:没有|沒有|无|無|なし)\W{0,2}$",
                               re.IGNORECASE)
