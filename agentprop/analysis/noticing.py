@@ -605,8 +605,9 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\b(?:isn't|is\s+not|isnt|not|hardly|aren't|are\s+not)\s+(?:very\s+|really\s+)?"
                 r"(?:credible|believable)\b|\bonly\s+(?:got|received|fetched|loaded|retrieved|saw)\s+"
                 r"(?:back\s+)?(?:the\s+)?(?:first|one|1|a\s+single|part|half)\s+(?:\w+\s+)?(?:page|"
-                r"pages|batch|part|half|chunk|result|results|of)\b|\b(?:from|is|are|was|were)\s+(?:the\s+|"
-                r"a\s+)?cached\b|\bswitch(?:ing)?\s+to\s+(?:the\s+|another\s+|a\s+different\s+)?"
+                r"pages|batch|part|half|chunk|result|results|of)\b|\bfrom\s+(?:the\s+|a\s+)?cached\b|"
+                r"\b(?:is|are|was|were)\s+(?:a\s+|the\s+)?cached\s+(?:copy|page|version|result|results|"
+                r"data|response|value|figure|snapshot)\b|\bswitch(?:ing)?\s+to\s+(?:the\s+|another\s+|a\s+different\s+)?"
                 r"[\w-]+\s+(?:tool|api|source|service|endpoint)\b"),
              guard_if=True,
              needs=('credible', 'believable', 'only', 'cached', 'switch')),

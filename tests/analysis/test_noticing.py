@@ -107,7 +107,8 @@ def test_agreement_on_the_v2_dev_set() -> None:
 def test_every_rule_is_exercised_by_some_labelled_example() -> None:
     rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
                         "noticed_v2_dev.jsonl") for r in _load(n)]
-    rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS]
+    rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS
+             + _V3_FAMILIES]
     unused = [rule.name for rule in TEXT_RULES
               if not any(rule.pattern.search(r["text"]) for r in rows)]
     assert unused == []
@@ -1137,6 +1138,398 @@ def test_v2_phrasings_are_noticed(text: str, where: str, call: str | None) -> No
     assert classify_text(text, where, call) is not None, text_signals(text)
 
 
+# -- v3: families of misses, phrasings of our own ------------------------------------------
+# The v2 misses on noticed_heldout2026 (scored once, then used as development data) and on
+# three batches of texts of our own, grouped by family; one general rule per family and
+# language, tested here on our own phrasings (no fixture sentence), with near misses that
+# must stay silent.
+_V3_FAMILIES = [
+    ("The itinerary is for a flight to Austin, Texas, but you're flying to Boston. Checking "
+     "the booking history for the right reservation.", "beside_call", "other_tool", "verify"),
+    ("These showtimes are for the Odeon in Leeds, whereas you're staying in York.",
+     "final", None, "mention"),
+    ("The pharmacy list shows stores in Dover, yet you mentioned you live near Deal.",
+     "final", None, "mention"),
+    ("Le résultat concerne l'hôtel de Nice, alors que vous avez demandé celui de Nîmes.",
+     "final", None, "mention"),
+    ("La previsión es para Valencia, pero me preguntaste por Palencia. ¿Cuál necesitas?",
+     "final", None, "clarify"),
+    ("A consulta trouxe dados de Braga, mas você perguntou sobre Bragança.",
+     "final", None, "mention"),
+    ("Il sistema ha trovato la prenotazione a Pisa, ma tu avevi chiesto Pavia.",
+     "final", None, "mention"),
+    ("Das Tool zeigt Termine in Halle, aber Sie haben nach Hameln gefragt.",
+     "final", None, "mention"),
+    ("The shipping API says the parcel is in Rotterdam, but your order history lists a "
+     "delivery to Lyon. Let me look at the carrier's tracker.",
+     "beside_call", "other_tool", "verify"),
+    ("The lab system reported a normal result, but the patient's chart we pulled earlier has "
+     "it flagged as critical.", "text_turn", None, "mention"),
+    ("That booking reference doesn't look like a valid one; it has only three characters.",
+     "final", None, "mention"),
+    ("The phone number in the profile does not seem real (555-0000). Should I use the email "
+     "instead?", "final", None, "clarify"),
+    ("El código de seguimiento no parece válido, lo consulto en la web del transportista.",
+     "beside_call", "other_tool", "verify"),
+    ("Le numéro de commande ne semble pas réel : il ne contient que des zéros.",
+     "final", None, "mention"),
+    ("Die Rechnungsnummer sieht nicht echt aus.", "final", None, "mention"),
+    ("这个订单号不像是真的，我再查一下。", "beside_call", "same_tool", "requery"),
+    ("The clinic page strangely lists the dentist as available at 3 AM.", "final", None, "mention"),
+    ("Your rota oddly shows two shifts at the same time on Monday.", "final", None, "mention"),
+    ("A fare of €4 for Paris to Tokyo looks unusual. I'll compare it with the airline's "
+     "site.", "beside_call", "other_tool", "verify"),
+    ("La réservation indique étrangement un départ à 4 h du matin.", "final", None, "mention"),
+    ("Laut System wurde das Paket zugestellt – seltsam, der Status war gestern noch offen.",
+     "final", None, "mention"),
+    ("Stranamente il calendario segna la riunione alle 3 di notte.", "final", None, "mention"),
+    ("The search only returned two of the three hotels you listed.", "final", None, "mention"),
+    ("It gave me back only 3 of 7 days; I'll ask for the rest again.",
+     "beside_call", "same_tool", "requery"),
+    ("I have 2 of the 4 prescriptions you asked about; the others did not load.",
+     "final", None, "mention"),
+    ("La herramienta devolvió solo tres de los cinco vuelos.", "final", None, "mention"),
+    ("L'API n'a renvoyé que deux sur cinq jours.", "final", None, "mention"),
+    ("Die Suche lieferte nur drei von sechs Filialen.", "final", None, "mention"),
+    ("5件中2件しか返ってきませんでした。", "final", None, "mention"),
+    ("接口只返回了3天的数据，您要的是7天。", "final", None, "mention"),
+    ("Heads-up: the request was interrupted, so the list of rooms may be short.",
+     "final", None, "mention"),
+    ("La lista puede estar incompleta: la consulta se interrumpió a la mitad.",
+     "final", None, "mention"),
+    ("I risultati potrebbero essere incompleti perché la ricerca è stata interrotta.",
+     "final", None, "mention"),
+    ("Die Liste könnte unvollständig sein, die Verbindung wurde unterbrochen.",
+     "final", None, "mention"),
+    ("検索が途中で中断されたため、結果は一部だけです。", "final", None, "mention"),
+    ("Apparently your calendar thinks Christmas is in July. Which date did you mean?",
+     "final", None, "clarify"),
+    ("The tracker swears your bike was returned in 1999. Sure it was.", "final", None, "mention"),
+    ("El sistema insiste en que el vuelo ya aterrizó, aunque sale mañana.",
+     "final", None, "mention"),
+    ("Le calendrier prétend que la salle est libre, mais la réunion y est déjà.",
+     "final", None, "mention"),
+    ("Oslo came back with an error; moving on to Bergen.", "beside_call", "same_tool", "mention"),
+    ("the search returned gibberish, trying again with plain keywords",
+     "beside_call", "same_tool", "requery"),
+    ("The booking API reported a 503, so the seat map is missing from this answer.",
+     "final", None, "mention"),
+    ("calendar api err: token expired. refreshing and retrying",
+     "beside_call", "same_tool", "requery"),
+    ("La búsqueda volvió con un error, así que lo intento de nuevo.",
+     "beside_call", "same_tool", "requery"),
+    ("Le service a répondu une 502 ; je réessaie dans un instant.",
+     "beside_call", "same_tool", "requery"),
+    ("接口返回了一堆乱码，无法回答。", "final", None, "abstain"),
+    ("Os dados da resposta são inutilizáveis, não vou dar um preço.", "final", None, "abstain"),
+    ("The rates are dated last Friday, not today. I'll use them but flag it.",
+     "final", None, "mention"),
+    ("Los precios son de ayer, no de hoy.", "final", None, "mention"),
+    ("I dati sono di ieri, non di oggi: li ricarico.", "beside_call", "same_tool", "requery"),
+    ("The account number it returned isn't one I recognise from your wallet.",
+     "final", None, "mention"),
+    ("That reading is unusable; the sensor sent the same value for every hour.",
+     "final", None, "mention"),
+    ("A 40-hour flight from Rome to Milan? That's impossible. Re-running the search.",
+     "beside_call", "same_tool", "requery"),
+    ("Un vol de 40 heures entre Rome et Milan, c'est impossible.", "final", None, "mention"),
+    ("Eine Temperatur von 90 Grad in Hamburg ist unmöglich.", "final", None, "mention"),
+    ("気温が90度というのはありえない値です。", "final", None, "mention"),
+    ("The order came back with a different size (M instead of L). Should I keep it or "
+     "cancel?", "final", None, "clarify"),
+    ("The tool matched two clinics called Riverside. Which one do you go to?",
+     "final", None, "clarify"),
+    ("The invoice total doesn't match the items; is this the one you want paid?",
+     "final", None, "clarify"),
+    ("La reserva salió para el día equivocado. ¿Quieres que la cambie o la cancele?",
+     "final", None, "clarify"),
+    ("Die Buchung ist für den falschen Tag. Soll ich sie ändern?", "final", None, "clarify"),
+    ("The record is for another patient, so I won't use it for your dose.",
+     "final", None, "abstain"),
+    ("These totals conflict, so I'd rather not quote a figure.", "final", None, "abstain"),
+    ("cant tell u, the lookup errored", "final", None, "abstain"),
+    ("I dati del farmaco sono sbagliati, preferisco non darti un dosaggio.",
+     "final", None, "abstain"),
+    ("Los datos parecen incorrectos, prefiero no darte una cifra.", "final", None, "abstain"),
+    ("Die Daten sind offensichtlich falsch, eine Empfehlung möchte ich Ihnen nicht geben.",
+     "final", None, "abstain"),
+    ("数据明显有问题，我不能给出建议的剂量。", "final", None, "abstain"),
+    ("The address looks wrong. Cross-checking it against the postcode lookup.",
+     "beside_call", "other_tool", "verify"),
+    ("The forecast seems incomplete. Pulling up the hourly endpoint to compare.",
+     "beside_call", "other_tool", "verify"),
+    ("El precio parece incorrecto; consulto el catálogo.", "beside_call", "other_tool", "verify"),
+    ("Le résultat semble faux, je vais vérifier avec l'historique.",
+     "beside_call", "other_tool", "verify"),
+    ("Porto timed out, so I'll skip it and fetch Faro.", "beside_call", "same_tool", "mention"),
+    ("Nothing useful came back for that. I'll try a broader search term.",
+     "beside_call", "same_tool", "requery"),
+    ("Not 100% sure this balance is current, it was synced last month.", "final", None, "mention"),
+    ("I can't give you a dosing schedule based on these values; the weight field reads 900 "
+     "kg.", "final", None, "abstain"),
+    ("I'm unable to calculate your refund from this record, since the dates are reversed.",
+     "final", None, "abstain"),
+    ("Según la herramienta, la farmacia abre a las 3 de la madrugada – extraño. Lo compruebo "
+     "en su web.", "beside_call", "other_tool", "verify"),
+    ("The weather tool answered for Cordoba, Spain; you're in Córdoba, Argentina, right?",
+     "final", None, "clarify"),
+    ("Sorry, the payment service kept failing, so I couldn't finish the checkout.",
+     "final", None, "mention"),
+    ("The balance endpoint gave a 401 — refreshing the token and calling it again.",
+     "beside_call", "same_tool", "requery"),
+    ("Heads-up: the temperature reading of -80 °C in Lisbon is surely a sensor glitch.",
+     "final", None, "mention"),
+    ("The doctor list came back empty, which is odd for a big hospital. Searching again "
+     "without the specialty filter.", "beside_call", "same_tool", "requery"),
+    ("It returned last month's statement instead of this month's.", "final", None, "mention"),
+    ("I got the Madrid forecast, but the dates are for 2023 — not sure that's what you need.",
+     "final", None, "mention"),
+    ("The result mixes up the two patients' allergies, so I won't give you a recommendation.",
+     "final", None, "abstain"),
+    ("Le taux de change renvoyé (1 € = 300 $) paraît absurde. Je vérifie avec une autre "
+     "source.", "beside_call", "other_tool", "verify"),
+    ("Il risultato riguarda un altro paziente. Puoi confermarmi il codice fiscale?",
+     "final", None, "clarify"),
+    ("Die API hat einen Fehler gemeldet; ich versuche es gleich noch einmal.",
+     "beside_call", "same_tool", "requery"),
+    ("O horário retornado não bate com a reserva que você fez.", "final", None, "mention"),
+    ("El inventario dice 0 unidades, pero el pedido figura como enviado. Consulto el "
+     "almacén.", "beside_call", "other_tool", "verify"),
+    ("検索結果が空でした。おかしいので、条件を変えてもう一度検索します。", "beside_call", "same_tool", "requery"),
+    ("返回的航班日期是6月8日，但您要的是6月18日。请确认日期。", "final", None, "clarify"),
+    ("The slot it booked is at 3 AM, which can't be what you wanted.", "final", None, "mention"),
+    ("That took three tries — the calendar kept timing out — but your meeting is now booked.",
+     "final", None, "mention"),
+    ("The list seems to be missing the weekend days.", "final", None, "mention"),
+    ("Looks like the lookup used my typo 'Lodnon'. Fixing it and rerunning.",
+     "beside_call", "same_tool", "requery"),
+    ("Quick note: the hotel search ignored my price cap and returned suites at €900. Redoing "
+     "it with max_price=150.", "beside_call", "same_tool", "requery"),
+    ("The appointment API responded with 'slot_taken'. Picking the next free slot instead.",
+     "beside_call", "same_tool", "requery"),
+    ("Weird — the conversion gave 1 USD = 0.0001 EUR. I'll check the rates endpoint.",
+     "beside_call", "other_tool", "verify"),
+    ("I'm seeing two different birth dates for the same patient across the records. Which is "
+     "correct?", "final", None, "clarify"),
+    ("Your order shows as delivered, although the courier's page still says 'in transit'.",
+     "final", None, "mention"),
+    ("The reservation was made under the name 'Smith', not 'Smyth'. Want me to fix it?",
+     "final", None, "mention"),
+    ("Couldn't reach the pharmacy database (connection refused), so I don't know if it's in "
+     "stock.", "final", None, "abstain"),
+    ("The results look like they're for a different year — 2019 instead of 2024. Asking "
+     "again with year=2024.", "beside_call", "same_tool", "requery"),
+    ("Note that the forecast tool only covers 3 days, and you asked for 5; here are the 3.",
+     "final", None, "mention"),
+    ("Hmm, zero results for 'ibuprofen'? That's hard to believe. Trying the generic name "
+     "search.", "beside_call", "same_tool", "requery"),
+    ("La API respondió con un 404 para ese médico; pruebo con su nombre completo.",
+     "beside_call", "same_tool", "requery"),
+    ("Os valores de glicose parecem trocados com os de colesterol.", "final", None, "mention"),
+    ("La réponse contient des dates en 1900, visiblement une erreur de l'outil.",
+     "final", None, "mention"),
+    ("Il prezzo di 0 € sembra un errore del catalogo; lo verifico sul sito.",
+     "beside_call", "other_tool", "verify"),
+    ("Die Antwort enthält Termine aus dem letzten Jahr statt aus diesem.",
+     "final", None, "mention"),
+    ("ツールから返ってきた住所が別の店舗のものです。", "final", None, "mention"),
+    ("系统给出的体温是 50 度，明显不对，我不会据此给出建议。", "final", None, "abstain"),
+    ("The lookup didn't include the dosage field at all, so I can't tell you how much to "
+     "take.", "final", None, "abstain"),
+    ("La herramienta me dio el horario de otra sucursal. Vuelvo a buscar con el código "
+     "correcto.", "beside_call", "same_tool", "requery"),
+    ("Los resultados no incluyen el sábado que pediste.", "final", None, "mention"),
+    ("Parece que la búsqueda falló por un problema de conexión; no puedo confirmar la "
+     "reserva.", "final", None, "abstain"),
+    ("A ferramenta devolveu o clima de Lisboa em vez do Porto. Vou consultar de novo.",
+     "beside_call", "same_tool", "requery"),
+    ("O preço de R$ 0,01 não parece correto. Pode confirmar o produto?", "final", None, "clarify"),
+    ("Houve uma falha ao carregar a sua agenda, então não sei se quarta está livre.",
+     "final", None, "abstain"),
+    ("L'outil indique 45 °C à Oslo en janvier, ce qui est peu plausible.",
+     "final", None, "mention"),
+    ("Le rendez-vous trouvé est pour Mme Martin, pas pour vous. Pouvez-vous préciser votre "
+     "nom ?", "final", None, "clarify"),
+    ("La recherche n'a rien donné d'utile ; je relance avec un autre mot-clé.",
+     "beside_call", "same_tool", "requery"),
+    ("Il servizio ha restituito un errore di autenticazione, riprovo tra poco.",
+     "beside_call", "same_tool", "requery"),
+    ("I dati sul traffico sembrano vecchi di una settimana, li confronto con un'altra fonte.",
+     "beside_call", "other_tool", "verify"),
+    ("La temperatura di 60 gradi a Roma non è credibile.", "final", None, "mention"),
+    ("Das Ergebnis bezieht sich auf Frankfurt (Oder), nicht auf Frankfurt am Main.",
+     "final", None, "mention"),
+    ("Die Abfrage hat nichts geliefert, obwohl es sicher Termine gibt. Ich versuche es mit "
+     "einem anderen Datum erneut.", "beside_call", "same_tool", "requery"),
+    ("Der Preis von 0 € kann nicht stimmen.", "final", None, "mention"),
+    ("予約システムがエラーを返したので、空き状況は確認できませんでした。", "final", None, "abstain"),
+    ("取得したデータは昨年のものです。今年のデータで再検索します。", "beside_call", "same_tool", "requery"),
+    ("返回的是另一位患者的化验结果，我不能据此回答。", "final", None, "abstain"),
+    ("天气数据显示明天气温 80 度，这显然有误。", "final", None, "mention"),
+    ("查询超时了，换一个工具试试。", "beside_call", "other_tool", "verify"),
+    ("The pharmacy tool lists the drug as discontinued, but you picked it up last week — "
+     "could you double-check the name on the box?", "final", None, "clarify"),
+    ("FYI the call to get_slots threw a validation error; I used the default duration "
+     "instead.", "final", None, "mention"),
+    ("That price is from the cached page, so it might have changed.", "final", None, "mention"),
+    ("There might be more events — the calendar API pages results and I only got the first "
+     "page.", "final", None, "mention"),
+    ("The tool says 'no results', which seems wrong since you booked there yesterday. "
+     "Searching by booking ID instead.", "beside_call", "same_tool", "requery"),
+]
+_V3_HARD_NEGATIVES = [
+    ("It may rain in Porto, but you're travelling in August, so pack light.", "final", None),
+    ("Trains run every hour, but you're welcome to take the bus.", "final", None),
+    ("The museum is closed on Mondays, but you're visiting on Tuesday, so that's fine.",
+     "final", None),
+    ("Hay vuelos a Lima, pero me preguntaste también por hoteles: aquí van.", "final", None),
+    ("The article says the bridge opened in 1932, but the museum has older photos of it.",
+     "final", None),
+    ("Make sure the passport number looks valid before you submit the form.", "final", None),
+    ("Snow in April is not unusual for this region.", "final", None),
+    ("Oddly enough, the museum is free on the first Sunday of each month.", "final", None),
+    ("Es imposible reservar mesa sin tarjeta en este restaurante.", "final", None),
+    ("It's impossible to get there by train on Sundays, so I'd take the bus.", "final", None),
+    ("Only 3 of the 10 hotels have a pool.", "final", None),
+    ("The tool returned 5 of 5 days, all sunny.", "final", None),
+    ("Solo tres de los diez hoteles tienen piscina.", "final", None),
+    ("Nur drei von sieben Filialen haben sonntags geöffnet.", "final", None),
+    ("Your doctor thinks the new dose is working well.", "final", None),
+    ("The article claims coffee is good for you; here is the summary.", "final", None),
+    ("The lesson covers how to handle a 404 page in your blog.", "final", None),
+    ("Room 502 is booked for you from Monday.", "final", None),
+    ("The garbage collection is on Thursdays in your street.", "final", None),
+    ("Please take the second tablet tomorrow, not tonight.", "final", None),
+    ("I don't recognise any allergy in your file, so both drugs are fine.", "final", None),
+    ("This coupon is usable until Friday.", "final", None),
+    ("The match was interrupted by rain in the second half.", "final", None),
+    ("La conexión de tren fue interrumpida por obras el año pasado, según el artículo.",
+     "final", None),
+    ("Here are three hotels. Should I book the first one?", "final", None),
+    ("Do you want the window seat or the aisle?", "final", None),
+    ("Which day works best for you?", "final", None),
+    ("¿Quieres que reserve la mesa o prefieres llamar tú?", "final", None),
+    ("Soll ich Ihnen die Liste schicken?", "final", None),
+    ("I won't keep you waiting: your table is ready at 8.", "final", None),
+    ("We won't charge you for the change.", "final", None),
+    ("I can't give you a diagnosis, but your next check-up is on 3 July.", "final", None),
+    ("我不能提供诊断，但您的预约在周五。", "final", None),
+    ("No puedo hacer un diagnóstico, pero tu cita es el martes.", "final", None),
+    ("Je ne suis pas médecin ; la notice dit deux comprimés par jour.", "final", None),
+    ("Let me check the weather for the second city.", "final", None),
+    ("Cross-checking the two drugs for interactions now.", "final", None),
+    ("Running the same search again, this time for the following week.", "final", None),
+    ("Skip the first course if you are short on time.", "final", None),
+    ("I can't recommend a brand, but the label says one tablet a day.", "final", None),
+    ("According to the forecast, snow on Sunday – unusual for May, so pack a coat.", "final", None),
+    ("The tests came back with no errors.", "final", None),
+    ("The survey came back with an error margin of 3 points.", "final", None),
+    ("The health office reported 500 new cases this week.", "final", None),
+    ("The menu lists only 3 of the 12 dishes as vegan.", "final", None),
+    ("Your flight is tomorrow, not today.", "final", None),
+    ("La cita es mañana, no hoy.", "final", None),
+    ("I'll compare the three offers and come back with the cheapest.", "beside_call", "other_tool"),
+    ("Your blood test shows slightly high cholesterol; your doctor may want to discuss it.",
+     "final", None),
+    ("The error in your essay is on line 3: 'their' should be 'there'.", "final", None),
+    ("Sorry, there are no tables left at 8 pm; the earliest is 9:15.", "final", None),
+    ("Should I also add a reminder the day before?", "final", None),
+    ("Next, I'll fetch the return flights for Sunday.", "beside_call", "same_tool"),
+    ("The museum claims to have the largest collection of clocks in Europe.", "final", None),
+    ("Let me double-check the spelling of the hotel name before booking.",
+     "beside_call", "same_tool"),
+    ("Both pharmacies stock it; the one on Main Street is cheaper.", "final", None),
+    ("The train was cancelled last week due to strikes, but it runs normally today.",
+     "final", None),
+    ("No se encontraron reservas a tu nombre.", "final", None),
+    ("Je vérifie maintenant la météo pour Lyon.", "beside_call", "same_tool"),
+    ("Non ci sono voli diretti, ma c'è uno scalo a Monaco.", "final", None),
+    ("Ich habe drei Hotels gefunden. Welches soll ich buchen?", "final", None),
+    ("明日の東京は晴れ、最高気温は25度です。", "final", None),
+    ("您的订单已发货，预计周五送达。", "final", None),
+    ("The weather API is fast today; here's Rome: 26 °C.", "final", None),
+    ("I retried nothing — everything worked first time. Here are your flights.", "final", None),
+    ("Your prescription was refused by the insurer because it needs prior authorization.",
+     "final", None),
+    ("That's an unusual name for a cat!", "final", None),
+    ("I'll look up the opening hours first, then the menu.", "beside_call", "other_tool"),
+    ("Your meeting with Ana was moved from 2 pm to 3 pm, as you asked.", "final", None),
+    ("The doctor's note says to avoid dairy, but the pharmacist says it's fine with this "
+     "antibiotic.", "final", None),
+    ("Apologies for the confusion earlier — here is the full list you asked for.", "final", None),
+    ("The flight was diverted to Porto because of fog in Lisbon.", "final", None),
+    ("Only 2 of your 5 reminders are for this week.", "final", None),
+    ("If the total seems wrong, let me know and I'll recalculate.", "final", None),
+    ("The hotel says breakfast is included, and your booking confirms it.", "final", None),
+    ("You asked about Berlin and Munich; Berlin is 18 °C, Munich 21 °C.", "final", None),
+    ("I couldn't find any flights under €50 for those dates.", "final", None),
+    ("Now checking Munich.", "beside_call", "same_tool"),
+    ("Great, the booking went through. Should I email you the confirmation?", "final", None),
+    ("Pulling up your calendar for next week.", "beside_call", "other_tool"),
+    ("The app will keep retrying the sync in the background; nothing for you to do.",
+     "final", None),
+    ("La farmacia dice que el medicamento llega el lunes.", "final", None),
+    ("Le vol est complet, mais il reste des places sur celui de 18 h.", "final", None),
+    ("Il medico consiglia di non superare i 3 grammi al giorno.", "final", None),
+    ("Die Verbindung nach Wien fällt heute wegen Bauarbeiten aus.", "final", None),
+    ("予約を確認しました。ほかに何かありますか？", "final", None),
+    ("根据记录，您上次就诊是在三月。", "final", None),
+    ("The report lists 3 errors in your tax return that the accountant flagged.", "final", None),
+    ("I'm not sure which restaurant you'd prefer, so here are both.", "final", None),
+    ("The system is down for maintenance every Sunday from 2 to 4 AM, so plan around that.",
+     "final", None),
+    ("Keep taking the antibiotics even if you feel better.", "final", None),
+    ("Todavía no hay vuelos publicados para diciembre.", "final", None),
+    ("Ahora busco los hoteles en Sevilla.", "beside_call", "other_tool"),
+    ("Seu exame de sangue está dentro do normal.", "final", None),
+    ("Je n'ai trouvé aucun rendez-vous disponible cette semaine.", "final", None),
+    ("Prenez ce médicament au cours du repas, pas à jeun.", "final", None),
+    ("Il treno delle 8 è in ritardo di 10 minuti.", "final", None),
+    ("Vuoi che controlli anche il meteo di domani?", "final", None),
+    ("Ich prüfe jetzt die Verfügbarkeit im Hotel.", "beside_call", "other_tool"),
+    ("Leider gibt es an diesem Tag keine freien Termine.", "final", None),
+    ("次に大阪のホテルを検索します。", "beside_call", "same_tool"),
+    ("没有找到符合条件的航班。", "final", None),
+    ("The app shows your steps for the week: 52,000 in total.", "final", None),
+    ("Errors in the spreadsheet were fixed by your accountant last month.", "final", None),
+    ("I'm double-checking availability for the other two dates now.", "beside_call", "same_tool"),
+    ("Sorry I took so long — here's the summary you wanted.", "final", None),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "call", "kind"), _V3_FAMILIES)
+def test_v3_families(text: str, where: str, call: str | None, kind: str) -> None:
+    assert classify_text(text, where, call) == kind, text_signals(text)
+
+
+@pytest.mark.parametrize(("text", "where", "call"), _V3_HARD_NEGATIVES)
+def test_v3_hard_negatives(text: str, where: str, call: str | None) -> None:
+    assert classify_text(text, where, call) is None, text_signals(text)
+
+
+def test_a_choice_or_an_unknown_counts_only_after_a_named_problem() -> None:
+    """`with_problem` rules: "Should I ...?" is an offer and "I don't know whether" a plain
+    answer, unless the text also names a problem (then clarify / abstain)."""
+    assert classify_text("Should I book the earlier table or the later one?", "final") is None
+    assert classify_text("I don't know whether the room has a view.", "final") is None
+    assert classify_text("The booking came back for the wrong day. Should I keep it or move "
+                         "it?", "final") == "clarify"
+    assert classify_text("The calendar lookup timed out, so I don't know whether Friday is "
+                         "free.", "final") == "abstain"
+    assert text_signals("Should I keep it?") == text_signals("Should I keep it?", gate=False)
+
+
+def test_v3_on_noticed_heldout2026_in_sample() -> None:
+    """noticed_heldout2026 was scored once with v2 (κ 0.716, P 0.946, R 0.736: the held-out
+    figure) and then used to find the v3 families: its figure now is in sample."""
+    rows = _load("noticed_heldout2026.jsonl")
+    human, detector, _ = _score(rows)
+    tp = sum(h and d for h, d in zip(human, detector, strict=True))
+    fp = sum(d and not h for h, d in zip(human, detector, strict=True))
+    assert tp / (tp + fp) >= 0.95 and tp / sum(human) >= 0.95
+    assert cohen_kappa(detector, human, n_resamples=50).kappa >= 0.95
+
+
 def test_silent_requery_with_the_proposed_value_is_a_requery() -> None:
     e = _Episode()
     e.call(None, "get_weather", ASKED, {"echo": WRONG}, executed=WRONG, inject="city")
@@ -1240,7 +1633,9 @@ def test_the_word_gate_changes_no_result() -> None:
     rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
                         "noticed_holdout2.jsonl", "noticed_v2_dev.jsonl") for r in _load(n)]
     rows += [{"text": t} for t in _HARD_NEGATIVES_V2]
-    rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS]
+    rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS
+             + _V3_FAMILIES + _V3_HARD_NEGATIVES]
+    rows += [r for r in _load("noticed_heldout2026.jsonl")]
     texts = [r["text"] for r in rows] + [r["text"].upper() for r in rows]
     for text in texts:
         assert text_signals(text) == text_signals(text, gate=False), text
