@@ -486,7 +486,9 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:result|results|data|response|output|record|value|values|figure|figures|"
                 r"number|numbers|reading|it|this|that|these|they)\s+(?:is|are|was|were|seems?|"
                 r"looks?)\s+(?:\w+\s+)?(?:not\s+usable|unusable|useless|untrustworthy|worthless|"
-                r"not\s+trustworthy)\b|"
+                r"not\s+trustworthy)\b|\b(?:result|results|data|response|output|record|value|values|figure|"
+                r"figures|number|numbers|reading|it|this|that|these|they)\s+(?:isn't|isn’t|aren't|"
+                r"aren’t|wasn't|wasn’t|weren't|weren’t)\s+(?:\w+\s+)?(?:usable|trustworthy)\b|"
                 r"\b(?:that's|that’s|thats|that\s+is|this\s+is|which\s+is|it's|it’s|it\s+is)\s+"
                 r"(?:\w+\s+)?impossible\b(?!\s+to\b)|\ban\s+impossible\s+(?:value|reading|date|"
                 r"time|number|figure|price|result|age|temperature|dose)\b"),
