@@ -241,8 +241,9 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"haven't|have\s+not)\s+been\s+updated\b|\b(?:stops?|ends?|cuts?\s+off)\s+(?:partway|"
                 r"abruptly|mid-?\w+)|\b(?:may|might|could)\s+be\s+more\s+\w+\s+than\s+(?:shown|"
                 r"listed|returned)\b|"
-                r"\b(?:looks?|seems?|appears?|is|are|was|be|probably|possibly)\s+(?:\w+\s+)?"
-                r"(?:truncated|incomplete|cut\s+(?:off|short)|outdated|out\s+of\s+date|stale)\b|"
+                r"\b(?:looks?|seems?|appears?|is|are|was|be|probably|possibly|likely|'s|’s)\s+"
+                r"(?:\w+\s+)?(?:truncated|incomplete|cut\s+(?:off|short)|outdated|out\s+of\s+date|"
+                r"stale)\b|"
                 r"\b(?:looks?|seems?|appears?|probably|possibly|may\s+be|might\s+be)\s+(?:\w+\s+)?"
                 r"(?:cached|dated)\b|"
                 r"\btruncated\b|\b(?:doesn't|does\s+not|didn't|did\s+not)\s+(?:say|specify|state|"
@@ -389,7 +390,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"named|called|match|matching)\b(?!\s+after\b)|"
                 r"\b(?:units?|time\s?zone|currency)\s+(?:isn't|is\s+not|wasn't|was\s+not)\s+"
                 r"(?:given|specified|stated|shown|clear)\b|\b(?:with\s+no\s+|without\s+(?:a\s+|any\s+)?)"
-                r"(?:units?|time\s?zone|currency)\b|\bwhich\s+(?:I|we)\s+(?:\w+\s+)?doubt\b"),
+                r"(?:units?|time\s?zone|currency|(?:utc\s+)?offsets?)\b|\bwhich\s+(?:I|we)\s+(?:\w+\s+)?"
+                r"doubt\b|\b(?:I|we)\s+had\s+to\s+(?:guess|assume|infer)\b"),
              guard_if=True, guard_negation=True,
              needs=('differ', 'not', 'than', 'instead', 'doubt', 'add up', 'believe', 'broken',
                     'garbled', 'corrupt', 'nonsens', 'bogus', 'wrong', 'ambiguous', 'two',
@@ -613,6 +615,33 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"[\w-]+\s+(?:tool|api|source|service|endpoint)\b"),
              guard_if=True,
              needs=('credible', 'believable', 'only', 'cached', 'switch')),
+    TextRule("empty body / went down / you surely meant / the system says X but Y is in Z",
+             "problem",
+             _r(r"\b(?:returned|gave|sent|came\s+back\s+with|got)\s+(?:back\s+)?(?:an?\s+)?(?:empty|"
+                r"blank|null)\s+(?:body|response|payload|reply|json|page)\b|\b(?:empty|blank|null)\s+"
+                r"(?:response|payload)\s+from\b|"
+                r"\b(?:api|tool|service|server|system|sistema|herramienta|ferramenta|outil|système|"
+                r"strumento|servicio|serviço|servizio|dienst|servidor|serveur|server)\b[^.?!]{0,30}\b(?:"
+                r"caiu|está\s+fora\s+do\s+ar|se\s+cayó|está\s+caíd[oa]|est\s+tombée?|est\s+en\s+panne|"
+                r"a\s+planté|è\s+cadut[oa]|è\s+giù|è\s+andat[oa]\s+in\s+crash|ist\s+abgestürzt|"
+                r"ist\s+ausgefallen|went\s+down|crashed)\b|\bl'outil\s+a\s+planté|"
+                r"\bSie\s+meinten\s+(?:sicher|bestimmt|wohl|vermutlich|eher)\b|\bseguramente\s+"
+                r"(?:te\s+referías|querías\s+decir|quisiste\s+decir)|\bvocê\s+(?:provavelmente|"
+                r"certamente)\s+quis\s+dizer|\bvous\s+vouliez\s+(?:sûrement|sans\s+doute|"
+                r"probablement)\s+dire|\bprobabilmente\s+intendevi|"
+                r"\b(?:tool|system|api|app|database|record|service|tracker|sistema|herramienta|"
+                r"ferramenta|outil|système|strumento|app|aplicación|aplicativo|application|registro|"
+                r"dossier|datenbank)\s+(?:\w+\s+)?(?:says?|said|shows?|showed|claims?|reports?|"
+                r"reported|dice|indica|muestra|diz|mostra|dit|indique|montre|sagt|zeigt|meldet)\b"
+                r"[^.?!]{0,80}\b(?:but|pero|mas|mais|ma|però|aber|doch)\s+(?:the|your|el|la|los|las|o|a|"
+                r"os|as|le|les|l'|il|lo|i|gli|der|die|das)\s*[\w'’-]+\s+(?:is|are|was|were|es|está|"
+                r"é|est|è|ist|son|são|sont|sono|sind)\s+(?:in|at|a|à|en|em|in|for|para|pour|per|für)"
+                r"\s+(?-i:[A-Z0-9])"),
+             guard_negation=True,
+             needs=('empty', 'blank', 'null', 'caiu', 'fora do ar', 'cayó', 'caíd', 'tombé',
+                    'panne', 'planté', 'cadut', 'giù', 'crash', 'abgestürzt', 'ausgefallen',
+                    'went down', 'crashed', 'meinten', 'seguramente', 'quis dizer', 'vouliez',
+                    'intendevi', 'but', 'pero', 'mas', 'mais', 'ma ', 'però', 'aber', 'doch')),
     # -- RETRY: it redoes the call ----------------------------------------------------------
     TextRule("again / retry / instead", "retry",
              _r(r"\b(?:again(?!,?\s+(?:but\s+)?(?:this\s+time\s+)?for\s+(?:the\s+)?(?:next|another|"
@@ -827,7 +856,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"questo|questa|oggi|domani)\b|"
                 r"\b(?:au\s+lieu\s+d[eu]|en\s+lugar\s+de|en\s+vez\s+de|invece\s+di|em\s+vez\s+de|"
                 r"ao\s+invés\s+de|anstatt|statt)\s+(?:(?:la|le|el|il|o|a|den|der|die|das)\s+)?"
-                r"(?-i:[A-Z0-9])|"
+                rf"(?:(?-i:[A-Z0-9])|{_NUM_ML}\b)|"
                 r"の(?:もの)?(?:では|じゃ)な|(?:もの|データ|結果)で、[^。]{1,20}(?:では|じゃ)(?:な|あり)|[，,]\s*(?:而)?不是|而不是|并非|並非"),
              needs=('no', 'não', 'non', 'nicht', 'pas', 'lieu', 'lugar', 'vez', 'invece',
                     'invés', 'statt', 'では', 'じゃ', '不是', '并非', '並非')),
@@ -853,6 +882,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"seltsam|merkwürdig|komisch|bizarre|sospechos[oa]|suspeit[oa]|sospett[oa]|"
                 r"truncad[oa]|tronqué\w*|troncat[oa]|abgeschnitten|desactualizad[oa]|"
                 r"desatualizad[oa]|obsolète|veraltet)|"
+                r"^\W*(?:bizarre|étrange|seltsam|merkwürdig|komisch|strano|extraño|estranho|curieux|"
+                r"curieuse|curioso|curiosa|eigenartig)\s*[:!,—–]|"
                 r"^\W*(?:bizarre|étrange|seltsam|merkwürdig|komisch|strano|extraño|estranho)\b|"
                 r"\b(?:potrebbero|potrebbe|podrían|podría|poderiam|pourraient|könnten)\s+"
                 r"(?:\w+\s+)?(?:mancare|faltar|manquer|fehlen)\b|"
@@ -875,7 +906,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     'fehlerhaft', 'faux', 'fausse', 'falso', 'falsa', 'absurd', 'assurd',
                     'insens', 'irréal', 'irreal', 'unrealistisch', 'unsinnig', 'aberrant',
                     'extrañ', 'estranh', 'étrange', 'stran', 'seltsam',
-                    'merkwürdig', 'komisch', 'bizarre', 'sospech', 'suspeit', 'sospett', 'error',
+                    'merkwürdig', 'komisch', 'bizarre', 'curieu', 'curios', 'eigenartig',
+                    'sospech', 'suspeit', 'sospett', 'error',
                     'erreur', 'errore', 'erro', 'fehler', 'plausib', 'fiable', 'affidabile',
                     'confiable', 'confiável', 'invraisemblable', 'inverosímil',
                     'truncad', 'tronqu', 'troncat', 'abgeschnitten', 'desactualizad',
@@ -1084,11 +1116,14 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\b(?:de\s+nuevo|otra\s+vez|nuevamente|reintent\w*|vuelvo\s+a\s+\w+|novamente|"
                 r"de\s+novo|à\s+nouveau|de\s+nouveau|réessa\w*|relance\w*|encore\s+une\s+fois|"
                 r"recommenc\w*|di\s+nuovo|nuovamente|riprov\w*|ripeto|ancora\s+una\s+volta|erneut|"
-                r"noch\s*(?:ein)?mal|wiederhole\w*)\b|もう一度|再検索|再試行|やり直|再度|再试|重试|"
-                r"重新|再查|再次"),
+                r"noch\s*(?:ein)?mal|wiederhole\w*|(?:suche|frage|lade|starte)\s+(?:\w+\s+)?neu)\b"
+                r"(?![^.?!]{0,40}\b(?:suivante|prochaine|siguiente|próxim[oa]|prossim[oa]|nächste\w*|"
+                r"comme\s+demandé|como\s+(?:pediste|pidió|pedido|solicitado)|come\s+richiesto|"
+                r"wie\s+gewünscht))|もう一度|再検索|再試行|やり直|再度|再试|重试|重新|再查|再次"),
              needs=('recommenc', 'nuevo', 'otra vez', 'nuevamente', 'reintent', 'vuelvo',
                     'novamente', 'novo', 'nouveau', 'réessa', 'relance', 'encore', 'nuovo',
                     'nuovamente', 'riprov', 'ripeto', 'ancora', 'erneut', 'noch', 'wiederhole',
+                    'neu',
                     'もう一度',
                     '再検索', '再試行', 'やり直', '再度', '再试', '重试', '重新', '再查', '再次')),
     TextRule("(es/pt/fr/it/de/ja/zh) check", "check",
@@ -1110,7 +1145,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     '確認', '对吗', '對嗎', '您是指', 'のことですか')),
     TextRule("(es/pt/fr/it/de/ja/zh) cannot confirm / tell", "decline",
              _r(r"\bno\s+puedo\s+(?:confirmar|decir|dar|indicar|informar|determinar|asegurar)|"
-                r"\bnão\s+(?:consigo|posso)\s+(?:confirmar|dizer|dar|informar|determinar|indicar)|"
+                r"\bnão\s+(?:consigo|posso)\s+(?:te\s+|lhe\s+|lhes\s+|vos\s+)?(?:confirmar|dizer|dar|"
+                r"informar|determinar|indicar|passar)|"
                 r"\bje\s+(?:ne\s+peux\s+pas|préfère\s+ne\s+pas)\s+(?:vous\s+)?(?:confirmer|dire|"
                 r"donner|indiquer|déterminer)|\bnon\s+(?:posso|riesco\s+a)\s+(?:confermare|dire|"
                 r"dare|indicare|determinare)|\bkann\s+ich\s+(?:\w+\s+){0,4}(?:nicht|keine\w*)\s+(?:\w+\s+){0,2}"

@@ -1140,7 +1140,7 @@ def test_v2_phrasings_are_noticed(text: str, where: str, call: str | None) -> No
 
 # -- v3: families of misses, phrasings of our own ------------------------------------------
 # The v2 misses on noticed_heldout2026 (scored once, then used as development data) and on
-# three batches of texts of our own, grouped by family; one general rule per family and
+# four batches of texts of our own, grouped by family; one general rule per family and
 # language, tested here on our own phrasings (no fixture sentence), with near misses that
 # must stay silent.
 _V3_FAMILIES = [
@@ -1376,6 +1376,42 @@ _V3_FAMILIES = [
      "page.", "final", None, "mention"),
     ("The tool says 'no results', which seems wrong since you booked there yesterday. "
      "Searching by booking ID instead.", "beside_call", "same_tool", "requery"),
+    ("The forecast came back in Fahrenheit even though I asked for metric — converting: "
+     "about 22 °C.", "final", None, "mention"),
+    ("Booking failed: the card was declined by the payment gateway. Trying the saved PayPal "
+     "method.", "beside_call", "same_tool", "requery"),
+    ("Hmm, the patient lookup matched 'Jon Smith' instead of 'John Smith'. Let me search by "
+     "date of birth.", "beside_call", "same_tool", "requery"),
+    ("That's a 14-hour layover in a 2-hour trip, which doesn't seem right. Checking the "
+     "airline timetable.", "beside_call", "other_tool", "verify"),
+    ("Something's up with the stock tool: it reports 'available' and 'sold out' for the same "
+     "SKU. Can you tell me which store you'll visit?", "final", None, "clarify"),
+    ("I can only see events up to March; the rest of the year didn't load, so I can't say if "
+     "June is free.", "final", None, "abstain"),
+    ("The reviews endpoint returned an empty body, so I've left ratings out of the "
+     "comparison.", "final", None, "mention"),
+    ("Note: I had to guess the time zone because the tool returned times without an offset.",
+     "final", None, "mention"),
+    ("Looks like I sent the wrong unit (lbs) to the dosage tool; recalculating in kg.",
+     "beside_call", "same_tool", "requery"),
+    ("The rate shown is from 2019, so it's likely out of date. Want a fresh quote from the "
+     "FX tool?", "final", None, "mention"),
+    ("El sistema devolvió la cita de otro médico; la busco de nuevo con el ID correcto.",
+     "beside_call", "same_tool", "requery"),
+    ("Ojo: la dirección de entrega que aparece no es la tuya. ¿Me confirmas la correcta?",
+     "final", None, "clarify"),
+    ("A API de voos caiu; não consigo te dar os horários agora.", "final", None, "abstain"),
+    ("Os dados de estoque estão desatualizados desde ontem, então confira na loja.",
+     "final", None, "mention"),
+    ("Curieux : la réservation affiche deux nuits au lieu de trois. Je vérifie dans "
+     "l'historique.", "beside_call", "other_tool", "verify"),
+    ("L'outil a planté pendant la recherche ; je relance.", "beside_call", "same_tool", "requery"),
+    ("Il sistema dice che il pacco è stato consegnato a Napoli, ma l'indirizzo è a Torino. "
+     "Controllo il tracking.", "beside_call", "other_tool", "verify"),
+    ("Die Suche hat Hotels in Paris, Texas geliefert – Sie meinten sicher Paris, Frankreich. "
+     "Ich suche neu.", "beside_call", "same_tool", "requery"),
+    ("ツールの結果に矛盾があります。どちらの日付が正しいか教えていただけますか？", "final", None, "clarify"),
+    ("返回的药品剂量单位是克而不是毫克，这很可能是错误的。", "final", None, "mention"),
 ]
 _V3_HARD_NEGATIVES = [
     ("It may rain in Porto, but you're travelling in August, so pack light.", "final", None),
@@ -1494,6 +1530,30 @@ _V3_HARD_NEGATIVES = [
     ("Errors in the spreadsheet were fixed by your accountant last month.", "final", None),
     ("I'm double-checking availability for the other two dates now.", "beside_call", "same_tool"),
     ("Sorry I took so long — here's the summary you wanted.", "final", None),
+    ("I'll convert the temperatures to Celsius for you: 72 °F is about 22 °C.", "final", None),
+    ("Booking confirmed: two nights at Hotel Lumen, check-in Friday after 3 PM.", "final", None),
+    ("The patient has no recorded allergies and takes 10 mg of atorvastatin daily.", "final", None),
+    ("Layovers under an hour are risky at this airport, so I picked the 2-hour connection.",
+     "final", None),
+    ("Let me look up the return options as well.", "beside_call", "same_tool"),
+    ("Your card was declined last month according to the billing history; this month's "
+     "payment went through.", "final", None),
+    ("The time zone for the meeting is CET, as set by the organizer.", "final", None),
+    ("Reviews mention that the rooms are small but clean.", "final", None),
+    ("Je relance la recherche pour la semaine suivante, comme demandé.",
+     "beside_call", "same_tool"),
+    ("El médico dice que el tratamiento dura diez días.", "final", None),
+    ("Não há voos diretos de Lisboa para Oslo amanhã.", "final", None),
+    ("La tua prenotazione è confermata per giovedì alle 19.", "final", None),
+    ("Die Apotheke hat das Medikament vorrätig.", "final", None),
+    ("予約が完了しました。確認メールをお送りします。", "final", None),
+    ("这家餐厅周一不营业。", "final", None),
+    ("I couldn't find a pharmacy open after 10 pm near you.", "final", None),
+    ("Errors happen: if your package doesn't arrive by Friday, contact the courier.",
+     "final", None),
+    ("Both sources agree: it will rain on Saturday.", "final", None),
+    ("Now I'll check which of the two hotels has free cancellation.", "beside_call", "other_tool"),
+    ("The museum's website says it's closed on Mondays, so plan for Tuesday.", "final", None),
 ]
 
 
