@@ -32,6 +32,21 @@ cover English and, with one rule per phenomenon, Spanish, Portuguese, French, It
 German, Japanese and Chinese; other languages get the English rules only. v2 (issue 21)
 was tuned on `tests/fixtures/noticed_v2_dev.jsonl` and on phrasings of our own written per
 phenomenon (the tests); docs/injection.md gives the agreement and the limits.
+
+v3 adds rules for families of v2's misses on `noticed_heldout2026` (scored once with v2,
+then used as development data) and on four batches of texts of our own, each rule written
+for the family in every language where it exists: the request was for another place ("but
+you're flying to X", "alors que vous demandiez"), one data source contradicting another,
+"doesn't look like a real one", "oddly lists", only N of the N asked for, "the calendar
+thinks / swears", an error or code named in passing ("came back as an error", "reported a
+502", "tool err:"), stale or partial data ("stamped yesterday, not today", "only got the
+first page"), repeated failure, swapped values, a filter the tool ignored, "impossible" /
+"not credible", declines that keep the answer back because of the data ("I won't use it",
+"preferisco non darti"), and checks of another source ("look it up", "consult", "con otra
+fuente"). A `with_problem` rule counts only when the text also names a problem: a choice
+question ("Should I keep it or change it?") is clarify, and "so I don't know whether"
+abstain, after a named problem, and an offer or a plain answer otherwise. The v3 figures
+are in docs/injection.md; on the sets it was built from they are in sample.
 """
 
 from __future__ import annotations
