@@ -34,7 +34,7 @@ was tuned on `tests/fixtures/noticed_v2_dev.jsonl` and on phrasings of our own w
 phenomenon (the tests); docs/injection.md gives the agreement and the limits.
 
 v3 adds rules for families of v2's misses on `noticed_heldout2026` (scored once with v2,
-then used as development data) and on four batches of texts of our own, each rule written
+then used as development data) and on five batches of texts of our own, each rule written
 for the family in every language where it exists: the request was for another place ("but
 you're flying to X", "alors que vous demandiez"), one data source contradicting another,
 "doesn't look like a real one", "oddly lists", only N of the N asked for, "the calendar
@@ -44,8 +44,9 @@ first page"), repeated failure, swapped values, a filter the tool ignored, "impo
 "not credible", declines that keep the answer back because of the data ("I won't use it",
 "preferisco non darti"), and checks of another source ("look it up", "consult", "con otra
 fuente"). A `with_problem` rule counts only when the text also names a problem: a choice
-question ("Should I keep it or change it?") is clarify, and "so I don't know whether"
-abstain, after a named problem, and an offer or a plain answer otherwise. The v3 figures
+question ("Should I keep it or change it?") is clarify, and "so I don't know whether" or
+"I won't use it" abstain, after a named problem, and an offer, a plain answer or a
+preference otherwise. The v3 figures
 are in docs/injection.md; on the sets it was built from they are in sample.
 """
 
@@ -151,7 +152,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\b(?:belongs?\s+to|is\s+for|are\s+for|was\s+for|were\s+for|refer(?:s|red)?\s+to|"
                 r"returned|"
                 r"be|about|is\s+about)"
-                r"\s+(?:a|an)\s+(?:different|another|other)\b|\bbelongs?\s+to\s+(?:someone|somebody)"
+                r"\s+(?:(?:a|an)\s+(?:different|another|other)|another)\b|\bbelongs?\s+to\s+(?:someone|"
+                r"somebody)"
                 r"\s+else\b|\bsomeone\s+else's\b"),
              needs=('different', 'another', 'other', 'else')),
     TextRule("looks wrong / seems off", "problem",
@@ -566,7 +568,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"overridden|lost)\b|"
                 r"\b(?:seem|seems|look|looks|appear|appears|got|probably|must\s+have\s+been|were|are)\s+"
                 r"(?:to\s+(?:be|have\s+been)\s+)?(?:swapped|transposed|switched\s+around|mixed\s+up|"
-                r"flipped)\b|"
+                r"flipped)\b|\b(?:dates|values|numbers|times|fields|columns|digits|figures|readings)\s+"
+                r"(?:are|were|seem|look|appear)\s+(?:to\s+be\s+)?(?:\w+\s+)?(?:reversed|inverted)\b|"
                 r"\b(?:error|glitch|bug|mistake)\s+(?:in|of|from|on)\s+(?:the|their|its)\s+(?:\w+\s+)?"
                 r"(?:tool|system|api|database|service|server|catalog(?:ue)?|feed|backend|lookup|"
                 r"search|endpoint)\b|"
@@ -580,7 +583,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              guard_if=True, guard_negation=True,
              needs=('ignored', 'dropped', 'overr', 'disregarded', 'skipped', 'lost', 'swapped',
                     'transposed', 'switched', 'mixed up', 'flipped', 'error', 'glitch', 'bug',
-                    'mistake', 'only', 'reach', 'connect', 'access', 'contact')),
+                    'mistake', 'only', 'reach', 'connect', 'access', 'contact', 'reversed',
+                    'inverted')),
     TextRule("(es/pt/fr/it/de/ja/zh) swapped values / error of the tool", "problem",
              _r(r"\b(?:parece[mn]?|están|estão|son|são|semble(?:nt)?|sont|sembra(?:no)?|sono|"
                 r"scheinen|sind|wurden)\s+(?:(?:estar|ser|être|essere)\s+)?(?:trocad[oa]s|"
@@ -630,6 +634,21 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"[\w-]+\s+(?:tool|api|source|service|endpoint)\b"),
              guard_if=True,
              needs=('credible', 'believable', 'only', 'cached', 'switch')),
+    TextRule("results for a different search / error messages / contradicts itself", "problem",
+             _r(r"\b(?:results?|data|records?|response|information|forecast|entry|entries|page|"
+                r"listing|listings)\s+(?:for|from|of)\s+(?:a|an)\s+(?:different|another|other)\s+"
+                r"(?:\w+\s+)?(?:search|query|request|product|category|city|patient|person|date|"
+                r"account|user|customer|store|location|drug|item)\b|"
+                r"\bcontredi\w*|\bcontradiz\w*|"
+                r"\b(?:liefert|lieferte|gibt|gab|zeigt|zeigte|bekomme|bekam|erhalte|erhielt|nur)\b"
+                r"[^.?!]{0,40}\bfehlermeldung|\b(?:devuelve|devolvió|da|dio|muestra|mostró|recibo|"
+                r"recibí|retorna|retornou|dá|deu|mostra|mostrou|recebo|recebi|renvoie|renvoyé|affiche|"
+                r"donne|reçois|reçu|restituisce|restituito|dà|dato|ricevo|ricevuto)\b[^.?!]{0,40}"
+                r"\b(?:mensajes?\s+de\s+error|mensage(?:m|ns)\s+de\s+erro|messages?\s+d'erreur|"
+                r"messaggi?\s+di\s+errore)|古い(?:データ|情報|結果)を返|(?:データ|情報|結果)が古い"),
+             guard_negation=True,
+             needs=('different', 'another', 'other', 'contredi', 'contradiz', 'fehlermeldung',
+                    'error', 'erro', 'erreur', 'errore', '古い')),
     TextRule("empty body / went down / you surely meant / the system says X but Y is in Z",
              "problem",
              _r(r"\b(?:returned|gave|sent|came\s+back\s+with|got)\s+(?:back\s+)?(?:an?\s+)?(?:empty|"
@@ -787,7 +806,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:don't|do not)\s+have\s+enough\s+(?:\w+\s+)?(?:information|data)\s+to\s+"
                 r"(?:answer|say|tell|give)\b"),
              needs=('guess', 'speculate', 'answer', 'give you', 'enough')),
-    TextRule("I won't use / quote / summarise it", "decline",
+    TextRule("I won't use / quote / summarise it (after a named problem)", "decline",
              _r(r"\b(?:I|we)(?:'d|’d|\s+would|'m|’m|\s+am|'ll|’ll|\s+will)?\s+(?:\w+\s+)?(?:won't|"
                 r"won’t|wont|will\s+not|rather\s+not|don't\s+want\s+to|don’t\s+want\s+to|"
                 r"do\s+not\s+want\s+to|not\s+going\s+to|prefer\s+not\s+to|refuse\s+to)\s+"
@@ -800,6 +819,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"figures|reading|readings|record|response|output|entry)\b|"
                 r"^\W*(?:cant|cannot|can't|can’t|couldnt|could\s+not|unable\s+to)\s+(?:answer|tell|"
                 r"say|give|confirm|provide|help\s+with\s+(?:this|that))\b"),
+             with_problem=True,
              needs=("won't", 'won’t', 'wont', 'will not', 'rather not', 'want to',
                     'going to', 'prefer not', 'refuse', 'cant', 'cannot', "can't", 'can’t',
                     'couldnt', 'could not', 'unable')),
@@ -890,13 +910,13 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:un|une|uno|um|ein)\s+(?:error|erreur|errore|erro|fehler)\b|(?:peu|poco|pouco)\s+"
                 r"(?:plausib\w*|fiable|affidabile|confiable|confiável)|unplausibel|"
                 r"invraisemblable|inverosímil|incomplet\w*|unvollständig|"
-                r"incorrect\w*|incorret\w*|errad[oa]s?|erróne[oa]s?|erroné\w*|errat[oa]|"
+                r"incorrect\w*|incorret\w*|errad[oa]s?|erróne[oa]s?|erroné\w*|errat[oaie]|"
                 r"absurd[eoa]?s?|assurd[oaie]|insensé\w*|irréaliste\w*|irreal(?:es|ista)?|"
                 r"unrealistisch|unsinnig|aberrant\w*|"
-                r"sbagliat[oa]|falsch|fehlerhaft|faux|fausse|fals[oa]|extrañ[oa]|estranh[oa]|étrange|stran[oa]|"
-                r"seltsam|merkwürdig|komisch|bizarre|sospechos[oa]|suspeit[oa]|sospett[oa]|"
-                r"truncad[oa]|tronqué\w*|troncat[oa]|abgeschnitten|desactualizad[oa]|"
-                r"desatualizad[oa]|obsolète|veraltet)|"
+                r"sbagliat[oaie]|falsch|fehlerhaft|faux|fausse|fals[oa]s?|extrañ[oa]s?|estranh[oa]s?|"
+                r"étranges?|stran[oaie]|seltsam|merkwürdig|komisch|bizarres?|sospechos[oa]s?|"
+                r"suspeit[oa]s?|sospett[oaie]|truncad[oa]s?|tronqué\w*|troncat[oaie]|abgeschnitten|"
+                r"desactualizad[oa]s?|desatualizad[oa]s?|obsolètes?|veraltet)|"
                 r"^\W*(?:bizarre|étrange|seltsam|merkwürdig|komisch|strano|extraño|estranho|curieux|"
                 r"curieuse|curioso|curiosa|eigenartig)\s*[:!,—–]|"
                 r"^\W*(?:bizarre|étrange|seltsam|merkwürdig|komisch|strano|extraño|estranho)\b|"
@@ -1167,8 +1187,18 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"dare|indicare|determinare)|\bkann\s+ich\s+(?:\w+\s+){0,4}(?:nicht|keine\w*)\s+(?:\w+\s+){0,2}"
                 r"(?:anzeigen|bestätigen|sagen|angeben|bestimmen|nennen|geben|liefern|machen|"
                 r"beantworten|empfehlen|garantieren)\b|"
-                r"\b(?:möchte|will|werde)\s+ich\s+(?:\w+\s+){0,3}(?:nicht|keine\w*)\s+(?:\w+\s+){0,2}"
+                r"\b(?:ich|wir)\s+(?:kann|können)\s+(?:\w+\s+){0,4}(?:nicht|keine\w*)\s+(?:\w+\s+){0,2}"
+                r"(?:anzeigen|bestätigen|sagen|angeben|bestimmen|nennen|geben|liefern|machen|"
+                r"beantworten|empfehlen|garantieren)\b|"
+                r"(?:不能|无法)[^。，,]{0,4}(?:给出|給出|提供|回答|告诉|告訴)|无法(?:告诉|确定|确认|提供|回答)|"
+                r"無法(?:告訴|確定|確認|提供|回答)|(?:お答え|お伝え|確認|判断)できません"),
+             needs=('puedo', 'consigo', 'posso', 'peux', 'préfère', 'riesco', 'kann', 'können',
+                    '无法', '無法', 'できません', '不能')),
+    TextRule("(es/pt/fr/it/de/ja/zh) I won't use / give it (after a named problem)", "decline",
+             _r(r"\b(?:möchte|will|werde)\s+ich\s+(?:\w+\s+){0,3}(?:nicht|keine\w*)\s+(?:\w+\s+){0,2}"
                 r"(?:geben|nennen|sagen|empfehlen|verwenden|angeben|verlassen)\b|"
+                r"\b(?:ich|wir)\s+(?:möchte|will|werde|möchten|wollen|werden)\s+(?:\w+\s+){0,3}(?:nicht|"
+                r"keine\w*)\s+(?:\w+\s+){0,2}(?:geben|nennen|sagen|empfehlen|verwenden|angeben)\b|"
                 r"\b(?:prefiero|prefiro|preferisco)\s+(?:no|não|non)\s+(?:\w+\s+)?(?:dar|darte|darle|"
                 r"decir|decirte|indicar|recomendar|usar|dizer|informar|dare|darti|dirti|dire|"
                 r"fornire|indicare|consigliare|usare|citar|citare)|"
@@ -1177,12 +1207,11 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"recomendar|dare|darti|dirti|consigliarti|usare)\b|"
                 r"\bje\s+ne\s+(?:vais|veux)\s+pas\s+(?:vous\s+)?(?:donner|dire|utiliser|recommander|"
                 r"indiquer|avancer|citer)|控えます|差し控え|不便(?:回答|提供|给出|給出)|"
-                r"(?:不能|不会|不會|不想)[^。，,]{0,4}(?:给出|給出|提供|回答|告诉|告訴|推荐|推薦)|无法(?:告诉|确定|确认|提供|回答)|"
-                r"無法(?:告訴|確定|確認|提供|回答)|(?:お答え|お伝え|確認|判断)できません"),
-             needs=('puedo', 'consigo', 'posso', 'peux', 'préfère', 'riesco', 'kann', '无法',
-                    '無法', 'できません', 'möchte', 'will', 'werde', 'prefiero', 'prefiro',
-                    'preferisco', 'no ', 'não', 'non', 'je ne', '控え', '不便', '不能', '不会',
-                    '不會', '不想')),
+                r"(?:不会|不會|不想)[^。，,]{0,4}(?:给出|給出|提供|回答|告诉|告訴|推荐|推薦)"),
+             with_problem=True,
+             needs=('möchte', 'will', 'werde', 'wollen', 'werden', 'prefiero', 'prefiro',
+                    'preferisco', 'no ', 'não', 'non', 'je ne', '控え', '不便', '不会', '不會',
+                    '不想')),
 )
 """The text rules, each applied per sentence. See the module docstring for how signals map
 to kinds."""

@@ -1140,7 +1140,7 @@ def test_v2_phrasings_are_noticed(text: str, where: str, call: str | None) -> No
 
 # -- v3: families of misses, phrasings of our own ------------------------------------------
 # The v2 misses on noticed_heldout2026 (scored once, then used as development data) and on
-# four batches of texts of our own, grouped by family; one general rule per family and
+# five batches of texts of our own, grouped by family; one general rule per family and
 # language, tested here on our own phrasings (no fixture sentence), with near misses that
 # must stay silent.
 _V3_FAMILIES = [
@@ -1412,6 +1412,40 @@ _V3_FAMILIES = [
      "Ich suche neu.", "beside_call", "same_tool", "requery"),
     ("ツールの結果に矛盾があります。どちらの日付が正しいか教えていただけますか？", "final", None, "clarify"),
     ("返回的药品剂量单位是克而不是毫克，这很可能是错误的。", "final", None, "mention"),
+    ("Thought: the search_flights call returned flights for 2025-07-01 but the user wants "
+     "2025-07-10. Action: search_flights", "beside_call", "same_tool", "requery"),
+    ("**Warning:** the medication record lists two different doses for the same drug (5 mg "
+     "and 50 mg).", "final", None, "mention"),
+    ("Hmm, that's odd — the calendar returned an event ending before it starts.",
+     "text_turn", None, "mention"),
+    ("I'm afraid the data I got back is inconsistent, so I'd prefer not to recommend a time.",
+     "final", None, "abstain"),
+    ("The tool responded: ERROR 422 Unprocessable Entity (date must be in the future). "
+     "Retrying with tomorrow's date.", "beside_call", "same_tool", "requery"),
+    ("The tracking page hasn't updated in 9 days, so the 'in transit' status might be stale.",
+     "final", None, "mention"),
+    ("Interesting — the restaurant is listed as both vegan and a steakhouse. Can you confirm "
+     "which place you meant?", "final", None, "clarify"),
+    ("This looks like the results for a different search entirely (hiking boots, not running "
+     "shoes).", "final", None, "mention"),
+    ("Got a weird response from get_weather (just 'null'). Calling it again.",
+     "beside_call", "same_tool", "requery"),
+    ("Parece que hubo un problema con la búsqueda: no me devolvió nada para Madrid, lo cual "
+     "es raro. Vuelvo a intentarlo.", "beside_call", "same_tool", "requery"),
+    ("Recebi horários de trem de 2021 — acho que a base está desatualizada.",
+     "final", None, "mention"),
+    ("Les données de l'outil se contredisent : 3 chambres libres puis « complet ».",
+     "final", None, "mention"),
+    ("Il risultato non corrisponde al paziente indicato; preferisco non proseguire senza "
+     "conferma. Puoi confermare il codice?", "final", None, "clarify"),
+    ("Die Wetter-API liefert seit zwei Versuchen nur Fehlermeldungen, ich kann Ihnen daher "
+     "keine Vorhersage geben.", "final", None, "abstain"),
+    ("検索ツールが古いデータを返しているようです。別のツールで確認します。", "beside_call", "other_tool", "verify"),
+    ("工具返回的医生排班和医院官网不一致，我再查一次。", "beside_call", "same_tool", "requery"),
+    ("The hotel API timed out twice, so these prices come from the partner site instead.",
+     "final", None, "mention"),
+    ("I'm not confident in this conversion — the tool gave 1 mile = 16 km.",
+     "final", None, "mention"),
 ]
 _V3_HARD_NEGATIVES = [
     ("It may rain in Porto, but you're travelling in August, so pack light.", "final", None),
@@ -1554,6 +1588,29 @@ _V3_HARD_NEGATIVES = [
     ("Both sources agree: it will rain on Saturday.", "final", None),
     ("Now I'll check which of the two hotels has free cancellation.", "beside_call", "other_tool"),
     ("The museum's website says it's closed on Mondays, so plan for Tuesday.", "final", None),
+    ("Thought: I have both forecasts. Berlin is warmer. Final Answer: Berlin, 24 °C.",
+     "final", None),
+    ("{\"thought\": \"need the return flight too\", \"action\": \"search_flights\"}",
+     "beside_call", "same_tool"),
+    ("**Note:** prices include taxes and fees.", "final", None),
+    ("Heads-up: your 10:00 meeting ends at 11:30, so you'll be a bit late for lunch.",
+     "final", None),
+    ("I'd prefer not to recommend a specific brand; any paracetamol 500 mg works.", "final", None),
+    ("The tracking page shows your parcel left the depot at 6:40 this morning.", "final", None),
+    ("Interesting fact: this restaurant was the first vegan place in the city.", "final", None),
+    ("Here are running shoes under €100: Pegasus (€95) and Ghost (€99).", "final", None),
+    ("Calling get_weather for the second city now.", "beside_call", "same_tool"),
+    ("Hubo mucho tráfico ayer en la A-6 por un accidente.", "final", None),
+    ("Os horários de trem mudam no verão; estes são os atuais.", "final", None),
+    ("La chambre 12 est libre du 3 au 5 mai.", "final", None),
+    ("Il paziente ha un appuntamento lunedì alle 9.", "final", None),
+    ("Die Vorhersage für morgen: 18 Grad und leichter Regen.", "final", None),
+    ("明日の天気は晴れのち曇りです。", "final", None),
+    ("医生周一和周三坐诊。", "final", None),
+    ("Monday is a public holiday this week, so the clinic is closed.", "final", None),
+    ("The partner site has the same prices as the hotel's own page.", "final", None),
+    ("I'm confident this is the cheapest option: €79 with free cancellation.", "final", None),
+    ("One mile is about 1.6 km, so 10 miles is roughly 16 km.", "final", None),
 ]
 
 
