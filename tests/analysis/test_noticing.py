@@ -1752,7 +1752,7 @@ def test_the_word_gate_changes_no_result() -> None:
     rows += [{"text": t} for t in _HARD_NEGATIVES_V2]
     rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS
              + _V3_FAMILIES + _V3_HARD_NEGATIVES]
-    rows += [r for r in _load("noticed_heldout2026.jsonl")]
+    rows += _load("noticed_heldout2026.jsonl")
     texts = [r["text"] for r in rows] + [r["text"].upper() for r in rows]
     for text in texts:
         assert text_signals(text) == text_signals(text, gate=False), text
