@@ -1140,7 +1140,7 @@ def test_v2_phrasings_are_noticed(text: str, where: str, call: str | None) -> No
 
 # -- v3: families of misses, phrasings of our own ------------------------------------------
 # The v2 misses on noticed_heldout2026 (scored once, then used as development data) and on
-# five batches of texts of our own, grouped by family; one general rule per family and
+# six batches of texts of our own, grouped by family; one general rule per family and
 # language, tested here on our own phrasings (no fixture sentence), with near misses that
 # must stay silent.
 _V3_FAMILIES = [
@@ -1446,6 +1446,43 @@ _V3_FAMILIES = [
      "final", None, "mention"),
     ("I'm not confident in this conversion — the tool gave 1 mile = 16 km.",
      "final", None, "mention"),
+    ("lol the forecast says -40 in Miami tomorrow. pretty sure that's not right, checking "
+     "another weather source", "beside_call", "other_tool", "verify"),
+    ("Oh great, the booking system says my reservation for you is for 1 guest at 4 AM. "
+     "Fixing that now.", "beside_call", "same_tool", "requery"),
+    ("**Heads-up:** the flight you asked about (LH 400) shows as LH 404 in the results — a "
+     "different flight. Which one are you on?", "final", None, "clarify"),
+    ("```json\n{\"status\": \"error\", \"detail\": \"city ambiguous\"}\n``` The tool "
+     "couldn't tell which Portland you mean — Oregon or Maine?", "final", None, "clarify"),
+    ("Thought: the dosage tool's answer (2 g every hour) is far above any normal range. I "
+     "won't pass that on.", "final", None, "abstain"),
+    ("Action: get_events\nObservation was empty although the user has a recurring standup; "
+     "retrying with include_recurring=true.", "beside_call", "same_tool", "requery"),
+    ("I think the tool mixed up arrival and departure — the arrival is listed before the "
+     "departure.", "final", None, "mention"),
+    ("The stock count might be off: it says 0 but the product page shows 'in stock'.",
+     "final", None, "mention"),
+    ("Small caveat: the results stop at page 2, so there may be cheaper options I couldn't "
+     "see.", "final", None, "mention"),
+    ("Apologies — the lookup returned nonsense for that postcode, so I can't give a delivery "
+     "estimate.", "final", None, "abstain"),
+    ("Esto no cuadra: el total es menor que la suma de los productos. ¿Quieres que lo revise "
+     "con soporte?", "final", None, "clarify"),
+    ("Acho que a ferramenta errou a cidade: pedi Campinas e veio Campina Grande. Vou buscar "
+     "de novo.", "beside_call", "same_tool", "requery"),
+    ("Hum, la date renvoyée (31 février) n'existe pas. Je vérifie dans l'agenda.",
+     "beside_call", "other_tool", "verify"),
+    ("Mi sembra strano che il volo risulti partito ieri: cerco di nuovo con il numero "
+     "completo.", "beside_call", "same_tool", "requery"),
+    ("Das Ergebnis ergibt keinen Sinn: 300 Euro für einen Kaffee. Ich prüfe den Preis noch "
+     "einmal.", "beside_call", "same_tool", "requery"),
+    ("ツールの回答では営業時間が25時までとなっていますが、これは誤りだと思います。", "final", None, "mention"),
+    ("接口说药房24小时营业，但官网写的是晚上10点关门，请您以官网为准。", "final", None, "mention"),
+    ("Note: the lab value units were missing, so I assumed mg/dL.", "final", None, "mention"),
+    ("Either the calendar is wrong or you have two dentists on Tuesday — can you check?",
+     "final", None, "clarify"),
+    ("That can't be the same hotel: the address it gave is in another city.",
+     "final", None, "mention"),
 ]
 _V3_HARD_NEGATIVES = [
     ("It may rain in Porto, but you're travelling in August, so pack light.", "final", None),
@@ -1611,6 +1648,28 @@ _V3_HARD_NEGATIVES = [
     ("The partner site has the same prices as the hotel's own page.", "final", None),
     ("I'm confident this is the cheapest option: €79 with free cancellation.", "final", None),
     ("One mile is about 1.6 km, so 10 miles is roughly 16 km.", "final", None),
+    ("lol yes, -40 is the same in Celsius and Fahrenheit. Fun fact!", "final", None),
+    ("Booked! Table for 4 at 8 PM under your name.", "final", None),
+    ("**Heads-up:** your flight LH 400 boards at gate B12 at 12:35.", "final", None),
+    ("```json\n{\"status\": \"ok\", \"events\": 3}\n``` You have three events tomorrow.",
+     "final", None),
+    ("Thought: the dosage is within the normal range. Final Answer: 500 mg twice daily.",
+     "final", None),
+    ("Action: get_events\nAction Input: {\"date\": \"2025-06-20\"}", "beside_call", "same_tool"),
+    ("The arrival is at 14:05, about two hours after departure.", "final", None),
+    ("The product page shows 'in stock' and ships tomorrow.", "final", None),
+    ("Small caveat: prices change often, so book soon if you like one.", "final", None),
+    ("Apologies for the long list — here are the top five.", "final", None),
+    ("El total con IVA es de 42,30 €.", "final", None),
+    ("Vou buscar também os voos de volta.", "beside_call", "same_tool"),
+    ("La date du rendez-vous est le 3 mars à 10 h.", "final", None),
+    ("Il volo parte domani alle 7:15 dal terminal 1.", "final", None),
+    ("Ich prüfe als Nächstes die Hotels in der Nähe.", "beside_call", "other_tool"),
+    ("営業時間は10時から20時までです。", "final", None),
+    ("药房周末营业到晚上8点。", "final", None),
+    ("Your cholesterol is 190 mg/dL, which is in the desirable range.", "final", None),
+    ("You have two appointments on Tuesday: dentist at 9 and physio at 4.", "final", None),
+    ("It's the same hotel you stayed at last year, on Rua Augusta.", "final", None),
 ]
 
 
