@@ -233,7 +233,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"about\b(?![^.?!;]*\b(?:too|as\s+well)\b)"),
              needs=('but', 'while', 'whereas', 'although', 'though', ';', '—', '–', 'you')),
     TextRule("is for X, not Y", "problem",
-             _r(r"\b(?:for|to|is|are|was|were|under|as|from|shows?|returned|about|station\s+in|that's|"
+             _r(r"\b(?:for|to|is|are|under|shows?|returned|about|station\s+in|that's|"
                 r"it's|belongs?\s+to|belong\s+to)\s+[^.;?!]{1,40}?,\s+not\s+(?:for\s+)?(?:the\s+\w+|['\"]?(?-i:[A-Z0-9])|"
                 rf"\w+\s+\d|(?:in\s+)?(?:{_UNIT})\b)"),
              needs=('not',)),
@@ -525,9 +525,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:seems?|appears?|looks?)\s+to\s+be\s+missing\b|\b(?:list|result|results|"
                 r"response|data|forecast|table|record|page|output|schedule)\s+(?:is|are)\s+missing\s+"
                 r"(?:the|some|a|an|one|two|several|\d+)\b|"
-                r"\b(?:not|n't)\s+(?:\w+\s+)?sure\s+(?:that's|that’s|that\s+is|this\s+is|it's|it’s|"
-                r"it\s+is|these\s+are|those\s+are)\s+(?:\w+\s+)?(?:what|the\s+one|the\s+ones)\s+"
-                r"(?:you|the\s+user)\b|\b(?:can't|can’t|cannot|couldn't|could\s+not)\s+be\s+"
+                r"\b(?:can't|can’t|cannot|couldn't|could\s+not)\s+be\s+"
                 r"(?:\w+\s+)?what\s+(?:you|the\s+user)\s+(?:\w+\s+)?(?:wanted|meant|asked|need|needed|"
                 r"expected|want)\b|"
                 r"\bmy\s+typo\b|\btypo\s+in\s+(?:my|the)\s+(?:query|call|request|search|input|"
@@ -569,7 +567,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"\b(?:seem|seems|look|looks|appear|appears|got|probably|must\s+have\s+been|were|are)\s+"
                 r"(?:to\s+(?:be|have\s+been)\s+)?(?:swapped|transposed|switched\s+around|mixed\s+up|"
                 r"flipped)\b|\b(?:dates|values|numbers|times|fields|columns|digits|figures|readings)\s+"
-                r"(?:are|were|seem|look|appear)\s+(?:to\s+be\s+)?(?:\w+\s+)?(?:reversed|inverted)\b|"
+                r"(?:seem|look|appear|got|must\s+have\s+been)\s+(?:to\s+(?:be|have\s+been)\s+)?"
+                r"(?:reversed|inverted)\b|"
                 r"\b(?:error|glitch|bug|mistake)\s+(?:in|of|from|on)\s+(?:the|their|its)\s+(?:\w+\s+)?"
                 r"(?:tool|system|api|database|service|server|catalog(?:ue)?|feed|backend|lookup|"
                 r"search|endpoint)\b|"

@@ -1267,7 +1267,7 @@ _V3_FAMILIES = [
     ("Not 100% sure this balance is current, it was synced last month.", "final", None, "mention"),
     ("I can't give you a dosing schedule based on these values; the weight field reads 900 "
      "kg.", "final", None, "abstain"),
-    ("I'm unable to calculate your refund from this record, since the dates are reversed.",
+    ("I'm unable to calculate your refund from this record, since the dates look reversed.",
      "final", None, "abstain"),
     ("Según la herramienta, la farmacia abre a las 3 de la madrugada – extraño. Lo compruebo "
      "en su web.", "beside_call", "other_tool", "verify"),
@@ -1282,9 +1282,7 @@ _V3_FAMILIES = [
     ("The doctor list came back empty, which is odd for a big hospital. Searching again "
      "without the specialty filter.", "beside_call", "same_tool", "requery"),
     ("It returned last month's statement instead of this month's.", "final", None, "mention"),
-    ("I got the Madrid forecast, but the dates are for 2023 — not sure that's what you need.",
-     "final", None, "mention"),
-    ("The result mixes up the two patients' allergies, so I won't give you a recommendation.",
+        ("The result mixes up the two patients' allergies, so I won't give you a recommendation.",
      "final", None, "abstain"),
     ("Le taux de change renvoyé (1 € = 300 $) paraît absurde. Je vérifie avec une autre "
      "source.", "beside_call", "other_tool", "verify"),
@@ -1485,6 +1483,10 @@ _V3_FAMILIES = [
      "final", None, "mention"),
 ]
 _V3_HARD_NEGATIVES = [
+    ("The package was sent from Madrid, not Barcelona, so it may take longer.", "final", None),
+    ("Your flight departs from Terminal 2, not Terminal 1.", "final", None),
+    ("The dates are reversed in US format: 06/07 means June 7.", "final", None),
+    ("I'm not sure that's what you need, but here are two more options.", "final", None),
     ("It may rain in Porto, but you're travelling in August, so pack light.", "final", None),
     ("Trains run every hour, but you're welcome to take the bus.", "final", None),
     ("The museum is closed on Mondays, but you're visiting on Tuesday, so that's fine.",
