@@ -553,7 +553,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"aparece|consta|figure|apparaît|risulta|compare|steht|erscheint)\b"),
              guard_negation=True,
              needs=('seguía', 'sigue', 'continua', 'continue', 'échouait', 'schlug', 'scheiter',
-                    'schlägt', '何度も', '失敗し続け', 'エラーが続', '一直', '反复', '反復', 'parece',
+                    'schlägt', '何度も', '失敗し続け', 'エラーが続',
+                    '一直', '反复', '反復', 'parece',
                     'semble', 'sembra', 'scheint', 'scheinen', 'figura', 'aparece', 'consta',
                     'figure', 'apparaît', 'risulta', 'compare', 'steht', 'erscheint')),
     TextRule("ignored my filter / swapped values / error of the tool / only covers N but you asked",
@@ -1158,7 +1159,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                     'restituito', 'dato', 'risposto', 'lieferte', 'gab', 'antwort', 'meldete',
                     'datos', 'dados', 'données', 'dati', 'daten', 'result', 'résultat',
                     'risultat', 'ergebnis', 'respuesta', 'resposta', 'réponse', 'risposta',
-                    '文字化け', '意味不明', '乱码', '亂碼', '垃圾', 'データ', '結果', '数据', '數據',
+                    '文字化け', '意味不明', '乱码', '亂碼', '垃圾',
+                    'データ', '結果', '数据', '數據',
                     '结果', '返')),
     TextRule("(es/pt/fr/it/de/ja/zh) yesterday's data, not today's", "problem",
              _r(r"[,，]\s*(?:y\s+|e\s+|et\s+|und\s+)?(?:no|não|pas|non|nicht)\s+(?:de\s+|d'|di\s+|"
@@ -1166,7 +1168,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"hoje|amanhã|ontem|esta\s+semana|aujourd'hui|demain|hier|cette\s+semaine|oggi|"
                 r"domani|ieri|questa\s+settimana|heute|morgen|gestern|dieser\s+woche)\b|"
                 r"今日のものではな|本日のものではな|(?:而)?不是今天|並非今天|并非今天"),
-             needs=('no', 'não', 'pas', 'non', 'nicht', '今日', '本日', '不是今天', '並非', '并非')),
+             needs=('no', 'não', 'pas', 'non', 'nicht',
+                    '今日', '本日', '不是今天', '並非', '并非')),
     TextRule("(es/pt/fr/it/de/ja/zh) retry", "retry",
              _r(r"\b(?:de\s+nuevo|otra\s+vez|nuevamente|reintent\w*|vuelvo\s+a\s+\w+|novamente|"
                 r"de\s+novo|à\s+nouveau|de\s+nouveau|réessa\w*|relance\w*|encore\s+une\s+fois|"

@@ -1293,7 +1293,8 @@ _V3_FAMILIES = [
     ("O horário retornado não bate com a reserva que você fez.", "final", None, "mention"),
     ("El inventario dice 0 unidades, pero el pedido figura como enviado. Consulto el "
      "almacén.", "beside_call", "other_tool", "verify"),
-    ("検索結果が空でした。おかしいので、条件を変えてもう一度検索します。", "beside_call", "same_tool", "requery"),
+    ("検索結果が空でした。おかしいので、条件を変えてもう一度検索します。",
+     "beside_call", "same_tool", "requery"),
     ("返回的航班日期是6月8日，但您要的是6月18日。请确认日期。", "final", None, "clarify"),
     ("The slot it booked is at 3 AM, which can't be what you wanted.", "final", None, "mention"),
     ("That took three tries — the calendar kept timing out — but your meeting is now booked.",
@@ -1360,8 +1361,10 @@ _V3_FAMILIES = [
     ("Die Abfrage hat nichts geliefert, obwohl es sicher Termine gibt. Ich versuche es mit "
      "einem anderen Datum erneut.", "beside_call", "same_tool", "requery"),
     ("Der Preis von 0 € kann nicht stimmen.", "final", None, "mention"),
-    ("予約システムがエラーを返したので、空き状況は確認できませんでした。", "final", None, "abstain"),
-    ("取得したデータは昨年のものです。今年のデータで再検索します。", "beside_call", "same_tool", "requery"),
+    ("予約システムがエラーを返したので、空き状況は確認できませんでした。",
+     "final", None, "abstain"),
+    ("取得したデータは昨年のものです。今年のデータで再検索します。",
+     "beside_call", "same_tool", "requery"),
     ("返回的是另一位患者的化验结果，我不能据此回答。", "final", None, "abstain"),
     ("天气数据显示明天气温 80 度，这显然有误。", "final", None, "mention"),
     ("查询超时了，换一个工具试试。", "beside_call", "other_tool", "verify"),
@@ -1408,7 +1411,8 @@ _V3_FAMILIES = [
      "Controllo il tracking.", "beside_call", "other_tool", "verify"),
     ("Die Suche hat Hotels in Paris, Texas geliefert – Sie meinten sicher Paris, Frankreich. "
      "Ich suche neu.", "beside_call", "same_tool", "requery"),
-    ("ツールの結果に矛盾があります。どちらの日付が正しいか教えていただけますか？", "final", None, "clarify"),
+    ("ツールの結果に矛盾があります。どちらの日付が正しいか教えていただけますか？",
+     "final", None, "clarify"),
     ("返回的药品剂量单位是克而不是毫克，这很可能是错误的。", "final", None, "mention"),
     ("Thought: the search_flights call returned flights for 2025-07-01 but the user wants "
      "2025-07-10. Action: search_flights", "beside_call", "same_tool", "requery"),
@@ -1438,7 +1442,8 @@ _V3_FAMILIES = [
      "conferma. Puoi confermare il codice?", "final", None, "clarify"),
     ("Die Wetter-API liefert seit zwei Versuchen nur Fehlermeldungen, ich kann Ihnen daher "
      "keine Vorhersage geben.", "final", None, "abstain"),
-    ("検索ツールが古いデータを返しているようです。別のツールで確認します。", "beside_call", "other_tool", "verify"),
+    ("検索ツールが古いデータを返しているようです。別のツールで確認します。",
+     "beside_call", "other_tool", "verify"),
     ("工具返回的医生排班和医院官网不一致，我再查一次。", "beside_call", "same_tool", "requery"),
     ("The hotel API timed out twice, so these prices come from the partner site instead.",
      "final", None, "mention"),
@@ -1474,7 +1479,8 @@ _V3_FAMILIES = [
      "completo.", "beside_call", "same_tool", "requery"),
     ("Das Ergebnis ergibt keinen Sinn: 300 Euro für einen Kaffee. Ich prüfe den Preis noch "
      "einmal.", "beside_call", "same_tool", "requery"),
-    ("ツールの回答では営業時間が25時までとなっていますが、これは誤りだと思います。", "final", None, "mention"),
+    ("ツールの回答では営業時間が25時までとなっていますが、これは誤りだと思います。",
+     "final", None, "mention"),
     ("接口说药房24小时营业，但官网写的是晚上10点关门，请您以官网为准。", "final", None, "mention"),
     ("Note: the lab value units were missing, so I assumed mg/dL.", "final", None, "mention"),
     ("Either the calendar is wrong or you have two dentists on Tuesday — can you check?",
