@@ -323,11 +323,10 @@ async def _probe(pending: Sequence[WorkUnit], tasks: Mapping[str, Task],
                  new_runs: Sequence[RunSpec]) -> list[ToolProbe]:
     """The preflight of every model with pending units: reported, refused (strict), and
     recorded in each run's manifest (new runs with their first traces, stored ones now)."""
-    per_model: dict[str, list[Task]] = {}
+    per_task: dict[str, dict[str, Task]] = {}  # by task id: comparing Tasks is slow
     for u in pending:
-        got = per_model.setdefault(u.model, [])
-        if tasks[u.task_id] not in got:
-            got.append(tasks[u.task_id])
+        per_task.setdefault(u.model, {}).setdefault(u.task_id, tasks[u.task_id])
+    per_model = {m: list(got.values()) for m, got in per_task.items()}
     probes = await probe_models(models, per_model, config)
     stop_unreachable(probes)
     for p in probes:
