@@ -935,11 +935,17 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
                 if not own and cat == "patient" and len(ctx.ents.own[cat]) == 1:
                     own = set(ctx.ents.own[cat])  # a booking answer speaks of its patient
                 mine = [g for g in facts if g.kind == kind and own & set(g.about.get(cat, []))]
+                if cat == "event" and own & _moved_events(ctx) and not _said_as_old(ctx, a):
+                    # a moved event's times and day are the new ones: its listing before the
+                    # move is true only of what it was ("from 17:00", "instead of Tuesday")
+                    mine = [g for g in mine if not g.key.startswith("list.")]
                 truth = {canonical_time(str(g.value)) if kind == "time" else str(g.value)
                          for g in mine}
                 if kind == "date":  # a listed event's day is in its facts' about
                     truth |= {d for g in ctx.task.expected_facts
-                              if own & set(g.about.get(cat, [])) for d in g.about.get("date", [])}
+                              if own & set(g.about.get(cat, [])) for d in g.about.get("date", [])
+                              if not (g.key.startswith("list.") and own & _moved_events(ctx)
+                                      and not _said_as_old(ctx, a))}
                 if not truth or values & truth:
                     continue
                 if values & asked and (kind == "date" or _within(values, mine)):
@@ -950,6 +956,48 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
 
 
 _FREE_TIME = re.compile(r"\b(?:gap|gaps|slot|slots|window|opening|free|break|open)\b")
+
+
+def _moved_events(ctx: _Ctx) -> set[str]:
+    """The events the task asks to move (their entity ids)."""
+    hit = ctx.cache.get("moved")
+    if hit is None:
+        hit = {e for g in ctx.task.expected_facts if g.role == "asked" and g.key == "moved"
+               for e in g.about.get("event", [])}
+        ctx.cache["moved"] = hit
+    return hit
+
+
+# words before a time or day that mark it as what an event was before it moved
+_OLD_BEFORE = re.compile(r"(?:\b(?:from|was|were|previously|originally|formerly|instead of|"
+                         r"rather than|no longer|used to be|old|earlier|"
+                         + "|".join(lang.WAS_BEFORE) + r")\b|从|原)[\s:,]*"
+                         r"(?:(?:at|on|the|its|\w+day,?|\d{4}-\d\d-\d\d)\s+)*$")
+
+
+_MOVE_CUE = re.compile(r"\b(?:" + "|".join((*ACTION_VERBS["moved"], *lang.MOVED, "now",
+                                              "new", r"reschedul\w*")) + r")\b|改到|移到|调整")
+
+
+_ARROW = re.compile(r"→|->|⇒|=>")
+
+
+def _said_as_old(ctx: _Ctx, pos: int) -> bool:
+    """The time or day at `pos` is what the event was: said in a sentence that does not
+    speak of the move ("you had Yoga 17:00–18:00"), or marked as old ("moved from 17:00 to
+    16:45", "no longer on Tuesday"), or the end of a range that starts so."""
+    lo, hi = ctx.r.sentence(pos)  # not the clause: "instead of" opens one
+    if not _MOVE_CUE.search(ctx.r.low, lo, hi):
+        return True
+    if _ARROW.search(ctx.r.low, pos, hi):  # "17:00–18:00 → 18:30–19:30"
+        return True
+    before = ctx.r.low[max(lo, pos - 40):pos]
+    if _OLD_BEFORE.search(before):
+        return True
+    for (a, b), _ in ctx.r.times:  # the end of a range whose start is said as old
+        if b <= pos and a >= lo and _TIME_RANGE_GAP.fullmatch(ctx.r.low[b:pos]):
+            return _said_as_old(ctx, a)
+    return False
 
 
 def _event_day_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:

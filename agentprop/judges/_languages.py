@@ -36,6 +36,11 @@ VERSUS = ("gegenüber", "gegenuber", "contre", "face à", "face a", "frente a", 
           "contro", "tegenover")
 # words joining the two ends of a time range ("von 10:00 bis 11:00", "de 8 h à 9 h")
 RANGE_WORDS = ("bis", "a", "al", "ate", "tot", "到", "至", "から")
+# words before a time or day that say what an event was before it moved ("statt 17 Uhr",
+# "au lieu de mardi", "von 17:00 auf 16:45")
+WAS_BEFORE = ("statt", "anstatt", "vorher", "bisher", "ursprunglich", "von", "au lieu de",
+              "auparavant", "initialement", "en lugar de", "en vez de", "antes", "invece di",
+              "prima", "em vez de", "originalmente")
 
 # -- cues: what an answer says was done, and yes/no claims -----------------------------------
 
