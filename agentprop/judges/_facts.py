@@ -508,9 +508,12 @@ def _rival_names(ctx: _Ctx, f: Fact, pos: int) -> bool:
         ctx.r.low, [x for x in pool if " ".join(fold(x).split()) not in truth]))
 
 
-def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str], bool, bool]]:
-    """(start, end, term, values, negated, surely-of-f) of every term of `f`'s scale said
-    of `f`'s entity (or of no entity in particular)."""
+_Hit = tuple[int, int, str, frozenset[str], bool, bool, bool]
+
+
+def _scale_hits(ctx: _Ctx, f: Fact) -> list[_Hit]:
+    """(start, end, term, values, negated, surely-of-f, hedged) of every term of `f`'s
+    scale said of `f`'s entity (or of no entity in particular)."""
     terms = SCALES[str(f.relation)]
     out = []
     for a, b, term in _occurrences(ctx.r.low, terms):
@@ -520,13 +523,14 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str],
                 continue
             if ctx.r.low[max(0, a - 4):a].strip() == "how":
                 continue  # "how severe it is depends on the dose"
-        if not terms[term] or ctx.r.hedged(a):
+        if not terms[term]:
             continue
         every = _said_of_every(ctx, f, a, b)
         if not (every or ctx.bound(f, a)):
             continue
         neg = not _positive(ctx, a, term, after=True)
-        out.append((a, b, term, terms[term], neg, every or ctx.bound_strict(f, a)))
+        out.append((a, b, term, terms[term], neg, every or ctx.bound_strict(f, a),
+                    ctx.r.hedged(a)))
     return out
 
 
@@ -573,12 +577,18 @@ def _scale_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         if f.relation == "condition" and len(truth) == 1 else frozenset()
     stated = None
     hits = _scale_hits(ctx, f)
-    positive = [h for h in hits if not h[4]]
+    positive = [h for h in hits if not h[4]]  # hedged too: "could be moderate or high"
     for run, rng in _alternative_groups(ctx, [(a, b) for a, b, *_ in positive]):
         if not rng and len({positive[i][3] for i in run}) > 1 and any(
                 truth & positive[i][3] for i in run):
-            return "uncommitted", " / ".join(positive[i][2] for i in run)
-    for a, b, term, values, neg, sure in hits:
+            said = " / ".join(positive[i][2] for i in run)
+            if f.role == "context" and any(
+                    not truth & positive[i][3] and positive[i][2] not in _VAGUE for i in run):
+                return "contradicted", said  # a false value offered as one of the options
+            return "uncommitted", said
+    for a, b, term, values, neg, sure, hedged in hits:
+        if hedged:
+            continue
         if neg:
             if truth <= values and term not in _VAGUE and sure:
                 return "contradicted", ctx.r.text[a:b]
@@ -733,7 +743,9 @@ def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             votes.append(yes)
     if f.relation in ("interacts", "high_severity"):
         probe = f.model_copy(update={"relation": "severity", "value": "none"})
-        for _, _, term, values, neg, _ in _scale_hits(ctx, probe):
+        for _, _, term, values, neg, _, hedged in _scale_hits(ctx, probe):
+            if hedged:
+                continue
             if f.relation == "interacts" and not neg and term not in SEVERITY_VAGUE:
                 votes.append("none" not in values)
             elif f.relation == "high_severity" and term not in SEVERITY_VAGUE:

@@ -262,7 +262,8 @@ class Reading:
 
 
 _DATE_RANGE_GAP = re.compile(r"\s*(?:–|—|-|to|through|until|till)\s*", re.IGNORECASE)
-_ALT_GAP = re.compile(r"^\s*(?:,\s*)?(?:or(?:\s+(?:maybe|possibly|perhaps|even))?|/|either|,)\s*$")
+_ALT_GAP = re.compile(r"^\s*(?:,\s*)?(?:or(?:\s+(?:maybe|possibly|perhaps|even))?|/|either|,"
+                      r"|(?:maybe|possibly|perhaps|probably)(?:\s+even)?)\s*$")
 _RANGE_GAP = re.compile(r"^\s*(?:–|—|-|to|and)\s*$")
 
 

@@ -47,3 +47,24 @@ def _ok(suite: Suite, vocab: Vocabulary, tid: str, answer: str) -> bool | None:
 def test_a_moved_event_has_its_new_times(suite: Suite, vocab: Vocabulary, answer: str,
                                          expected: bool) -> None:
     assert _ok(suite, vocab, "calendar_0665", answer) is expected
+
+
+# medical_0070: trimethoprim + methotrexate interact, severity high (asked: whether they interact)
+# weather_0147: Beijing today, not raining, 19.4 °C, partly cloudy
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ("medical_0070", "Yes, they interact, and the interaction is high severity.", True),
+    ("medical_0070", "Yes. It is a serious interaction (it may raise methotrexate levels).",
+     True),
+    # alternatives for a value the answer volunteers, hedged or not, one of them false
+    ("medical_0070", "They do interact; how bad depends on the dose, the severity being "
+                     "moderate or high.", False),
+    ("medical_0070", "Yes, an interaction that might be moderate or high.", False),
+    ("medical_0070", "Yes, they interact: either a major or a moderate interaction.", False),
+    ("weather_0147", "No rain in Beijing; partly cloudy or sunny, around 19.4 °C.", False),
+    ("weather_0147", "No rain in Beijing; partly cloudy, 19.4 °C, possibly 21 °C.", False),
+])
+def test_alternatives_with_a_false_option_are_no_claim_to_accept(
+        suite: Suite, vocab: Vocabulary, tid: str, answer: str, expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
