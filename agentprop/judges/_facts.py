@@ -750,7 +750,10 @@ def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
                 votes.append("none" not in values)
             elif f.relation == "high_severity" and term not in SEVERITY_VAGUE:
                 votes.append(values == {"high"} and not neg)
-        yes = _leading_yes(ctx, r"interact")
+        # the leading Yes answers the first question: whether they interact, not whether
+        # the interaction is high-severity (unless that is what it asks)
+        yes = _leading_yes(ctx, r"interact" if f.relation == "interacts"
+                           else r"\b(?:high|severe|serious|major)")
         if yes is not None:
             votes.append(yes)
     if not votes:

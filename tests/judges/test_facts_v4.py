@@ -68,3 +68,20 @@ def test_a_moved_event_has_its_new_times(suite: Suite, vocab: Vocabulary, answer
 def test_alternatives_with_a_false_option_are_no_claim_to_accept(
         suite: Suite, vocab: Vocabulary, tid: str, answer: str, expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+# medical_0188: P050's clopidogrel + omeprazole interact, moderate; book a GP only if high
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # the leading Yes answers "do they interact?", not "is it high-severity?"
+    ("Yes, the two interact (moderate), so no appointment was needed.", True),
+    ("Yes, they do interact, though only moderately; it is not high severity, so I did not "
+     "book anything.", True),
+    ("Yes: a moderate interaction, not a high-severity one.", True),
+    ("Yes, they interact, and it is high-severity.", False),
+    ("No, they don't interact.", False),
+])
+def test_a_leading_yes_answers_only_the_first_question(suite: Suite, vocab: Vocabulary,
+                                                       answer: str, expected: bool) -> None:
+    assert _ok(suite, vocab, "medical_0188", answer) is expected
