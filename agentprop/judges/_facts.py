@@ -117,7 +117,12 @@ class _Ctx:
         key = (cat, pos)
         hit = self._memo.get(key)
         if hit is None:
-            hit = self.r.attribute(cat, pos, skip=self.ents.shared.get(cat, frozenset()))
+            skip = self.ents.shared.get(cat, frozenset())
+            hit = self.r.attribute(cat, pos, skip=skip)
+            if hit and cat in MEMBER_CATEGORIES and skip:
+                # one drug against several: "no interaction with X or Y" is said of both
+                # pairs (with one pair, "X and Y: none" names the pair itself)
+                hit = self.r.coordinated(cat, hit, skip=skip)
             self._memo[key] = hit
         return hit
 
@@ -469,6 +474,22 @@ def _positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6,
                 or (after and ctx.r.negated_after(start + len(phrase))))
 
 
+_INTERACTION_WORD = re.compile(r"\b(?:interact\w*|react\w*|clash\w*|" + "|".join(
+    lang.INTERACTS) + r")\b")
+
+
+def _name_positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6) -> bool:
+    """A name not negated: in "it doesn't interact with X" the negation is the
+    interaction's, not X's (X is still said to be taken)."""
+    if _positive(ctx, start, phrase, window=window):
+        return True
+    lo = max(ctx.r.clause(start)[0], start - 40)
+    seg = ctx.r.low[lo:start]
+    neg = max((m.end() for m in re.finditer(r"\b(?:not|no|never|without)\b|n't\b", seg)),
+              default=0)
+    return bool(_INTERACTION_WORD.search(seg, neg))
+
+
 def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     forms = [str(f.value), *f.aliases]
     if f.group in ("medications", "allergies"):
@@ -483,7 +504,8 @@ def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     if cat is not None:
         forms += ctx.ents.own[cat][str(f.value)]
     occ = _occurrences(ctx.r.low, forms)
-    pos = [(a, b) for a, b, p in occ if _positive(ctx, a, p, window=window) and ctx.bound(f, a)]
+    pos = [(a, b) for a, b, p in occ
+           if _name_positive(ctx, a, p, window=window) and ctx.bound(f, a)]
     if pos:
         committed = [(a, b) for a, b in pos if not (_doubtful(ctx, a) and _rival_names(ctx, f, a))]
         if not committed:

@@ -94,6 +94,8 @@ SEVERITY: dict[str, str] = {
                     "low"),
 }
 # offering alternatives or doubt ("Madrid oder Sydney", "vielleicht", "peut-être")
+# "and" and "or" joining two names ("Insulin und Atorvastatin", "X ou Y")
+AND_OR = ("und", "oder", "et", "ou", "y", "o", "e", "ni", "en", "of")
 ALTERNATIVES = ("oder", "entweder", "ou", "soit", "o", "oppure", "或者", "还是", "または")
 HEDGES = ("vielleicht", "moglicherweise", "eventuell", "peut-etre", "quizas", "quiza",
           "tal vez", "posiblemente", "forse", "probabilmente", "talvez", "possivelmente",

@@ -35,6 +35,10 @@ _CLAUSE_SEP = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9']+")
+# the gap between two coordinated names ("X or Y", "X, Y and Z", "X and with Y")
+_COORD_GAP = re.compile(r"\s*(?:,\s*|\s(?:and|or|nor|as well as|plus|"
+                        + "|".join(lang.AND_OR) + r")\s+|\s*[/&]\s*|,\s*(?:and|or)\s+)"
+                        r"(?:(?:with|to|on|for|of|the|your|her|his|their)\s+)?")
 # "no" as a determiner, the words that end its scope, and words after it that are no noun
 _DETERMINER_NEG = frozenset({"no", "none", "without"}) | lang.DETERMINER_NEGATIONS
 _SCOPE_ENDS = frozenset({"in", "at", "between", "with", "for", "during", "from", "on", "across",
@@ -171,6 +175,27 @@ class Reading:
         if local:
             return []
         return self._heading(ms, pos)
+
+    def coordinated(self, cat: str, picked: list[Mention], *,
+                    skip: frozenset[str] = frozenset()) -> list[Mention]:
+        """`picked` with the mentions of `cat` coordinated with it ("with insulin glargine
+        or atorvastatin", "X, Y and Z:"): a claim said of one of them is said of each."""
+        ms = [m for m in self.mentions.get(cat, ()) if m.ent not in skip]
+        starts = sorted({m.start for m in ms})
+        at = {a: [m for m in ms if m.start == a] for a in starts}
+        i = starts.index(picked[0].start) if picked[0].start in at else -1
+        if i < 0:
+            return picked
+        out = list(picked)
+        for step in (-1, 1):
+            j = i
+            while 0 <= j + step < len(starts):
+                a, b = sorted((starts[j], starts[j + step]))
+                if not _COORD_GAP.fullmatch(self.low[max(m.end for m in at[a]):b]):
+                    break
+                j += step
+                out += at[starts[j]]
+        return out
 
     def _paired(self, pos: int) -> Span | None:
         """The span of a "(… vs …)" around `pos`: the pair follows the order the entities

@@ -85,3 +85,28 @@ def test_alternatives_with_a_false_option_are_no_claim_to_accept(
 def test_a_leading_yes_answers_only_the_first_question(suite: Suite, vocab: Vocabulary,
                                                        answer: str, expected: bool) -> None:
     assert _ok(suite, vocab, "medical_0188", answer) is expected
+
+
+# medical_0068: fluoxetine with P043's insulin glargine (none), atorvastatin (none) and
+# metoprolol (moderate)
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # a claim said of coordinated names is said of each
+    ("Caution with metoprolol (moderate interaction). Fluoxetine shows no interaction with "
+     "either insulin glargine or atorvastatin.", True),
+    ("Atorvastatin, insulin glargine: no interaction. Metoprolol: moderate interaction.", True),
+    ("Moderate interaction with metoprolol; fluoxetine does not interact with atorvastatin "
+     "and insulin glargine.", True),
+    # ... so a wrong severity reaches each of them too
+    ("Fluoxetine has a moderate interaction with metoprolol and atorvastatin; none with "
+     "insulin glargine.", False),
+    ("No interaction with insulin glargine or metoprolol, but a moderate one with "
+     "atorvastatin.", False),
+    # a negated list item is still one
+    ("P043 is not taking atorvastatin; metoprolol interacts moderately, insulin glargine "
+     "not at all.", False),
+])
+def test_a_claim_about_coordinated_drugs_is_about_each(suite: Suite, vocab: Vocabulary,
+                                                       answer: str, expected: bool) -> None:
+    assert _ok(suite, vocab, "medical_0068", answer) is expected
