@@ -449,9 +449,12 @@ def _phrase_rx(phrases: frozenset[str]) -> re.Pattern[str] | None:
     parts = folded(p for p in phrases if p.strip())
     if not parts:
         return None
-    alts = "|".join(r"\s+".join(re.escape(w) for w in p.split())
-                    for p in sorted(parts, key=len, reverse=True))
-    return re.compile(rf"(?<![a-z0-9])(?:{alts})(?![a-z0-9])")
+    def bounded(p: str) -> str:  # a CJK end needs no word boundary: "已下单2个"
+        body = r"\s+".join(re.escape(w) for w in p.split())
+        return ((r"(?<![a-z0-9])" if p[0].isascii() else "") + body
+                + (r"(?![a-z0-9])" if p[-1].isascii() else ""))
+    alts = "|".join(bounded(p) for p in sorted(parts, key=len, reverse=True))
+    return re.compile(f"(?:{alts})")
 
 
 def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]:

@@ -68,7 +68,10 @@ BOOKED = ("gebucht", "reserviert", "termin vereinbart", "pris rendez-vous",
 ORDERED = ("bestellt", "bestellung aufgegeben", "commande passee", "pedido",
            "he pedido", "pedi", "encomendado", "encomenda", "encomendei", "ordinato",
            "ordine effettuato",
-           "besteld", "已下单", "已订购", "订购了", "注文しました")
+           "besteld", "已下单", "已订购", "订购了", "注文しました",
+           # bought: "gekauft", "acheté", "compré", "comprei", "comprato", "已购买", "購入しました"
+           "gekauft", "achete", "commande", "compre", "he comprado", "comprei", "comprado",
+           "comprato", "acquistato", "gekocht", "已购买", "购买了", "买了", "已买", "購入しました")
 RAIN = ("regen", "regnet", "schauer", "pluie", "pleut", "averses", "lluvia", "llueve",
         "chubascos", "pioggia", "piove", "rovesci", "chuva", "chove", "aguaceiros", "regent",
         "下雨", "有雨", "降雨", "雨が降")
@@ -116,7 +119,10 @@ SCOPE_ENDS = frozenset({"a", "en", "in", "im", "em", "no", "na", "bei", "dans", 
 NEGATIONS = frozenset({"nicht", "kein", "keine", "keinen", "keiner", "ohne", "pas", "jamais",
                        "aucun", "aucune", "sans", "nunca", "ningun", "ninguna", "sin", "non",
                        "nessun", "nessuna", "senza", "nao", "nenhum", "nenhuma", "sem",
-                       "niet", "geen", "zonder", "nooit"})
+                       "niet", "geen", "zonder", "nooit",
+                       # "je n'ai rien commandé", "nichts gebucht", "no he pedido nada"
+                       "rien", "n'ai", "n'a", "n'est", "n'avons", "n'ont", "nichts", "nie",
+                       "nada", "niente", "nulla", "nemmeno", "nenhum"})
 
 # -- decisions -------------------------------------------------------------------------------
 

@@ -110,3 +110,22 @@ def test_a_leading_yes_answers_only_the_first_question(suite: Suite, vocab: Voca
 def test_a_claim_about_coordinated_drugs_is_about_each(suite: Suite, vocab: Vocabulary,
                                                        answer: str, expected: bool) -> None:
     assert _ok(suite, vocab, "medical_0068", answer) is expected
+
+
+# retail_0263: the best-rated webcam is the Northwind Webcam ($78.49); buy 2: $156.98
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # a CJK cue followed by a digit ("…2个") is still a cue; "bought" is "ordered"
+    ("Northwind Webcam 评分最高。已下单2个，合计156.98美元。", True),
+    ("Northwind Webcam 评分最高，我已购买2个，合计156.98美元。", True),
+    ("La Northwind Webcam es la mejor valorada; he comprado 2 por 156.98 $.", True),
+    ("A Northwind Webcam é a mais bem avaliada: comprei 2, total 156.98 $.", True),
+    ("La Northwind Webcam est la mieux notée ; j'en ai acheté 2 pour 156.98 $.", True),
+    # negations of a foreign "ordered"
+    ("La Northwind Webcam est la mieux notée ; je n'ai rien commandé.", False),
+    ("Die Northwind Webcam ist am besten bewertet; ich habe nichts bestellt.", False),
+])
+def test_foreign_order_cues(suite: Suite, vocab: Vocabulary, answer: str,
+                            expected: bool) -> None:
+    assert _ok(suite, vocab, "retail_0263", answer) is expected
