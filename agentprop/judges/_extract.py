@@ -46,6 +46,8 @@ class Number:
     decimals: int
     span: Span
     approx: bool = False
+    # the other reading of an ambiguous "35.146": a German/European thousands dot (35146)
+    alt: float | None = None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -120,6 +122,12 @@ _UNIT_ALIASES: dict[str, str] = {
     "unit": "units", "units": "units", "item": "units", "items": "units", "piece": "units",
     "pieces": "units", "pcs": "units", "pieces in stock": "units",
     "people": "people", "residents": "people", "inhabitants": "people", "persons": "people",
+    "einwohner": "people", "einwohnern": "people", "habitants": "people",
+    "habitantes": "people", "abitanti": "people", "inwoners": "people", "人": "people",
+    "quadratkilometer": "km2", "quadratkilometern": "km2", "kilometres carres": "km2",
+    "kilometros cuadrados": "km2", "quilometros quadrados": "km2",
+    "chilometri quadrati": "km2", "vierkante kilometer": "km2", "平方公里": "km2",
+    "平方千米": "km2", "平方キロメートル": "km2",
     "member": "members", "members": "members",
     "star": "stars", "stars": "stars", "/5": "stars", "out of 5": "stars", "★": "stars",
     "-star": "stars", "-stars": "stars", "ドル": "USD", "美元": "USD", "dólares": "USD",
@@ -148,16 +156,23 @@ _UNIT_RE = "|".join(
      r"entries(?![a-z])", r"entry(?![a-z])",
      r"pieces\s+in\s+stock", r"units?(?![a-z])", r"items?(?![a-z])", r"pieces?(?![a-z])",
      r"pcs(?![a-z])", r"people(?![a-z])", r"residents(?![a-z])", r"inhabitants(?![a-z])",
-     r"persons(?![a-z])", r"members?(?![a-z])", r"stars?(?![a-z])", r"/\s*5(?![\d.])",
+     r"persons(?![a-z])", r"einwohnern?(?![a-z])", r"habitante?s(?![a-z])",
+     r"abitanti(?![a-z])", r"inwoners(?![a-z])", r"quadratkilometern?(?![a-z])",
+     r"kilom[eè]tres\s+carr[ée]s", r"kil[oó]metros\s+cuadrados", r"quil[oô]metros\s+quadrados",
+     r"chilometri\s+quadrati", r"vierkante\s+kilometer", "平方公里", "平方千米", "平方キロメートル",
+     r"members?(?![a-z])", r"stars?(?![a-z])", r"/\s*5(?![\d.])",
      r"per\s+order(?![a-z])", r"left\s+in\s+stock", r"in\s+stock", r"left(?![a-z])",
      r"out\s+of\s+5(?![\d.])"]
 )
 
 
+_LATIN_ACCENTS = str.maketrans("àâáèéêíóôúü", "aaaeeeioouu")
+
+
 def canonical_unit(unit: str | None) -> str | None:
     if unit is None:
         return None
-    u = " ".join(unit.strip().lower().replace("° ", "°").split())
+    u = " ".join(unit.strip().lower().replace("° ", "°").split()).translate(_LATIN_ACCENTS)
     if not u:
         return None
     if u.startswith("/"):
@@ -166,13 +181,20 @@ def canonical_unit(unit: str | None) -> str | None:
     return _UNIT_ALIASES.get(u, u)
 
 
+# thousands: "1,250"; a European "1.234,50" or "1.234.567"; a typographic space or an
+# apostrophe ("35 146", "1'250"); a plain space only before a unit ("35 146 km²")
+_INT_RE = (r"(?P<dotk>\d{1,3}(?:\.\d{3})+(?=,\d)|\d{1,3}(?:\.\d{3}){2,}(?![\d.]))"
+           r"|\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u00a0\u202f\u2009']\d{3})+(?![\d'])"
+           rf"|\d{{1,3}}(?: \d{{3}})+(?=(?:,\d{{1,2}})?\s*(?:{_UNIT_RE}|\u20ac))|\d+")
 _NUM_RE = re.compile(
     r"(?<![A-Za-z0-9_.,/])(?P<sign>[-−–]|minus\s+)?(?P<cur>\$|us\$|usd\s*)?\s*"
-    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+)|,(?P<cdec>\d{1,2})(?!\d)(?=\s*(?:°|%|\$"
-    r"|ドル|usd|d[oó]lar|dollar|mm\b|km)))?(?![\d])(?!(?:st|nd|rd|th)(?![a-z]))"
+    rf"(?P<int>{_INT_RE})(?:\.(?P<dec>\d+)|,(?P<cdec>\d{{1,2}})(?!\d)(?(cur)|(?(dotk)|"
+    r"(?=\s*(?:°|%|\$|ドル|usd|d[oó]lar|dollar|mm\b|km)))))?(?![\d])"
+    r"(?!(?:st|nd|rd|th)(?![a-z]))"
     rf"(?P<unit>\s*(?:{_UNIT_RE}))?",
     re.IGNORECASE,
 )
+_THOUSANDS = re.compile(r"[,.\s\u00a0\u202f\u2009']")
 _APPROX_BEFORE = re.compile(
     r"(?:\babout|\baround|\bapproximately|\bapprox\.?|\broughly|~|≈|\bnearly|\balmost"
     r"|\bcirca|\bca\.|\bsome|\bclose to|\bjust (?:under|over|below|above)|\baround the"
@@ -273,7 +295,11 @@ def find_numbers(text: str, *, skip: list[Span] | None = None) -> list[Number]:
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
         dec = m.group("dec") or m.group("cdec") or ""  # "8,8 °C": a decimal comma
-        value = float(m.group("int").replace(",", "") + "." + (dec or "0"))
+        value = float(_THOUSANDS.sub("", m.group("int")) + "." + (dec or "0"))
+        # "35.146": a decimal point, or a European thousands dot (35146)
+        alt = float(m.group("int") + dec) if m.group("dec") and len(dec) == 3 \
+            and len(m.group("int")) <= 3 and m.group("int") != "0" and not m.group("cur") \
+            else None
         if m.group("sign"):
             value = -value
         unit = None
@@ -283,11 +309,13 @@ def find_numbers(text: str, *, skip: list[Span] | None = None) -> list[Number]:
             unit = canonical_unit(re.sub(r"\s+", " ", m.group("unit").strip()))
         if unit is None and _RATED.search(s[max(0, m.start() - 16):m.start()]):
             unit = "stars"
+        if alt is not None:
+            alt = _to_canonical(-alt if m.group("sign") else alt, unit)[0]
         value, unit = _to_canonical(value, unit)
         decimals = len(dec)
         start = next(m.start(g) for g in ("sign", "cur", "int") if m.group(g))
         out.append(Number(value, unit, decimals, (start, m.end()),
-                          _approx_at(text, start, m.end())))
+                          _approx_at(text, start, m.end()), alt))
     for m in _WORD_NUM_RE.finditer(s):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue

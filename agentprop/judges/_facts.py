@@ -248,6 +248,8 @@ def _targets(f: Fact) -> list[float]:
 
 
 def _value_ok(f: Fact, n: Number) -> bool:
+    if n.alt is not None and _value_ok(f, replace(n, value=n.alt, decimals=0, alt=None)):
+        return True  # "35.146 km²" read as 35146
     fu = _unit_class(f.unit)
     if n.approx and f.exact:
         return False

@@ -33,7 +33,10 @@ RELATIVE_DAYS: dict[str, int] = {
 }
 # words that set one value against another, like "vs" ("65 $ frente a 92 $")
 VERSUS = ("gegenüber", "gegenuber", "contre", "face à", "face a", "frente a", "contra",
-          "contro", "tegenover")
+          "contro", "tegenover",
+          # "instead of": "263,95 $ statt 343,99 $"
+          "statt", "anstatt", "au lieu de", "en lugar de", "en vez de", "invece di",
+          "em vez de")
 # words joining the two ends of a time range ("von 10:00 bis 11:00", "de 8 h à 9 h")
 RANGE_WORDS = ("bis", "a", "al", "ate", "tot", "到", "至", "から")
 # words before a time or day that say what an event was before it moved ("statt 17 Uhr",

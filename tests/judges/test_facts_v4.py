@@ -8,6 +8,7 @@ import pytest
 
 from agentprop.judges import check_answer
 from agentprop.judges._entities import Vocabulary, query_vocabulary
+from agentprop.judges._extract import find_numbers
 from agentprop.suite import Suite, load_suite
 
 
@@ -129,3 +130,48 @@ def test_a_claim_about_coordinated_drugs_is_about_each(suite: Suite, vocab: Voca
 def test_foreign_order_cues(suite: Suite, vocab: Vocabulary, answer: str,
                             expected: bool) -> None:
     assert _ok(suite, vocab, "retail_0263", answer) is expected
+
+
+@pytest.mark.parametrize(("text", "value", "unit"), [
+    ("1.234,50 $", 1234.5, "USD"),
+    ("USD 263,95", 263.95, "USD"),
+    ("US$ 156,98", 156.98, "USD"),
+    ("insgesamt 1.055,80", 1055.8, None),
+    ("1.234.567 Einwohner", 1234567.0, "people"),
+    ("35 146 km²", 35146.0, "km2"),
+    ("35\u202f146 habitants", 35146.0, "people"),
+    ("12,7 °C", 12.7, "C"),
+])
+def test_european_number_formats(text: str, value: float, unit: str | None) -> None:
+    (n,) = find_numbers(text)
+    assert (n.value, n.unit) == (value, unit)
+
+
+def test_a_list_of_numbers_is_not_read_as_thousands() -> None:
+    assert [n.value for n in find_numbers("14, 15 and 16 °C; ordered 2 for $527.90")] == [
+        14.0, 15.0, 16.0, 2.0, 527.9]
+
+
+# knowledge_0090: Beinfyltste's area is 35,146 km²; knowledge_0006: Stoskith has 300,782
+# inhabitants; retail_0289: Kestrel ($263.95) is cheaper than Marlow ($343.99), 2 ordered
+# for $527.90
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    # a thousands dot or space is read either way where it is ambiguous
+    ("knowledge_0090", "Beinfyltste hat eine Fläche von 35.146 Quadratkilometern.", True),
+    ("knowledge_0090", "La superficie de Beinfyltste est de 35 146 km².", True),
+    ("knowledge_0090", "Beinfyltste: 35.164 km².", False),
+    ("knowledge_0006", "Stoskith compte 300 782 habitants.", True),
+    ("knowledge_0006", "Stoskith hat rund 380.000 Einwohner.", False),
+    # decimal commas after a currency sign, and "statt" sets one value against another
+    ("retail_0289", "Kestrel Air Purifier: USD 263,95, Marlow: USD 343,99. Bestellt: 2 Stück, "
+                    "insgesamt USD 527,90.", True),
+    ("retail_0289", "Der Kestrel Air Purifier ist günstiger (263,95 $ statt 343,99 $). "
+                    "2 Stück bestellt: 527,90 $.", True),
+    ("retail_0289", "Kestrel Air Purifier: USD 263,95, Marlow: USD 343,99. Bestellt: 2 Stück, "
+                    "insgesamt USD 572,90.", False),
+])
+def test_european_numbers_in_answers(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                                     expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
