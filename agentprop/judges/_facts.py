@@ -172,16 +172,18 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
     toks = tokens(r.low)
     for cat, m in sorted(ents.matchers.items(), key=lambda kv: kv[0] != "option"):
         if cat != "date":
-            r.add(cat, m.find(r.low, toks), keep=True)
+            r.add(cat, m.find(r.low, toks, r.text), keep=True)
     if vocab:
         # another task's entity that is a true value here ("a historian from Tambi", the
         # birthplace) is a value of this task, not an entity it speaks of
-        values = _true_values(task)
+        values = ents.memo.get("true values")
+        if values is None:
+            values = ents.memo["true values"] = _true_values(task)
         for cat in vocab.entities:
             if cat == "date":
                 continue
             own = ents.own.get(cat, {})
-            r.add(cat, [(a, b, e) for a, b, e in vocab.matcher(cat).find(r.low, toks)
+            r.add(cat, [(a, b, e) for a, b, e in vocab.matcher(cat).find(r.low, toks, r.text)
                         if not any(x in own for x in e)
                         and " ".join(r.low[a:b].split()) not in values])
     r.add_dates()
@@ -198,6 +200,29 @@ def _true_values(task: Task) -> frozenset[str]:
     """Every string value of the task's facts and its aliases, folded."""
     return folded(x for g in task.expected_facts if isinstance(g.value, str)
                   for x in (g.value, *g.aliases))
+
+
+def _per_task(ctx: _Ctx, key: str, make: Callable[[], Any]) -> Any:
+    """`make()` once per task (the task's entities are kept across its answers)."""
+    hit = ctx.ents.memo.get(key)
+    if hit is None:
+        hit = ctx.ents.memo[key] = make()
+    return hit
+
+
+def _own_names(ctx: _Ctx) -> frozenset[str]:
+    """Every surface form of the task's own entities, folded."""
+    return _per_task(ctx, "own names", lambda: folded(
+        n for table in ctx.ents.own.values() for forms in table.values() for n in forms))
+
+
+def _task_values(ctx: _Ctx) -> frozenset[str]:
+    return _per_task(ctx, "true values", lambda: _true_values(ctx.task))
+
+
+@functools.lru_cache(maxsize=256)
+def _folded_cues(cues: tuple[str, ...]) -> frozenset[str]:
+    return folded(cues)
 
 
 _BARE_WEEKDAY = re.compile(r"^(?:(?:this|next|last|coming)\s+)?[a-z]{3,9}\.?$", re.I)
@@ -451,12 +476,16 @@ def _phrase_rx(phrases: frozenset[str]) -> re.Pattern[str] | None:
     parts = folded(p for p in phrases if p.strip())
     if not parts:
         return None
-    def bounded(p: str) -> str:  # a CJK end needs no word boundary: "已下单2个"
-        body = r"\s+".join(re.escape(w) for w in p.split())
-        return ((r"(?<![a-z0-9])" if p[0].isascii() else "") + body
-                + (r"(?![a-z0-9])" if p[-1].isascii() else ""))
-    alts = "|".join(bounded(p) for p in sorted(parts, key=len, reverse=True))
-    return re.compile(f"(?:{alts})")
+    def body(p: str) -> str:
+        return r"\s+".join(re.escape(w) for w in p.split())
+    ordered = sorted(parts, key=len, reverse=True)
+    words = "|".join(body(p) for p in ordered if p[0].isascii() and p[-1].isascii())
+    # a CJK end needs no word boundary: "已下单2个"
+    cjk = "|".join((r"(?<![a-z0-9])" if p[0].isascii() else "") + body(p)
+                   + (r"(?![a-z0-9])" if p[-1].isascii() else "")
+                   for p in ordered if not (p[0].isascii() and p[-1].isascii()))
+    rx = rf"(?<![a-z0-9])(?:{words})(?![a-z0-9])" if words else ""
+    return re.compile("|".join(x for x in (rx, cjk) if x))
 
 
 def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]:
@@ -465,6 +494,14 @@ def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]
     if rx is None:
         return []
     return [(m.start(), m.end(), " ".join(m.group(0).split())) for m in rx.finditer(low)]
+
+
+def _occurrences_except(low: str, pool: frozenset[str], but: frozenset[str]
+                        ) -> list[tuple[int, int, str]]:
+    """The occurrences of `pool`'s phrases other than those in `but` (folded): the whole
+    pool's pattern is compiled once, not one pattern per task's exclusions (a name in
+    `but` also hides the shorter pool phrases inside it: "insulin" in "insulin glargine")."""
+    return [o for o in _occurrences(low, pool) if o[2] not in but]
 
 
 def _positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6,
@@ -529,10 +566,10 @@ def _rival_names(ctx: _Ctx, f: Fact, pos: int) -> bool:
         return False
     pool = ctx.vocab.groups.get(f.group, frozenset()) if f.group else \
         ctx.vocab.keys.get(key_family(f.key), frozenset())
-    truth = folded(str(g.value) for g in ctx.task.expected_facts if isinstance(g.value, str))
+    truth = _per_task(ctx, "string values", lambda: folded(
+        str(g.value) for g in ctx.task.expected_facts if isinstance(g.value, str)))
     lo, hi = ctx.r.sentence(pos)
-    return any(lo <= a < hi for a, _, _ in _occurrences(
-        ctx.r.low, [x for x in pool if " ".join(fold(x).split()) not in truth]))
+    return any(lo <= a < hi for a, _, _ in _occurrences_except(ctx.r.low, pool, truth))
 
 
 _Hit = tuple[int, int, str, frozenset[str], bool, bool, bool]
@@ -635,7 +672,7 @@ def _cue_hits(ctx: _Ctx, positive: Iterable[str], negative: Iterable[str]
               ) -> list[tuple[int, bool, str]]:
     """(position, asserts-the-positive, term) of each cue, negation applied (before it,
     or right after it: "rain is not expected", "regnet es heute nicht")."""
-    pos_set = folded(positive)
+    pos_set = _folded_cues(tuple(positive))
     out = []
     for a, b, term in _occurrences(ctx.r.low, [*positive, *negative]):
         negated = ctx.r.negated(a) or ctx.r.negated_after(b)
@@ -1125,16 +1162,14 @@ def _group_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
     for g in ctx.task.expected_facts:
         if g.group:
             groups.setdefault(g.group, []).append(g)
-    own_names = folded(n for table in ctx.ents.own.values() for forms in table.values()
-                       for n in forms)
+    own_names = _own_names(ctx)
     for name, members in groups.items():
         truth = folded(x for g in members for x in [str(g.value), *g.aliases])
         others = (ctx.vocab.groups.get(name, frozenset()) if ctx.vocab else frozenset())
-        foreign = [x for x in others if " ".join(fold(x).split()) not in truth | own_names]
         about = members[0].about if all(g.about == members[0].about for g in members) else {}
         probe = Fact(kind="entity", key=name, value="", about=about)
         cues = GROUP_CUES.get(name, ())
-        for a, b, phrase in _occurrences(ctx.r.low, foreign):
+        for a, b, phrase in _occurrences_except(ctx.r.low, others, truth | own_names):
             lo, hi = ctx.r.sentence(a)
             if cues and not any(c in ctx.r.low[lo:hi] for c in cues):
                 continue
@@ -1153,18 +1188,15 @@ def _key_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
     if not ctx.vocab:
         return []
     out: list[dict[str, Any]] = []
-    own = folded(n for table in ctx.ents.own.values() for forms in table.values()
-                 for n in forms)
-    true_values = folded(x for g in ctx.task.expected_facts if isinstance(g.value, str)
-                         for x in (g.value, *g.aliases))
+    own = _own_names(ctx)
+    true_values = _task_values(ctx)
     for f in ctx.task.expected_facts:
         if f.kind != "entity" or f.group or f.relation or not isinstance(f.value, str):
             continue
         if any(f.value in names for names in f.about.values()):
             continue  # the fact names its own anchor: binding handles another one
-        others = [v for v in ctx.vocab.keys.get(key_family(f.key), frozenset())
-                  if " ".join(fold(v).split()) not in true_values | own]
-        for a, b, phrase in _occurrences(ctx.r.low, others):
+        others = ctx.vocab.keys.get(key_family(f.key), frozenset())
+        for a, b, phrase in _occurrences_except(ctx.r.low, others, true_values | own):
             if _positive(ctx, a, phrase) and ctx.r.asserted(a) and ctx.bound_strict(f, a):
                 out.append({"key": f.key, "kind": "entity", "found": ctx.r.text[a:b],
                             "why": "another value of this key"})

@@ -177,11 +177,14 @@ CONDITIONS: dict[str, str] = {
 }
 TREND: dict[str, str] = {
     **dict.fromkeys(("warmer als", "plus chaud que", "mas calido de lo", "piu caldo del",
-                     "mais quente que", "warmer dan", "偏暖", "更暖和"), "warmer"),
+                     "mais quente que", "warmer dan", "偏暖", "更暖和", "mas calido que",
+                     "piu caldo di", "piu caldo della", "piu caldo rispetto", "mais quente do que"), "warmer"),
     **dict.fromkeys(("kuhler als", "kalter als", "plus frais que", "plus froid que",
                      "mas fresco de lo", "mas frio de lo", "piu fresco del", "piu freddo del",
                      "mais fresco que", "mais frio que", "koeler dan", "kouder dan", "偏冷",
-                     "更冷"), "cooler"),
+                     "更冷", "mas fresco que", "mas frio que", "piu fresco di", "piu freddo di",
+                     "piu fresco rispetto", "piu fresco della", "piu freddo della", "mais fresco do que", "mais frio do que"),
+                    "cooler"),
 }
 
 # -- list cues -------------------------------------------------------------------------------

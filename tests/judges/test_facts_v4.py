@@ -175,3 +175,19 @@ def test_a_list_of_numbers_is_not_read_as_thousands() -> None:
 def test_european_numbers_in_answers(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
                                      expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+# weather_0394: Vancouver 1–5 June, 12.7 °C against a June normal of 15.7 °C: 3 °C cooler
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # the article "la" is not "LA" (Los Angeles), so the values stay Vancouver's
+    ("Vancouver était plus frais que la normale : 12,7 °C contre 15,7 °C, soit 3 °C de "
+     "moins.", True),
+    ("Vancouver estuvo más fresco que la media: 12,7 °C frente a 15,7 °C (3 °C menos).", True),
+    ("Vancouver était plus frais que la normale : 12,7 °C contre 15,7 °C, soit 4 °C de "
+     "moins.", False),
+])
+def test_a_short_capitals_alias_needs_capitals(suite: Suite, vocab: Vocabulary, answer: str,
+                                               expected: bool) -> None:
+    assert _ok(suite, vocab, "weather_0394", answer) is expected
