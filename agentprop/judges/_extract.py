@@ -373,6 +373,10 @@ _FOREIGN_REL = re.compile(
     r"(?<![a-z0-9])(" + "|".join(re.escape(w) for w in sorted(lang.RELATIVE_DAYS, key=len,
                                                               reverse=True))
     + r")(?![a-z0-9])")
+_FOREIGN_WD = re.compile(
+    r"(?P<before>(?:" + "|".join(lang.WEEK_SHIFTS) + r")\s*)?(?<![a-z])(?P<wd>"
+    + "|".join(re.escape(w) for w in sorted(lang.WEEKDAY_NAMES, key=len, reverse=True))
+    + r")(?![a-z])(?P<after>\s*(?:" + "|".join(lang.WEEK_SHIFTS) + r")(?![a-z]))?")
 _REL_RE = re.compile(r"\b(day after tomorrow|today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)
 _REL = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2}
 _DAY_COUNT = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen" \
@@ -515,6 +519,13 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
                     add(m.span(), {wrong})
                 continue
             add(m.span(), {_weekday_date(_weekday_index(m[2]), m[1], m[3])})
+        for m in _FOREIGN_WD.finditer(text):  # "am Mittwoch", "mercredi", "周三"
+            a, b = m.span("wd")
+            if any(abs(x - b) <= 3 or abs(a - y) <= 3 for (x, y), _ in found):
+                continue  # "mardi 17 juin", "6月17日（火）": the date says it
+            day = _weekday_date(lang.WEEKDAY_NAMES[m["wd"]], None, None)
+            shifted = m["before"] or m["after"]
+            add((a, b), {day + timedelta(days=k) for k in (-7, 0, 7)} if shifted else {day})
     found.sort(key=lambda x: x[0])
     return found
 

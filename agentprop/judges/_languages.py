@@ -24,6 +24,30 @@ MONTHS: dict[str, int] = {
     **dict.fromkeys(("dezember", "decembre", "diciembre", "dicembre", "dezembro"), 12),
 }
 # today / tomorrow / the day after tomorrow, as days from the reference day
+# weekday names (folded), 0 = Monday; Portuguese only with "-feira" ("segunda" is "second")
+_WD_NAMES = (
+    ("montag", "lundi", "lunes", "lunedi", "segunda-feira", "maandag", "星期一", "周一",
+     "礼拜一", "月曜日"),
+    ("dienstag", "mardi", "martes", "martedi", "terca-feira", "dinsdag", "星期二", "周二",
+     "礼拜二", "火曜日"),
+    ("mittwoch", "mercredi", "miercoles", "mercoledi", "quarta-feira", "woensdag", "星期三",
+     "周三", "礼拜三", "水曜日"),
+    ("donnerstag", "jeudi", "jueves", "giovedi", "quinta-feira", "donderdag", "星期四", "周四",
+     "礼拜四", "木曜日"),
+    ("freitag", "vendredi", "viernes", "venerdi", "sexta-feira", "vrijdag", "星期五", "周五",
+     "礼拜五", "金曜日"),
+    ("samstag", "sonnabend", "samedi", "sabado", "sabato", "zaterdag", "星期六", "周六",
+     "礼拜六", "土曜日"),
+    ("sonntag", "dimanche", "domingo", "domenica", "zondag", "星期日", "星期天", "周日",
+     "周天", "礼拜日", "礼拜天", "日曜日"),
+)
+WEEKDAY_NAMES: dict[str, int] = {w: i for i, names in enumerate(_WD_NAMES) for w in names}
+# words next to a weekday that may move it by a week ("nächsten Mittwoch", "mercredi
+# prochain", "el próximo miércoles", "下周三"): read as either week
+WEEK_SHIFTS = ("nachsten", "nachste", "kommenden", "kommende", "letzten", "prochain",
+               "prochaine", "dernier", "proximo", "proxima", "pasado", "prossimo",
+               "prossima", "scorso", "que vem", "passado", "volgende", "vorige", "下", "上",
+               "来週", "先週", "次の")
 RELATIVE_DAYS: dict[str, int] = {
     **dict.fromkeys(("heute", "aujourd'hui", "hoy", "oggi", "hoje", "vandaag", "今天", "今日"),
                     0),

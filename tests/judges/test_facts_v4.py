@@ -8,7 +8,7 @@ import pytest
 
 from agentprop.judges import check_answer
 from agentprop.judges._entities import Vocabulary, query_vocabulary
-from agentprop.judges._extract import find_numbers
+from agentprop.judges._extract import find_dates, find_numbers
 from agentprop.suite import Suite, load_suite
 
 
@@ -191,3 +191,31 @@ def test_european_numbers_in_answers(suite: Suite, vocab: Vocabulary, tid: str, 
 def test_a_short_capitals_alias_needs_capitals(suite: Suite, vocab: Vocabulary, answer: str,
                                                expected: bool) -> None:
     assert _ok(suite, vocab, "weather_0394", answer) is expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # a weekday named alone, in another language, is a day like "Wednesday" is
+    ("Ich habe deinen Yoga class am Dienstag auf 18:30 verschoben.", True),
+    ("J'ai déplacé ton Yoga class mardi, à 18h30.", True),
+    ("已将周二的 Yoga class 改到18:30。", True),
+    ("Yoga class を火曜日の18:30に移動しました。", True),
+    ("Ich habe deinen Yoga class auf Mittwoch, 18:30 verschoben.", False),
+    ("He movido tu Yoga class al miércoles a las 18:30.", False),
+    ("Movi a Yoga class para quinta-feira às 18:30.", False),
+    ("已将 Yoga class 改到周三18:30。", False),
+    ("Yoga class を水曜日の18:30に移動しました。", False),
+])
+def test_foreign_weekday_names(suite: Suite, vocab: Vocabulary, answer: str,
+                               expected: bool) -> None:
+    assert _ok(suite, vocab, "calendar_0665", answer) is expected
+
+
+@pytest.mark.parametrize(("text", "days"), [
+    ("am Mittwoch", {"2025-06-18"}),
+    ("周日", {"2025-06-22"}),
+    ("mercredi prochain", {"2025-06-11", "2025-06-18", "2025-06-25"}),  # either week
+    ("mardi 17 juin", {"2025-06-17"}),
+    ("pela segunda vez", set()),  # "segunda" alone is "second"
+])
+def test_foreign_weekday_dates(text: str, days: set[str]) -> None:
+    assert {d.isoformat() for _, ds in find_dates(text) for d in ds} == days
