@@ -532,7 +532,28 @@ def _name_positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6) -> bo
     return bool(_INTERACTION_WORD.search(seg, neg))
 
 
+# "no allergies" in other languages: a negation a few words before an allergy word ("não
+# tem alergias registradas", "hat keine bekannten Allergien", "n'a aucune allergie"), or
+# the Chinese and Japanese forms
+_NO_ALLERGY = re.compile(
+    r"(?<![a-z])(?:no|not|nao|kein\w*|aucune?|n'a|sin|sem|nessuna|nessun|geen|none|nenhuma)"
+    r"(?:\s+[\w'-]+){0,3}?\s+[\w'-]*(?:allergi|alergi|alerg)\w*"
+    r"|(?:没有|无|沒有)(?:任何|已知的?|记录的?)?过敏|过敏史[:：]?\s*无|"
+    + fold("アレルギー(?:は|が)?(?:ありません|なし|ない)"))  # the answer is read folded
+
+
+def _no_allergy_stated(ctx: _Ctx, f: Fact) -> tuple[int, int] | None:
+    for m in _NO_ALLERGY.finditer(ctx.r.low):
+        if ctx.bound(f, m.start()) and ctx.r.asserted(m.start()):
+            return m.span()
+    return None
+
+
 def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    if f.group == "allergies" and f.value == "no known allergies":
+        span = _no_allergy_stated(ctx, f)
+        if span is not None:
+            return "stated", ctx.r.text[span[0]:span[1]]
     forms = [str(f.value), *f.aliases]
     if f.group in ("medications", "allergies"):
         forms += lang.drug_spellings(str(f.value))  # "Morphin", "morfina"

@@ -219,3 +219,20 @@ def test_foreign_weekday_names(suite: Suite, vocab: Vocabulary, answer: str,
 ])
 def test_foreign_weekday_dates(text: str, days: set[str]) -> None:
     assert {d.isoformat() for _, ds in find_dates(text) for d in ds} == days
+
+
+# medical_0109: P030 has no known allergies (takes clopidogrel and omeprazole)
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Não: P030 não tem nenhuma alergia registrada.", True),
+    ("Nein, für P030 sind keine Allergien bekannt.", True),
+    ("P030 n'a aucune allergie connue.", True),
+    ("P030 没有任何过敏。", True),
+    ("P030 にはアレルギーがありません。", True),
+    ("Sí, P030 es alérgico a la penicilina.", False),
+    ("Não sei se P030 tem alergias.", False),
+])
+def test_no_allergies_in_other_languages(suite: Suite, vocab: Vocabulary, answer: str,
+                                         expected: bool) -> None:
+    assert _ok(suite, vocab, "medical_0109", answer) is expected
