@@ -523,9 +523,9 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
             a, b = m.span("wd")
             if any(abs(x - b) <= 3 or abs(a - y) <= 3 for (x, y), _ in found):
                 continue  # "mardi 17 juin", "6月17日（火）": the date says it
-            day = _weekday_date(lang.WEEKDAY_NAMES[m["wd"]], None, None)
+            wd_day = _weekday_date(lang.WEEKDAY_NAMES[m["wd"]], None, None)
             shifted = m["before"] or m["after"]
-            add((a, b), {day + timedelta(days=k) for k in (-7, 0, 7)} if shifted else {day})
+            add((a, b), {wd_day + timedelta(days=k) for k in (-7, 0, 7)} if shifted else {wd_day})
     found.sort(key=lambda x: x[0])
     return found
 

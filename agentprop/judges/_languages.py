@@ -149,7 +149,7 @@ NEGATIONS = frozenset({"nicht", "kein", "keine", "keinen", "keiner", "ohne", "pa
                        "niet", "geen", "zonder", "nooit",
                        # "je n'ai rien commandé", "nichts gebucht", "no he pedido nada"
                        "rien", "n'ai", "n'a", "n'est", "n'avons", "n'ont", "nichts", "nie",
-                       "nada", "niente", "nulla", "nemmeno", "nenhum"})
+                       "nada", "niente", "nulla", "nemmeno"})
 
 # -- decisions -------------------------------------------------------------------------------
 
@@ -202,12 +202,14 @@ CONDITIONS: dict[str, str] = {
 TREND: dict[str, str] = {
     **dict.fromkeys(("warmer als", "plus chaud que", "mas calido de lo", "piu caldo del",
                      "mais quente que", "warmer dan", "偏暖", "更暖和", "mas calido que",
-                     "piu caldo di", "piu caldo della", "piu caldo rispetto", "mais quente do que"), "warmer"),
+                     "piu caldo di", "piu caldo della", "piu caldo rispetto",
+                     "mais quente do que"), "warmer"),
     **dict.fromkeys(("kuhler als", "kalter als", "plus frais que", "plus froid que",
                      "mas fresco de lo", "mas frio de lo", "piu fresco del", "piu freddo del",
                      "mais fresco que", "mais frio que", "koeler dan", "kouder dan", "偏冷",
                      "更冷", "mas fresco que", "mas frio que", "piu fresco di", "piu freddo di",
-                     "piu fresco rispetto", "piu fresco della", "piu freddo della", "mais fresco do que", "mais frio do que"),
+                     "piu fresco rispetto", "piu fresco della", "piu freddo della",
+                     "mais fresco do que", "mais frio do que"),
                     "cooler"),
 }
 

@@ -50,6 +50,8 @@ _AUX_AFTER = frozenset({"is", "was", "are", "will", "be", "expected", "forecast"
                         "il", "va", "do", "does", "did"})
 _NOT_NOUN = frozenset({"longer", "more", "one", "other"})
 _HEDGE_RX = re.compile(r"\b(?:" + "|".join(HEDGES) + r")\b")
+_PAIR_GAP = re.compile(r"\s*\(?\s*(?:vs\.?|versus|against|compared (?:with|to)|"
+                       + "|".join(lang.VERSUS) + r")\s*")
 _VERSUS = re.compile(r"\b(?:vs\.?|versus|" + "|".join(lang.VERSUS) + r")\b")
 _CONTRAST = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|unlike|whereas|while|"
                        + "|".join(lang.VERSUS) + r")\b")
@@ -166,6 +168,9 @@ class Reading:
         inside = [m for m in ms if lo <= m.start < hi and not (m.start <= pos < m.end)]
         if inside:
             return self._nearest(inside, pos)
+        slot = self._pair_slot(pos)
+        if slot is not None:  # "Madrid is warmer than Sydney (14.9 vs 13.7 °C)"
+            return self._in_named_order(ms, *slot)
         if self._contrasted(pos) or paired is not None:
             return []  # "14.9 °C vs 13.7 °C": the value after "vs" is the other one's
         lo, hi = self.sentence(pos)
@@ -196,6 +201,35 @@ class Reading:
                 j += step
                 out += at[starts[j]]
         return out
+
+    def _pair_slot(self, pos: int) -> tuple[int, int] | None:
+        """(0 or 1, where the pair starts) when the number at `pos` is one of two values
+        set against each other ("13.7 °C vs 14.9 °C", "$135.95 versus $159.00")."""
+        i = next((k for k, n in enumerate(self.numbers) if n.span[0] == pos), None)
+        if i is None:
+            return None
+        if i > 0 and _PAIR_GAP.fullmatch(self.low[self.numbers[i - 1].span[1]:pos]):
+            return 1, self.numbers[i - 1].span[0]
+        if i + 1 < len(self.numbers) and _PAIR_GAP.fullmatch(
+                self.low[self.numbers[i].span[1]:self.numbers[i + 1].span[0]]):
+            return 0, pos
+        return None
+
+    def _in_named_order(self, ms: list[Mention], slot: int, start: int) -> list[Mention]:
+        """The pair's values follow the order its sentence named two entities in before
+        it: the first value is the first-named one's; with one name, only the first value
+        is said of it."""
+        lo, _ = self.sentence(start)
+        firsts: list[list[Mention]] = []
+        seen: set[str] = set()
+        for m in ms:
+            if lo <= m.start and m.end <= start and m.ent not in seen:
+                same = [x for x in ms if x.start == m.start]
+                seen |= {x.ent for x in same}
+                firsts.append(same)
+        if len(firsts) > 2:
+            return []  # more names than values: cannot tell
+        return firsts[slot] if slot < len(firsts) else []
 
     def _paired(self, pos: int) -> Span | None:
         """The span of a "(… vs …)" around `pos`: the pair follows the order the entities

@@ -236,3 +236,23 @@ def test_foreign_weekday_dates(text: str, days: set[str]) -> None:
 def test_no_allergies_in_other_languages(suite: Suite, vocab: Vocabulary, answer: str,
                                          expected: bool) -> None:
     assert _ok(suite, vocab, "medical_0109", answer) is expected
+
+
+# weather_0019: Madrid 14.9 °C, Sydney 13.7 °C (which is warmer); retail_0280: Brightline
+# $135.95, Solenne Compact $159.00
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    # two values set against each other follow the order the names came in
+    ("weather_0019", "Madrid is warmer than Sydney, 14.9 °C versus 13.7 °C.", True),
+    ("weather_0019", "Sydney is the cooler of the two (13.7 vs 14.9 °C), so Madrid wins.", True),
+    ("weather_0019", "Madrid is warmer than Sydney, 13.7 °C versus 14.9 °C.", False),
+    ("weather_0019", "Madrid comes out warmer (13.7 °C vs 14.9 °C).", False),
+    ("retail_0280", "The Brightline is the cheaper one ($135.95 versus $159.00), "
+                    "a $23.05 difference.", True),
+    ("retail_0280", "The Brightline is the cheaper one ($159.00 versus $135.95), "
+                    "a $23.05 difference.", False),
+])
+def test_paired_values_follow_the_names_order(suite: Suite, vocab: Vocabulary, tid: str,
+                                              answer: str, expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
