@@ -373,10 +373,12 @@ _FOREIGN_REL = re.compile(
     r"(?<![a-z0-9])(" + "|".join(re.escape(w) for w in sorted(lang.RELATIVE_DAYS, key=len,
                                                               reverse=True))
     + r")(?![a-z0-9])")
+# no look-behind in front: the names' first letters let the scan skip ahead
 _FOREIGN_WD = re.compile(
-    r"(?P<before>(?:" + "|".join(lang.WEEK_SHIFTS) + r")\s*)?(?<![a-z])(?P<wd>"
-    + "|".join(re.escape(w) for w in sorted(lang.WEEKDAY_NAMES, key=len, reverse=True))
-    + r")(?![a-z])(?P<after>\s*(?:" + "|".join(lang.WEEK_SHIFTS) + r")(?![a-z]))?")
+    "|".join(re.escape(w) for w in sorted(lang.WEEKDAY_NAMES, key=len, reverse=True))
+    + r"(?![a-z])")
+_SHIFT_BEFORE = re.compile(r"(?:" + "|".join(lang.WEEK_SHIFTS) + r")\s*$")
+_SHIFT_AFTER = re.compile(r"\s*(?:" + "|".join(lang.WEEK_SHIFTS) + r")(?![a-z])")
 _REL_RE = re.compile(r"\b(day after tomorrow|today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)
 _REL = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2}
 _DAY_COUNT = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen" \
@@ -447,11 +449,13 @@ def _wrong_weekday(text: str, m: re.Match[str], found: list[tuple[Span, set[date
     return day + timedelta(days=idx - day.weekday())
 
 
-def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date]]]:
+def find_dates(text: str, *, weekdays: bool = True, low: str | None = None
+               ) -> list[tuple[Span, set[date]]]:
     """Dates in any common format, each with the set of dates it may mean (06/07/2025 is
     ambiguous between June 7 and July 6, so both). A range ("June 16–22") gives both ends.
     A weekday name alone ("Friday") is read relative to the reference Monday."""
-    orig, text = text, fold(text)  # one character for one: spans stay valid
+    # one character for one: spans stay valid (`low`: the caller's fold of it already)
+    orig, text = text, fold(text) if low is None else low
     found: list[tuple[Span, set[date]]] = []
     taken: list[Span] = []
 
@@ -520,11 +524,14 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
                 continue
             add(m.span(), {_weekday_date(_weekday_index(m[2]), m[1], m[3])})
         for m in _FOREIGN_WD.finditer(text):  # "am Mittwoch", "mercredi", "周三"
-            a, b = m.span("wd")
+            a, b = m.span()
+            if a and "a" <= text[a - 1] <= "z":
+                continue  # inside a word
             if any(abs(x - b) <= 3 or abs(a - y) <= 3 for (x, y), _ in found):
                 continue  # "mardi 17 juin", "6月17日（火）": the date says it
-            wd_day = _weekday_date(lang.WEEKDAY_NAMES[m["wd"]], None, None)
-            shifted = m["before"] or m["after"]
+            wd_day = _weekday_date(lang.WEEKDAY_NAMES[m[0]], None, None)
+            shifted = _SHIFT_BEFORE.search(text, max(0, a - 12), a) or _SHIFT_AFTER.match(
+                text, b)
             add((a, b), {wd_day + timedelta(days=k) for k in (-7, 0, 7)} if shifted else {wd_day})
     found.sort(key=lambda x: x[0])
     return found

@@ -108,7 +108,7 @@ class Reading:
         r = cls(text=text, low=fold(text))
         r.sentences = _segments(text, _SENTENCE_END, [(0, len(text))])
         r.clauses = _segments(text, _CLAUSE_SEP, r.sentences)
-        r.dates = find_dates(text)
+        r.dates = find_dates(text, low=r.low)
         r.ranged = frozenset(x for ((a, b), _), ((c, _), _) in pairwise(r.dates)
                              if _DATE_RANGE_GAP.fullmatch(text[b:c]) for x in (a, c))
         r.times = find_times(text)
