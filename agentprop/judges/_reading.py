@@ -50,6 +50,7 @@ _AUX_AFTER = frozenset({"is", "was", "are", "will", "be", "expected", "forecast"
                         "il", "va", "do", "does", "did"})
 _NOT_NOUN = frozenset({"longer", "more", "one", "other"})
 _HEDGE_RX = re.compile(r"\b(?:" + "|".join(HEDGES) + r")\b")
+_PRONOUN = re.compile(r"\b(?:it|its|it's|it’s|that one|this one|the latter|the former)\b")
 _PAIR_GAP = re.compile(r"\s*\(?\s*(?:vs\.?|versus|against|compared (?:with|to)|"
                        + "|".join(lang.VERSUS) + r")\s*")
 _VERSUS = re.compile(r"\b(?:vs\.?|versus|" + "|".join(lang.VERSUS) + r")\b")
@@ -173,13 +174,36 @@ class Reading:
             return self._in_named_order(ms, *slot)
         if self._contrasted(pos) or paired is not None:
             return []  # "14.9 °C vs 13.7 °C": the value after "vs" is the other one's
+        back = self._antecedent(ms, lo, pos)  # "Madrid and Sydney: the former is at 14.9"
+        if back:
+            return back
         lo, hi = self.sentence(pos)
         inside = [m for m in ms if lo <= m.start < hi and m.end <= pos]
         if inside:
             return self._nearest(inside, pos)
+        back = self._antecedent(ms, lo, pos)
+        if back:
+            return back
         if local:
             return []
         return self._heading(ms, pos)
+
+    def _antecedent(self, ms: list[Mention], lo: int, pos: int) -> list[Mention]:
+        """What a pronoun between `lo` and the value refers back to ("It's 14 °C", "the
+        latter costs $40"): the last entity named before the pronoun; "the former" the
+        one before that."""
+        hits = list(_PRONOUN.finditer(self.low, lo, pos))
+        if not hits:
+            return []
+        p = hits[-1]
+        before = [m for m in ms if m.end <= p.start()]
+        if not before:
+            return []
+        starts = sorted({m.start for m in before}, reverse=True)
+        k = 1 if p.group(0) == "the former" else 0
+        if k >= len(starts):
+            return []
+        return [m for m in before if m.start == starts[k]]
 
     def coordinated(self, cat: str, picked: list[Mention], *,
                     skip: frozenset[str] = frozenset()) -> list[Mention]:

@@ -256,3 +256,19 @@ def test_no_allergies_in_other_languages(suite: Suite, vocab: Vocabulary, answer
 def test_paired_values_follow_the_names_order(suite: Suite, vocab: Vocabulary, tid: str,
                                               answer: str, expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    # a pronoun takes the value back to the entity it stands for
+    ("weather_0019", "Madrid is warmer. It is at 14.9 °C, Sydney at 13.7 °C.", True),
+    ("weather_0019", "Madrid is warmer. It is at 13.7 °C.", False),
+    ("weather_0019", "Madrid beats Sydney; the latter reads 13.7 °C.", True),
+    ("weather_0019", "Madrid beats Sydney; the latter reads 14.9 °C.", False),
+    ("weather_0019", "Between Madrid and Sydney, the former is warmer (13.7 °C).", False),
+    ("retail_0280", "The Brightline is cheaper by $23.05. It costs $135.95.", True),
+    ("retail_0280", "The Brightline is cheaper by $23.05. It costs $159.00.", False),
+    ("knowledge_0090", "Beinfyltste is a highland region. Its area is 36,146 km².", False),
+])
+def test_a_pronoun_refers_back(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                               expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
