@@ -944,9 +944,12 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
         if g.kind == "number":
             by_class.setdefault(_unit_class(g.unit), []).append(g)
     out = []
+    after = _count_after(ctx)
     for n in ctx.r.numbers:
         if n.unit in (None, "minutes", "days"):
             continue  # durations and day counts describe too many things to check
+        if n.unit == "events" and after is not None and abs(n.value - after) < 1e-9:
+            continue  # the day's count after the delete or create
         if any(abs(n.value - q) < 1e-9 for q in ctx.query_numbers):
             continue
         pool = by_class.get("C", []) + by_class.get("F", []) if n.unit in ("C", "F", "deg") \
@@ -960,7 +963,44 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
         elif not pool and n.unit not in ("stars",) and _unlike_reference(ctx, n):
             out.append({"key": f"reference:{n.unit}", "kind": "number",
                         "found": ctx.r.text[a:b], "why": "the reference gives another value"})
-    return out + _lifetime_contradictions(ctx)
+    return out + _lifetime_contradictions(ctx) + _count_after_action(ctx)
+
+
+_LEFT = re.compile(r"\b(?:left|remaining|remain|remains|still|now)\b")
+
+
+def _count_after(ctx: _Ctx) -> float | None:
+    """The day's count of events after the asked delete or create (the listed count less
+    or plus one), if the task lists the day."""
+    step = {"deleted": -1, "created": 1}
+    asked = [step[g.key] for g in ctx.task.expected_facts
+             if g.role == "asked" and g.key in step and g.value is True]
+    counts = [g for g in ctx.task.expected_facts if g.key == "list.count"]
+    if len(asked) != 1 or len(counts) != 1:
+        return None
+    try:
+        return float(counts[0].value) + asked[0]
+    except (TypeError, ValueError):
+        return None
+
+
+def _count_after_action(ctx: _Ctx) -> list[dict[str, Any]]:
+    """A count of the day's events "left" or "now" after a delete or create is the listed
+    count less or plus one: "3 events left" when 3 were listed before one was deleted is
+    false."""
+    after = _count_after(ctx)
+    if after is None:
+        return []
+    out = []
+    for n in ctx.r.numbers:
+        if n.unit != "events" or abs(n.value - after) < 1e-9:
+            continue
+        lo, hi = ctx.r.clause(n.span[0])
+        if _LEFT.search(ctx.r.low, lo, hi):
+            out.append({"key": "list.count", "kind": "number",
+                        "found": ctx.r.text[n.span[0]:n.span[1]],
+                        "why": "not the count after the action"})
+    return out
 
 
 def _unlike_reference(ctx: _Ctx, n: Number) -> bool:

@@ -272,3 +272,19 @@ def test_paired_values_follow_the_names_order(suite: Suite, vocab: Vocabulary, t
 def test_a_pronoun_refers_back(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
                                expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+# calendar_0579: delete next Monday's Gym session; the day listed 3 events before
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # the day's count after a delete is one less than its listing
+    ("Gym session on June 23 deleted; 2 events remain that day.", True),
+    ("Gym session on June 23 deleted. You now have two events that day.", True),
+    ("Gym session on June 23 deleted (the day had 3 events).", True),
+    ("Gym session on June 23 deleted; 3 events are left that day.", False),
+    ("Gym session on June 23 deleted; you still have three events that day.", False),
+])
+def test_a_count_after_the_action(suite: Suite, vocab: Vocabulary, answer: str,
+                                  expected: bool) -> None:
+    assert _ok(suite, vocab, "calendar_0579", answer) is expected
