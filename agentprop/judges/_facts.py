@@ -874,7 +874,7 @@ def _other_target(ctx: _Ctx, f: Fact) -> str | None:
             continue
         mine = ctx.canon(cat, names) | set(names)
         if any(m.ent in mine for m in ctx.r.mentions.get(cat, [])):
-            return None
+            return _also_acted_on(ctx, cat, mine, verbs)
         for a, _, _ in _occurrences(ctx.r.low, verbs):
             if ctx.r.negated(a) or not ctx.r.asserted(a):
                 continue
@@ -884,6 +884,33 @@ def _other_target(ctx: _Ctx, f: Fact) -> str | None:
             if atts and not any(m.ent in mine for m in atts):
                 return ctx.r.text[atts[0].start:atts[0].end]
     return None
+
+
+_STILL = re.compile(r"\s*(?:is|was|stays|remains|will|still|isn't|wasn't|stay|remain|"
+                    r"keeps|kept|unchanged|untouched|as is|are|were)\b")
+
+
+def _also_acted_on(ctx: _Ctx, cat: str, mine: set[str], verbs: Iterable[str]) -> str | None:
+    """Another of the task's own entities joined to the asked one as the object of the
+    action ("I deleted the Gym session and the Vet appointment"): the name, else None."""
+    for a, b, _ in _occurrences(ctx.r.low, verbs):
+        if ctx.r.negated(a) or not ctx.r.asserted(a):
+            continue
+        hi = ctx.r.sentence(a)[1]
+        first = [m for m in ctx.r.mentions.get(cat, []) if b <= m.start < hi][:1]
+        if not first or not _OBJECT_GAP.fullmatch(ctx.r.low, b, first[0].start):
+            continue  # the verb's object only: "deleted the X and the Y"
+        chain = ctx.r.coordinated(cat, first)
+        if not any(m.ent in mine for m in chain):
+            continue
+        for m in chain:
+            if m.ent not in mine and ctx.ents.owns(cat, m.ent) and m.start > b \
+                    and not _STILL.match(ctx.r.low, m.end):
+                return ctx.r.text[m.start:m.end]
+    return None
+
+
+_OBJECT_GAP = re.compile(r"\s*(?:(?:the|your|both|my|his|her|their)\s+){0,2}['\"‘“]?")
 
 
 def _at_time(ctx: _Ctx, f: Fact, pos: int) -> bool:

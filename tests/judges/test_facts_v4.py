@@ -288,3 +288,15 @@ def test_a_pronoun_refers_back(suite: Suite, vocab: Vocabulary, tid: str, answer
 def test_a_count_after_the_action(suite: Suite, vocab: Vocabulary, answer: str,
                                   expected: bool) -> None:
     assert _ok(suite, vocab, "calendar_0579", answer) is expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # the action's object joined with another of the day's events: an extra, false action
+    ("I deleted the Gym session and the Vet appointment.", False),
+    ("Deleted both the Gym session and the Project sync next Monday.", False),
+    ("I deleted the Gym session; the Vet appointment and Project sync stay.", True),
+    ("Deleted the Gym session, and the Vet appointment is unchanged.", True),
+])
+def test_an_action_on_the_asked_item_and_another(suite: Suite, vocab: Vocabulary,
+                                                 answer: str, expected: bool) -> None:
+    assert _ok(suite, vocab, "calendar_0579", answer) is expected
