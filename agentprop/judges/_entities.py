@@ -81,23 +81,30 @@ class Matcher:
     indexed by their first word, so a scan costs one dictionary lookup per word."""
 
     index: Mapping[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]]
+    # short capitals ("LA", "NYC") that name an entity only in capitals: "la" is an article
+    caps: frozenset[tuple[str, ...]] = frozenset()
 
     @classmethod
     def of(cls, names: Mapping[str, Iterable[str]]) -> Matcher:
         ents: dict[tuple[str, ...], list[str]] = {}
+        caps: set[tuple[str, ...]] = set()
+        lower: set[tuple[str, ...]] = set()
         for ent, forms in names.items():
             for f in forms:
                 words = tuple(w for w, _, _ in tokens(_key(f)))
+                (caps if len(f) <= 3 and f.isupper() else lower).add(words)
                 if words and len(" ".join(words)) >= 2 and ent not in ents.setdefault(words, []):
                     ents[words].append(ent)
         index: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
         for words, es in ents.items():
             index.setdefault(words[0], []).append((words, tuple(es)))
-        return cls({k: tuple(sorted(v, key=lambda x: -len(x[0]))) for k, v in index.items()})
+        return cls({k: tuple(sorted(v, key=lambda x: -len(x[0]))) for k, v in index.items()},
+                   frozenset(caps - lower))
 
-    def find(self, low: str, toks: list[tuple[str, int, int]] | None = None
-             ) -> list[tuple[int, int, tuple[str, ...]]]:
-        """Every mention in `low` (its tokens, if the caller has them already)."""
+    def find(self, low: str, toks: list[tuple[str, int, int]] | None = None,
+             text: str | None = None) -> list[tuple[int, int, tuple[str, ...]]]:
+        """Every mention in `low` (its tokens, if the caller has them already); with the
+        unfolded `text`, a short capitals-only form counts only in capitals."""
         if not self.index:
             return []
         toks = toks if toks is not None else tokens(low)
@@ -108,7 +115,10 @@ class Matcher:
             for words, es in self.index.get(toks[i][0], ()):
                 n = len(words)
                 if tuple(t[0] for t in toks[i:i + n]) == words:
-                    hit = (toks[i][1], toks[i + n - 1][2], es, n)
+                    a, b = toks[i][1], toks[i + n - 1][2]
+                    if text is not None and words in self.caps and not text[a:b].isupper():
+                        continue
+                    hit = (a, b, es, n)
                     break
             if hit is None:
                 i += 1
@@ -228,6 +238,7 @@ class TaskEntities:
     matchers: dict[str, Matcher] = field(default_factory=dict)
     ids: frozenset[str] | None = None  # every id the task knows (set by the judge)
     query: tuple[list[float], set[str], set[str]] | None = None  # its numbers, times, days
+    memo: dict[str, Any] = field(default_factory=dict)  # what the judge derives per task
 
     @classmethod
     def of(cls, task: Task) -> TaskEntities:

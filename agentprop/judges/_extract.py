@@ -46,6 +46,8 @@ class Number:
     decimals: int
     span: Span
     approx: bool = False
+    # the other reading of an ambiguous "35.146": a German/European thousands dot (35146)
+    alt: float | None = None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -120,6 +122,12 @@ _UNIT_ALIASES: dict[str, str] = {
     "unit": "units", "units": "units", "item": "units", "items": "units", "piece": "units",
     "pieces": "units", "pcs": "units", "pieces in stock": "units",
     "people": "people", "residents": "people", "inhabitants": "people", "persons": "people",
+    "einwohner": "people", "einwohnern": "people", "habitants": "people",
+    "habitantes": "people", "abitanti": "people", "inwoners": "people", "人": "people",
+    "quadratkilometer": "km2", "quadratkilometern": "km2", "kilometres carres": "km2",
+    "kilometros cuadrados": "km2", "quilometros quadrados": "km2",
+    "chilometri quadrati": "km2", "vierkante kilometer": "km2", "平方公里": "km2",
+    "平方千米": "km2", "平方キロメートル": "km2",
     "member": "members", "members": "members",
     "star": "stars", "stars": "stars", "/5": "stars", "out of 5": "stars", "★": "stars",
     "-star": "stars", "-stars": "stars", "ドル": "USD", "美元": "USD", "dólares": "USD",
@@ -148,16 +156,23 @@ _UNIT_RE = "|".join(
      r"entries(?![a-z])", r"entry(?![a-z])",
      r"pieces\s+in\s+stock", r"units?(?![a-z])", r"items?(?![a-z])", r"pieces?(?![a-z])",
      r"pcs(?![a-z])", r"people(?![a-z])", r"residents(?![a-z])", r"inhabitants(?![a-z])",
-     r"persons(?![a-z])", r"members?(?![a-z])", r"stars?(?![a-z])", r"/\s*5(?![\d.])",
+     r"persons(?![a-z])", r"einwohnern?(?![a-z])", r"habitante?s(?![a-z])",
+     r"abitanti(?![a-z])", r"inwoners(?![a-z])", r"quadratkilometern?(?![a-z])",
+     r"kilom[eè]tres\s+carr[ée]s", r"kil[oó]metros\s+cuadrados", r"quil[oô]metros\s+quadrados",
+     r"chilometri\s+quadrati", r"vierkante\s+kilometer", "平方公里", "平方千米", "平方キロメートル",
+     r"members?(?![a-z])", r"stars?(?![a-z])", r"/\s*5(?![\d.])",
      r"per\s+order(?![a-z])", r"left\s+in\s+stock", r"in\s+stock", r"left(?![a-z])",
      r"out\s+of\s+5(?![\d.])"]
 )
 
 
+_LATIN_ACCENTS = str.maketrans("àâáèéêíóôúü", "aaaeeeioouu")
+
+
 def canonical_unit(unit: str | None) -> str | None:
     if unit is None:
         return None
-    u = " ".join(unit.strip().lower().replace("° ", "°").split())
+    u = " ".join(unit.strip().lower().replace("° ", "°").split()).translate(_LATIN_ACCENTS)
     if not u:
         return None
     if u.startswith("/"):
@@ -166,13 +181,20 @@ def canonical_unit(unit: str | None) -> str | None:
     return _UNIT_ALIASES.get(u, u)
 
 
+# thousands: "1,250"; a European "1.234,50" or "1.234.567"; a typographic space or an
+# apostrophe ("35 146", "1'250"); a plain space only before a unit ("35 146 km²")
+_INT_RE = (r"(?P<dotk>\d{1,3}(?:\.\d{3})+(?=,\d)|\d{1,3}(?:\.\d{3}){2,}(?![\d.]))"
+           r"|\d{1,3}(?:,\d{3})+|\d{1,3}(?:[\u00a0\u202f\u2009']\d{3})+(?![\d'])"
+           rf"|\d{{1,3}}(?: \d{{3}})+(?=(?:,\d{{1,2}})?\s*(?:{_UNIT_RE}|\u20ac))|\d+")
 _NUM_RE = re.compile(
     r"(?<![A-Za-z0-9_.,/])(?P<sign>[-−–]|minus\s+)?(?P<cur>\$|us\$|usd\s*)?\s*"
-    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<dec>\d+)|,(?P<cdec>\d{1,2})(?!\d)(?=\s*(?:°|%|\$"
-    r"|ドル|usd|d[oó]lar|dollar|mm\b|km)))?(?![\d])(?!(?:st|nd|rd|th)(?![a-z]))"
+    rf"(?P<int>{_INT_RE})(?:\.(?P<dec>\d+)|,(?P<cdec>\d{{1,2}})(?!\d)(?(cur)|(?(dotk)|"
+    r"(?=\s*(?:°|%|\$|ドル|usd|d[oó]lar|dollar|mm\b|km)))))?(?![\d])"
+    r"(?!(?:st|nd|rd|th)(?![a-z]))"
     rf"(?P<unit>\s*(?:{_UNIT_RE}))?",
     re.IGNORECASE,
 )
+_THOUSANDS = re.compile(r"[,.\s\u00a0\u202f\u2009']")
 _APPROX_BEFORE = re.compile(
     r"(?:\babout|\baround|\bapproximately|\bapprox\.?|\broughly|~|≈|\bnearly|\balmost"
     r"|\bcirca|\bca\.|\bsome|\bclose to|\bjust (?:under|over|below|above)|\baround the"
@@ -273,7 +295,11 @@ def find_numbers(text: str, *, skip: list[Span] | None = None) -> list[Number]:
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
         dec = m.group("dec") or m.group("cdec") or ""  # "8,8 °C": a decimal comma
-        value = float(m.group("int").replace(",", "") + "." + (dec or "0"))
+        value = float(_THOUSANDS.sub("", m.group("int")) + "." + (dec or "0"))
+        # "35.146": a decimal point, or a European thousands dot (35146)
+        alt = float(m.group("int") + dec) if m.group("dec") and len(dec) == 3 \
+            and len(m.group("int")) <= 3 and m.group("int") != "0" and not m.group("cur") \
+            else None
         if m.group("sign"):
             value = -value
         unit = None
@@ -283,11 +309,13 @@ def find_numbers(text: str, *, skip: list[Span] | None = None) -> list[Number]:
             unit = canonical_unit(re.sub(r"\s+", " ", m.group("unit").strip()))
         if unit is None and _RATED.search(s[max(0, m.start() - 16):m.start()]):
             unit = "stars"
+        if alt is not None:
+            alt = _to_canonical(-alt if m.group("sign") else alt, unit)[0]
         value, unit = _to_canonical(value, unit)
         decimals = len(dec)
         start = next(m.start(g) for g in ("sign", "cur", "int") if m.group(g))
         out.append(Number(value, unit, decimals, (start, m.end()),
-                          _approx_at(text, start, m.end())))
+                          _approx_at(text, start, m.end()), alt))
     for m in _WORD_NUM_RE.finditer(s):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
@@ -345,6 +373,12 @@ _FOREIGN_REL = re.compile(
     r"(?<![a-z0-9])(" + "|".join(re.escape(w) for w in sorted(lang.RELATIVE_DAYS, key=len,
                                                               reverse=True))
     + r")(?![a-z0-9])")
+# no look-behind in front: the names' first letters let the scan skip ahead
+_FOREIGN_WD = re.compile(
+    "|".join(re.escape(w) for w in sorted(lang.WEEKDAY_NAMES, key=len, reverse=True))
+    + r"(?![a-z])")
+_SHIFT_BEFORE = re.compile(r"(?:" + "|".join(lang.WEEK_SHIFTS) + r")\s*$")
+_SHIFT_AFTER = re.compile(r"\s*(?:" + "|".join(lang.WEEK_SHIFTS) + r")(?![a-z])")
 _REL_RE = re.compile(r"\b(day after tomorrow|today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)
 _REL = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2}
 _DAY_COUNT = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen" \
@@ -415,11 +449,13 @@ def _wrong_weekday(text: str, m: re.Match[str], found: list[tuple[Span, set[date
     return day + timedelta(days=idx - day.weekday())
 
 
-def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date]]]:
+def find_dates(text: str, *, weekdays: bool = True, low: str | None = None
+               ) -> list[tuple[Span, set[date]]]:
     """Dates in any common format, each with the set of dates it may mean (06/07/2025 is
     ambiguous between June 7 and July 6, so both). A range ("June 16–22") gives both ends.
     A weekday name alone ("Friday") is read relative to the reference Monday."""
-    orig, text = text, fold(text)  # one character for one: spans stay valid
+    # one character for one: spans stay valid (`low`: the caller's fold of it already)
+    orig, text = text, fold(text) if low is None else low
     found: list[tuple[Span, set[date]]] = []
     taken: list[Span] = []
 
@@ -487,6 +523,16 @@ def find_dates(text: str, *, weekdays: bool = True) -> list[tuple[Span, set[date
                     add(m.span(), {wrong})
                 continue
             add(m.span(), {_weekday_date(_weekday_index(m[2]), m[1], m[3])})
+        for m in _FOREIGN_WD.finditer(text):  # "am Mittwoch", "mercredi", "周三"
+            a, b = m.span()
+            if a and "a" <= text[a - 1] <= "z":
+                continue  # inside a word
+            if any(abs(x - b) <= 3 or abs(a - y) <= 3 for (x, y), _ in found):
+                continue  # "mardi 17 juin", "6月17日（火）": the date says it
+            wd_day = _weekday_date(lang.WEEKDAY_NAMES[m[0]], None, None)
+            shifted = _SHIFT_BEFORE.search(text, max(0, a - 12), a) or _SHIFT_AFTER.match(
+                text, b)
+            add((a, b), {wd_day + timedelta(days=k) for k in (-7, 0, 7)} if shifted else {wd_day})
     found.sort(key=lambda x: x[0])
     return found
 

@@ -117,7 +117,12 @@ class _Ctx:
         key = (cat, pos)
         hit = self._memo.get(key)
         if hit is None:
-            hit = self.r.attribute(cat, pos, skip=self.ents.shared.get(cat, frozenset()))
+            skip = self.ents.shared.get(cat, frozenset())
+            hit = self.r.attribute(cat, pos, skip=skip)
+            if hit and cat in MEMBER_CATEGORIES and skip:
+                # one drug against several: "no interaction with X or Y" is said of both
+                # pairs (with one pair, "X and Y: none" names the pair itself)
+                hit = self.r.coordinated(cat, hit, skip=skip)
             self._memo[key] = hit
         return hit
 
@@ -167,16 +172,18 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
     toks = tokens(r.low)
     for cat, m in sorted(ents.matchers.items(), key=lambda kv: kv[0] != "option"):
         if cat != "date":
-            r.add(cat, m.find(r.low, toks), keep=True)
+            r.add(cat, m.find(r.low, toks, r.text), keep=True)
     if vocab:
         # another task's entity that is a true value here ("a historian from Tambi", the
         # birthplace) is a value of this task, not an entity it speaks of
-        values = _true_values(task)
+        values = ents.memo.get("true values")
+        if values is None:
+            values = ents.memo["true values"] = _true_values(task)
         for cat in vocab.entities:
             if cat == "date":
                 continue
             own = ents.own.get(cat, {})
-            r.add(cat, [(a, b, e) for a, b, e in vocab.matcher(cat).find(r.low, toks)
+            r.add(cat, [(a, b, e) for a, b, e in vocab.matcher(cat).find(r.low, toks, r.text)
                         if not any(x in own for x in e)
                         and " ".join(r.low[a:b].split()) not in values])
     r.add_dates()
@@ -193,6 +200,29 @@ def _true_values(task: Task) -> frozenset[str]:
     """Every string value of the task's facts and its aliases, folded."""
     return folded(x for g in task.expected_facts if isinstance(g.value, str)
                   for x in (g.value, *g.aliases))
+
+
+def _per_task(ctx: _Ctx, key: str, make: Callable[[], Any]) -> Any:
+    """`make()` once per task (the task's entities are kept across its answers)."""
+    hit = ctx.ents.memo.get(key)
+    if hit is None:
+        hit = ctx.ents.memo[key] = make()
+    return hit
+
+
+def _own_names(ctx: _Ctx) -> frozenset[str]:
+    """Every surface form of the task's own entities, folded."""
+    return _per_task(ctx, "own names", lambda: folded(
+        n for table in ctx.ents.own.values() for forms in table.values() for n in forms))
+
+
+def _task_values(ctx: _Ctx) -> frozenset[str]:
+    return _per_task(ctx, "true values", lambda: _true_values(ctx.task))
+
+
+@functools.lru_cache(maxsize=256)
+def _folded_cues(cues: tuple[str, ...]) -> frozenset[str]:
+    return folded(cues)
 
 
 _BARE_WEEKDAY = re.compile(r"^(?:(?:this|next|last|coming)\s+)?[a-z]{3,9}\.?$", re.I)
@@ -243,6 +273,8 @@ def _targets(f: Fact) -> list[float]:
 
 
 def _value_ok(f: Fact, n: Number) -> bool:
+    if n.alt is not None and _value_ok(f, replace(n, value=n.alt, decimals=0, alt=None)):
+        return True  # "35.146 km²" read as 35146
     fu = _unit_class(f.unit)
     if n.approx and f.exact:
         return False
@@ -444,9 +476,16 @@ def _phrase_rx(phrases: frozenset[str]) -> re.Pattern[str] | None:
     parts = folded(p for p in phrases if p.strip())
     if not parts:
         return None
-    alts = "|".join(r"\s+".join(re.escape(w) for w in p.split())
-                    for p in sorted(parts, key=len, reverse=True))
-    return re.compile(rf"(?<![a-z0-9])(?:{alts})(?![a-z0-9])")
+    def body(p: str) -> str:
+        return r"\s+".join(re.escape(w) for w in p.split())
+    ordered = sorted(parts, key=len, reverse=True)
+    words = "|".join(body(p) for p in ordered if p[0].isascii() and p[-1].isascii())
+    # a CJK end needs no word boundary: "已下单2个"
+    cjk = "|".join((r"(?<![a-z0-9])" if p[0].isascii() else "") + body(p)
+                   + (r"(?![a-z0-9])" if p[-1].isascii() else "")
+                   for p in ordered if not (p[0].isascii() and p[-1].isascii()))
+    rx = rf"(?<![a-z0-9])(?:{words})(?![a-z0-9])" if words else ""
+    return re.compile("|".join(x for x in (rx, cjk) if x))
 
 
 def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]:
@@ -455,6 +494,14 @@ def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]
     if rx is None:
         return []
     return [(m.start(), m.end(), " ".join(m.group(0).split())) for m in rx.finditer(low)]
+
+
+def _occurrences_except(low: str, pool: frozenset[str], but: frozenset[str]
+                        ) -> list[tuple[int, int, str]]:
+    """The occurrences of `pool`'s phrases other than those in `but` (folded): the whole
+    pool's pattern is compiled once, not one pattern per task's exclusions (a name in
+    `but` also hides the shorter pool phrases inside it: "insulin" in "insulin glargine")."""
+    return [o for o in _occurrences(low, pool) if o[2] not in but]
 
 
 def _positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6,
@@ -469,7 +516,44 @@ def _positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6,
                 or (after and ctx.r.negated_after(start + len(phrase))))
 
 
+_INTERACTION_WORD = re.compile(r"\b(?:interact\w*|react\w*|clash\w*|" + "|".join(
+    lang.INTERACTS) + r")\b")
+
+
+def _name_positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6) -> bool:
+    """A name not negated: in "it doesn't interact with X" the negation is the
+    interaction's, not X's (X is still said to be taken)."""
+    if _positive(ctx, start, phrase, window=window):
+        return True
+    lo = max(ctx.r.clause(start)[0], start - 40)
+    seg = ctx.r.low[lo:start]
+    neg = max((m.end() for m in re.finditer(r"\b(?:not|no|never|without)\b|n't\b", seg)),
+              default=0)
+    return bool(_INTERACTION_WORD.search(seg, neg))
+
+
+# "no allergies" in other languages: a negation a few words before an allergy word ("não
+# tem alergias registradas", "hat keine bekannten Allergien", "n'a aucune allergie"), or
+# the Chinese and Japanese forms
+_NO_ALLERGY = re.compile(
+    r"(?<![a-z])(?:no|not|nao|kein\w*|aucune?|n'a|sin|sem|nessuna|nessun|geen|none|nenhuma)"
+    r"(?:\s+[\w'-]+){0,3}?\s+[\w'-]*(?:allergi|alergi|alerg)\w*"
+    r"|(?:没有|无|沒有)(?:任何|已知的?|记录的?)?过敏|过敏史[:：]?\s*无|"
+    + fold("アレルギー(?:は|が)?(?:ありません|なし|ない)"))  # the answer is read folded
+
+
+def _no_allergy_stated(ctx: _Ctx, f: Fact) -> tuple[int, int] | None:
+    for m in _NO_ALLERGY.finditer(ctx.r.low):
+        if ctx.bound(f, m.start()) and ctx.r.asserted(m.start()):
+            return m.span()
+    return None
+
+
 def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
+    if f.group == "allergies" and f.value == "no known allergies":
+        span = _no_allergy_stated(ctx, f)
+        if span is not None:
+            return "stated", ctx.r.text[span[0]:span[1]]
     forms = [str(f.value), *f.aliases]
     if f.group in ("medications", "allergies"):
         forms += lang.drug_spellings(str(f.value))  # "Morphin", "morfina"
@@ -483,7 +567,8 @@ def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     if cat is not None:
         forms += ctx.ents.own[cat][str(f.value)]
     occ = _occurrences(ctx.r.low, forms)
-    pos = [(a, b) for a, b, p in occ if _positive(ctx, a, p, window=window) and ctx.bound(f, a)]
+    pos = [(a, b) for a, b, p in occ
+           if _name_positive(ctx, a, p, window=window) and ctx.bound(f, a)]
     if pos:
         committed = [(a, b) for a, b in pos if not (_doubtful(ctx, a) and _rival_names(ctx, f, a))]
         if not committed:
@@ -502,15 +587,18 @@ def _rival_names(ctx: _Ctx, f: Fact, pos: int) -> bool:
         return False
     pool = ctx.vocab.groups.get(f.group, frozenset()) if f.group else \
         ctx.vocab.keys.get(key_family(f.key), frozenset())
-    truth = folded(str(g.value) for g in ctx.task.expected_facts if isinstance(g.value, str))
+    truth = _per_task(ctx, "string values", lambda: folded(
+        str(g.value) for g in ctx.task.expected_facts if isinstance(g.value, str)))
     lo, hi = ctx.r.sentence(pos)
-    return any(lo <= a < hi for a, _, _ in _occurrences(
-        ctx.r.low, [x for x in pool if " ".join(fold(x).split()) not in truth]))
+    return any(lo <= a < hi for a, _, _ in _occurrences_except(ctx.r.low, pool, truth))
 
 
-def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str], bool, bool]]:
-    """(start, end, term, values, negated, surely-of-f) of every term of `f`'s scale said
-    of `f`'s entity (or of no entity in particular)."""
+_Hit = tuple[int, int, str, frozenset[str], bool, bool, bool]
+
+
+def _scale_hits(ctx: _Ctx, f: Fact) -> list[_Hit]:
+    """(start, end, term, values, negated, surely-of-f, hedged) of every term of `f`'s
+    scale said of `f`'s entity (or of no entity in particular)."""
     terms = SCALES[str(f.relation)]
     out = []
     for a, b, term in _occurrences(ctx.r.low, terms):
@@ -520,13 +608,14 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[tuple[int, int, str, frozenset[str],
                 continue
             if ctx.r.low[max(0, a - 4):a].strip() == "how":
                 continue  # "how severe it is depends on the dose"
-        if not terms[term] or ctx.r.hedged(a):
+        if not terms[term]:
             continue
         every = _said_of_every(ctx, f, a, b)
         if not (every or ctx.bound(f, a)):
             continue
         neg = not _positive(ctx, a, term, after=True)
-        out.append((a, b, term, terms[term], neg, every or ctx.bound_strict(f, a)))
+        out.append((a, b, term, terms[term], neg, every or ctx.bound_strict(f, a),
+                    ctx.r.hedged(a)))
     return out
 
 
@@ -573,12 +662,18 @@ def _scale_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         if f.relation == "condition" and len(truth) == 1 else frozenset()
     stated = None
     hits = _scale_hits(ctx, f)
-    positive = [h for h in hits if not h[4]]
+    positive = [h for h in hits if not h[4]]  # hedged too: "could be moderate or high"
     for run, rng in _alternative_groups(ctx, [(a, b) for a, b, *_ in positive]):
         if not rng and len({positive[i][3] for i in run}) > 1 and any(
                 truth & positive[i][3] for i in run):
-            return "uncommitted", " / ".join(positive[i][2] for i in run)
-    for a, b, term, values, neg, sure in hits:
+            said = " / ".join(positive[i][2] for i in run)
+            if f.role == "context" and any(
+                    not truth & positive[i][3] and positive[i][2] not in _VAGUE for i in run):
+                return "contradicted", said  # a false value offered as one of the options
+            return "uncommitted", said
+    for a, b, term, values, neg, sure, hedged in hits:
+        if hedged:
+            continue
         if neg:
             if truth <= values and term not in _VAGUE and sure:
                 return "contradicted", ctx.r.text[a:b]
@@ -598,7 +693,7 @@ def _cue_hits(ctx: _Ctx, positive: Iterable[str], negative: Iterable[str]
               ) -> list[tuple[int, bool, str]]:
     """(position, asserts-the-positive, term) of each cue, negation applied (before it,
     or right after it: "rain is not expected", "regnet es heute nicht")."""
-    pos_set = folded(positive)
+    pos_set = _folded_cues(tuple(positive))
     out = []
     for a, b, term in _occurrences(ctx.r.low, [*positive, *negative]):
         negated = ctx.r.negated(a) or ctx.r.negated_after(b)
@@ -733,12 +828,17 @@ def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             votes.append(yes)
     if f.relation in ("interacts", "high_severity"):
         probe = f.model_copy(update={"relation": "severity", "value": "none"})
-        for _, _, term, values, neg, _ in _scale_hits(ctx, probe):
+        for _, _, term, values, neg, _, hedged in _scale_hits(ctx, probe):
+            if hedged:
+                continue
             if f.relation == "interacts" and not neg and term not in SEVERITY_VAGUE:
                 votes.append("none" not in values)
             elif f.relation == "high_severity" and term not in SEVERITY_VAGUE:
                 votes.append(values == {"high"} and not neg)
-        yes = _leading_yes(ctx, r"interact")
+        # the leading Yes answers the first question: whether they interact, not whether
+        # the interaction is high-severity (unless that is what it asks)
+        yes = _leading_yes(ctx, r"interact" if f.relation == "interacts"
+                           else r"\b(?:high|severe|serious|major)")
         if yes is not None:
             votes.append(yes)
     if not votes:
@@ -774,7 +874,7 @@ def _other_target(ctx: _Ctx, f: Fact) -> str | None:
             continue
         mine = ctx.canon(cat, names) | set(names)
         if any(m.ent in mine for m in ctx.r.mentions.get(cat, [])):
-            return None
+            return _also_acted_on(ctx, cat, mine, verbs)
         for a, _, _ in _occurrences(ctx.r.low, verbs):
             if ctx.r.negated(a) or not ctx.r.asserted(a):
                 continue
@@ -784,6 +884,33 @@ def _other_target(ctx: _Ctx, f: Fact) -> str | None:
             if atts and not any(m.ent in mine for m in atts):
                 return ctx.r.text[atts[0].start:atts[0].end]
     return None
+
+
+_STILL = re.compile(r"\s*(?:is|was|stays|remains|will|still|isn't|wasn't|stay|remain|"
+                    r"keeps|kept|unchanged|untouched|as is|are|were)\b")
+
+
+def _also_acted_on(ctx: _Ctx, cat: str, mine: set[str], verbs: Iterable[str]) -> str | None:
+    """Another of the task's own entities joined to the asked one as the object of the
+    action ("I deleted the Gym session and the Vet appointment"): the name, else None."""
+    for a, b, _ in _occurrences(ctx.r.low, verbs):
+        if ctx.r.negated(a) or not ctx.r.asserted(a):
+            continue
+        hi = ctx.r.sentence(a)[1]
+        first = [m for m in ctx.r.mentions.get(cat, []) if b <= m.start < hi][:1]
+        if not first or not _OBJECT_GAP.fullmatch(ctx.r.low, b, first[0].start):
+            continue  # the verb's object only: "deleted the X and the Y"
+        chain = ctx.r.coordinated(cat, first)
+        if not any(m.ent in mine for m in chain):
+            continue
+        for m in chain:
+            if m.ent not in mine and ctx.ents.owns(cat, m.ent) and m.start > b \
+                    and not _STILL.match(ctx.r.low, m.end):
+                return ctx.r.text[m.start:m.end]
+    return None
+
+
+_OBJECT_GAP = re.compile(r"\s*(?:(?:the|your|both|my|his|her|their)\s+){0,2}['\"‘“]?")
 
 
 def _at_time(ctx: _Ctx, f: Fact, pos: int) -> bool:
@@ -844,9 +971,12 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
         if g.kind == "number":
             by_class.setdefault(_unit_class(g.unit), []).append(g)
     out = []
+    after = _count_after(ctx)
     for n in ctx.r.numbers:
         if n.unit in (None, "minutes", "days"):
             continue  # durations and day counts describe too many things to check
+        if n.unit == "events" and after is not None and abs(n.value - after) < 1e-9:
+            continue  # the day's count after the delete or create
         if any(abs(n.value - q) < 1e-9 for q in ctx.query_numbers):
             continue
         pool = by_class.get("C", []) + by_class.get("F", []) if n.unit in ("C", "F", "deg") \
@@ -860,7 +990,44 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
         elif not pool and n.unit not in ("stars",) and _unlike_reference(ctx, n):
             out.append({"key": f"reference:{n.unit}", "kind": "number",
                         "found": ctx.r.text[a:b], "why": "the reference gives another value"})
-    return out + _lifetime_contradictions(ctx)
+    return out + _lifetime_contradictions(ctx) + _count_after_action(ctx)
+
+
+_LEFT = re.compile(r"\b(?:left|remaining|remain|remains|still|now)\b")
+
+
+def _count_after(ctx: _Ctx) -> float | None:
+    """The day's count of events after the asked delete or create (the listed count less
+    or plus one), if the task lists the day."""
+    step = {"deleted": -1, "created": 1}
+    asked = [step[g.key] for g in ctx.task.expected_facts
+             if g.role == "asked" and g.key in step and g.value is True]
+    counts = [g for g in ctx.task.expected_facts if g.key == "list.count"]
+    if len(asked) != 1 or len(counts) != 1:
+        return None
+    try:
+        return float(counts[0].value) + asked[0]
+    except (TypeError, ValueError):
+        return None
+
+
+def _count_after_action(ctx: _Ctx) -> list[dict[str, Any]]:
+    """A count of the day's events "left" or "now" after a delete or create is the listed
+    count less or plus one: "3 events left" when 3 were listed before one was deleted is
+    false."""
+    after = _count_after(ctx)
+    if after is None:
+        return []
+    out = []
+    for n in ctx.r.numbers:
+        if n.unit != "events" or abs(n.value - after) < 1e-9:
+            continue
+        lo, hi = ctx.r.clause(n.span[0])
+        if _LEFT.search(ctx.r.low, lo, hi):
+            out.append({"key": "list.count", "kind": "number",
+                        "found": ctx.r.text[n.span[0]:n.span[1]],
+                        "why": "not the count after the action"})
+    return out
 
 
 def _unlike_reference(ctx: _Ctx, n: Number) -> bool:
@@ -935,11 +1102,17 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
                 if not own and cat == "patient" and len(ctx.ents.own[cat]) == 1:
                     own = set(ctx.ents.own[cat])  # a booking answer speaks of its patient
                 mine = [g for g in facts if g.kind == kind and own & set(g.about.get(cat, []))]
+                if cat == "event" and own & _moved_events(ctx) and not _said_as_old(ctx, a):
+                    # a moved event's times and day are the new ones: its listing before the
+                    # move is true only of what it was ("from 17:00", "instead of Tuesday")
+                    mine = [g for g in mine if not g.key.startswith("list.")]
                 truth = {canonical_time(str(g.value)) if kind == "time" else str(g.value)
                          for g in mine}
                 if kind == "date":  # a listed event's day is in its facts' about
                     truth |= {d for g in ctx.task.expected_facts
-                              if own & set(g.about.get(cat, [])) for d in g.about.get("date", [])}
+                              if own & set(g.about.get(cat, [])) for d in g.about.get("date", [])
+                              if not (g.key.startswith("list.") and own & _moved_events(ctx)
+                                      and not _said_as_old(ctx, a))}
                 if not truth or values & truth:
                     continue
                 if values & asked and (kind == "date" or _within(values, mine)):
@@ -950,6 +1123,48 @@ def _clock_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
 
 
 _FREE_TIME = re.compile(r"\b(?:gap|gaps|slot|slots|window|opening|free|break|open)\b")
+
+
+def _moved_events(ctx: _Ctx) -> set[str]:
+    """The events the task asks to move (their entity ids)."""
+    hit = ctx.cache.get("moved")
+    if hit is None:
+        hit = {e for g in ctx.task.expected_facts if g.role == "asked" and g.key == "moved"
+               for e in g.about.get("event", [])}
+        ctx.cache["moved"] = hit
+    return hit
+
+
+# words before a time or day that mark it as what an event was before it moved
+_OLD_BEFORE = re.compile(r"(?:\b(?:from|was|were|previously|originally|formerly|instead of|"
+                         r"rather than|no longer|used to be|old|earlier|"
+                         + "|".join(lang.WAS_BEFORE) + r")\b|从|原)[\s:,]*"
+                         r"(?:(?:at|on|the|its|\w+day,?|\d{4}-\d\d-\d\d)\s+)*$")
+
+
+_MOVE_CUE = re.compile(r"\b(?:" + "|".join((*ACTION_VERBS["moved"], *lang.MOVED, "now",
+                                              "new", r"reschedul\w*")) + r")\b|改到|移到|调整")
+
+
+_ARROW = re.compile(r"→|->|⇒|=>")
+
+
+def _said_as_old(ctx: _Ctx, pos: int) -> bool:
+    """The time or day at `pos` is what the event was: said in a sentence that does not
+    speak of the move ("you had Yoga 17:00–18:00"), or marked as old ("moved from 17:00 to
+    16:45", "no longer on Tuesday"), or the end of a range that starts so."""
+    lo, hi = ctx.r.sentence(pos)  # not the clause: "instead of" opens one
+    if not _MOVE_CUE.search(ctx.r.low, lo, hi):
+        return True
+    if _ARROW.search(ctx.r.low, pos, hi):  # "17:00–18:00 → 18:30–19:30"
+        return True
+    before = ctx.r.low[max(lo, pos - 40):pos]
+    if _OLD_BEFORE.search(before):
+        return True
+    for (a, b), _ in ctx.r.times:  # the end of a range whose start is said as old
+        if b <= pos and a >= lo and _TIME_RANGE_GAP.fullmatch(ctx.r.low[b:pos]):
+            return _said_as_old(ctx, a)
+    return False
 
 
 def _event_day_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
@@ -1035,16 +1250,14 @@ def _group_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
     for g in ctx.task.expected_facts:
         if g.group:
             groups.setdefault(g.group, []).append(g)
-    own_names = folded(n for table in ctx.ents.own.values() for forms in table.values()
-                       for n in forms)
+    own_names = _own_names(ctx)
     for name, members in groups.items():
         truth = folded(x for g in members for x in [str(g.value), *g.aliases])
         others = (ctx.vocab.groups.get(name, frozenset()) if ctx.vocab else frozenset())
-        foreign = [x for x in others if " ".join(fold(x).split()) not in truth | own_names]
         about = members[0].about if all(g.about == members[0].about for g in members) else {}
         probe = Fact(kind="entity", key=name, value="", about=about)
         cues = GROUP_CUES.get(name, ())
-        for a, b, phrase in _occurrences(ctx.r.low, foreign):
+        for a, b, phrase in _occurrences_except(ctx.r.low, others, truth | own_names):
             lo, hi = ctx.r.sentence(a)
             if cues and not any(c in ctx.r.low[lo:hi] for c in cues):
                 continue
@@ -1063,18 +1276,15 @@ def _key_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
     if not ctx.vocab:
         return []
     out: list[dict[str, Any]] = []
-    own = folded(n for table in ctx.ents.own.values() for forms in table.values()
-                 for n in forms)
-    true_values = folded(x for g in ctx.task.expected_facts if isinstance(g.value, str)
-                         for x in (g.value, *g.aliases))
+    own = _own_names(ctx)
+    true_values = _task_values(ctx)
     for f in ctx.task.expected_facts:
         if f.kind != "entity" or f.group or f.relation or not isinstance(f.value, str):
             continue
         if any(f.value in names for names in f.about.values()):
             continue  # the fact names its own anchor: binding handles another one
-        others = [v for v in ctx.vocab.keys.get(key_family(f.key), frozenset())
-                  if " ".join(fold(v).split()) not in true_values | own]
-        for a, b, phrase in _occurrences(ctx.r.low, others):
+        others = ctx.vocab.keys.get(key_family(f.key), frozenset())
+        for a, b, phrase in _occurrences_except(ctx.r.low, others, true_values | own):
             if _positive(ctx, a, phrase) and ctx.r.asserted(a) and ctx.bound_strict(f, a):
                 out.append({"key": f.key, "kind": "entity", "found": ctx.r.text[a:b],
                             "why": "another value of this key"})

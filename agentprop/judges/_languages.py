@@ -24,6 +24,30 @@ MONTHS: dict[str, int] = {
     **dict.fromkeys(("dezember", "decembre", "diciembre", "dicembre", "dezembro"), 12),
 }
 # today / tomorrow / the day after tomorrow, as days from the reference day
+# weekday names (folded), 0 = Monday; Portuguese only with "-feira" ("segunda" is "second")
+_WD_NAMES = (
+    ("montag", "lundi", "lunes", "lunedi", "segunda-feira", "maandag", "星期一", "周一",
+     "礼拜一", "月曜日"),
+    ("dienstag", "mardi", "martes", "martedi", "terca-feira", "dinsdag", "星期二", "周二",
+     "礼拜二", "火曜日"),
+    ("mittwoch", "mercredi", "miercoles", "mercoledi", "quarta-feira", "woensdag", "星期三",
+     "周三", "礼拜三", "水曜日"),
+    ("donnerstag", "jeudi", "jueves", "giovedi", "quinta-feira", "donderdag", "星期四", "周四",
+     "礼拜四", "木曜日"),
+    ("freitag", "vendredi", "viernes", "venerdi", "sexta-feira", "vrijdag", "星期五", "周五",
+     "礼拜五", "金曜日"),
+    ("samstag", "sonnabend", "samedi", "sabado", "sabato", "zaterdag", "星期六", "周六",
+     "礼拜六", "土曜日"),
+    ("sonntag", "dimanche", "domingo", "domenica", "zondag", "星期日", "星期天", "周日",
+     "周天", "礼拜日", "礼拜天", "日曜日"),
+)
+WEEKDAY_NAMES: dict[str, int] = {w: i for i, names in enumerate(_WD_NAMES) for w in names}
+# words next to a weekday that may move it by a week ("nächsten Mittwoch", "mercredi
+# prochain", "el próximo miércoles", "下周三"): read as either week
+WEEK_SHIFTS = ("nachsten", "nachste", "kommenden", "kommende", "letzten", "prochain",
+               "prochaine", "dernier", "proximo", "proxima", "pasado", "prossimo",
+               "prossima", "scorso", "que vem", "passado", "volgende", "vorige", "下", "上",
+               "来週", "先週", "次の")
 RELATIVE_DAYS: dict[str, int] = {
     **dict.fromkeys(("heute", "aujourd'hui", "hoy", "oggi", "hoje", "vandaag", "今天", "今日"),
                     0),
@@ -33,9 +57,17 @@ RELATIVE_DAYS: dict[str, int] = {
 }
 # words that set one value against another, like "vs" ("65 $ frente a 92 $")
 VERSUS = ("gegenüber", "gegenuber", "contre", "face à", "face a", "frente a", "contra",
-          "contro", "tegenover")
+          "contro", "tegenover",
+          # "instead of": "263,95 $ statt 343,99 $"
+          "statt", "anstatt", "au lieu de", "en lugar de", "en vez de", "invece di",
+          "em vez de")
 # words joining the two ends of a time range ("von 10:00 bis 11:00", "de 8 h à 9 h")
 RANGE_WORDS = ("bis", "a", "al", "ate", "tot", "到", "至", "から")
+# words before a time or day that say what an event was before it moved ("statt 17 Uhr",
+# "au lieu de mardi", "von 17:00 auf 16:45")
+WAS_BEFORE = ("statt", "anstatt", "vorher", "bisher", "ursprunglich", "von", "au lieu de",
+              "auparavant", "initialement", "en lugar de", "en vez de", "antes", "invece di",
+              "prima", "em vez de", "originalmente")
 
 # -- cues: what an answer says was done, and yes/no claims -----------------------------------
 
@@ -63,7 +95,10 @@ BOOKED = ("gebucht", "reserviert", "termin vereinbart", "pris rendez-vous",
 ORDERED = ("bestellt", "bestellung aufgegeben", "commande passee", "pedido",
            "he pedido", "pedi", "encomendado", "encomenda", "encomendei", "ordinato",
            "ordine effettuato",
-           "besteld", "已下单", "已订购", "订购了", "注文しました")
+           "besteld", "已下单", "已订购", "订购了", "注文しました",
+           # bought: "gekauft", "acheté", "compré", "comprei", "comprato", "已购买", "購入しました"
+           "gekauft", "achete", "commande", "compre", "he comprado", "comprei", "comprado",
+           "comprato", "acquistato", "gekocht", "已购买", "购买了", "买了", "已买", "購入しました")
 RAIN = ("regen", "regnet", "schauer", "pluie", "pleut", "averses", "lluvia", "llueve",
         "chubascos", "pioggia", "piove", "rovesci", "chuva", "chove", "aguaceiros", "regent",
         "下雨", "有雨", "降雨", "雨が降")
@@ -89,6 +124,8 @@ SEVERITY: dict[str, str] = {
                     "low"),
 }
 # offering alternatives or doubt ("Madrid oder Sydney", "vielleicht", "peut-être")
+# "and" and "or" joining two names ("Insulin und Atorvastatin", "X ou Y")
+AND_OR = ("und", "oder", "et", "ou", "y", "o", "e", "ni", "en", "of")
 ALTERNATIVES = ("oder", "entweder", "ou", "soit", "o", "oppure", "或者", "还是", "または")
 HEDGES = ("vielleicht", "moglicherweise", "eventuell", "peut-etre", "quizas", "quiza",
           "tal vez", "posiblemente", "forse", "probabilmente", "talvez", "possivelmente",
@@ -109,7 +146,10 @@ SCOPE_ENDS = frozenset({"a", "en", "in", "im", "em", "no", "na", "bei", "dans", 
 NEGATIONS = frozenset({"nicht", "kein", "keine", "keinen", "keiner", "ohne", "pas", "jamais",
                        "aucun", "aucune", "sans", "nunca", "ningun", "ninguna", "sin", "non",
                        "nessun", "nessuna", "senza", "nao", "nenhum", "nenhuma", "sem",
-                       "niet", "geen", "zonder", "nooit"})
+                       "niet", "geen", "zonder", "nooit",
+                       # "je n'ai rien commandé", "nichts gebucht", "no he pedido nada"
+                       "rien", "n'ai", "n'a", "n'est", "n'avons", "n'ont", "nichts", "nie",
+                       "nada", "niente", "nulla", "nemmeno"})
 
 # -- decisions -------------------------------------------------------------------------------
 
@@ -161,11 +201,16 @@ CONDITIONS: dict[str, str] = {
 }
 TREND: dict[str, str] = {
     **dict.fromkeys(("warmer als", "plus chaud que", "mas calido de lo", "piu caldo del",
-                     "mais quente que", "warmer dan", "偏暖", "更暖和"), "warmer"),
+                     "mais quente que", "warmer dan", "偏暖", "更暖和", "mas calido que",
+                     "piu caldo di", "piu caldo della", "piu caldo rispetto",
+                     "mais quente do que"), "warmer"),
     **dict.fromkeys(("kuhler als", "kalter als", "plus frais que", "plus froid que",
                      "mas fresco de lo", "mas frio de lo", "piu fresco del", "piu freddo del",
                      "mais fresco que", "mais frio que", "koeler dan", "kouder dan", "偏冷",
-                     "更冷"), "cooler"),
+                     "更冷", "mas fresco que", "mas frio que", "piu fresco di", "piu freddo di",
+                     "piu fresco rispetto", "piu fresco della", "piu freddo della",
+                     "mais fresco do que", "mais frio do que"),
+                    "cooler"),
 }
 
 # -- list cues -------------------------------------------------------------------------------

@@ -35,6 +35,10 @@ _CLAUSE_SEP = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9']+")
+# the gap between two coordinated names ("X or Y", "X, Y and Z", "X and with Y")
+_COORD_GAP = re.compile(r"\s*(?:,\s*|\s(?:and|or|nor|as well as|plus|"
+                        + "|".join(lang.AND_OR) + r")\s+|\s*[/&]\s*|,\s*(?:and|or)\s+)"
+                        r"(?:(?:with|to|on|for|of|the|your|her|his|their)\s+)?")
 # "no" as a determiner, the words that end its scope, and words after it that are no noun
 _DETERMINER_NEG = frozenset({"no", "none", "without"}) | lang.DETERMINER_NEGATIONS
 _SCOPE_ENDS = frozenset({"in", "at", "between", "with", "for", "during", "from", "on", "across",
@@ -46,6 +50,9 @@ _AUX_AFTER = frozenset({"is", "was", "are", "will", "be", "expected", "forecast"
                         "il", "va", "do", "does", "did"})
 _NOT_NOUN = frozenset({"longer", "more", "one", "other"})
 _HEDGE_RX = re.compile(r"\b(?:" + "|".join(HEDGES) + r")\b")
+_PRONOUN = re.compile(r"\b(?:it|its|it's|it’s|that one|this one|the latter|the former)\b")
+_PAIR_GAP = re.compile(r"\s*\(?\s*(?:vs\.?|versus|against|compared (?:with|to)|"
+                       + "|".join(lang.VERSUS) + r")\s*")
 _VERSUS = re.compile(r"\b(?:vs\.?|versus|" + "|".join(lang.VERSUS) + r")\b")
 _CONTRAST = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|unlike|whereas|while|"
                        + "|".join(lang.VERSUS) + r")\b")
@@ -102,7 +109,7 @@ class Reading:
         r = cls(text=text, low=fold(text))
         r.sentences = _segments(text, _SENTENCE_END, [(0, len(text))])
         r.clauses = _segments(text, _CLAUSE_SEP, r.sentences)
-        r.dates = find_dates(text)
+        r.dates = find_dates(text, low=r.low)
         r.ranged = frozenset(x for ((a, b), _), ((c, _), _) in pairwise(r.dates)
                              if _DATE_RANGE_GAP.fullmatch(text[b:c]) for x in (a, c))
         r.times = find_times(text)
@@ -162,15 +169,91 @@ class Reading:
         inside = [m for m in ms if lo <= m.start < hi and not (m.start <= pos < m.end)]
         if inside:
             return self._nearest(inside, pos)
+        slot = self._pair_slot(pos)
+        if slot is not None:  # "Madrid is warmer than Sydney (14.9 vs 13.7 °C)"
+            return self._in_named_order(ms, *slot)
         if self._contrasted(pos) or paired is not None:
             return []  # "14.9 °C vs 13.7 °C": the value after "vs" is the other one's
+        back = self._antecedent(ms, lo, pos)  # "Madrid and Sydney: the former is at 14.9"
+        if back:
+            return back
         lo, hi = self.sentence(pos)
         inside = [m for m in ms if lo <= m.start < hi and m.end <= pos]
         if inside:
             return self._nearest(inside, pos)
+        back = self._antecedent(ms, lo, pos)
+        if back:
+            return back
         if local:
             return []
         return self._heading(ms, pos)
+
+    def _antecedent(self, ms: list[Mention], lo: int, pos: int) -> list[Mention]:
+        """What a pronoun between `lo` and the value refers back to ("It's 14 °C", "the
+        latter costs $40"): the last entity named before the pronoun; "the former" the
+        one before that."""
+        hits = list(_PRONOUN.finditer(self.low, lo, pos))
+        if not hits:
+            return []
+        p = hits[-1]
+        before = [m for m in ms if m.end <= p.start()]
+        if not before:
+            return []
+        starts = sorted({m.start for m in before}, reverse=True)
+        k = 1 if p.group(0) == "the former" else 0
+        if k >= len(starts):
+            return []
+        return [m for m in before if m.start == starts[k]]
+
+    def coordinated(self, cat: str, picked: list[Mention], *,
+                    skip: frozenset[str] = frozenset()) -> list[Mention]:
+        """`picked` with the mentions of `cat` coordinated with it ("with insulin glargine
+        or atorvastatin", "X, Y and Z:"): a claim said of one of them is said of each."""
+        ms = [m for m in self.mentions.get(cat, ()) if m.ent not in skip]
+        starts = sorted({m.start for m in ms})
+        at = {a: [m for m in ms if m.start == a] for a in starts}
+        i = starts.index(picked[0].start) if picked[0].start in at else -1
+        if i < 0:
+            return picked
+        out = list(picked)
+        for step in (-1, 1):
+            j = i
+            while 0 <= j + step < len(starts):
+                a, b = sorted((starts[j], starts[j + step]))
+                if not _COORD_GAP.fullmatch(self.low[max(m.end for m in at[a]):b]):
+                    break
+                j += step
+                out += at[starts[j]]
+        return out
+
+    def _pair_slot(self, pos: int) -> tuple[int, int] | None:
+        """(0 or 1, where the pair starts) when the number at `pos` is one of two values
+        set against each other ("13.7 °C vs 14.9 °C", "$135.95 versus $159.00")."""
+        i = next((k for k, n in enumerate(self.numbers) if n.span[0] == pos), None)
+        if i is None:
+            return None
+        if i > 0 and _PAIR_GAP.fullmatch(self.low[self.numbers[i - 1].span[1]:pos]):
+            return 1, self.numbers[i - 1].span[0]
+        if i + 1 < len(self.numbers) and _PAIR_GAP.fullmatch(
+                self.low[self.numbers[i].span[1]:self.numbers[i + 1].span[0]]):
+            return 0, pos
+        return None
+
+    def _in_named_order(self, ms: list[Mention], slot: int, start: int) -> list[Mention]:
+        """The pair's values follow the order its sentence named two entities in before
+        it: the first value is the first-named one's; with one name, only the first value
+        is said of it."""
+        lo, _ = self.sentence(start)
+        firsts: list[list[Mention]] = []
+        seen: set[str] = set()
+        for m in ms:
+            if lo <= m.start and m.end <= start and m.ent not in seen:
+                same = [x for x in ms if x.start == m.start]
+                seen |= {x.ent for x in same}
+                firsts.append(same)
+        if len(firsts) > 2:
+            return []  # more names than values: cannot tell
+        return firsts[slot] if slot < len(firsts) else []
 
     def _paired(self, pos: int) -> Span | None:
         """The span of a "(… vs …)" around `pos`: the pair follows the order the entities
@@ -262,7 +345,8 @@ class Reading:
 
 
 _DATE_RANGE_GAP = re.compile(r"\s*(?:–|—|-|to|through|until|till)\s*", re.IGNORECASE)
-_ALT_GAP = re.compile(r"^\s*(?:,\s*)?(?:or(?:\s+(?:maybe|possibly|perhaps|even))?|/|either|,)\s*$")
+_ALT_GAP = re.compile(r"^\s*(?:,\s*)?(?:or(?:\s+(?:maybe|possibly|perhaps|even))?|/|either|,"
+                      r"|(?:maybe|possibly|perhaps|probably)(?:\s+even)?)\s*$")
 _RANGE_GAP = re.compile(r"^\s*(?:–|—|-|to|and)\s*$")
 
 
