@@ -271,6 +271,17 @@ NoticedReadings = Mapping[tuple[str, int], str]
 ``none`` or ``unscored`` (`core.NoticedReading`, `Workspace.noticed_readings`)."""
 
 
+@dataclass(frozen=True)
+class StoredNoticed:
+    """`--noticed llm:MODEL`: the classifier and its stored readings, read for `noticed`
+    in place of the text rules."""
+
+    classifier: str
+    """``llm:<provider/model>``."""
+    readings: NoticedReadings
+    """Its readings (`NoticedReadings`)."""
+
+
 def stored_reader(readings: NoticedReadings, trace_id: str) -> TextReader:
     """Reads a trace's outputs from stored readings: an empty text shows no sign (nothing
     is asked about it), a missing reading is unscored."""
