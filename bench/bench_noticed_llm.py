@@ -32,7 +32,7 @@ def _ratio(num: int, den: int) -> float | None:
 
 
 def _fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3f}"
+    return "-" if x is None or x != x else f"{x:.3f}"  # None or NaN: undefined
 
 
 async def read_all(clf: NoticedClassifier, rows: list[dict]) -> tuple[list[str], float]:
