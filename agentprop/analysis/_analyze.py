@@ -129,6 +129,8 @@ class AnalysisContext:
 
     def instrument_of(self, question: str) -> str:
         """The instrument that answers a label question in this workspace."""
+        if question == "noticed" and self.inp.noticed_classifier:
+            return f"noticed:{self.inp.noticed_classifier}"
         return str(self.inp.primary_judge) if question == "answer" else question
 
     def has_card(self, instrument: str) -> bool:
@@ -187,6 +189,7 @@ def analysis_info(ctx: AnalysisContext) -> dict[str, Any]:
         "simulated_models": sorted(set(st.loc[st["simulated"].fillna(False).astype(bool),
                                               "model"])) if len(st) else [],
         **inp.workspace.info(),
+        **({"noticed_classifier": inp.noticed_classifier} if inp.noticed_classifier else {}),
     }
 
 
@@ -195,7 +198,8 @@ def unvalidated_instruments(ctx: AnalysisContext) -> list[str]:
     card: the primary judge (S3), and the detectors when they measured something."""
     st = ctx.stages
     used = [str(ctx.inp.primary_judge)] + [
-        d for d in ("noticed", "fabricated") if d in st and st[d].notna().any()]
+        ctx.instrument_of(d) for d in ("noticed", "fabricated")
+        if d in st and st[d].notna().any()]
     return [i for i in used if not ctx.has_card(i)]
 
 

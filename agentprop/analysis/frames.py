@@ -14,7 +14,12 @@ from typing import Any
 
 import pandas as pd
 
-from agentprop.analysis.stages import STAGE_COLUMNS, FabricationCheck, TaskLookup
+from agentprop.analysis.stages import (
+    STAGE_COLUMNS,
+    FabricationCheck,
+    StoredNoticed,
+    TaskLookup,
+)
 from agentprop.core import (
     DEFAULT_PRIMARY_JUDGE,
     Label,
@@ -67,9 +72,11 @@ def primary_verdicts(verdicts: Iterable[VerdictLike], judge: str) -> dict[str, b
 
 def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None], *,
                 tasks: TaskLookup | None = None,
-                rule: FabricationCheck | None = None) -> pd.DataFrame:
+                rule: FabricationCheck | None = None,
+                noticed: StoredNoticed | None = None) -> pd.DataFrame:
     """The stage table (agentprop.analysis.stages) plus each trace's final `answer`.
-    `tasks` (a suite) defines `fabricated` (see `stage_table`).
+    `tasks` (a suite) defines `fabricated`, `noticed` an LLM classifier's readings (see
+    `stage_table`).
 
     Reads `traces` once, so a workspace's traces can be streamed rather than held in memory.
     """
@@ -82,7 +89,8 @@ def stage_frame(traces: Iterable[Trace], verdicts: Mapping[str, bool | None], *,
             answers[t.id] = t.final_answer
             yield t
 
-    df = stage_table(tap(traces), verdicts, tasks=tasks, rule=rule)
+    df = stage_table(tap(traces), verdicts, tasks=tasks, rule=rule,
+                     readings=noticed.readings if noticed is not None else None)
     if df.empty:
         df = pd.DataFrame(columns=list(STAGE_COLUMNS))
     df = df.copy()
@@ -199,6 +207,9 @@ class AnalysisInput:
     `labels` holds the answers' correctness only, as every judge analysis expects."""
     label_design: LabelDesign | None = None
     """How the workspace's label sample was drawn (the corrected rates weight by it)."""
+    noticed_classifier: str | None = None
+    """The LLM classifier whose stored readings gave `noticed` (``llm:<provider/model>``);
+    None: the text rules."""
 
 
 def build_input(
@@ -216,12 +227,13 @@ def build_input(
     judge_validity: JudgeValidity | None = None,
     question_labels: Sequence[Label] = (),
     label_design: LabelDesign | None = None,
+    noticed: StoredNoticed | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
     `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
     return AnalysisInput(
         stages=stage_frame(traces, primary_verdicts(verdicts, primary_judge), tasks=tasks,
-                           rule=rule),
+                           rule=rule, noticed=noticed),
         verdicts=verdict_frame(verdicts),
         members=members_frame(verdicts),
         labels=label_frame(labels),
@@ -233,4 +245,5 @@ def build_input(
         judge_validity=judge_validity,
         question_labels=label_frame(question_labels),
         label_design=label_design,
+        noticed_classifier=noticed.classifier if noticed is not None else None,
     )

@@ -28,7 +28,11 @@ Per trace (`stage_table`):
   in a trace without injection, its first observation) the agent showed it saw a problem,
   and how (requery, verify, clarify, abstain, mention); see `agentprop.analysis.noticing`.
   <NA> / None when there is no reference step. Computed for baseline traces too: there it
-  is a false alarm.
+  is a false alarm. With `readings` (an LLM classifier's stored readings, `agentprop
+  judge --noticed llm:MODEL`) the texts are read from them instead of the text rules;
+  structural requery still counts.
+- `noticed_unscored`: `noticed` is <NA> because a reading it needed is unscored or not
+  stored (only with `readings`): undefined, never "not noticed".
 - `S3`: the final answer is wrong under the given verdicts (True = wrong; <NA> = unjudged
   or unscored). Computed for every trace, baseline included.
 - `recovered`: S2 and the answer is right (not S3); <NA> without S2 or when unjudged.
@@ -63,13 +67,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from agentprop.analysis._stats import Resampler, group_rng
-from agentprop.analysis.noticing import KINDS, UNOBSERVABLE, notice, restores, turns_recorded
+from agentprop.analysis.noticing import (
+    KINDS,
+    UNOBSERVABLE,
+    UNSCORED,
+    CallRelation,
+    Reading,
+    TextReader,
+    Where,
+    notice,
+    restores,
+    turns_recorded,
+)
 from agentprop.analysis.outcomes import stopped_at
 from agentprop.core import (
     CallIssueEvent,
@@ -88,7 +104,7 @@ STAGE_COLUMNS: tuple[str, ...] = (
     "no_tool_call", "leaked_call", "unknown_tool", "bad_arguments", "undelivered_call",
     "S1", "S2", "corrected", "noticed", "noticed_kind", "S3", "recovered", "stopped_at",
     "abstained", "error", "n_injected", "fabricated", "turns_recorded", "forced",
-    "model_calls", "tool_calls", "tokens", "model_s",
+    "model_calls", "tool_calls", "tokens", "model_s", "noticed_unscored",
 )
 _NULLABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3",
              "recovered", "fabricated", "leaked_call", "unknown_tool", "bad_arguments",
@@ -114,7 +130,7 @@ def _error_type(condition: str, injection: InjectionEvent | None) -> str | None:
         else None
 
 
-def _stages(trace: Trace) -> dict[str, Any]:
+def _stages(trace: Trace, read: TextReader | None = None) -> dict[str, Any]:
     """Event-derived stage values of one trace (single pass over its events)."""
     injection: InjectionEvent | None = None
     n_injected = 0
@@ -165,9 +181,10 @@ def _stages(trace: Trace) -> dict[str, Any]:
         "target_param": None,
         "n_injected": n_injected,
         "turns_recorded": turns_recorded(trace),
+        "noticed_unscored": False,
     }
     if injection is None:
-        _set_noticing(out, trace, None, None)
+        _set_noticing(out, trace, None, None, read)
         return out
     out["target_param"] = injection.param
     if injection.status != "applied":
@@ -182,7 +199,7 @@ def _stages(trace: Trace) -> dict[str, Any]:
         return out
     at, result = target
     if injection.protocol in OBSERVATION_LEVEL:
-        _observation_stages(out, trace, injection, result, at, calls)
+        _observation_stages(out, trace, injection, result, at, calls, read)
         return out
     proposed = next(
         (c.call.arguments for _, c in calls if cid and c.call.id == cid),
@@ -192,7 +209,7 @@ def _stages(trace: Trace) -> dict[str, Any]:
         proposed = {k: v for k, v in result.arguments.items() if k != injection.param}
         if injection.param is not None:
             proposed[injection.param] = injection.original
-    _set_noticing(out, trace, injection, proposed)
+    _set_noticing(out, trace, injection, proposed, read)
     s1 = _differs(result.arguments, proposed)
     out["S1"] = s1
     if not s1:
@@ -213,9 +230,10 @@ def _stages(trace: Trace) -> dict[str, Any]:
 
 def _observation_stages(out: dict[str, Any], trace: Trace, injection: InjectionEvent,
                         result: ToolResultEvent, at: int,
-                        calls: list[tuple[int, ToolCallEvent]]) -> None:
+                        calls: list[tuple[int, ToolCallEvent]],
+                        read: TextReader | None = None) -> None:
     """Stages of an observation-level corruption (see the module docstring)."""
-    _set_noticing(out, trace, injection, result.arguments)
+    _set_noticing(out, trace, injection, result.arguments, read)
     out["S1"] = True
     if result.counterfactual is None:
         out["S2"] = out["corrected"] = None
@@ -242,14 +260,75 @@ class FabricationCheck(Protocol):
 
 
 def _set_noticing(out: dict[str, Any], trace: Trace, injection: InjectionEvent | None,
-                  proposed: dict[str, Any] | None) -> None:
-    n = notice(trace, injection, proposed)
+                  proposed: dict[str, Any] | None, read: TextReader | None = None) -> None:
+    n = notice(trace, injection, proposed, read)
     out["noticed"], out["noticed_kind"] = n.noticed, n.kind
+    out["noticed_unscored"] = n.unscored
+
+
+NoticedReadings = Mapping[tuple[str, int], str]
+"""An LLM classifier's stored readings: (trace id, output's event index) → a kind,
+``none`` or ``unscored`` (`core.NoticedReading`, `Workspace.noticed_readings`)."""
+
+
+@dataclass(frozen=True)
+class StoredNoticed:
+    """`--noticed llm:MODEL`: the classifier and its stored readings, read for `noticed`
+    in place of the text rules."""
+
+    classifier: str
+    """``llm:<provider/model>``."""
+    readings: NoticedReadings
+    """Its readings (`NoticedReadings`)."""
+
+
+def stored_reader(readings: NoticedReadings, trace_id: str) -> TextReader:
+    """Reads a trace's outputs from stored readings: an empty text shows no sign (nothing
+    is asked about it), a missing reading is unscored."""
+
+    def read(at: int, text: str, where: Where, call: CallRelation) -> Reading:
+        if not text.strip():
+            return None
+        value = readings.get((trace_id, at), UNSCORED)
+        return None if value == "none" else value  # type: ignore[return-value]
+
+    return read
+
+
+@dataclass(frozen=True)
+class TextItem:
+    """One output text the noticed detector reads, in reading order: what an LLM
+    classifier is asked about (`judges._noticed`)."""
+
+    output: int
+    """The output's event index in the trace."""
+    text: str
+    """Its reasoning and text, as the rules read them."""
+    where: Where
+    """Beside a call, or a text with no call."""
+    call: CallRelation
+    """Beside a call: the same tool as the reference step's, or another."""
+
+
+def noticing_items(trace: Trace) -> list[TextItem]:
+    """The non-empty output texts `noticed` would read in `trace` if none showed a sign
+    (up to a structural requery, which needs no text): read them in order and stop at
+    the first sign or unscored reading, as `notice` does."""
+    items: list[TextItem] = []
+
+    def record(at: int, text: str, where: Where, call: CallRelation) -> Reading:
+        if text.strip():
+            items.append(TextItem(at, text, where, call))
+        return None
+
+    _stages(trace, record)
+    return items
 
 
 def stage_table(
     traces: Iterable[Trace], verdicts: Mapping[str, bool | None] | None = None,
     *, tasks: TaskLookup | None = None, rule: FabricationCheck | None = None,
+    readings: NoticedReadings | None = None,
 ) -> pd.DataFrame:
     """One row per trace with the columns in `STAGE_COLUMNS` (see the module docstring).
 
@@ -258,11 +337,13 @@ def stage_table(
     task)` for the trace's task in `tasks` (a suite); without both it is <NA>. The rule is
     `agentprop.judges.FabricationRule` (analysis reads no answers itself); share one
     between tables of the same workspace, since it caches each answer's reading.
+    `readings`: an LLM classifier's stored readings, read in place of the text rules for
+    `noticed` (None: the rules).
     """
     verdicts = verdicts or {}
     rows: list[dict[str, Any]] = []
     for t in traces:
-        row = _stages(t)
+        row = _stages(t, None if readings is None else stored_reader(readings, t.id))
         release = t.release_stages
         if isinstance(release, Mapping):
             for key in _OVERRIDABLE:
@@ -281,7 +362,8 @@ def stage_table(
     df = pd.DataFrame(rows, columns=list(STAGE_COLUMNS))
     for col in _NULLABLE:
         df[col] = df[col].astype("boolean")
-    for col in ("simulated", "abstained", "error"):
+    df["noticed_unscored"] = df["noticed_unscored"].astype("boolean").fillna(False)
+    for col in ("simulated", "abstained", "error", "noticed_unscored"):
         df[col] = df[col].astype(bool)
     df["turns_recorded"] = df["turns_recorded"].astype("boolean").fillna(True).astype(bool)
     df["seed"] = df["seed"].astype("int64")

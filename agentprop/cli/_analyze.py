@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agentprop.cli._common import UserError, console, open_workspace, print_json, user_errors
+from agentprop.cli._common import (
+    UserError,
+    console,
+    noticed_option,
+    open_workspace,
+    print_json,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from agentprop.analysis import AnalysisInput
@@ -16,21 +23,24 @@ if TYPE_CHECKING:
 WORKSPACE_HELP = "workspace folder"
 
 
-def load_input(ws: Workspace) -> AnalysisInput:
-    """The analysis input from a workspace (primary judge, sweep, simulation check)."""
+def load_input(ws: Workspace, noticed: str | None = None) -> AnalysisInput:
+    """The analysis input from a workspace (primary judge, sweep, simulation check);
+    `noticed`: the `--noticed` value (rules, or llm:MODEL's stored readings)."""
     from agentprop.experiment import load_analysis_input
+    from agentprop.judges import stored_readings
 
-    return load_analysis_input(ws)
+    return load_analysis_input(ws, noticed=stored_readings(ws, noticed))
 
 
-def _run_analysis(workspace: Path, resamples: int, seed: int) -> tuple[Any, Any, Any]:
+def _run_analysis(workspace: Path, resamples: int, seed: int,
+                  noticed: str | None = None) -> tuple[Any, Any, Any]:
     from agentprop.report import analyze
 
     ws = open_workspace(workspace)
     try:
         if ws.count_traces() == 0:
             raise UserError(f"workspace {workspace} has no traces; run or import some first")
-        inp = load_input(ws)
+        inp = load_input(ws, noticed)
         runs = [r.model_dump(mode="json") for r in ws.runs()]
     finally:
         ws.close()
@@ -58,6 +68,9 @@ def _print_tables(result: Any) -> None:
                      if result.info.get("imported") else ""))
     from rich.markup import escape
 
+    if result.info.get("noticed_classifier"):
+        console.print(f"noticed: read by {escape(result.info['noticed_classifier'])} (stored "
+                      "readings; an unscored one leaves noticed undefined)", highlight=False)
     for instrument in result.info.get("unvalidated") or []:
         console.print(f"[yellow]warning: unvalidated: {escape(instrument)} has no validity card; "
                       "every rate measured through it is unvalidated[/]", highlight=False)
@@ -134,11 +147,12 @@ def register(app: typer.Typer) -> None:
         resamples: int = typer.Option(1000, "--resamples", min=10,
                                       envvar="AGENTPROP_RESAMPLES"),
         seed: int = typer.Option(42, "--seed", min=0, envvar="AGENTPROP_SEED"),
+        noticed: str = noticed_option(),
     ) -> None:
         """Print every analysis table (or, with --json, the flat numbers manifest)."""
         from agentprop.analysis import numbers_manifest
 
-        result, _, _ = _run_analysis(workspace, resamples, seed)
+        result, _, _ = _run_analysis(workspace, resamples, seed, noticed)
         if as_json:
             print_json(numbers_manifest(result))
         else:
@@ -155,16 +169,19 @@ def register(app: typer.Typer) -> None:
         no_verify: bool = typer.Option(
             False, "--no-verify", help="Skip the invariant checks of `agentprop verify` "
             "(run by default on the traces the report reads; no recomputation)."),
+        noticed: str = noticed_option(),
     ) -> None:
         """Write WORKSPACE/report/ (index.html, figures, tables, numbers.json), then check
         the data's invariants as `agentprop verify` does (one line per violation, exit 1)."""
         from agentprop.experiment._execute import report_checked
+        from agentprop.judges import stored_readings
 
         with open_workspace(workspace) as ws:
             if ws.count_traces() == 0:
                 raise UserError(f"workspace {workspace} has no traces; run or import some "
                                 "first")
-            path, found, n_traces = report_checked(ws, resamples=resamples, seed=seed)
+            path, found, n_traces = report_checked(ws, resamples=resamples, seed=seed,
+                                                   noticed=stored_readings(ws, noticed))
         console.print(f"report written: {path}")
         if not no_verify:
             _print_verification(found, f"{n_traces} traces")

@@ -312,3 +312,12 @@ def say_probe(probe: Any) -> None:
 
     style = "green" if probe.verdict == "native" else "bold red"
     err_console.print(Text(probe_line(probe), style=style))  # wraps at the terminal width
+
+
+NOTICED_HELP = ("How `noticed` reads the agent's texts: rules (the text rules) or "
+                "llm:<provider/model> (the readings `agentprop judge --noticed` stored).")
+
+
+def noticed_option() -> Any:
+    """The `--noticed rules|llm:MODEL` option of stages, analyze and report."""
+    return typer.Option("rules", "--noticed", envvar="AGENTPROP_NOTICED", help=NOTICED_HELP)

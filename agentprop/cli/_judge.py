@@ -65,8 +65,11 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 @user_errors
 def judge_cmd(
     workspace: Path = WorkspaceOpt,
-    judge: list[str] = typer.Option(..., "--judge", "-j", help="heuristic, facts, "
+    judge: list[str] = typer.Option([], "--judge", "-j", help="heuristic, facts, "
                                     "llm:<provider/model>, ensemble:<m1>,<m2>,<m3>; repeatable."),
+    noticed: str = typer.Option(None, "--noticed", help="Also read `noticed` with an LLM "
+                                "classifier, llm:<provider/model>: its readings are stored for "
+                                "`stages/analyze/report --noticed llm:MODEL` (resumable)."),
     primary: str = typer.Option(None, "--primary", help="The judge S3 and headline rates use "
                                 "(stored in the workspace; default facts)."),
     concurrency: int = typer.Option(16, "--concurrency", min=1, envvar="AGENTPROP_CONCURRENCY"),
@@ -74,10 +77,19 @@ def judge_cmd(
     suite_file: Path = SuiteOpt,
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Judge every trace that lacks a verdict of each judge (resumable, concurrent)."""
+    """Judge every trace that lacks a verdict of each judge (resumable, concurrent); with
+    --noticed, store an LLM classifier's readings of the texts `noticed` reads."""
     from agentprop.judges import canonical_name, get_judge, judge_workspace
     from agentprop.models import ModelError
 
+    if not judge and not noticed:
+        raise UserError("give --judge (verdicts) or --noticed llm:<provider/model> "
+                        "(noticed readings), or both")
+    if noticed:
+        _check_noticed(noticed)
+    if not judge:
+        _judge_noticed(workspace, noticed, concurrency, no_cache, as_json)
+        return
     names = [canonical_name(n) for n in judge]
     try:
         # validate every name (and model provider and base URL) before touching anything
@@ -107,9 +119,53 @@ def judge_cmd(
                       f"{s.model_calls} ({s.cached_calls})", f"{s.cost:.4f}")
         console.print(t)
         console.print(f"primary judge: {escape(summary.primary)}")
+    if noticed:
+        _judge_noticed(workspace, noticed, concurrency, no_cache, as_json)
     if summary.failed:
         err_console.print(f"warning: {summary.failed} verdict(s) not written because model "
                           "calls failed; rerun the same command to retry them")
+        raise typer.Exit(1)
+
+
+def _check_noticed(spec: str) -> None:
+    """Validate `--noticed` (form, provider, server) before anything is read or written."""
+    from agentprop.judges._noticed import make_classifier
+    from agentprop.models import ModelError
+
+    try:
+        clf = make_classifier(spec)
+    except ModelError as e:
+        raise UserError(f"noticed classifier unavailable: {e.message}") from None
+    probe_models([clf.model])
+
+
+def _judge_noticed(workspace: Path, spec: str, concurrency: int, no_cache: bool,
+                   as_json: bool) -> None:
+    """`judge --noticed llm:MODEL`: store the classifier's readings, print what it did."""
+    import dataclasses
+
+    from agentprop.judges import read_noticed
+    from agentprop.models import ModelError
+
+    ws = open_workspace(workspace, write=True)
+    try:
+        s = read_noticed(ws, spec, concurrency=concurrency, progress=not as_json,
+                         use_cache=not no_cache)
+    except ModelError as e:
+        fail(f"noticed classifier unavailable: {e.message}", code=1)
+    finally:
+        ws.close()
+    if as_json:
+        print_json({"noticed": dataclasses.asdict(s)})
+    else:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(s.counts.items())) or "none new"
+        console.print(f"noticed readings by {escape(s.classifier)}: {s.traces} traces with "
+                      f"texts; {s.asked} asked ({s.cached} cached), {s.reused} already "
+                      f"stored, {s.unscored} unscored, {s.failed} failed; {counts}; "
+                      f"cost ${s.cost:.4f}", highlight=False)
+    if s.failed:
+        err_console.print(f"warning: {s.failed} reading(s) not stored because model calls "
+                          "failed; rerun the same command to retry them")
         raise typer.Exit(1)
 
 

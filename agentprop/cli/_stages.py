@@ -8,7 +8,14 @@ from typing import Any
 
 import typer
 
-from agentprop.cli._common import console, fail, open_workspace, print_json, user_errors
+from agentprop.cli._common import (
+    console,
+    fail,
+    noticed_option,
+    open_workspace,
+    print_json,
+    user_errors,
+)
 
 _SHOWN = (
     ("p_S1", "p_S1"), ("p_S2", "p_S2"), ("r_12", "r_12"), ("corrected", "corrected"),
@@ -48,16 +55,18 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
         n_boot: int = typer.Option(1000, "--n-boot", min=100, help="Bootstrap resamples."),
         seed: int = typer.Option(42, "--seed", min=0, help="Bootstrap seed."),
+        noticed: str = noticed_option(),
     ) -> None:
         """Stage counts and propagation rates (p_S1, p_S2, r_12, r_23, correction, noticed,
         recovered, no-tool share, fabricated) per model and condition, with 95 % bootstrap
         CIs clustered by task."""
         from agentprop.analysis.stages import propagation_rates, stage_table
         from agentprop.core import did_you_mean
-        from agentprop.judges import resolve_judge
+        from agentprop.judges import resolve_judge, stored_readings
 
         ws = open_workspace(workspace)
         try:
+            readings = stored_readings(ws, noticed)
             judge_name = resolve_judge(judge, ws.judges()) if judge else ws.primary_judge()
             verdicts = {v.trace_id: v.correct for v in ws.verdicts(judge_name)}
             if judge and not verdicts:
@@ -69,7 +78,8 @@ def register(app: typer.Typer) -> None:
 
             tasks = workspace_suite(ws)
             df = stage_table(ws.iter_traces(), verdicts, tasks=tasks,
-                             rule=fabrication_rule(ws))
+                             rule=fabrication_rule(ws),
+                             readings=readings.readings if readings else None)
             imported = bool(ws.meta().imported)
         finally:
             ws.close()
@@ -92,11 +102,18 @@ def register(app: typer.Typer) -> None:
             print_json({
                 "workspace": str(workspace), "judge": judge_name, "judged": judged,
                 "n_traces": len(df), "n_baseline": int((df["condition"] == "baseline").sum()),
+                "noticed": readings.classifier if readings else "rules",
+                "noticed_unscored": int(df["noticed_unscored"].sum()),
                 "groups": records,
                 "call_delivery": _delivery_records(delivery),
             })
             return
         _print_table(records, judge_name if judged else None, len(df), imported)
+        if readings:
+            console.print(f"noticed: read by {readings.classifier} (stored readings; "
+                          f"structural requery counts too); {int(df['noticed_unscored'].sum())}"
+                          " trace(s) unscored there (noticed undefined, not counted)",
+                          highlight=False)
         _print_delivery(delivery, simulated)
 
 

@@ -32,6 +32,37 @@ class Verdict(BaseModel):
 VerdictRow = tuple[str, str, bool | None, dict[str, bool | None]]
 """A verdict without its raw payload: (trace_id, judge, correct, ensemble members)."""
 
+NoticedValue = Literal["requery", "verify", "clarify", "abstain", "mention", "none",
+                       "unscored"]
+"""What a text classifier read in one model output: a kind of noticing
+(`analysis.noticing.KINDS`), ``none`` (no sign of noticing), or ``unscored`` (the reply
+was not one of the allowed answers: never read as "not noticed")."""
+
+
+class NoticedReading(BaseModel):
+    """One text classifier's reading of one model output after a trace's reference step
+    (`agentprop judge --noticed llm:MODEL`; docs/injection.md). Stored so the analysis
+    stays pure: `stages --noticed llm:MODEL` reads them instead of asking a model."""
+
+    trace_id: str
+    """The trace the output belongs to."""
+    output: int
+    """The output's position: the index of its `model_call` event in `Trace.events`."""
+    classifier: str
+    """Who read it: ``llm:<provider/model>``."""
+    reading: NoticedValue
+    """The kind read, ``none`` or ``unscored`` (`NoticedValue`)."""
+    where: Literal["beside_call", "final", "text_turn"]
+    """Where the text sits: beside a tool call, or a text with no call."""
+    call: Literal["same_tool", "other_tool"] | None = None
+    """Beside a call: whether it calls the reference step's tool again or another one."""
+    raw: Any = None
+    """The model's reply (or why it is unscored), whether it came from the cache; for audit."""
+    cost: float = 0.0
+    """US dollars spent on this reading."""
+    created_at: datetime = Field(default_factory=utcnow)
+    """UTC time written."""
+
 LabelValue = Literal["correct", "incorrect", "unsure", "yes", "no"]
 
 LabelQuestion = Literal["answer", "noticed", "fabricated"]

@@ -17,7 +17,7 @@ from agentprop.store import Workspace
 
 if TYPE_CHECKING:
     from agentprop.analysis import AnalysisInput
-    from agentprop.analysis.stages import FabricationCheck
+    from agentprop.analysis.stages import FabricationCheck, StoredNoticed
     from agentprop.core import Trace, WorkUnit
     from agentprop.intercept import InterceptConfig
     from agentprop.judges import FabricationRule
@@ -160,16 +160,18 @@ def report_workspace(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
 
 
 def report_checked(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
-                   suite: Suite | None = None, rule: FabricationRule | None = None
+                   suite: Suite | None = None, rule: FabricationRule | None = None,
+                   noticed: StoredNoticed | None = None,
                    ) -> tuple[Path, list[str], int]:
     """Analyse a workspace, write its report, and check the invariants on the traces and
     stage table the report was made from (`agentprop verify`'s checks without the second
-    read and the recomputation): index.html, the violations, the traces read."""
+    read and the recomputation): index.html, the violations, the traces read. `noticed`:
+    an LLM classifier's stored readings for `noticed` (None: the text rules)."""
     from agentprop.analysis.invariants import TraceChecks, all_violations
     from agentprop.report import analyze, build_report
 
     checks = TraceChecks()
-    inp = load_analysis_input(ws, suite, rule=rule, tap=checks.tap)
+    inp = load_analysis_input(ws, suite, rule=rule, tap=checks.tap, noticed=noticed)
     runs = [r.model_dump(mode="json") for r in ws.runs()]
     result = analyze(inp, n_resamples=resamples, seed=seed)
     path = build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
@@ -190,6 +192,7 @@ def example_rationales(ws: Workspace, inp: AnalysisInput) -> dict[str, str]:
 def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
                         rule: FabricationRule | None = None,
                         tap: Callable[[Iterable[Trace]], Iterable[Trace]] | None = None,
+                        noticed: StoredNoticed | None = None,
                         ) -> AnalysisInput:
     """The analysis input from a workspace: traces, verdicts, labels, primary judge, sweep,
     and the simulation check when the study ran simulated agents. Traces are streamed and
@@ -226,6 +229,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         judge_validity=JudgeValidity.from_summary(validity) if validity else None,
         question_labels=[*ws.labels(question="noticed"), *ws.labels(question="fabricated")],
         label_design=stored.label_design,
+        noticed=noticed,
     )
 
 

@@ -35,10 +35,13 @@ def verify_workspace(ws: Workspace, *, suite: Suite | None = None,
     """Recompute the report's numbers (unless not `numbers`) and check the invariants."""
     from agentprop.analysis import numbers_manifest
     from agentprop.experiment._execute import load_analysis_input
+    from agentprop.judges import stored_readings
     from agentprop.report import analyze
 
     checks = TraceChecks()
-    inp = load_analysis_input(ws, suite, tap=checks.tap)
+    settings = _settings(ws.report_dir)
+    noticed = stored_readings(ws, settings.pop("noticed", None)) if numbers else None
+    inp = load_analysis_input(ws, suite, tap=checks.tap, noticed=noticed)
     out = all_violations(ws.trace_rows(), inp.stages, checks,
                          ws.unscored_ids(str(inp.primary_judge)))
     n_numbers = None
@@ -49,21 +52,25 @@ def verify_workspace(ws: Workspace, *, suite: Suite | None = None,
             out.append(f"no report to check: {stored} is missing; run `agentprop report "
                        f"-w {ws.path}` first")
         else:
-            settings = _settings(report)
             manifest = numbers_manifest(analyze(inp, **settings))
             n_numbers = len(manifest)
             out += _compare(stored, manifest)
     return Verification(out, checks.n_traces, n_numbers)
 
 
-def _settings(report: Path) -> dict[str, int]:
+def _settings(report: Path) -> dict[str, Any]:
+    """The report's settings (analysis.json): resamples, seed, and the noticed classifier
+    when the report read one (the defaults for a report from before they were recorded)."""
     from agentprop.report import SETTINGS
 
     path = report / SETTINGS
-    if not path.exists():  # a report from before the settings were recorded: the defaults
+    if not path.exists():
         return {"n_resamples": 1000, "seed": 42}
     data = json.loads(path.read_text(encoding="utf-8"))
-    return {"n_resamples": int(data["n_resamples"]), "seed": int(data["seed"])}
+    out: dict[str, Any] = {"n_resamples": int(data["n_resamples"]), "seed": int(data["seed"])}
+    if isinstance(data.get("noticed"), str):
+        out["noticed"] = data["noticed"]
+    return out
 
 
 def _compare(stored: Path, manifest: dict[str, Any]) -> list[str]:

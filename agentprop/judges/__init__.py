@@ -19,6 +19,15 @@ from agentprop.judges._facts import (
 from agentprop.judges._heuristic import HeuristicJudge, heuristic_correct
 from agentprop.judges._llm import EnsembleJudge, LLMJudge, majority
 from agentprop.judges._lookup import canonical_name, get_judge, resolve_judge
+from agentprop.judges._noticed import (
+    NOTICED_FORMS,
+    NoticedClassifier,
+    NoticedSummary,
+    classifier_name,
+    read_noticed,
+    stored_readings,
+)
+from agentprop.judges._noticed_prompt import build_noticed_messages, parse_noticed
 from agentprop.judges._prompt import (
     JUDGE_SYSTEM,
     build_judge_messages,
@@ -40,6 +49,7 @@ __all__ = [
     "JUDGES",
     "JUDGE_FORMS",
     "JUDGE_SYSTEM",
+    "NOTICED_FORMS",
     "SIM_JUDGE_PROFILES",
     "TRANSIENT_KINDS",
     "EnsembleJudge",
@@ -53,14 +63,18 @@ __all__ = [
     "JudgeUnavailableError",
     "LLMJudge",
     "LabelledAnswer",
+    "NoticedClassifier",
+    "NoticedSummary",
     "SimJudgeModel",
     "SimJudgeProfile",
     "ValidationSet",
     "ajudge_workspace",
     "answer_claims",
     "build_judge_messages",
+    "build_noticed_messages",
     "canonical_name",
     "check_answer",
+    "classifier_name",
     "fact_stated",
     "get_judge",
     "heuristic_correct",
@@ -68,8 +82,11 @@ __all__ = [
     "judge_workspace",
     "majority",
     "parse_judge_prompt",
+    "parse_noticed",
     "parse_yes_no",
     "query_vocabulary",
+    "read_noticed",
     "resolve_judge",
+    "stored_readings",
     "validation_verdicts",
 ]

@@ -25,6 +25,7 @@ _BUILTIN: dict[str, str] = {
     "local": "agentprop.models._local",
     "sim": "agentprop.sim",
     "sim-judge": "agentprop.judges._simjudge",
+    "sim-noticed": "agentprop.judges._simnoticed",
 }
 
 

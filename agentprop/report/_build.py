@@ -20,7 +20,8 @@ from agentprop.safety import neutralise_cell, term_safe
 
 N_EXAMPLES = 30
 SETTINGS = "analysis.json"
-"""How the report's numbers were computed ({"n_resamples", "seed"}), so `agentprop verify`
+"""How the report's numbers were computed ({"n_resamples", "seed"}, and "noticed": the LLM
+classifier whose stored readings gave `noticed`, when one did), so `agentprop verify`
 recomputes them with the same settings."""
 
 
@@ -97,6 +98,8 @@ def build_report(
         manifest = numbers_manifest(result)
         (tmp / "numbers.json").write_text(numbers_json(manifest), encoding="utf-8")
         settings = {k: result.info.get(k) for k in ("n_resamples", "seed")}
+        if result.info.get("noticed_classifier"):  # verify reads the same readings
+            settings["noticed"] = result.info["noticed_classifier"]
         (tmp / SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
         st = stages if stages is not None else pd.DataFrame()
         examples = pick_examples(st)

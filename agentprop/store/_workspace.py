@@ -17,6 +17,8 @@ from agentprop.core import (
     DEFAULT_PRIMARY_JUDGE,
     Label,
     LabelQuestion,
+    NoticedReading,
+    NoticedValue,
     RunSpec,
     Trace,
     Verdict,
@@ -63,6 +65,14 @@ _QUESTION_LABELS = """CREATE TABLE IF NOT EXISTS question_labels (
 )"""
 """Labels of the detectors' questions (`Label.question` other than ``answer``); made on the
 first such label, so workspaces of earlier versions need no migration."""
+
+
+_NOTICED_READINGS = """CREATE TABLE IF NOT EXISTS noticed_readings (
+    trace_id TEXT NOT NULL, output INTEGER NOT NULL, classifier TEXT NOT NULL,
+    reading TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (trace_id, output, classifier)
+)"""
+"""A text classifier's readings of the model outputs after each trace's reference step
+(`core.NoticedReading`); made on the first reading, so older workspaces need no migration."""
 
 
 def _set_wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
@@ -501,6 +511,47 @@ class Workspace:
 
     def judges(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT judge FROM verdicts ORDER BY 1")]
+
+    # -- noticed readings -----------------------------------------------------------------
+    def _has_table(self, name: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                                 (name,)).fetchone() is not None
+
+    def put_noticed_readings(self, readings: Iterable[NoticedReading]) -> None:
+        """Store readings (replacing a classifier's earlier reading of the same output)."""
+        rows = []
+        for reading in readings:
+            r, data, _ = encodable_json(reading)
+            rows.append((r.trace_id, r.output, r.classifier, r.reading, data))
+        if not rows:
+            return
+        with self.conn:
+            self.conn.execute(_NOTICED_READINGS)
+            self.conn.executemany("INSERT OR REPLACE INTO noticed_readings VALUES (?,?,?,?,?)",
+                                  rows)
+
+    def noticed_readings(self, classifier: str) -> dict[tuple[str, int], NoticedValue]:
+        """(trace id, output index) → reading, for one classifier (empty when none)."""
+        if not self._has_table("noticed_readings"):
+            return {}
+        cur = self.conn.execute("SELECT trace_id, output, reading FROM noticed_readings "
+                                "WHERE classifier=?", (classifier,))
+        return {(tid, int(out)): reading for tid, out, reading in cur}
+
+    def noticed_reading_records(self, classifier: str) -> list[NoticedReading]:
+        """One classifier's readings with their payloads (model replies), for audit."""
+        if not self._has_table("noticed_readings"):
+            return []
+        cur = self.conn.execute("SELECT data FROM noticed_readings WHERE classifier=? "
+                                "ORDER BY trace_id, output", (classifier,))
+        return [NoticedReading.model_validate_json(r[0]) for r in cur]
+
+    def noticed_classifiers(self) -> list[str]:
+        """The classifiers with stored readings."""
+        if not self._has_table("noticed_readings"):
+            return []
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT classifier FROM noticed_readings ORDER BY 1")]
 
     # -- labels ---------------------------------------------------------------------------
     def put_labels(self, labels: Iterable[Label]) -> None:
