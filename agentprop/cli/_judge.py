@@ -76,24 +76,31 @@ def judge_cmd(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     suite_file: Path = SuiteOpt,
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    model_option: list[str] = typer.Option(
+        [], "--model-option", "-o", envvar="AGENTPROP_MODEL_OPTION",
+        help="Option KEY=VALUE (repeatable) for the judge and classifier models, e.g. "
+        "n_ctx=1024 for a local model."),
 ) -> None:
     """Judge every trace that lacks a verdict of each judge (resumable, concurrent); with
     --noticed, store an LLM classifier's readings of the texts `noticed` reads."""
+    from agentprop.cli._run import _parse_options
     from agentprop.judges import canonical_name, get_judge, judge_workspace
     from agentprop.models import ModelError
+
+    options = _parse_options(model_option)
 
     if not judge and not noticed:
         raise UserError("give --judge (verdicts) or --noticed llm:<provider/model> "
                         "(noticed readings), or both")
     if noticed:
-        _check_noticed(noticed)
+        _check_noticed(noticed, options)
     if not judge:
-        _judge_noticed(workspace, noticed, concurrency, no_cache, as_json)
+        _judge_noticed(workspace, noticed, concurrency, no_cache, as_json, options)
         return
     names = [canonical_name(n) for n in judge]
     try:
         # validate every name (and model provider and base URL) before touching anything
-        built = [get_judge(n, suite=None) for n in names]
+        built = [get_judge(n, suite=None, model_options=options) for n in names]
     except ModelError as e:
         raise UserError(f"judge model unavailable: {e.message}") from None
     # an unreachable judge server fails now, not after minutes of retries
@@ -103,7 +110,7 @@ def judge_cmd(
     try:
         summary = judge_workspace(ws, names, suite=suite, primary=primary,
                                   concurrency=concurrency, progress=not as_json,
-                                  use_cache=not no_cache)
+                                  use_cache=not no_cache, model_options=options)
     except ModelError as e:
         fail(f"judge model unavailable: {e.message}", code=1)
     if as_json:
@@ -120,27 +127,27 @@ def judge_cmd(
         console.print(t)
         console.print(f"primary judge: {escape(summary.primary)}")
     if noticed:
-        _judge_noticed(workspace, noticed, concurrency, no_cache, as_json)
+        _judge_noticed(workspace, noticed, concurrency, no_cache, as_json, options)
     if summary.failed:
         err_console.print(f"warning: {summary.failed} verdict(s) not written because model "
                           "calls failed; rerun the same command to retry them")
         raise typer.Exit(1)
 
 
-def _check_noticed(spec: str) -> None:
+def _check_noticed(spec: str, options: dict[str, Any]) -> None:
     """Validate `--noticed` (form, provider, server) before anything is read or written."""
     from agentprop.judges._noticed import make_classifier
     from agentprop.models import ModelError
 
     try:
-        clf = make_classifier(spec)
+        clf = make_classifier(spec, model_options=options)
     except ModelError as e:
         raise UserError(f"noticed classifier unavailable: {e.message}") from None
     probe_models([clf.model])
 
 
 def _judge_noticed(workspace: Path, spec: str, concurrency: int, no_cache: bool,
-                   as_json: bool) -> None:
+                   as_json: bool, options: dict[str, Any]) -> None:
     """`judge --noticed llm:MODEL`: store the classifier's readings, print what it did."""
     import dataclasses
 
@@ -150,7 +157,7 @@ def _judge_noticed(workspace: Path, spec: str, concurrency: int, no_cache: bool,
     ws = open_workspace(workspace, write=True)
     try:
         s = read_noticed(ws, spec, concurrency=concurrency, progress=not as_json,
-                         use_cache=not no_cache)
+                         use_cache=not no_cache, model_options=options)
     except ModelError as e:
         fail(f"noticed classifier unavailable: {e.message}", code=1)
     finally:

@@ -98,3 +98,20 @@ def test_bad_noticed_values_fail_with_one_line(ws: Path, args: list[str], says: 
     assert res.exit_code == 2, res.output
     assert says in res.stderr
     assert len(res.stderr.strip().splitlines()) <= 3 and "Traceback" not in res.output
+
+
+def test_model_options_reach_the_classifier_model(ws: Path) -> None:
+    """`judge -o KEY=VALUE` configures the judge and classifier models (a local model's
+    n_ctx, a server's base_url): here the classifier goes to the URL given, and a dead
+    one is named in one line before anything is stored."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    url = f"http://127.0.0.1:{port}/v1"
+    res = runner.invoke(app, ["judge", "-w", str(ws), "--noticed", "llm:openai/x",
+                              "-o", f"base_url={url}", "-o", "max_attempts=1"])
+    assert res.exit_code == 2, res.output
+    assert url in res.stderr and "Traceback" not in res.output
+    assert _stored(ws, "llm:openai/x") == 0
