@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +24,13 @@ import pytest
 if "AGENTPROP_TEST_HOME" not in os.environ:
     os.environ["AGENTPROP_TEST_HOME"] = tempfile.mkdtemp(prefix="agentprop-tests-")
 os.environ["AGENTPROP_HOME"] = os.environ["AGENTPROP_TEST_HOME"]
+
+# A test run started in the background of a non-interactive shell (`cmd &` in a script,
+# nohup) inherits SIGINT ignored, and every CLI process the tests start would inherit it
+# too: the Ctrl-C tests would then see a run that rightly ignores Ctrl-C. They test a
+# person's Ctrl-C, so the signal is made live again here, before any process is started.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The shared test doubles' fixtures (`workspace`); see agentprop/testing.py.
 pytest_plugins = ["agentprop.testing"]
