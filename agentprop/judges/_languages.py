@@ -78,7 +78,7 @@ CREATED = ("eingetragen", "hinzugefugt", "angelegt", "erstellt", "eingeplant", "
            "agendado", "aggiunto", "creato", "inserito", "programmato", "adicionado", "criado",
            "agende", "anadi", "agregue", "programe", "adicionei", "criei", "agendei",
            "marcado", "toegevoegd", "aangemaakt", "ingepland", "已添加", "已创建", "已安排",
-           "追加しました", "登録しました", "作成しました")
+           "marquei", "安排了", "追加しました", "登録しました", "作成しました")
 DELETED = ("geloscht", "entfernt", "abgesagt", "storniert", "supprime", "annule", "borre",
            "elimine", "cancele", "apaguei", "exclui", "cancelei", "removi",
            "eliminado", "borrado", "cancelado", "cancellato", "eliminato", "rimosso",
@@ -90,8 +90,11 @@ MOVED = ("verschoben", "verlegt", "deplace", "reporte", "decale", "movido", "tra
          "mudado", "verplaatst", "verzet", "已移至", "改到", "已改", "移動しました",
          "変更しました")
 BOOKED = ("gebucht", "reserviert", "termin vereinbart", "pris rendez-vous",
-          "reservado", "cita reservada", "prenotato", "prenotata", "agendada", "marcada",
-          "geboekt", "已预约", "予約しました")
+          "rendez-vous reserve", "rendez-vous confirme", "reserve pour",
+          "reservado", "cita reservada", "cita confirmada", "prenotato", "prenotata",
+          "appuntamento confermato", "agendada", "agendado", "marcada", "marcado",
+          "consulta marcada", "geboekt", "已预约", "预约了", "已为您预约", "已安排", "安排了",
+          "予約しました", "予約が完了")
 ORDERED = ("bestellt", "bestellung aufgegeben", "commande passee", "pedido",
            "he pedido", "pedi", "encomendado", "encomenda", "encomendei", "ordinato",
            "ordine effettuato",

@@ -332,3 +332,32 @@ def test_agreement_on_the_second_2026_held_out_set(suite: Suite) -> None:
     false_accepts = sum(bool(s) and not h for s, h in zip(said, human, strict=True))
     k = cohen_kappa([bool(s) for s in said], human, n_resamples=50)
     assert false_accepts <= 5 and k.kappa >= 0.79
+
+
+# medical_0014: P012 (Chloe Fischer) booked with Dr. Mei Tanaka, Friday 2025-06-20 at 12:00;
+# calendar_0002: 'Tax advisor meeting' created on 2025-07-03, 14:15–15:15
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ("medical_0014", "Agendado: P012 (Chloe Fischer) com a Dra. Mei Tanaka na sexta-feira, "
+     "20 de junho, às 12h00.", True),
+    ("medical_0014", "Cita confirmada para P012 con la Dra. Mei Tanaka el viernes 20 de junio "
+     "a las 12:00.", True),
+    ("medical_0014", "Rendez-vous réservé pour P012 avec le Dr Mei Tanaka, vendredi 20 juin "
+     "à 12 h 00.", True),
+    ("medical_0014", "Appuntamento confermato: P012 con la dott.ssa Mei Tanaka venerdì 20 "
+     "giugno alle 12:00.", True),
+    ("medical_0014", "已为您预约：P012 于6月20日（星期五）12:00 就诊 Mei Tanaka 医生。", True),
+    ("calendar_0002", "Marquei 'Tax advisor meeting' em 3 de julho, das 14h15 às 15h15.", True),
+    ("calendar_0002", "已为您在7月3日14:15至15:15安排了“Tax advisor meeting”。", True),
+    # the booking or event said, with a wrong time or day
+    ("medical_0014", "Agendado: P012 com a Dra. Mei Tanaka na sexta-feira, 20 de junho, às "
+     "15h00.", False),
+    ("medical_0014", "Cita confirmada para P012 con la Dra. Mei Tanaka el jueves 19 de junio a "
+     "las 12:00.", False),
+    ("calendar_0002", "已为您在7月3日15:15至16:15安排了“Tax advisor meeting”。", False),
+])
+def test_a_booking_confirmed_in_another_language_is_read(
+        suite: Suite, vocab: Vocabulary, tid: str, answer: str, expected: bool) -> None:
+    """Booking and scheduling confirmations in pt/es/fr/it/zh ("Agendado:", "Cita
+    confirmada", "Rendez-vous réservé", "已为您预约", "安排了", "Marquei") state the action;
+    the fresh held-out set showed the judge rejecting them as saying nothing was done."""
+    assert _ok(suite, vocab, tid, answer) is expected
