@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -62,8 +62,49 @@ SIM_JUDGE_PROFILES: dict[str, SimJudgeProfile] = {
 _GARBAGE = ["It partially matches.", "MAYBE", "I cannot tell from the reference.", "Y E S"]
 
 
-class SimJudgeModel:
+class SimulatedReplies:
+    """A simulated model on the judges' side (a judge, a noticed classifier): `generate`
+    raises its profile's stated failure (`error_kind`), else gives `_decide`'s reply
+    through the models layer's cache and key, the profile's parameters as the epoch."""
+
+    provider: ClassVar[str]
+    profile: Any  # a frozen pydantic profile with `name` and `error_kind`
+    _cache: ResponseCache | None
+
+    @property
+    def id(self) -> str:
+        return f"{self.provider}/{self.profile.name}"
+
+    @property
+    def simulated(self) -> bool:
+        return True
+
+    async def generate(
+        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
+    ) -> ModelOutput:
+        p = self.profile
+        if p.error_kind:
+            raise ModelError(p.error_kind, f"{self.id}: simulated {p.error_kind} failure", 1)
+        key = request_key(provider=self.provider, model=p.name, base_url=None,
+                          messages=messages, tools=tools, config=config,
+                          epoch=stable_hash(p.model_dump()))
+        if self._cache is not None:
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit
+        out = self._decide(messages, config)
+        if self._cache is not None:
+            self._cache.put(key, out)
+        return out
+
+    def _decide(self, messages: list[Message], config: GenerateConfig) -> ModelOutput:
+        raise NotImplementedError
+
+
+class SimJudgeModel(SimulatedReplies):
     """A Model answering the LLM-judge prompt from the facts judge plus stated noise."""
+
+    provider = "sim-judge"
 
     def __init__(self, profile: SimJudgeProfile, *, suite: Suite | None = None,
                  cache: Any = None, facts_memo: dict[Any, bool | None] | None = None,
@@ -79,14 +120,6 @@ class SimJudgeModel:
         self._cache = ResponseCache(cache) if cache is not None else None
         self._vocab: Vocabulary | None = None
 
-    @property
-    def id(self) -> str:
-        return f"sim-judge/{self.profile.name}"
-
-    @property
-    def simulated(self) -> bool:
-        return True
-
     def _get_suite(self) -> Any:
         if self._suite is None:
             from agentprop.suite import load_suite
@@ -99,24 +132,6 @@ class SimJudgeModel:
             self._vocab = (self._vocab_source() if self._vocab_source is not None
                            else query_vocabulary(self._get_suite().tasks))
         return self._vocab
-
-    async def generate(
-        self, messages: list[Message], tools: list[ToolSpec], config: GenerateConfig
-    ) -> ModelOutput:
-        p = self.profile
-        if p.error_kind:
-            raise ModelError(p.error_kind, f"{self.id}: simulated {p.error_kind} failure", 1)
-        # the models layer's cache and key; the profile's parameters are the epoch
-        key = request_key(provider="sim-judge", model=p.name, base_url=None, messages=messages,
-                          tools=tools, config=config, epoch=stable_hash(p.model_dump()))
-        if self._cache is not None:
-            hit = self._cache.get(key)
-            if hit is not None:
-                return hit
-        out = self._decide(messages, config)
-        if self._cache is not None:
-            self._cache.put(key, out)
-        return out
 
     def _decide(self, messages: list[Message], config: GenerateConfig) -> ModelOutput:
         p = self.profile

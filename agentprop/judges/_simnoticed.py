@@ -18,10 +18,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agentprop.analysis.noticing import classify_text
-from agentprop.core import Message, ModelOutput, ToolSpec, Usage, stable_hash, unknown_name
+from agentprop.core import Message, ModelOutput, Usage, stable_hash, unknown_name
 from agentprop.judges._noticed_prompt import allowed_answers, parse_noticed_prompt
-from agentprop.models import GenerateConfig, ModelError, register_provider
-from agentprop.models._cache import ResponseCache, request_key
+from agentprop.judges._simjudge import SimulatedReplies
+from agentprop.models import GenerateConfig, register_provider
+from agentprop.models._cache import ResponseCache
 
 
 class SimNoticedProfile(BaseModel):
@@ -50,37 +51,14 @@ SIM_NOTICED_PROFILES: dict[str, SimNoticedProfile] = {
 _GARBAGE = ["It depends.", "PROBLEM", "The agent noticed.", "N O N E"]
 
 
-class SimNoticedModel:
+class SimNoticedModel(SimulatedReplies):
     """A Model answering the noticed classifier's prompt from the text rules plus noise."""
+
+    provider = "sim-noticed"
 
     def __init__(self, profile: SimNoticedProfile, *, cache: Any = None) -> None:
         self.profile = profile
         self._cache = ResponseCache(cache) if cache is not None else None
-
-    @property
-    def id(self) -> str:
-        return f"sim-noticed/{self.profile.name}"
-
-    @property
-    def simulated(self) -> bool:
-        return True
-
-    async def generate(self, messages: list[Message], tools: list[ToolSpec],
-                       config: GenerateConfig) -> ModelOutput:
-        p = self.profile
-        if p.error_kind:
-            raise ModelError(p.error_kind, f"{self.id}: simulated {p.error_kind} failure", 1)
-        key = request_key(provider="sim-noticed", model=p.name, base_url=None,
-                          messages=messages, tools=tools, config=config,
-                          epoch=stable_hash(p.model_dump()))
-        if self._cache is not None:
-            hit = self._cache.get(key)
-            if hit is not None:
-                return hit
-        out = self._decide(messages, config)
-        if self._cache is not None:
-            self._cache.put(key, out)
-        return out
 
     def _decide(self, messages: list[Message], config: GenerateConfig) -> ModelOutput:
         p = self.profile
