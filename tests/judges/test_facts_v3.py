@@ -293,12 +293,18 @@ def test_alternatives_in_any_language_are_no_answer(suite: Suite, vocab: Vocabul
     assert _ok(suite, vocab, tid, answer) is False
 
 
-def test_agreement_on_the_2026_held_out_set(suite: Suite) -> None:
-    """tests/fixtures/facts_heldout2026.jsonl: 200 answers written and labelled (two
-    graders, 200/200 agree) before and without reading the v3 judge, scored once on
-    2026-12-02: κ 0.910, 2 false accepts of 97, 7 false rejects of 103. Kept so a change
-    that loses ground there shows; never tune on it (it is no longer held out for the
-    next version)."""
+@pytest.mark.parametrize(("name", "max_false_accepts", "min_kappa"), [
+    # scored once with v3 on 2026-12-02: κ 0.910, 2 false accepts of 97, 7 false rejects
+    ("facts_heldout2026.jsonl", 2, 0.90),
+    # scored once with v4 on 2026-12-02: κ 0.791, 5 false accepts of 97, 16 false rejects
+    # (docs/judges.md, "Held out, version 4")
+    ("facts_heldout2026b.jsonl", 5, 0.79),
+])
+def test_agreement_on_the_2026_held_out_sets(suite: Suite, name: str, max_false_accepts: int,
+                                             min_kappa: float) -> None:
+    """200 answers each, written and labelled (two graders, 200/200 agree) before and
+    without reading the judge version that was then scored on them once. Kept so a change
+    that loses ground there shows; neither is held out for the next version."""
     import asyncio
     from pathlib import Path
 
@@ -306,8 +312,7 @@ def test_agreement_on_the_2026_held_out_set(suite: Suite) -> None:
     from agentprop.judges import ValidationSet, get_judge
     from agentprop.judges._validity import as_trace
 
-    vset = ValidationSet.load(Path(__file__).parents[1] / "fixtures" /
-                              "facts_heldout2026.jsonl")
+    vset = ValidationSet.load(Path(__file__).parents[1] / "fixtures" / name)
     judge = get_judge("facts", suite=suite)
 
     async def verdicts() -> list[bool | None]:
@@ -322,4 +327,4 @@ def test_agreement_on_the_2026_held_out_set(suite: Suite) -> None:
     assert len(human) == 200 and None not in said
     false_accepts = sum(bool(s) and not h for s, h in zip(said, human, strict=True))
     k = cohen_kappa([bool(s) for s in said], human, n_resamples=50)
-    assert false_accepts <= 2 and k.kappa >= 0.90
+    assert false_accepts <= max_false_accepts and k.kappa >= min_kappa

@@ -302,38 +302,6 @@ def test_an_action_on_the_asked_item_and_another(suite: Suite, vocab: Vocabulary
     assert _ok(suite, vocab, "calendar_0579", answer) is expected
 
 
-def test_agreement_on_the_second_2026_held_out_set(suite: Suite) -> None:
-    """tests/fixtures/facts_heldout2026b.jsonl: 200 answers written and labelled (two
-    graders, 200/200 agree) before and without reading the v4 judge, scored once on
-    2026-12-02: κ 0.791, 5 false accepts of 97, 16 false rejects of 103 (docs/judges.md,
-    "Held out, version 4"). Pinned so a change that loses ground there shows; it is no
-    longer held out for the next version."""
-    import asyncio
-    from pathlib import Path
-
-    from agentprop.analysis import cohen_kappa
-    from agentprop.judges import ValidationSet, get_judge
-    from agentprop.judges._validity import as_trace
-
-    vset = ValidationSet.load(Path(__file__).parents[1] / "fixtures" /
-                              "facts_heldout2026b.jsonl")
-    judge = get_judge("facts", suite=suite)
-
-    async def verdicts() -> list[bool | None]:
-        out = []
-        for item in vset.items:
-            task = suite.get(item.task_id)
-            out.append((await judge.judge_many(as_trace(item, task), task))[0].correct)
-        return out
-
-    said = asyncio.run(verdicts())
-    human = [item.label == "correct" for item in vset.items]
-    assert len(human) == 200 and None not in said
-    false_accepts = sum(bool(s) and not h for s, h in zip(said, human, strict=True))
-    k = cohen_kappa([bool(s) for s in said], human, n_resamples=50)
-    assert false_accepts <= 5 and k.kappa >= 0.79
-
-
 # medical_0014: P012 (Chloe Fischer) booked with Dr. Mei Tanaka, Friday 2025-06-20 at 12:00;
 # calendar_0002: 'Tax advisor meeting' created on 2025-07-03, 14:15–15:15
 @pytest.mark.parametrize(("tid", "answer", "expected"), [
