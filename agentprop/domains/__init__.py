@@ -14,6 +14,7 @@ from agentprop.domains._base import (
     error_observation,
     is_error,
     is_failure,
+    nearby_date,
     observation_leaves,
 )
 
@@ -59,5 +60,6 @@ __all__ = [
     "get_domain",
     "is_error",
     "is_failure",
+    "nearby_date",
     "observation_leaves",
 ]
