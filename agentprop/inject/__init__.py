@@ -37,6 +37,7 @@ from agentprop.inject._protocols import (
     get_protocol,
     unit_rng,
 )
+from agentprop.inject._schema_values import schema_alternative, seen_values
 
 # Deprecated alias: the old name shadowed typing.Protocol. Never persisted (traces store
 # the `error_type` string), kept only for code importing `agentprop.inject.Protocol`.
@@ -72,6 +73,8 @@ __all__ = [
     "hooks_for",
     "is_injectable",
     "parse_condition",
+    "schema_alternative",
+    "seen_values",
     "unit_rng",
     "valid_conditions",
 ]
