@@ -9,11 +9,12 @@ foreign tool (any MCP server), which has no `Domain.alternative` to ask.
 2. values seen earlier in the episode (`seen`, e.g. from `seen_values`): real values the
    agent has read or written, so the most natural confusion and the only real entities a
    free string can get. Only values shaped like the original count (a path for a path, a
-   date for a date, a number of the same order of magnitude), and the most alike come
-   first (more leading path components in common, the same length class and alphabet of
-   an identifier): a sentence in place of a path would be noise, not a confusion.
-3. the schema's `examples` and `default`: real values too, but picked by the schema's
-   author rather than the episode.
+   date for a date, a query for a query by its first word, a number of the same order of
+   magnitude), and the most alike come first (more leading path components in common,
+   then a sibling before a child; an identifier of the same length class and alphabet):
+   a sentence in place of a path would be noise, not a confusion.
+3. the schema's `examples` (and OpenAPI's singular `example`) and `default`: real values
+   too, but picked by the schema's author rather than the episode.
 4. by `format` (date, date-time, time, email, uri, uuid, ipv4): a nearby value derived
    from the original (a date one to five days away, as the built-in domains do).
 5. numbers: a nearby value inside the bounds and `multipleOf` (never outside: that is
@@ -125,6 +126,10 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _finite(value: Any) -> bool:
+    return _is_number(value) and math.isfinite(value)
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal as JSON values: 1 == 1.0, but True != 1 and "1" != 1."""
     if _is_number(a) and _is_number(b):
@@ -216,7 +221,7 @@ def _likeness(original: Any, value: Any) -> tuple[int, ...] | None:
     if original is None:
         return () if value is not None else None
     if _is_number(original):
-        if not _is_number(value) or (value < 0) != (original < 0):
+        if not (_finite(original) and _finite(value)) or (value < 0) != (original < 0):
             return None
         digits = len(str(int(abs(original)))), len(str(int(abs(value))))
         if abs(digits[0] - digits[1]) > 1:
@@ -259,6 +264,8 @@ def _examples(schema: dict[str, Any], original: Any, rng: random.Random,
               seen: Sequence[Any]) -> list[Any]:
     examples = schema.get("examples")
     values = list(examples) if isinstance(examples, list) else []
+    if "example" in schema:  # OpenAPI's singular form, common in generated MCP servers
+        values.append(schema["example"])
     if "default" in schema:
         values.append(schema["default"])
     return _shuffled(values, rng)
@@ -406,7 +413,7 @@ def _numbers(schema: dict[str, Any], original: Any, rng: random.Random,
     """Values one to five steps from the original; the validator keeps those inside the
     bounds. A step is the `multipleOf`, else 1 for an integer and a tenth of the original's
     order of magnitude for a real (2.6 for 2.5, 49.8 for 48.8)."""
-    if not _is_number(original):
+    if not _finite(original):
         return []
     whole = kind == "integer" or isinstance(original, int)
     multiple = schema.get("multipleOf", 0)

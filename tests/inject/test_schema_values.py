@@ -262,6 +262,13 @@ def test_examples_and_default_without_history() -> None:
     schema = {"type": "string", "examples": ["Europe/London", "Asia/Tokyo"], "default": "UTC"}
     assert set(_all(schema, "Asia/Tokyo")) == {"Europe/London", "UTC"}
     assert set(_all(GIT_LOG["properties"]["max_count"], 5, [])) == {10}
+    assert set(_all({"type": "string", "example": "b"}, "a")) == {"b"}
+
+
+def test_non_finite_numbers_are_no_anchor() -> None:
+    for original in (float("inf"), float("nan")):
+        with pytest.raises(KeyError):
+            schema_alternative({"type": "number"}, original, random.Random(0), [1.5])
 
 
 # -- 4. formats --------------------------------------------------------------------------
