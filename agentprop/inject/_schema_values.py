@@ -3,7 +3,7 @@ foreign tool (any MCP server), which has no `Domain.alternative` to ask.
 
 `schema_alternative` tries its sources in this order, most plausible confusion first:
 
-1. `enum` members, and `oneOf`/`anyOf` branches that are consts: the schema lists every
+1. `enum` members, and `oneOf`/`anyOf` branches of consts or enums: the schema lists every
    valid value, so another member is exactly the mistake an agent can make (`const`
    alone allows one value: none).
 2. values seen earlier in the episode (`seen`, e.g. from `seen_values`): real values the
@@ -38,8 +38,9 @@ import math
 import random
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date
+from types import MappingProxyType
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -171,8 +172,12 @@ def _members(schema: dict[str, Any], original: Any, rng: random.Random,
     for key in ("oneOf", "anyOf"):
         branches = schema.get(key)
         for branch in branches if isinstance(branches, list) else []:
-            if isinstance(branch, dict) and "const" in branch:
+            if not isinstance(branch, dict):
+                continue
+            if "const" in branch:
                 members.append(branch["const"])
+            elif isinstance(branch.get("enum"), list):
+                members.extend(branch["enum"])
     return _shuffled(members, rng)
 
 
@@ -401,11 +406,11 @@ def _near_ipv4(s: str, rng: random.Random) -> str | None:
     return m.group(1) + str(_shift(int(m.group(2)), rng, 1, 254))
 
 
-_FORMATS: dict[str, Callable[[str, random.Random], str | None]] = {
+_FORMATS: Mapping[str, Callable[[str, random.Random], str | None]] = MappingProxyType({
     "date": _near_date, "date-time": _near_date_time, "time": _near_time,
     "email": _near_email, "idn-email": _near_email, "uri": _near_uri,
     "uri-reference": _near_uri, "iri": _near_uri, "uuid": _new_uuid, "ipv4": _near_ipv4,
-}
+})
 
 
 def _numbers(schema: dict[str, Any], original: Any, rng: random.Random,

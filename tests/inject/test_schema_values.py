@@ -200,6 +200,8 @@ def test_one_of_and_any_of_consts_are_members() -> None:
         schema = {key: [{"const": "asc", "title": "Ascending"},
                         {"const": "desc", "title": "Descending"}]}
         assert set(_all(schema, "asc")) == {"desc"}
+    mixed = {"anyOf": [{"enum": ["red", "green"]}, {"const": "blue"}, {"type": "null"}]}
+    assert set(_all(mixed, "red", ["teal"])) == {"green", "blue"}
 
 
 def test_const_and_a_single_member_give_none() -> None:
