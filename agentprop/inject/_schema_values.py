@@ -425,6 +425,8 @@ def _numbers(schema: dict[str, Any], original: Any, rng: random.Random,
     step: float
     if _is_number(multiple) and multiple > 0:
         step = multiple
+        if not math.isfinite(original / step):
+            return []
         base = round(original / step) * step  # on the grid even if the original was not
     else:
         base = original

@@ -271,6 +271,8 @@ def test_non_finite_numbers_are_no_anchor() -> None:
     for original in (float("inf"), float("nan")):
         with pytest.raises(KeyError):
             schema_alternative({"type": "number"}, original, random.Random(0), [1.5])
+    with pytest.raises(KeyError):  # 1e308 / 0.01 overflows: no grid to step on
+        schema_alternative({"type": "number", "multipleOf": 0.01}, 1e308, random.Random(0))
 
 
 # -- 4. formats --------------------------------------------------------------------------
