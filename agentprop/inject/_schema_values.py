@@ -34,6 +34,7 @@ randomness comes from the `rng` passed in, so the result is a function of its st
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -65,6 +66,7 @@ _LAST_NUMBER = re.compile(r"(\d+)(?=\D*$)")
 _SHIFTS = (-5, -4, -3, -2, -1, 1, 2, 3, 4, 5)
 _MINUTE_SHIFTS = (-120, -90, -60, -45, -30, -15, 15, 30, 45, 60, 90, 120)
 _DRAWS = 5  # candidates drawn per format, in case the schema's other keywords reject some
+_ITEMS_TRIED = 10
 
 
 def schema_alternative(schema: dict[str, Any], original: Any, rng: random.Random,
@@ -75,13 +77,22 @@ def schema_alternative(schema: dict[str, Any], original: Any, rng: random.Random
     """
     if not isinstance(schema, dict):
         raise KeyError("the schema is not an object")
-    if "const" in schema:
-        raise KeyError("a const parameter has one valid value")
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as e:
         raise KeyError(f"invalid schema: {e.message}") from None
     validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    for value in _alternatives(schema, validator, original, rng, seen):
+        return value
+    raise KeyError("the schema and the episode offer no other valid value")
+
+
+def _alternatives(schema: dict[str, Any], validator: Draft202012Validator, original: Any,
+                  rng: random.Random, seen: Sequence[Any]) -> Iterator[Any]:
+    """Every valid alternative, source by source, computed lazily (the first is usually
+    all a caller takes). Raises KeyError on a $ref this schema cannot resolve."""
+    if "const" in schema:
+        return  # one valid value: the original, or the call was invalid anyway
     sources: tuple[Callable[..., Iterable[Any]], ...] = (
         _members, _seen_like, _examples, _generated
     )
@@ -90,11 +101,11 @@ def schema_alternative(schema: dict[str, Any], original: Any, rng: random.Random
             if value is None or _same(value, original):
                 continue
             try:
-                if validator.is_valid(value):
-                    return value
+                valid = validator.is_valid(value)
             except Unresolvable as e:  # a $ref outside this schema: nothing can be checked
                 raise KeyError(f"unresolvable reference in the schema: {e}") from None
-    raise KeyError("the schema and the episode offer no other valid value")
+            if valid:
+                yield value
 
 
 def seen_values(observations_and_arguments: Iterable[Any]) -> list[Any]:
@@ -128,7 +139,10 @@ def _is_number(value: Any) -> bool:
 
 
 def _finite(value: Any) -> bool:
-    return _is_number(value) and math.isfinite(value)
+    """A number with a magnitude (an int of any size, or a float that is not inf/nan)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return _is_number(value)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -420,27 +434,30 @@ def _numbers(schema: dict[str, Any], original: Any, rng: random.Random,
     order of magnitude for a real (2.6 for 2.5, 49.8 for 48.8)."""
     if not _finite(original):
         return []
-    whole = kind == "integer" or isinstance(original, int)
+    shifts = _shuffled(_SHIFTS, rng)
     multiple = schema.get("multipleOf", 0)
-    step: float
-    if _is_number(multiple) and multiple > 0:
-        step = multiple
-        if not math.isfinite(original / step):
-            return []
-        base = round(original / step) * step  # on the grid even if the original was not
-    else:
-        base = original
-        if whole:
-            step = 1
+    step = multiple if _is_number(multiple) and multiple > 0 else None
+    if isinstance(original, int) and isinstance(step or 1, int):
+        # exact integer arithmetic: an id of any size stays exact, no float rounding
+        unit = step or 1
+        base = (original + unit // 2) // unit * unit  # on the grid if the original was not
+        return [base + k * unit for k in shifts]
+    whole = kind == "integer" or isinstance(original, int)
+    try:
+        if step is not None:
+            base = round(original / step) * step
         else:
-            step = 10.0 ** (math.floor(math.log10(abs(original))) - 1) if original else 1.0
-    # as many decimals as the step and the original need, so no float noise remains
-    places = max(-math.floor(math.log10(step)), _decimals(original)) + 1
-    out: list[int | float] = []
-    for k in _shuffled(_SHIFTS, rng):
-        value = base + k * step
-        out.append(round(value) if whole and float(value).is_integer() else round(value, places))
-    return out
+            base = original
+            step = 1.0 if whole or not original else 10.0 ** math.floor(
+                math.log10(abs(original)) - 1
+            )
+        # as many decimals as the step and the original need, so no float noise remains
+        places = max(-math.floor(math.log10(step)), _decimals(original)) + 1
+        values = [base + k * step for k in shifts]
+        return [round(v) if whole and float(v).is_integer() else round(v, places)
+                for v in values]
+    except (OverflowError, ValueError):  # 1e308 / 0.01, a step of 5e-324 that underflows
+        return []
 
 
 def _decimals(x: float) -> int:
@@ -451,27 +468,27 @@ def _decimals(x: float) -> int:
 def _arrays(schema: dict[str, Any], original: Any, rng: random.Random,
             seen: Sequence[Any]) -> Iterator[list[Any]]:
     """The array with one item (chosen at random) replaced by an alternative for it; a few
-    alternatives per item, since the array's own keywords (uniqueItems) may reject some."""
+    alternatives per item, since the array's own keywords (uniqueItems) may reject some,
+    and a few items at most, so a long array the schema rejects anyway stays cheap."""
     if not isinstance(original, list) or not original:
         return
     prefix = schema.get("prefixItems")
     prefix = prefix if isinstance(prefix, list) else []
     items = schema.get("items")
-    for i in _shuffled(range(len(original)), rng):
+    for i in _shuffled(range(len(original)), rng)[:_ITEMS_TRIED]:
         item_schema = prefix[i] if i < len(prefix) else items
         if item_schema is False:
             continue
-        tried: list[Any] = []
-        for _ in range(_DRAWS):
-            try:
-                new = schema_alternative(
-                    item_schema if isinstance(item_schema, dict) else {}, original[i], rng, seen
-                )
-            except KeyError:
-                break
-            if not any(_same(new, t) for t in tried):
-                tried.append(new)
+        item_schema = item_schema if isinstance(item_schema, dict) else {}
+        validator = Draft202012Validator(  # checked as part of the array's schema
+            item_schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
+        news = _alternatives(item_schema, validator, original[i], rng, seen)
+        try:
+            for new in itertools.islice(news, _DRAWS):
                 yield [*original[:i], new, *original[i + 1:]]
+        except KeyError:  # a $ref to the tool's $defs, which the item schema alone lacks
+            continue
 
 
 __all__ = ["schema_alternative", "seen_values"]

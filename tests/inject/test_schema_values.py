@@ -273,6 +273,18 @@ def test_non_finite_numbers_are_no_anchor() -> None:
             schema_alternative({"type": "number"}, original, random.Random(0), [1.5])
     with pytest.raises(KeyError):  # 1e308 / 0.01 overflows: no grid to step on
         schema_alternative({"type": "number", "multipleOf": 0.01}, 1e308, random.Random(0))
+    with pytest.raises(KeyError):  # a tenth of 5e-324 underflows to 0: no step
+        schema_alternative({"type": "number"}, 5e-324, random.Random(0))
+
+
+def test_huge_integers_step_exactly() -> None:
+    """An integer beyond a float's range (2**1100) moves by exactly one to five."""
+    big = 2**1100 + 1
+    values = _all({"type": "integer"}, big, seeds=range(30))
+    assert {v - big for v in values} <= {-5, -4, -3, -2, -1, 1, 2, 3, 4, 5}
+    assert all(isinstance(v, int) for v in values)
+    values = _all({"type": "integer", "multipleOf": 3}, 3 * 2**80, seeds=range(30))
+    assert all(v % 3 == 0 and v != 3 * 2**80 for v in values)
 
 
 # -- 4. formats --------------------------------------------------------------------------
