@@ -234,6 +234,16 @@ def _depth(s: str) -> int:
     return len([c for c in re.split(r"[/\\]", s) if c])
 
 
+def _digits(x: float) -> int:
+    """Digits before the point (1 for |x| < 1); log10 copes with ints past str's limit."""
+    return math.floor(math.log10(abs(x))) + 1 if abs(x) >= 1 else 1
+
+
+def _first_word(s: str) -> str:
+    words = s.split()
+    return words[0].lower() if words else ""
+
+
 def _likeness(original: Any, value: Any) -> tuple[int, ...] | None:
     """How alike `value` is to `original` (higher first), or None when it is not a
     plausible stand-in for it at all."""
@@ -242,7 +252,7 @@ def _likeness(original: Any, value: Any) -> tuple[int, ...] | None:
     if _is_number(original):
         if not (_finite(original) and _finite(value)) or (value < 0) != (original < 0):
             return None
-        digits = len(str(int(abs(original)))), len(str(int(abs(value))))
+        digits = _digits(original), _digits(value)
         if abs(digits[0] - digits[1]) > 1:
             return None
         return (int(digits[0] == digits[1]),)
@@ -258,7 +268,7 @@ def _likeness(original: Any, value: Any) -> tuple[int, ...] | None:
         return (int(original.rpartition("@")[2] == value.rpartition("@")[2]),)
     if shape == "text":
         # a sentence only stands in for one of the same kind: a query for a query
-        if original.split()[0].lower() != value.split()[0].lower():
+        if _first_word(original) != _first_word(value):
             return None
         return (same_length,)
     if shape in ("token", "number"):

@@ -253,6 +253,16 @@ def test_numbers_seen_must_be_of_the_same_order_of_magnitude() -> None:
     assert 1733512345 not in _all(schema, 42, [1733512345])
 
 
+def test_seen_values_of_odd_originals_do_not_crash() -> None:
+    """Blank text has no first word, and an int past str()'s 4300-digit limit still has
+    an order of magnitude."""
+    with pytest.raises(KeyError):
+        schema_alternative({"type": "string"}, "   ", random.Random(0), ["  a b", "x y"])
+    huge = 10**5000
+    assert schema_alternative({"type": "integer"}, huge, random.Random(0), [huge + 7, 3]) == (
+        huge + 7)
+
+
 def test_seen_values_come_before_examples_and_defaults() -> None:
     schema = {"type": "string", "examples": ["Europe/London"], "default": "UTC"}
     assert set(_all(schema, "Asia/Tokyo", ["Europe/Paris"])) == {"Europe/Paris"}
