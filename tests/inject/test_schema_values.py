@@ -145,6 +145,49 @@ def test_every_alternative_on_real_schemas_is_valid_and_different(
                 assert _valid(tool, {**args, param: value}), (param, value)
 
 
+FUZZ_SCHEMAS: list[dict[str, Any]] = [
+    {}, {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"},
+    {"type": "array"}, {"type": "object"}, {"type": "null"},
+    *({"type": "string", "format": f} for f in
+      ("date", "time", "date-time", "email", "uri", "uuid", "ipv4", "hostname")),
+    {"type": "integer", "minimum": 0, "maximum": 0},
+    {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+    {"type": "number", "multipleOf": 0.01}, {"type": ["string", "integer", "null"]},
+    {"type": "array", "items": {"type": "integer"}, "minItems": 1, "uniqueItems": True},
+    {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}],
+     "items": False},
+    {"anyOf": [{"type": "integer"}, {"type": "string", "format": "date"}]},
+    {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+    {"enum": [[1], [2], {"a": 1}]}, {"type": "string", "maxLength": 3},
+    {"not": {"type": "string"}}, {"allOf": [{"type": "integer"}, {"minimum": 5}]},
+]
+FUZZ_ORIGINALS: list[Any] = [
+    None, True, 0, -7, 2.5, 0.0, 1e308, 5e-324, "", "x", "2025-02-28",
+    "2025-12-31T23:59:59Z", "23:59:59Z", "23:59", "a@b.c", "http://h", "ftp://x/1/2",
+    "00000000-0000-0000-0000-000000000000", "255.255.255.255", "99:99", [], [1],
+    ["a", 1], [1, 2, 2], {"a": 1},
+]
+
+
+def test_any_schema_and_original_give_a_valid_value_or_key_error() -> None:
+    """Property over schema kinds and originals the agent may send (valid or not): only
+    KeyError escapes, and a value that comes back is valid, non-null and new."""
+    seen = [1, 2, 3, "a", "b", "/x/y", "2025-01-01", 2.0, "http://h/2", "some text"]
+    returned = 0
+    for schema in FUZZ_SCHEMAS:
+        for original in FUZZ_ORIGINALS:
+            for history in ([], seen):
+                try:
+                    value = schema_alternative(schema, original, random.Random(7), history)
+                except KeyError:
+                    continue
+                returned += 1
+                assert value is not None
+                assert not (value == original and type(value) is type(original))
+                assert _valid(schema, value), (schema, original, value)
+    assert returned > 150  # the loop really exercised the sources (212 when written)
+
+
 def test_real_schemas_which_parameters_are_targets() -> None:
     """Without history only the schema's own knowledge counts; with it, the free strings
     the episode has values for become targets too."""
