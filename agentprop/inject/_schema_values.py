@@ -30,6 +30,8 @@ gets a non-null alternative or none.
 Every candidate is checked against the schema (Draft 2020-12 with the format checker)
 before it is returned, and differs from the original as JSON (1 == 1.0, True != 1). All
 randomness comes from the `rng` passed in, so the result is a function of its state.
+A `$ref` is resolved within `schema` only: pass a parameter's schema with its
+`$ref`s to the tool's `$defs` inlined, or the parameter gets none (KeyError).
 """
 
 from __future__ import annotations
