@@ -241,7 +241,8 @@ async def run_episode(
             messages.append(dialect.assistant_message(output, turn, history))
             observations = []
             for i, proposed in enumerate(turn.calls):
-                hist, obs = _answer_call(ctx, hooks, proposed, turn.broken.get(i), offered)
+                hist, obs = await _answer_call(ctx, hooks, proposed, turn.broken.get(i),
+                                               offered)
                 history[i] = hist
                 observations.append(obs)
             # Rebuilt so the agent's history shows the calls as hooks substituted them.
@@ -327,8 +328,8 @@ def _issue_events(turn: Turn, step: int) -> list[CallIssueEvent]:
             for i in turn.issues]
 
 
-def _answer_call(ctx: EpisodeContext, hooks: Sequence[AgentHooks], proposed: ToolCall,
-                 broken: str | None, offered: set[str]) -> tuple[ToolCall, Observation]:
+async def _answer_call(ctx: EpisodeContext, hooks: Sequence[AgentHooks], proposed: ToolCall,
+                       broken: str | None, offered: set[str]) -> tuple[ToolCall, Observation]:
     """(history call, observation) of one call of a turn: a call whose arguments did not
     parse, or of a tool that was not offered, is answered with an error observation and
     never reaches the hooks or the environment (the latter recorded here as an
@@ -343,7 +344,7 @@ def _answer_call(ctx: EpisodeContext, hooks: Sequence[AgentHooks], proposed: Too
             raw=json.dumps({"name": proposed.name, "arguments": proposed.arguments},
                            ensure_ascii=False, default=str)))
         return proposed, error_observation("unknown_tool", f"no tool named {proposed.name!r}")
-    return execute_call(ctx, hooks, proposed)
+    return await execute_call(ctx, hooks, proposed)
 
 
 def _unique_ids(calls: list[ToolCall], used: set[str], step: int) -> list[ToolCall]:
@@ -364,11 +365,16 @@ def _unique_ids(calls: list[ToolCall], used: set[str], step: int) -> list[ToolCa
     return out
 
 
-def execute_call(
+async def execute_call(
     ctx: EpisodeContext, hooks: Sequence[AgentHooks], proposed: ToolCall
 ) -> tuple[ToolCall, Observation]:
     """One proposed call through the hooks and the environment. Returns (history call,
-    observation). The one boundary shared by the native loop and external agents (MCP)."""
+    observation). The one boundary shared by the native loop and external agents (MCP).
+
+    Asynchronous because an environment may be another process (an upstream MCP server,
+    `Environment.acall`). The counterfactual is the environment's
+    (`Environment.counterfactual`): an environment that cannot make the clean call again
+    without side effects withholds it, and the result event says why."""
     ctx.events.append(ToolCallEvent(step=ctx.step, call=proposed))
     executed = history = proposed
     replaced: Observation | None = None
@@ -380,18 +386,19 @@ def execute_call(
             if rewrite.observation is not None:
                 replaced = rewrite.observation
     counterfactual = None
+    withheld: str | None = None
     if replaced is not None:  # the call failed: it never reached the environment
-        counterfactual = ctx.env.copy().call(proposed.name, proposed.arguments)
+        counterfactual, withheld = await _counterfactual(ctx, proposed)
         observation = replaced
     else:
         if not _same_call(executed, proposed):
             # Before the real call: a mutating tool must see the state the agent's call saw.
-            counterfactual = ctx.env.copy().call(proposed.name, proposed.arguments)
-        observation = ctx.env.call(executed.name, executed.arguments)
+            counterfactual, withheld = await _counterfactual(ctx, proposed)
+        observation = await ctx.env.acall(executed.name, executed.arguments)
         for h in hooks:
             seen = h.rewrite_observation(ctx, executed, observation)
             if seen is not None:
-                if counterfactual is None:
+                if counterfactual is None and withheld is None:
                     counterfactual = observation
                 observation = seen
     ctx.events.append(
@@ -402,12 +409,22 @@ def execute_call(
             arguments=executed.arguments,
             observation=observation,
             counterfactual=counterfactual,
+            counterfactual_withheld=withheld,
         )
     )
     ctx.tool_calls_seen += 1
     for h in hooks:
         h.after_tool_result(ctx, executed, observation)
     return history, observation
+
+
+async def _counterfactual(ctx: EpisodeContext, call: ToolCall
+                          ) -> tuple[Observation | None, str | None]:
+    """(the clean call's observation, None), or (None, why it was not made)."""
+    why = ctx.env.withholds(call.name)
+    if why is not None:
+        return None, why
+    return await ctx.env.counterfactual(call.name, call.arguments), None
 
 
 def _with_id(call: ToolCall, call_id: str) -> ToolCall:

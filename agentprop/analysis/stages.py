@@ -31,6 +31,9 @@ Per trace (`stage_table`):
   is a false alarm. With `readings` (an LLM classifier's stored readings, `agentprop
   judge --noticed llm:MODEL`) the texts are read from them instead of the text rules;
   structural requery still counts.
+- `s2_withheld`: why S2 is <NA> for an applied injection whose counterfactual was not
+  made (`ToolResultEvent.counterfactual_withheld`: the upstream tool may have side
+  effects, so agentprop never called it a second time); None otherwise.
 - `noticed_unscored`: `noticed` is <NA> because a reading it needed is unscored or not
   stored (only with `readings`): undefined, never "not noticed".
 - `S3`: the final answer is wrong under the given verdicts (True = wrong; <NA> = unjudged
@@ -104,7 +107,7 @@ STAGE_COLUMNS: tuple[str, ...] = (
     "no_tool_call", "leaked_call", "unknown_tool", "bad_arguments", "undelivered_call",
     "S1", "S2", "corrected", "noticed", "noticed_kind", "S3", "recovered", "stopped_at",
     "abstained", "error", "n_injected", "fabricated", "turns_recorded", "forced",
-    "model_calls", "tool_calls", "tokens", "model_s", "noticed_unscored",
+    "model_calls", "tool_calls", "tokens", "model_s", "noticed_unscored", "s2_withheld",
 )
 _NULLABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", "S3",
              "recovered", "fabricated", "leaked_call", "unknown_tool", "bad_arguments",
@@ -182,6 +185,7 @@ def _stages(trace: Trace, read: TextReader | None = None) -> dict[str, Any]:
         "n_injected": n_injected,
         "turns_recorded": turns_recorded(trace),
         "noticed_unscored": False,
+        "s2_withheld": None,
     }
     if injection is None:
         _set_noticing(out, trace, None, None, read)
@@ -216,6 +220,7 @@ def _stages(trace: Trace, read: TextReader | None = None) -> dict[str, Any]:
         return out
     if result.counterfactual is None:
         out["S2"] = out["corrected"] = None
+        out["s2_withheld"] = result.counterfactual_withheld
         return out
     s2 = _differs(result.observation, result.counterfactual)
     out["S2"] = s2
@@ -237,6 +242,7 @@ def _observation_stages(out: dict[str, Any], trace: Trace, injection: InjectionE
     out["S1"] = True
     if result.counterfactual is None:
         out["S2"] = out["corrected"] = None
+        out["s2_withheld"] = result.counterfactual_withheld
         return
     s2 = _differs(result.observation, result.counterfactual)
     out["S2"] = s2
@@ -369,6 +375,7 @@ def stage_table(
     df["seed"] = df["seed"].astype("int64")
     df["n_injected"] = df["n_injected"].fillna(0).astype("int64")
     df["error_type"] = df["error_type"].astype(object)
+    df["s2_withheld"] = df["s2_withheld"].astype(object)
     return with_outcomes(df)
 
 

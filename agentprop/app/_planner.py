@@ -10,12 +10,13 @@ this module only sums it per model with the price table.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from pydantic import BaseModel
 
 from agentprop.core import Task, Usage, WorkUnit, unknown_message
+from agentprop.domains import Domain
 from agentprop.errors import AgentpropError
 from agentprop.inject import UnknownConditionError, expand_conditions, is_injectable
 from agentprop.models._prices import price_table
@@ -98,13 +99,15 @@ class RunPlan:
     config: RunConfig
     tasks: list[Task]
     units: list[WorkUnit]
+    domains: Mapping[str, Domain] = field(default_factory=dict)
+    """The domains of tasks whose domain is not registered (an upstream server's)."""
 
     @property
     def not_injectable(self) -> int:
         """Drawn tasks the injector cannot target (they get baseline units only)."""
         if not self.config.injected:
             return 0
-        return sum(not is_injectable(t) for t in self.tasks)
+        return sum(not is_injectable(t, self.domains.get(t.domain)) for t in self.tasks)
 
     def selection(self) -> str:
         """How the tasks drawn became units, e.g. "10 tasks drawn, 3 not injectable: 7
@@ -143,10 +146,12 @@ def resolve(suite: Suite, cfg: RunConfig) -> RunConfig:
 
 
 def plan_run(suite: Suite, cfg: RunConfig,
-             derive_id: Callable[[RunConfig], str] | None = None) -> RunPlan:
+             derive_id: Callable[[RunConfig], str] | None = None,
+             domains: Mapping[str, Domain] | None = None) -> RunPlan:
     """Check, expand and sample `cfg`, then one unit per seed × task × model × condition ×
     arm (`runner.plan_units` order), injected units only on injectable tasks. The run id is
-    `cfg.run_id`, else `derive_id(resolved config)`, else a hash of the resolved config."""
+    `cfg.run_id`, else `derive_id(resolved config)`, else a hash of the resolved config.
+    `domains`: the domains of tasks whose domain is not registered (an upstream's)."""
     cfg = resolve(suite, cfg)
     tasks = select_tasks(suite, domains=list(cfg.domains or ()), split=cfg.split, n=cfg.n,
                          seed=cfg.sample_seed,
@@ -158,10 +163,10 @@ def plan_run(suite: Suite, cfg: RunConfig,
     except RunError as e:
         raise PlanError(str(e)) from None
     if cfg.injected:
-        injectable = {t.id for t in tasks if is_injectable(t)}
+        injectable = {t.id for t in tasks if is_injectable(t, (domains or {}).get(t.domain))}
         units = [u for u in units if u.condition == BASELINE or u.task_id in injectable]
     return RunPlan(run_id=run_id, config=replace(cfg, run_id=run_id), tasks=tasks,
-                   units=units)
+                   units=units, domains=dict(domains or {}))
 
 
 def estimate(units: Sequence[WorkUnit], suite: Suite, prices: object = None,

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from agentprop.cli._common import UserError, listen_error, user_errors
+from agentprop.cli._upstream import (
+    SafeToolOpt,
+    TasksOpt,
+    UpstreamOpt,
+    UpstreamTimeoutOpt,
+    UpstreamUrlOpt,
+    UserTools,
+    user_tools,
+)
 
 if TYPE_CHECKING:
     from agentprop.core import WorkUnit
@@ -38,13 +48,15 @@ def agent_executor(spec: str, name: str | None, timeout_s: float,
 
 def _plan(agent_name: str, split: str, domain: list[str], limit: int | None,
           seed: list[int], condition: list[str], run_id: str | None, suite_file: Path | None,
-          ) -> tuple[Suite, str, list[WorkUnit]]:
+          tools: UserTools | None = None) -> tuple[Suite, str, list[WorkUnit]]:
     """(suite, run id, units) for serve-tools, selected exactly as `run` selects them."""
     from agentprop.app import plan_run
     from agentprop.cli._suite import get_suite, run_config
     from agentprop.runner import default_run_id
 
-    suite = get_suite(suite_file)
+    if tools is not None and suite_file is not None:
+        raise UserError("--suite and --tasks both give the questions: use one")
+    suite = tools.suite if tools is not None else get_suite(suite_file)
     cfg = run_config(suite, models=[agent_name], conditions=condition, seeds=seed,
                      domains=domain, split=split, limit=limit, run_id=run_id)
     # The transport is not part of the run id: HTTP and stdio serve the same units, so
@@ -52,7 +64,8 @@ def _plan(agent_name: str, split: str, domain: list[str], limit: int | None,
     plan = plan_run(suite, cfg, lambda c: default_run_id({
         "models": [agent_name], "conditions": sorted(c.conditions), "seeds": sorted(seed),
         "split": split, "domains": sorted(domain), "limit": limit, "suite": suite.checksum,
-        "served": True}))
+        "served": True, **({"upstream": tools.manifest()} if tools is not None else {})}),
+        domains=tools.domains if tools is not None else None)
     if not plan.tasks:
         raise UserError("no tasks match the selection")
     return suite, plan.run_id, plan.units
@@ -83,10 +96,16 @@ def serve_tools(
                                           "error trace."),
     run_id: str = typer.Option(None, "--run-id", help="Run id (default: from the options)."),
     suite_file: Path = typer.Option(None, "--suite", help="Suite JSONL (default: built-in)."),
+    upstream: str = UpstreamOpt,
+    upstream_url: str = UpstreamUrlOpt,
+    safe_tool: list[str] = SafeToolOpt,
+    tasks_file: Path = TasksOpt,
+    upstream_timeout: float = UpstreamTimeoutOpt,
 ) -> None:
     """Serve the suite's tools over MCP (streamable HTTP on 127.0.0.1, or --stdio), one
     episode per unit with P2 injected at the boundary; each episode ends with the
-    submit_answer tool and is stored as a trace. Resumable."""
+    submit_answer tool and is stored as a trace. With --upstream and --tasks, your own MCP
+    server's tools instead (as proxy-tools). Resumable."""
     from agentprop.cli._common import err_console, open_workspace
     from agentprop.external._serve import HttpServedExecutor, StdioServedExecutor
     from agentprop.runner import RunError, run_units_sync
@@ -98,27 +117,31 @@ def serve_tools(
     if not agent_name.strip():
         raise UserError("the agent name must not be empty")
     transport = "stdio" if stdio else "http"
+    tools = user_tools(upstream, upstream_url, safe_tool, tasks_file, upstream_timeout)
     suite, rid, units = _plan(agent_name.strip(), split, domain, limit, seed,
-                              condition, run_id, suite_file)
+                              condition, run_id, suite_file, tools)
+    command = "proxy-tools" if tools is not None else "serve-tools"
     ws = open_workspace(workspace, create=True)
     try:
+        if tools is not None:
+            tools.store(ws)
         done = ws.trace_ids(rid)
         pending = [u for u in units if u.key not in done]
         if not pending:
-            err_console.print(f"serve-tools: all {len(units)} episodes of run {rid} are "
+            err_console.print(f"{command}: all {len(units)} episodes of run {rid} are "
                               "stored", highlight=False)
             return
         executor: Any
         if stdio:
             err_console.print(
-                f"serve-tools: run {rid}, serving 1 episode over stdio ({len(pending)} of "
+                f"{command}: run {rid}, serving 1 episode over stdio ({len(pending)} of "
                 f"{len(units)} not yet stored)",
                 highlight=False)
             units, executor = pending[:1], StdioServedExecutor(timeout_s=episode_timeout)
         else:
             executor = HttpServedExecutor(host=host, port=port, timeout_s=episode_timeout)
             err_console.print(
-                f"serve-tools: run {rid}, {len(pending)} of {len(units)} episodes to serve "
+                f"{command}: run {rid}, {len(pending)} of {len(units)} episodes to serve "
                 f"at http://{host}:{port}/mcp (each new MCP session gets the next open "
                 "episode; GET /episodes lists them; end each with submit_answer)",
                 highlight=False)
@@ -127,8 +150,10 @@ def serve_tools(
                 units, workspace=ws, suite=suite, concurrency=1 if stdio else concurrency,
                 progress=False, in_history=False, executor=executor, preflight=0,
                 manifest={"split": split, "domains": domain, "limit": limit,
-                          "command": f"agentprop serve-tools ({transport})",
-                          "agent": agent_name})
+                          "command": f"agentprop {command} ({transport})",
+                          "agent": agent_name,
+                          **(tools.manifest() if tools is not None else {})},
+                domains=tools.domains if tools is not None else None)
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
         except OSError as e:
@@ -137,7 +162,7 @@ def serve_tools(
             raise UserError(str(e)) from None
     finally:
         ws.close()
-    err_console.print(f"serve-tools: {summary.completed} traces written "
+    err_console.print(f"{command}: {summary.completed} traces written "
                       f"({summary.errors} errors) in run {rid}", highlight=False)
 
 
@@ -199,7 +224,25 @@ def gateway(
         raise listen_error(host, port, e) from None
 
 
+@functools.wraps(serve_tools)
+def proxy_tools(**options: Any) -> None:
+    # serve-tools' options; the docstring (its help) is set below, after `wraps`
+    if options.get("upstream") is None and options.get("upstream_url") is None:
+        raise UserError("proxy-tools forwards your MCP server: give --upstream 'COMMAND "
+                        "ARGS' or --upstream-url URL, and --tasks FILE")
+    serve_tools(**options)
+
+
+proxy_tools.__doc__ = (
+    "Serve your own MCP server's tools (--upstream 'COMMAND ARGS' over stdio, or "
+    "--upstream-url URL) to any agent over MCP, with agentprop's conditions applied at "
+    "the boundary: one episode per question of --tasks, ended with submit_answer and "
+    "stored as a trace. Counterfactuals only for read-only tools. Resumable "
+    "(docs/your-tools.md).")
+
+
 def register(app: typer.Typer) -> None:
-    """Add `serve-tools` and `gateway` to the main app."""
+    """Add `serve-tools`, `proxy-tools` and `gateway` to the main app."""
     app.command("serve-tools")(user_errors(serve_tools))
+    app.command("proxy-tools")(user_errors(proxy_tools))
     app.command("gateway")(user_errors(gateway))

@@ -23,6 +23,7 @@ from agentprop.cli._common import (
     user_errors,
 )
 from agentprop.cli._layout import breakable, narrow_table
+from agentprop.cli._suite import workspace_questions
 
 if TYPE_CHECKING:
     from agentprop.suite import Suite
@@ -106,7 +107,7 @@ def judge_cmd(
     # an unreachable judge server fails now, not after minutes of retries
     probe_models(m for j in built for m in judge_models(j))
     ws = open_workspace(workspace, write=True)
-    suite = _suite(suite_file)
+    suite = workspace_questions(ws, suite_file)
     try:
         summary = judge_workspace(ws, names, suite=suite, primary=primary,
                                   concurrency=concurrency, progress=not as_json,
@@ -327,8 +328,8 @@ def serve_cmd(
     """Serve the annotation web app until Ctrl-C."""
     from agentprop.labels import make_server
 
-    open_workspace(workspace, write=True).close()
-    suite = _suite(suite_file)
+    with open_workspace(workspace, write=True) as ws:
+        suite = workspace_questions(ws, suite_file)
     try:
         server = make_server(workspace, suite, host=host, port=port)
     except OSError as e:

@@ -25,6 +25,14 @@ from agentprop.cli._common import (
     say_probe,
     user_errors,
 )
+from agentprop.cli._upstream import (
+    SafeToolOpt,
+    TasksOpt,
+    UpstreamOpt,
+    UpstreamTimeoutOpt,
+    UpstreamUrlOpt,
+    user_tools,
+)
 
 if TYPE_CHECKING:
     from agentprop.app import RunConfig
@@ -104,7 +112,8 @@ def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: in
                     answer_on_step_limit: bool | None, executed_only: bool,
                     base_url: str | None,
                     options: dict[str, Any], agent: str | None,
-                    execute_leaked: bool = False) -> str:
+                    execute_leaked: bool = False,
+                    upstream: dict[str, Any] | None = None) -> str:
     """`run`'s default run id: a hash of every option that determines its traces (secrets
     redacted), so the same command resumes the same run."""
     from agentprop.runner import default_run_id, redact
@@ -131,6 +140,7 @@ def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: in
         "model_options": options,
         **({"agent": agent} if agent else {}),
         **({"execute_leaked": True} if execute_leaked else {}),
+        **({"upstream": upstream} if upstream else {}),
     }))
 
 
@@ -389,6 +399,11 @@ def register(app: typer.Typer) -> None:
             False, "--execute-leaked-calls", envvar="AGENTPROP_EXECUTE_LEAKED_CALLS",
             help="Run a tool call the model wrote as text as if it were a call (default: "
             "record it and take the reply as the answer; docs/tool-call-outcomes.md)."),
+        upstream: str = UpstreamOpt,
+        upstream_url: str = UpstreamUrlOpt,
+        safe_tool: list[str] = SafeToolOpt,
+        tasks_file: Path = TasksOpt,
+        upstream_timeout: float = UpstreamTimeoutOpt,
     ) -> None:
         """Run agent episodes: one per model (or --agent) × task × condition × seed.
         Resumable."""
@@ -413,14 +428,19 @@ def register(app: typer.Typer) -> None:
         if base_url:
             probe_base_url(base_url)
             options["base_url"] = base_url
-        suite = get_suite(suite_file)
+        tools = user_tools(upstream, upstream_url, safe_tool, tasks_file, upstream_timeout)
+        if tools is not None and suite_file is not None:
+            raise UserError("--suite and --tasks both give the questions: use one")
+        suite = tools.suite if tools is not None else get_suite(suite_file)
         cfg = run_config(suite, models=model, conditions=condition, seeds=seed, domains=domain,
                          split=split, limit=limit, run_id=run_id)
         plan = plan_run(suite, cfg, lambda c: _derived_run_id(
             c, domains=domain, split=split, limit=limit, suite_checksum=suite.checksum,
             max_steps=max_steps, text_mode=text_mode,
             answer_on_step_limit=answer_on_step_limit, executed_only=executed_only,
-            base_url=base_url, options=options, agent=agent, execute_leaked=execute_leaked))
+            base_url=base_url, options=options, agent=agent, execute_leaked=execute_leaked,
+            upstream=tools.manifest() if tools is not None else None),
+            domains=tools.domains if tools is not None else None)
         if not plan.tasks:
             raise UserError("no tasks match the selection")
         models, rid, units = list(cfg.models), plan.run_id, plan.units
@@ -438,7 +458,11 @@ def register(app: typer.Typer) -> None:
         limits = parse_limits(models, rpm, tpm)
         ws = open_workspace(workspace, create=True)
         progress = not as_json  # a bar on a terminal, plain lines elsewhere
+        if tools is not None:
+            mode = "off"  # the probe sends the suite's forced calls; your tools get none
         try:
+            if tools is not None:
+                tools.store(ws)
             summary = run_units_sync(
                 units,
                 workspace=ws,
@@ -459,12 +483,14 @@ def register(app: typer.Typer) -> None:
                     "limit": limit,
                     "suite_file": str(suite_file) if suite_file else None,
                     "command": "agentprop run",
+                    **(tools.manifest() if tools is not None else {}),
                 },
                 max_cost=max_cost,
                 model_limits=limits,
                 probe=mode,
                 on_probe=say_probe,
                 execute_leaked=execute_leaked,
+                domains=tools.domains if tools is not None else None,
             )
         except KeyboardInterrupt:
             err_console.print(interrupted_message(_stored(workspace, rid), len(units), rid),

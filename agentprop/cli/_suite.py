@@ -15,6 +15,7 @@ from agentprop.cli._common import UserError, console, fail, print_json, user_err
 
 if TYPE_CHECKING:
     from agentprop.app import RunConfig
+    from agentprop.store import Workspace
     from agentprop.suite import Suite
 
 suite_app = typer.Typer(
@@ -48,6 +49,16 @@ def get_suite(suite_file: Path | None, seed: str | None = None) -> Suite:
     from agentprop.suite import load_suite
 
     return load_suite(suite_file, seed=parse_seed(seed))
+
+
+def workspace_questions(ws: Workspace, suite_file: Path | None) -> Suite:
+    """The questions a workspace's traces answer: --suite's file, else the user's own
+    tasks it stores (`run --tasks`), else the built-in suite."""
+    from agentprop.suite import user_suite
+
+    if suite_file is None and (stored := ws.stored_tasks()):
+        return user_suite(stored)
+    return get_suite(suite_file)
 
 
 @suite_app.command("build")

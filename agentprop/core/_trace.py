@@ -164,7 +164,11 @@ class ToolResultEvent(BaseModel):
     """What the tool returned (an ``error`` object on failure)."""
     counterfactual: dict[str, Any] | None = None
     """The true observation of the proposed call (see the class docstring); None when no
-    injection touched this call."""
+    injection touched this call, or when it was withheld."""
+    counterfactual_withheld: str | None = None
+    """Why the counterfactual of an injected call was not made (the tool may have side
+    effects, so agentprop never calls it a second time); None otherwise. S2 is then
+    undefined for the trace, with this reason."""
 
 
 InterceptLayer = Literal["L1", "L2", "L3"]
@@ -238,7 +242,9 @@ class ErrorEvent(BaseModel):
     step: int
     """Agent step."""
     kind: str
-    """ModelError kind (rate_limit, server, timeout, connection, auth...)."""
+    """ModelError kind (rate_limit, server, timeout, connection, auth...); for an external
+    agent ``agent_exception``, ``timeout``, ``no_final_answer``; ``upstream`` when the
+    user's MCP server died, hung or could not start under the episode."""
     message: str
     """The provider's message, secrets redacted."""
     attempts: int = 1

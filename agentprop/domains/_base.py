@@ -3,9 +3,10 @@ cheap per-episode environments."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, ClassVar
@@ -159,6 +160,27 @@ class Environment:
         except Exception as e:  # a tool must never crash an episode
             return error_observation("internal", f"{type(e).__name__}: {e}")
 
+    failure: str | None = None
+    """Why the environment failed under the episode (an upstream server that died or
+    hung): the runner then writes the episode as an error trace. Never set for a
+    simulated world."""
+
+    async def acall(self, name: str, args: Any) -> Observation:
+        """`call` for the agent boundary, which awaits it: an environment that is another
+        process (an upstream MCP server) overrides this one."""
+        return self.call(name, args)
+
+    def withholds(self, name: str) -> str | None:
+        """Why the clean call of tool `name` cannot be made a second time for the
+        counterfactual (None: it can). A simulated world copies its state, so never; an
+        upstream server withholds every tool not known to be read-only."""
+        return None
+
+    async def counterfactual(self, name: str, args: Any) -> Observation:
+        """What the clean call returns on the state the agent's call saw: on a copy of the
+        state, so the episode's own state is untouched."""
+        return self.copy().call(name, args)
+
     def copy(self) -> Environment:
         return Environment(self.domain, copy.deepcopy(self.state), self.seed)
 
@@ -198,6 +220,12 @@ class Domain:
     # -- provided -----------------------------------------------------------------------
     def make_env(self, seed: int) -> Environment:
         return Environment(self, self.initial_state(seed), seed)
+
+    @contextlib.asynccontextmanager
+    async def connected(self) -> AsyncIterator[Domain]:
+        """What a run's episodes share, open for the run (an upstream server's
+        connection); nothing for a simulated world."""
+        yield self
 
     def tool(self, name: str) -> Tool | None:
         return self._tools.get(name)

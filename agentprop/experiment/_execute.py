@@ -96,12 +96,14 @@ def _run_agents(cfg: ExperimentConfig, units: list[WorkUnit], ws: Workspace, sui
 
 
 def workspace_suite(ws: Workspace, suite: Suite | None = None) -> Suite | None:
-    """The suite the workspace's runs used (the given one or the built-in default), or None
-    when their checksum says it was another: `fabricated` is then left undefined rather
-    than read against the wrong tasks."""
-    from agentprop.suite import SuiteError, load_suite
+    """The suite the workspace's runs used (the given one, the user's own tasks it stores,
+    or the built-in default), or None when their checksum says it was another:
+    `fabricated` is then left undefined rather than read against the wrong tasks."""
+    from agentprop.suite import SuiteError, load_suite, user_suite
 
     used = {r.suite_checksum for r in ws.runs() if r.suite_checksum}
+    if suite is None and (stored := ws.stored_tasks()):
+        return user_suite(stored)  # the user's own questions (`run --tasks`)
     if suite is None:
         try:
             suite = load_suite()

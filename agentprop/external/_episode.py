@@ -141,11 +141,15 @@ class EpisodeRecorder:
             original = self._generated.pop(_call_key(name, args), None)
             # corrupted at generation: what the model's own call would have returned, on
             # the state before this call (as the native loop records it)
-            counterfactual = (self.env.copy().call(original.name, original.arguments)
-                              if original is not None else None)
-            history, observation = execute_call(self.ctx, self._boundary_hooks(), proposed)
+            counterfactual: Observation | None = None
+            withheld = self.env.withholds(name) if original is not None else None
+            if original is not None and withheld is None:
+                counterfactual = await self.env.counterfactual(original.name,
+                                                               original.arguments)
+            history, observation = await execute_call(self.ctx, self._boundary_hooks(),
+                                                      proposed)
             if original is not None:
-                self._mark_generated(proposed, original, counterfactual)
+                self._mark_generated(proposed, original, counterfactual, withheld)
             self.ctx.messages[at] = Message(role="assistant", tool_calls=[history])
             self.ctx.messages.append(
                 Message(role="tool", content=observation_text(observation),
@@ -247,13 +251,14 @@ class EpisodeRecorder:
 
 
     def _mark_generated(self, proposed: ToolCall, original: ToolCall,
-                        counterfactual: Observation | None) -> None:
+                        counterfactual: Observation | None, withheld: str | None) -> None:
         """The events of a call corrupted at generation read as a native injected call:
         the tool-call event holds the model's own arguments, the result the
         counterfactual."""
         for ev in reversed(self.ctx.events):
             if isinstance(ev, ToolResultEvent) and ev.call_id == proposed.id:
                 ev.counterfactual = counterfactual
+                ev.counterfactual_withheld = withheld
             if isinstance(ev, ToolCallEvent) and ev.call.id == proposed.id:
                 ev.call = original.model_copy(update={"id": proposed.id})
                 break

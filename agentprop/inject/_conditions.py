@@ -18,7 +18,7 @@ from typing import Literal
 
 from agentprop.agent import AgentHooks
 from agentprop.core import Task, UnknownNameError, WorkUnit, unknown_message
-from agentprop.domains import get_domain
+from agentprop.domains import Domain, get_domain
 from agentprop.inject._faults import FAULT_KINDS, FaultHooks
 from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position
 from agentprop.inject._multi import MAX_MULTI, MultiInjectionHooks
@@ -151,22 +151,25 @@ def expand_conditions(conditions: Iterable[str]) -> list[str]:
     return out
 
 
-def is_injectable(task: Task) -> bool:
+def is_injectable(task: Task, domain: Domain | None = None) -> bool:
     """Whether the injected conditions can target this task's domain (knowledge tasks
     have no tool parameters worth corrupting). Runners should not plan injected units for
-    tasks where this is False; if they do, the injector records `no_target_param`."""
-    return get_domain(task.domain).injectable
+    tasks where this is False; if they do, the injector records `no_target_param`.
+    `domain` is the task's domain when it is not a registered one (an upstream server's)."""
+    return (domain or get_domain(task.domain)).injectable
 
 
 def hooks_for(
-    condition: str, unit: WorkUnit, task: Task, *, in_history: bool = True
+    condition: str, unit: WorkUnit, task: Task, *, in_history: bool = True,
+    domain: Domain | None = None,
 ) -> AgentHooks | None:
     """The injector for one work unit: None for `baseline`, else a fresh hook (never share
-    one between episodes). `<family>:all` must be expanded first (`expand_conditions`)."""
+    one between episodes). `<family>:all` must be expanded first (`expand_conditions`).
+    `domain`: the task's domain when it is not a registered one (an upstream server's)."""
     parsed = parse_condition(condition)
     if parsed is None:
         return None
-    domain = get_domain(task.domain)
+    domain = domain or get_domain(task.domain)
     if parsed.family == OUTPUT:
         return OutputHooks(unit=unit, task=task, domain=domain, kind=parsed.kind)
     if parsed.family == FAULT:

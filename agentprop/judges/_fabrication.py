@@ -175,6 +175,8 @@ class FabricationRule:
     def checkable(self, task: Task) -> bool:
         """Whether the task has a fact the tools report directly (else <NA>)."""
         hit = self._checkable.get(task.id)
+        if hit is None and not task.expected_facts:  # e.g. a user's own question
+            hit = self._checkable[task.id] = False
         if hit is None:
             gold = self.gold_values(task)
             hit = self._checkable[task.id] = any(

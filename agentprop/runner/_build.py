@@ -10,7 +10,7 @@ from typing import Any
 
 from agentprop.agent import AgentHooks
 from agentprop.core import Task, WorkUnit
-from agentprop.domains import Environment, get_domain
+from agentprop.domains import Domain, Environment, get_domain
 from agentprop.models import Model, get_model
 from agentprop.runner._errors import RunError
 from agentprop.store import Workspace
@@ -77,10 +77,13 @@ class EpisodeBuilder:
     environment; built once per run, checked before anything is written."""
 
     def __init__(self, tasks: Mapping[str, Task], *, in_history: bool = True,
-                 extra_hooks: ExtraHooks | None = None) -> None:
+                 extra_hooks: ExtraHooks | None = None,
+                 domains: Mapping[str, Domain] | None = None) -> None:
         self.tasks = tasks
         self.in_history = in_history
         self.extra_hooks = extra_hooks
+        self.domains = dict(domains or {})
+        """Domains that are not registered (an upstream server's), by name."""
         self._hooks_for: Callable[..., AgentHooks | None] | None = None
 
     def check(self, units: Sequence[WorkUnit]) -> None:
@@ -92,8 +95,9 @@ class EpisodeBuilder:
         for cond in sorted(conditions):
             first = next(u for u in units if u.condition == cond)
             try:
-                self._hooks_for(cond, first, self.tasks[first.task_id],
-                                in_history=self.in_history)
+                task = self.tasks[first.task_id]
+                self._hooks_for(cond, first, task, in_history=self.in_history,
+                                **self._domain_of(task))
             except Exception as e:
                 raise RunError(f"condition {cond!r}: {e}") from None
 
@@ -101,13 +105,20 @@ class EpisodeBuilder:
         """Fresh hooks for one episode (never shared between episodes)."""
         hooks: list[AgentHooks] = []
         if self._hooks_for is not None:
-            h = self._hooks_for(unit.condition, unit, task, in_history=self.in_history)
+            h = self._hooks_for(unit.condition, unit, task, in_history=self.in_history,
+                                **self._domain_of(task))
             if h is not None:
                 hooks.append(h)
         if self.extra_hooks is not None:
             hooks.extend(self.extra_hooks(unit, task))
         return hooks
 
-    @staticmethod
-    def env(task: Task) -> Environment:
-        return get_domain(task.domain).make_env(task.env_seed)
+    def _domain_of(self, task: Task) -> dict[str, Domain]:
+        """The `domain` argument of `hooks_for` (none for a registered domain)."""
+        domain = self.domains.get(task.domain)
+        return {"domain": domain} if domain is not None else {}
+
+    def env(self, task: Task) -> Environment:
+        """A fresh environment for one episode (entered by the runner around it)."""
+        domain = self.domains.get(task.domain) or get_domain(task.domain)
+        return domain.make_env(task.env_seed)

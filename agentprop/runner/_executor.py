@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from agentprop.agent import AgentHooks, run_episode
-from agentprop.core import ModelCallEvent, Task, Trace, WorkUnit
+from agentprop.core import ErrorEvent, ModelCallEvent, Task, Trace, WorkUnit
 from agentprop.domains import Environment
 from agentprop.models import GenerateConfig, Model
 
@@ -77,3 +77,12 @@ class NativeExecutor:
 
     def reached(self, trace: Trace) -> bool:
         return any(isinstance(ev, ModelCallEvent) for ev in trace.events)
+
+
+def failed(trace: Trace, reason: str) -> Trace:
+    """`trace` as an error trace because its environment failed under it (the user's MCP
+    server died, hung or did not start): what the agent did is kept, and the analysis
+    counts it with the other error traces, never as an answer."""
+    step = max((int(getattr(ev, "step", 0)) for ev in trace.events), default=0)
+    events = [*trace.events, ErrorEvent(step=step, kind="upstream", message=reason)]
+    return trace.model_copy(update={"status": "error", "events": events})

@@ -31,11 +31,12 @@ from agentprop.core import (
     WorkUnit,
     stable_hash,
 )
+from agentprop.domains import Domain
 from agentprop.models import GenerateConfig, Model, RateLimits
 from agentprop.runner._budget import CostGuard
 from agentprop.runner._build import EpisodeBuilder, ExtraHooks, make_models, unit_tasks
 from agentprop.runner._errors import RunError, RunLocked
-from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
+from agentprop.runner._executor import EpisodeExecutor, NativeExecutor, failed
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
 from agentprop.runner._preflight import Preflight
@@ -122,6 +123,7 @@ async def run_units(
     probe: ProbeMode = "off",
     on_probe: Callable[[ToolProbe], None] | None = None,
     execute_leaked: bool = False,
+    domains: Mapping[str, Domain] | None = None,
 ) -> RunSummary:
     """Run every unit not yet stored in `workspace`; return what this invocation did.
 
@@ -141,7 +143,8 @@ async def run_units(
     `RunSpec.preflight` and hands each model's result to `on_probe`; ``strict`` also
     refuses a model that failed the forced check (`ProbeRefused`, nothing written);
     ``off`` skips it. `execute_leaked` runs tool calls written as text (native mode) as
-    calls; by default they are recorded and not run.
+    calls; by default they are recorded and not run. `domains` gives the domains of tasks
+    whose domain is not registered (the user's MCP server, `run --upstream`).
     Cancellation (Ctrl-C) flushes the finished traces and re-raises. A seed outside
     0..MAX_SEED is a RunError before anything is written; a run another process is
     executing on this workspace is `RunLocked` (no unit is called twice).
@@ -174,7 +177,8 @@ async def run_units(
             use_cache=use_cache,
         )
     )
-    builder = EpisodeBuilder(tasks, in_history=in_history, extra_hooks=extra_hooks)
+    builder = EpisodeBuilder(tasks, in_history=in_history, extra_hooks=extra_hooks,
+                             domains=domains)
     builder.check(pending)
     probe = check_mode(probe)
 
@@ -230,7 +234,10 @@ async def run_units(
 
     async def episode(unit: WorkUnit) -> Trace:
         task = tasks[unit.task_id]
-        trace = await runner.run(unit, task, builder.hooks(unit, task), builder.env(task))
+        env = builder.env(task)
+        trace = await runner.run(unit, task, builder.hooks(unit, task), env)
+        if env.failure is not None and trace.status != "error":
+            trace = failed(trace, env.failure)
         if trace.status == "error":
             for ev in trace.events:
                 if isinstance(ev, ErrorEvent):
@@ -289,7 +296,9 @@ async def run_units(
             summary.preflight = await _probe(pending, tasks, model_objs, config, probe,
                                              on_probe, workspace, new_runs)
         bar.start()
-        async with runner:
+        async with contextlib.AsyncExitStack() as connections, runner:
+            for d in builder.domains.values():  # an upstream's session, for the run
+                await connections.enter_async_context(d.connected())
             workers = [asyncio.ensure_future(worker())
                        for _ in range(min(concurrency, len(pending)))]
             try:

@@ -20,6 +20,7 @@ from agentprop.core import (
     NoticedReading,
     NoticedValue,
     RunSpec,
+    Task,
     Trace,
     Verdict,
     VerdictRow,
@@ -66,6 +67,10 @@ _QUESTION_LABELS = """CREATE TABLE IF NOT EXISTS question_labels (
 """Labels of the detectors' questions (`Label.question` other than ``answer``); made on the
 first such label, so workspaces of earlier versions need no migration."""
 
+
+_TASKS = """CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, data TEXT NOT NULL)"""
+"""The user's own tasks (`run --tasks FILE`): stored so that `judge`, `report` and the
+label app find them without the file (suite tasks are rebuilt from the seed instead)."""
 
 _NOTICED_READINGS = """CREATE TABLE IF NOT EXISTS noticed_readings (
     trace_id TEXT NOT NULL, output INTEGER NOT NULL, classifier TEXT NOT NULL,
@@ -516,6 +521,30 @@ class Workspace:
     def _has_table(self, name: str) -> bool:
         return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
                                  (name,)).fetchone() is not None
+
+    def put_tasks(self, tasks: Iterable[Task]) -> None:
+        """Store the user's tasks of a run; a task id already stored with other content is
+        a `WorkspaceError` (its traces would be read against the wrong question)."""
+        rows = [(t.id, t.model_dump_json()) for t in tasks]
+        if not rows:
+            return
+        with self.conn:
+            self.conn.execute(_TASKS)
+            for tid, data in rows:
+                old = self.conn.execute("SELECT data FROM tasks WHERE id=?", (tid,)).fetchone()
+                if old is not None and old[0] != data:
+                    raise WorkspaceError(
+                        f"task {tid!r} is already stored in {self.path} with another "
+                        "question, reference or tools: give it another id, or use a new "
+                        "workspace")
+            self.conn.executemany("INSERT OR IGNORE INTO tasks VALUES (?,?)", rows)
+
+    def stored_tasks(self) -> list[Task]:
+        """The user's tasks stored by `put_tasks`, in id order (empty when none)."""
+        if not self._has_table("tasks"):
+            return []
+        return [Task.model_validate_json(d)
+                for (d,) in self.conn.execute("SELECT data FROM tasks ORDER BY id")]
 
     def put_noticed_readings(self, readings: Iterable[NoticedReading]) -> None:
         """Store readings (replacing a classifier's earlier reading of the same output)."""

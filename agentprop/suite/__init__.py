@@ -21,6 +21,7 @@ from agentprop.suite._suite import (
     get_generator,
     load_suite,
 )
+from agentprop.suite._user import USER_SUITE_VERSION, load_user_tasks, user_suite
 
 __all__ = [
     "CORE_DOMAINS",
@@ -29,6 +30,7 @@ __all__ = [
     "GENERATORS",
     "HELD_OUT_DOMAINS",
     "SUITE_VERSION",
+    "USER_SUITE_VERSION",
     "CheckFailure",
     "Draft",
     "GoldError",
@@ -45,5 +47,7 @@ __all__ = [
     "execute_gold_plan",
     "get_generator",
     "load_suite",
+    "load_user_tasks",
     "select_tasks",
+    "user_suite",
 ]
