@@ -27,7 +27,7 @@ FAILURE_ABSTAIN = "The {tool} lookup failed, so I can't give you a reliable answ
 
 
 CALL_ID = re.compile(r"^call_sim_(\d+)_(\d+)$")
-_ECHO_CONTAINERS = ("query", "request", "arguments", "args", "input", "params")
+ECHO_CONTAINERS = ("query", "request", "arguments", "args", "input", "params")
 
 
 def norm(value: Any) -> Any:
@@ -47,7 +47,7 @@ def echoed(obs: Observation, key: str) -> tuple[bool, Any]:
     and the value it echoes."""
     if key in obs:
         return True, obs[key]
-    for c in _ECHO_CONTAINERS:
+    for c in ECHO_CONTAINERS:
         inner = obs.get(c)
         if isinstance(inner, dict) and key in inner:
             return True, inner[key]

@@ -17,15 +17,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from agentprop.core import Message, ModelOutput, Task, ToolCall, ToolSpec, Usage
 from agentprop.domains import is_failure
 from agentprop.sim._common import (
+    CALL_ID,
     FAILURE_ABSTAIN,
     FALSE_ALARM_TEXT,
     REFUSAL,
-    CALL_ID,
     UNKNOWN_ANSWER,
     Observation,
     call_id,
@@ -38,6 +37,7 @@ from agentprop.sim._common import (
     styled,
     warning_index,
 )
+from agentprop.sim._generic import decide_generic
 from agentprop.sim._profiles import SimProfile
 
 RenderFn = Callable[[Task, list[Observation]], str]
@@ -153,6 +153,8 @@ def _decide(
     task: Task | None,
     render: RenderFn | None,
 ) -> ModelOutput:
+    if task is None and tools:
+        return decide_generic(messages, tools, p, seed)  # tools it does not know
     if task is None or render is None:
         return ModelOutput(text=UNKNOWN_ANSWER)
     offered = {t.name for t in tools}
