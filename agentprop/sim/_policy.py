@@ -10,6 +10,9 @@ always gets the same response, in-process or over HTTP.
 A user message starting with the interceptor's warning prefix (warn mode) is read like a
 real agent would read it: with probability `p_heed_warning` the agent re-checks its
 observations and re-queries what does not match the query, otherwise it repeats its answer.
+
+A question that is no suite task, asked with tools offered (a foreign MCP server), goes to
+the generic policy (`_generic.py`), which fits one of the offered tools to the question.
 """
 
 from __future__ import annotations

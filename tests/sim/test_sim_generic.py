@@ -180,6 +180,39 @@ def test_picks_the_tool_and_fills_valid_arguments(query, tool, args):
     Draft202012Validator(fit.tool.parameters).validate(fit.arguments)
 
 
+SQLITE = [
+    ToolSpec(name="read_query", description="Execute a SELECT query on the SQLite database",
+             parameters={"type": "object", "required": ["query"],
+                         "properties": {"query": {"type": "string",
+                                                  "description": "SELECT SQL query to execute"}}}),
+    ToolSpec(name="list_tables", description="List all tables in the SQLite database",
+             parameters={"type": "object", "properties": {}}),
+    ToolSpec(name="get_forecast", description="Weather forecast for a day",
+             parameters={"type": "object", "required": ["day", "units"],
+                         "properties": {"day": {"type": "string", "format": "date"},
+                                        "units": {"enum": ["metric", "imperial"]},
+                                        "days": {"type": "integer", "minimum": 1,
+                                                 "maximum": 7}}}),
+]
+
+
+@pytest.mark.parametrize(("query", "tool", "args"), [
+    ("Run this select: `SELECT name FROM users WHERE age > 30`", "read_query",
+     {"query": "SELECT name FROM users WHERE age > 30"}),
+    ("Execute a database query: SELECT count(*) FROM orders", "read_query",
+     {"query": "SELECT count(*) FROM orders"}),
+    ("List the tables", "list_tables", {}),
+    ("Imperial forecast for 2026-03-01 over 30 days", "get_forecast",  # 30 is out of range
+     {"day": "2026-03-01", "units": "imperial"}),
+    ("Forecast for 2026-03-01, 3 days, metric", "get_forecast",
+     {"day": "2026-03-01", "units": "metric", "days": 3}),
+])
+def test_sql_enum_date_and_ranges(query, tool, args):
+    fit = best_fit(query, SQLITE)
+    assert fit is not None and (fit.tool.name, fit.arguments) == (tool, args)
+    Draft202012Validator(fit.tool.parameters).validate(fit.arguments)
+
+
 def test_no_call_without_what_the_tool_needs_or_a_fitting_tool(agent):
     oracle = PROFILES["oracle"]
     for query in ("What time is it?",  # no timezone: neither time tool can be filled
