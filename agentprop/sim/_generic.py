@@ -69,6 +69,32 @@ def query_key(query: str) -> str:
     return "q:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _texts(content: Any) -> str | None:
+    """The joined text of an MCP content list (``[{"type": "text", "text": ...}]``)."""
+    if isinstance(content, list) and content and all(
+            isinstance(c, dict) and c.get("type") == "text" for c in content):
+        return "\n".join(str(c.get("text", "")) for c in content)
+    return None
+
+
+def unwrap(obs: Observation) -> Observation:
+    """A tool result as its content: a raw MCP ``CallToolResult`` (``content`` list,
+    ``isError``, ``structuredContent``) or a bare content list becomes the observation its
+    text (or structured content) is, so a client that forwards MCP results verbatim is
+    read like one that forwards their text."""
+    if isinstance(obs.get("structuredContent"), dict) and not obs.get("isError"):
+        return dict(obs["structuredContent"])
+    text = _texts(obs.get("content")) if set(obs) <= {"content", "isError", "_meta",
+                                                     "structuredContent"} else None
+    if text is None and set(obs) == {"value"}:
+        text = _texts(obs["value"])
+    if text is None:
+        return obs
+    if obs.get("isError") is True:
+        return {"isError": True, "text": text}
+    return parse_obs(text)
+
+
 def error_of(obs: Observation) -> str | None:
     """What went wrong, when the observation is an error: agentprop's ``{"error": {...}}``,
     an ``error`` string, an MCP ``isError`` result, or text that starts like an error."""
@@ -206,7 +232,7 @@ def _read(messages: list[Message], warned_at: int | None) -> _Seen:
                 latest = c.id or f"#{seen.calls}"
                 calls[latest] = (attempt, c.name, dict(c.arguments))
         elif m.role == "tool":
-            obs = parse_obs(m.content)
+            obs = unwrap(parse_obs(m.content))
             if not calls:
                 seen.prior.append(obs)
                 continue

@@ -17,8 +17,14 @@ from agentprop.agent import WARNING_PREFIX
 from agentprop.core import Message, ModelOutput, ToolCall, ToolSpec
 from agentprop.models import GenerateConfig, get_model
 from agentprop.sim import PROFILES, SimAgent, SimModel, SimProfile
-from agentprop.sim._common import FAILURE_ABSTAIN, FALSE_ALARM_TEXT, REFUSAL, UNKNOWN_ANSWER
-from agentprop.sim._generic import summary
+from agentprop.sim._common import (
+    FAILURE_ABSTAIN,
+    FALSE_ALARM_TEXT,
+    REFUSAL,
+    UNKNOWN_ANSWER,
+    parse_obs,
+)
+from agentprop.sim._generic import error_of, failed, summary, unwrap
 from agentprop.sim._server import ServerConfig, ServerThread
 from agentprop.sim._toolfit import best_fit
 
@@ -248,6 +254,18 @@ def test_oracle_answers_from_the_result(agent):
     assert "Asia/Tokyo" in ep["answer"] and "2026-01-15T21:00:00+09:00" in ep["answer"]
     ep = episode(agent, oracle, "What's the git status of /tmp/notes?")
     assert "On branch feature-2" in ep["answer"]
+
+
+def test_raw_mcp_results_are_read_by_their_content():
+    text = [{"type": "text", "text": json.dumps({"timezone": "Asia/Tokyo", "is_dst": False})}]
+    assert unwrap(parse_obs(json.dumps({"content": text, "isError": False}))) == {
+        "timezone": "Asia/Tokyo", "is_dst": False}
+    assert unwrap(parse_obs(json.dumps(text)))["timezone"] == "Asia/Tokyo"
+    err = unwrap({"content": [{"type": "text", "text": "Invalid timezone"}], "isError": True})
+    assert error_of(err) == "Invalid timezone" and not failed(err)
+    assert failed(unwrap({"content": [{"type": "text", "text": "Request timed out"}],
+                          "isError": True}))
+    assert unwrap({"content": [], "structuredContent": {"a": 1}}) == {"a": 1}
 
 
 def test_oracle_notices_and_requeries_with_its_own_arguments(agent):
