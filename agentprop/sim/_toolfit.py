@@ -67,18 +67,18 @@ def _props(tool: ToolSpec) -> dict[str, dict[str, Any]]:
     return {k: v if isinstance(v, dict) else {} for k, v in props.items()}
 
 
-def relevance(query: str, tool: ToolSpec) -> float:
+def relevance(query: str, tool: ToolSpec, pool: list[Clue] | None = None) -> float:
     """How much the question is about `tool`: each distinct question word counts once, by
     where it matches best (the tool's name 3, a parameter's name 2, any description 1).
-    The question's values (a timezone, a path, a number...) are arguments, not topic
-    words: left out, so 'America/New_York' does not match a description's example."""
+    The question's values (`clues`: a timezone, a path, a number...) are arguments, not
+    topic words: left out, so 'America/New_York' does not match a description's example."""
     where: list[tuple[str, str]] = [(w, "name") for w in words(tool.name)]
     where += [(w, "text") for w in words(tool.description)]
     for name, schema in _props(tool).items():
         where += [(w, "param") for w in words(name)]
         where += [(w, "text") for w in words(str(schema.get("description", "")))]
     topic = query
-    for c in reversed(clues(query)):
+    for c in reversed(clues(query) if pool is None else pool):
         topic = topic[: c.start] + " " + topic[c.end:]
     score = 0.0
     for q in dict.fromkeys(words(topic)):
@@ -216,14 +216,16 @@ class Fit:
     score: float
 
 
-def fill(query: str, tool: ToolSpec, observations: Sequence[Observation] = ()
-         ) -> Fit | None:
+def fill(query: str, tool: ToolSpec, observations: Sequence[Observation] = (),
+         pool: list[Clue] | None = None, score: float | None = None) -> Fit | None:
     """Arguments for `tool` from the question, or None when a required parameter has
-    nothing to go on or the arguments do not validate against the tool's schema."""
+    nothing to go on or the arguments do not validate against the tool's schema. `pool`
+    (the question's `clues`) and `score` (the tool's `relevance`) when the caller has
+    them."""
     props = _props(tool)
     required = [p for p in tool.parameters.get("required") or [] if isinstance(p, str)]
     order = [*required, *(p for p in props if p not in required)]
-    pool = clues(query)
+    pool = clues(query) if pool is None else pool
     used: set[int] = set()
     args: dict[str, Any] = {}
     from_query: set[str] = set()
@@ -256,11 +258,13 @@ def fill(query: str, tool: ToolSpec, observations: Sequence[Observation] = ()
         if value is None:
             return None
         args[name] = value
-    return _validated(tool, args, from_query, required, query)
+    if score is None:
+        score = relevance(query, tool, pool)
+    return _validated(tool, args, from_query, required, score)
 
 
 def _validated(tool: ToolSpec, args: dict[str, Any], from_query: set[str],
-               required: list[str], query: str) -> Fit | None:
+               required: list[str], score: float) -> Fit | None:
     """The fit, after dropping optional arguments the schema rejects (None when a
     required one is rejected)."""
     schema = tool.parameters or {"type": "object"}
@@ -268,8 +272,7 @@ def _validated(tool: ToolSpec, args: dict[str, Any], from_query: set[str],
     for _ in range(len(args) + 1):
         bad = {str(e.path[0]) if e.path else "" for e in validator.iter_errors(args)}
         if not bad:
-            return Fit(tool, args, frozenset(from_query & set(args)),
-                       relevance(query, tool))
+            return Fit(tool, args, frozenset(from_query & set(args)), score)
         optional = [k for k in bad if k in args and k not in required]
         if not optional:
             return None
@@ -289,10 +292,12 @@ def best_fit(query: str, tools: Sequence[ToolSpec],
     tool shares a topic word with the question or none can be filled. Equal fits go to
     the tool listed first."""
     best: tuple[float, Fit] | None = None
+    pool = clues(query)
     for tool in tools:
-        if relevance(query, tool) <= 0:
+        score = relevance(query, tool, pool)
+        if score <= 0:
             continue
-        fit = fill(query, tool, observations)
+        fit = fill(query, tool, observations, pool, score)
         if fit is None:
             continue
         total = fit.score + ARGUMENT_BONUS * len(fit.from_query)

@@ -5,6 +5,7 @@ PyPI reference servers mcp-server-time and mcp-server-git, with fake results).""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Callable
@@ -14,7 +15,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agentprop.agent import WARNING_PREFIX
-from agentprop.core import Message, ModelOutput, ToolCall, ToolSpec
+from agentprop.core import Message, ToolCall, ToolSpec
 from agentprop.models import GenerateConfig, get_model
 from agentprop.sim import PROFILES, SimAgent, SimModel, SimProfile
 from agentprop.sim._common import (
@@ -324,26 +325,40 @@ def test_forced_tool_choice_fills_from_the_question(agent):
         ("git_status", {"repo_path": "/tmp/notes"})]
 
 
-def test_same_request_same_response_in_process_and_over_http(fake_suite, fake_generators):
+DIALECTS = [("openai", "openai", None, "base_url"),
+            ("anthropic", "anthropic", "ANTHROPIC_API_KEY", "root_url"),
+            ("google", "google.genai", "GOOGLE_API_KEY", "root_url")]
+
+
+@pytest.mark.parametrize(("prefix", "sdk", "key_env", "url"), DIALECTS,
+                         ids=[d[0] for d in DIALECTS])
+def test_same_request_same_response_in_process_and_over_http(
+        fake_suite, fake_generators, monkeypatch, prefix, sdk, key_env, url):
+    """serve-sim answers a foreign-tool conversation as the in-process model does, in each
+    wire dialect (tools, call ids and tool results survive the round trip)."""
+    pytest.importorskip(sdk)
+    if key_env:
+        monkeypatch.setenv(key_env, "test-key-not-secret")
+    agent = SimAgent(fake_suite, generators=fake_generators)
     with ServerThread(ServerConfig(port=0), suite=fake_suite,
                       generators=fake_generators) as srv:
-        import asyncio
 
-        async def both(name: str, msgs: list[Message]) -> tuple[ModelOutput, ModelOutput]:
-            remote = get_model(f"openai/{name}", base_url=srv.base_url, retry_base_s=0.005)
+        async def compare(name: str) -> None:
+            remote = get_model(f"{prefix}/{name}", base_url=getattr(srv, url),
+                               retry_base_s=0.005)
             local = SimModel(PROFILES[name], suite=fake_suite, generators=fake_generators)
-            return (await remote.generate(msgs, TOOLS, GenerateConfig(seed=4)),
-                    await local.generate(msgs, TOOLS, GenerateConfig(seed=4)))
-
-        agent = SimAgent(fake_suite, generators=fake_generators)
-        for name in ("balanced", "self-correcting"):
             for query in (TIME_QUERIES[3], TIME_QUERIES[9], GIT_QUERIES[1]):
                 ep = episode(agent, PROFILES[name], query, seed=4, rewrite=other_value)
                 for k in range(1, len(ep["messages"]) + 1, 2):
-                    a, b = asyncio.run(both(name, ep["messages"][:k + 1]))
+                    sent = ep["messages"][:k + 1]
+                    a = await remote.generate(sent, TOOLS, GenerateConfig(seed=4))
+                    b = await local.generate(sent, TOOLS, GenerateConfig(seed=4))
                     assert a.text == b.text
                     assert [c.model_dump() for c in a.tool_calls] == [
                         c.model_dump() for c in b.tool_calls]
+
+        for name in ("balanced", "self-correcting"):
+            asyncio.run(compare(name))
 
 
 def within(count: int, n: int, p: float, z: float = 4.0) -> bool:
