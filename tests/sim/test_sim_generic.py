@@ -368,14 +368,14 @@ def within(count: int, n: int, p: float, z: float = 4.0) -> bool:
 
 RATES = prof(name="generic-rates", p_no_tool=0.15, p_refuse=0.5, p_notice=0.4,
              p_correct_anyway=0.3, base_error=0.1, p_false_alarm=0.1, p_retry=0.5,
-             p_abstain=0.3)
+             p_abstain=0.3, p_heed_warning=0.6)
 SEEDS = range(12)
 
 
 def _rates(agent: SimAgent, p: SimProfile, queries: list[str] | None = None,
            **kw: Any) -> dict[str, tuple[int, int]]:
     """Counts (events, opportunities) over every question (or `queries`) and seed."""
-    n = no_tool = used = second = wrong = alarms = abstain = echoed_bad = 0
+    n = no_tool = used = second = wrong = alarms = abstain = echoed_bad = warned = heed = 0
     for seed in SEEDS:
         for query in queries or [*TIME_QUERIES, *GIT_QUERIES]:
             ep = episode(agent, p, query, seed=seed, **kw)
@@ -392,16 +392,24 @@ def _rates(agent: SimAgent, p: SimProfile, queries: list[str] | None = None,
             wrong += answer != clean_answer(own)
             abstain += ep["answer"].endswith(FAILURE_ABSTAIN.split("}")[1])
             echoed_bad += answer == clean_answer(other_value(own))
+            if len(ep["proposed"]) == 1 and kw.get("rewrite") is other_value:
+                # an unnoticed wrong echo, then the interceptor's warning
+                msgs = [*ep["messages"], Message(role="assistant", content=ep["answer"]),
+                        Message(role="user", content=f"{WARNING_PREFIX} check it.")]
+                out = agent.respond(msgs, TOOLS, p, seed)
+                warned += 1
+                heed += bool(out.tool_calls) and out.tool_calls[0].arguments == own.arguments
     return {"no_tool": (no_tool, n), "second_call": (second, used), "wrong": (wrong, used),
             "false_alarm": (alarms, used), "abstain": (abstain, used),
-            "propagated": (echoed_bad, used)}
+            "propagated": (echoed_bad, used), "recheck_after_warning": (heed, warned)}
 
 
 def test_generic_rates_match_the_stated_ones(agent):
     """The generic policy's stated behaviour, measured on many episodes: no-tool share,
     error on clean runs and false alarms (clean), noticing after an error result and after
     a visible wrong echo (P(re-query with its own arguments) = p_notice), retry after a
-    failure (p_retry) and abstention after an unretried one ((1 - p_retry)·p_abstain)."""
+    failure (p_retry) and abstention after an unretried one ((1 - p_retry)·p_abstain), and
+    a re-check after an interceptor warning (p_heed_warning)."""
     p, truth = RATES, RATES.true_rates()
     measured = {
         "clean": _rates(agent, p),
@@ -420,6 +428,8 @@ def test_generic_rates_match_the_stated_ones(agent):
         ("error", "second_call", truth["correction_given_S2"]),
         ("echo", "second_call", truth["correction_given_S2"]),
         ("unseen", "second_call", truth["correction_given_S2_unseen"]),
+        # heeding a warning after an unnoticed wrong echo re-queries with its own arguments
+        ("echo", "recheck_after_warning", p.p_heed_warning),
         ("fault", "second_call", truth["retry_given_failure"]),
         ("fault", "abstain", truth["abstain_given_failure"]),
     ]
