@@ -55,7 +55,8 @@ _MAX_TEXT = 300
 _TRANSIENT = re.compile(r"time[sd]? ?out|timed out|rate.?limit|too many requests|"
                         r"temporarily unavailable|service unavailable|server error|"
                         r"\b(?:429|502|503|504)\b", re.IGNORECASE)
-_ERROR_TEXT = re.compile(r"^\s*(?:error|exception|traceback|failed|failure)\b", re.IGNORECASE)
+_ERROR_TEXT = re.compile(r"^\s*(?:error|exception|traceback|failed|failure|invalid)\b",
+                         re.IGNORECASE)
 
 
 def query_of(messages: list[Message]) -> str | None:

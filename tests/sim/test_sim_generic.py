@@ -267,6 +267,8 @@ def test_raw_mcp_results_are_read_by_their_content():
     assert failed(unwrap({"content": [{"type": "text", "text": "Request timed out"}],
                           "isError": True}))
     assert unwrap({"content": [], "structuredContent": {"a": 1}}) == {"a": 1}
+    # the server's exception text alone (a client that drops isError) still reads as one
+    assert error_of(parse_obs("Invalid timezone: 'Mars/Base'")) is not None
 
 
 def test_oracle_notices_and_requeries_with_its_own_arguments(agent):
