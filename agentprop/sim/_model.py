@@ -15,6 +15,7 @@ from agentprop.core import (
     unknown_name,
 )
 from agentprop.models._base import TOOL_CHOICE_KEYWORDS, GenerateConfig
+from agentprop.sim._generic import forced_fit
 from agentprop.sim._policy import Observation, RenderFn, decide
 from agentprop.sim._profiles import PROFILES, SimProfile
 
@@ -121,9 +122,11 @@ class SimAgent:
         task = self.find_task(messages)
         render = self.renderer(task.domain) if task is not None else None
         forced = None
-        if tool_choice not in (None, *TOOL_CHOICE_KEYWORDS) and any(
-                t.name == tool_choice for t in tools):
-            forced = self.forced_call(str(tool_choice), task)
+        spec = next((t for t in tools if t.name == tool_choice), None)
+        if tool_choice not in (None, *TOOL_CHOICE_KEYWORDS) and spec is not None:
+            # a tool no suite task uses: fill it from the question, like the generic policy
+            generic = forced_fit(messages, spec) if task is None else None
+            forced = generic or self.forced_call(str(tool_choice), task)
         return decide(messages, tools, profile, seed, task, render, forced)
 
 

@@ -10,66 +10,40 @@ always gets the same response, in-process or over HTTP.
 A user message starting with the interceptor's warning prefix (warn mode) is read like a
 real agent would read it: with probability `p_heed_warning` the agent re-checks its
 observations and re-queries what does not match the query, otherwise it repeats its answer.
+
+A question that is no suite task, asked with tools offered (a foreign MCP server), goes to
+the generic policy (`_generic.py`), which fits one of the offered tools to the question.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, timedelta
-from typing import Any
 
-from agentprop.agent import WARNING_PREFIX
 from agentprop.core import Message, ModelOutput, Task, ToolCall, ToolSpec, Usage
 from agentprop.domains import is_failure
+from agentprop.sim._common import (
+    CALL_ID,
+    FAILURE_ABSTAIN,
+    FALSE_ALARM_TEXT,
+    REFUSAL,
+    UNKNOWN_ANSWER,
+    Observation,
+    call_id,
+    draw,
+    echoed,
+    invent,
+    norm,
+    parse_obs,
+    perturb,
+    styled,
+    warning_index,
+)
+from agentprop.sim._generic import decide_generic
 from agentprop.sim._profiles import SimProfile
 
-Observation = dict[str, Any]
 RenderFn = Callable[[Task, list[Observation]], str]
-
-UNKNOWN_ANSWER = "I don't know."
-REFUSAL = "I'm sorry, but I can't look that up reliably right now, so I can't answer."
-FALSE_ALARM_TEXT = ("(Something in the tool result looks off to me, so you may want to"
-                    " double-check this.)")
-"""The hedge a profile adds with probability `p_false_alarm` (no interceptor keyword)."""
-FAILURE_ABSTAIN = "The {tool} lookup failed, so I can't give you a reliable answer right now."
-"""What a profile says when it abstains after a failed call (probability `p_abstain`)."""
-_ID = re.compile(r"^call_sim_(\d+)_(\d+)$")
-_ECHO_CONTAINERS = ("query", "request", "arguments", "args", "input", "params")
-
-
-def draw(profile: SimProfile, seed: int, task_id: str, step: int, purpose: str) -> float:
-    """A uniform number in [0, 1) fixed by its inputs."""
-    h = hashlib.sha256(f"{profile.name}|{seed}|{task_id}|{step}|{purpose}".encode()).digest()
-    return int.from_bytes(h[:8], "big") / 2**64
-
-
-def call_id(step: int, attempt: int) -> str:
-    return f"call_sim_{step}_{attempt}"
-
-
-def _norm(value: Any) -> Any:
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        return " ".join(value.casefold().split())
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def _echoed(obs: Observation, key: str) -> tuple[bool, Any]:
-    if key in obs:
-        return True, obs[key]
-    for c in _ECHO_CONTAINERS:
-        inner = obs.get(c)
-        if isinstance(inner, dict) and key in inner:
-            return True, inner[key]
-    return False, None
-
 
 def is_error_obs(obs: Observation) -> bool:
     return isinstance(obs.get("error"), dict)
@@ -89,55 +63,10 @@ def mismatch(obs: Observation, task: Task, step: int) -> str | None:
     entities = task.query_entities
     keys = [k for k in expected if not entities or k in entities]
     for k in keys:
-        found, got = _echoed(obs, k)
-        if found and _norm(got) != _norm(expected[k]):
+        found, got = echoed(obs, k)
+        if found and norm(got) != norm(expected[k]):
             return f"it is for {k} {got!r}, not {expected[k]!r}"
     return None
-
-
-_NUMBER = re.compile(r"(?<![\d\-:./])(\d+(?:\.\d+)?)(?![\d\-:/]|\.\d)")
-_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-
-
-_NOTHING_FOUND = "I couldn't find any matching records for that request."
-
-
-def perturb(answer: str) -> str:
-    """A wrong version of `answer`: its first number moved out of any tolerance, else its
-    first date shifted by a day, else a generic wrong answer."""
-    m = _NUMBER.search(answer)
-    if m:
-        x = float(m.group(1))
-        delta = max(5.0, round(abs(x) * 0.3))
-        new = x + delta
-        text = str(int(new)) if "." not in m.group(1) else f"{new:.1f}"
-        return answer[: m.start(1)] + text + answer[m.end(1):]
-    d = _DATE.search(answer)
-    if d:
-        try:
-            shifted = date(int(d.group(1)), int(d.group(2)), int(d.group(3))) + timedelta(1)
-        except ValueError:
-            shifted = None
-        if shifted is not None:
-            return answer[: d.start()] + shifted.isoformat() + answer[d.end():]
-    return _NOTHING_FOUND
-
-
-def invent(answer: str) -> str:
-    """The answer an agent makes up after a failed call: the figures of `answer` with its
-    first number (else date) moved (`perturb`), or `answer` itself when it has neither."""
-    made_up = perturb(answer)
-    return answer if made_up == _NOTHING_FOUND else made_up
-
-
-def _styled(answer: str, profile: SimProfile, tool_names: list[str]) -> str:
-    if profile.verbosity == "terse":
-        return answer
-    if profile.verbosity == "normal":
-        return f"Based on the tool results: {answer}"
-    used = ", ".join(dict.fromkeys(tool_names)) or "the available tools"
-    return (f"I looked this up with {used}. Here is what I found: {answer}"
-            " Let me know if you need anything else.")
 
 
 @dataclass
@@ -151,24 +80,6 @@ class _History:
     since_warning: set[int] = field(default_factory=set)  # steps observed after a warning
 
 
-def _parse_obs(content: str | None) -> Observation:
-    try:
-        value = json.loads(content or "")
-    except ValueError:
-        return {"text": content or ""}
-    return value if isinstance(value, dict) else {"value": value}
-
-
-def warning_index(messages: list[Message]) -> int | None:
-    """Position of the interceptor warning the agent is answering: the latest user message,
-    if it starts with the interceptor's prefix (None otherwise)."""
-    for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if m.role == "user":
-            return i if (m.content or "").startswith(WARNING_PREFIX) else None
-    return None
-
-
 def _read_history(messages: list[Message], task: Task, warned_at: int | None = None) -> _History:
     h = _History()
     where: dict[str, tuple[int, int]] = {}
@@ -177,7 +88,7 @@ def _read_history(messages: list[Message], task: Task, warned_at: int | None = N
             for c in m.tool_calls:
                 h.called += 1
                 h.tools_used.append(c.name)
-                hit = _ID.match(c.id or "")
+                hit = CALL_ID.match(c.id or "")
                 if hit:
                     step, attempt = int(hit.group(1)), int(hit.group(2))
                 else:  # an id we did not mint: a repeat of the last step, or the next one
@@ -193,7 +104,7 @@ def _read_history(messages: list[Message], task: Task, warned_at: int | None = N
                 h.max_step = max(h.max_step, step)
         elif m.role == "tool" and m.tool_call_id in where:
             step, attempt = where[m.tool_call_id]
-            obs = _parse_obs(m.content)
+            obs = parse_obs(m.content)
             h.obs[step] = obs
             if attempt > 0:
                 h.requeried.add(step)
@@ -245,6 +156,8 @@ def _decide(
     task: Task | None,
     render: RenderFn | None,
 ) -> ModelOutput:
+    if task is None and tools:
+        return decide_generic(messages, tools, p, seed)  # tools it does not know
     if task is None or render is None:
         return ModelOutput(text=UNKNOWN_ANSWER)
     offered = {t.name for t in tools}
@@ -262,7 +175,7 @@ def _decide(
         if not can_call(0) or draw(p, seed, task.id, 0, "no_tool") < p.p_no_tool:
             if draw(p, seed, task.id, 0, "refuse") < p.p_refuse:
                 return ModelOutput(text=REFUSAL)
-            return ModelOutput(text=_styled(perturb(task.reference_answer), p, []))
+            return ModelOutput(text=styled(perturb(task.reference_answer), p, []))
         intro = None if p.verbosity == "terse" else f"I'll call {plan[0].name} to find out."
         return ModelOutput(text=intro, tool_calls=[_call(task, 0, 0)])
 
@@ -345,7 +258,7 @@ def _final(task: Task, h: _History, p: SimProfile, seed: int, render: RenderFn,
     if failed:
         if draw(p, seed, task.id, 0, "abstain" + tag) < p.p_abstain:
             return FAILURE_ABSTAIN.format(tool=task.gold_plan[failed[0]].name)
-        return _styled(invent(task.reference_answer), p, h.tools_used)
+        return styled(invent(task.reference_answer), p, h.tools_used)
     corrupted = any(mismatch(h.obs[s], task, s) for s in steps)
     if corrupted and draw(p, seed, task.id, 0, "correct_anyway" + tag) >= p.p_correct_anyway:
         answer = render(task, observations)  # the bad observation propagates
@@ -353,7 +266,7 @@ def _final(task: Task, h: _History, p: SimProfile, seed: int, render: RenderFn,
         answer = task.reference_answer if corrupted else render(task, observations)
         if draw(p, seed, task.id, 0, "base_error" + tag) < p.base_error:
             answer = perturb(answer)
-    text = _styled(answer, p, h.tools_used)
+    text = styled(answer, p, h.tools_used)
     if draw(p, seed, task.id, 0, "false_alarm" + tag) < p.p_false_alarm:
         text = f"{text} {FALSE_ALARM_TEXT}"
     return text
