@@ -63,11 +63,24 @@ def _fmt(x: float | None, digits: int = 3) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
+def _default_judges(workspace: Path) -> list[str]:
+    """The judge when none is named: the facts judge for the suite's tasks; for the
+    user's own questions (`run --tasks`), which have no graded facts, the agreement
+    judge (their reference, else the clean run's answer)."""
+    from agentprop.core import DEFAULT_PRIMARY_JUDGE
+    from agentprop.judges import JUDGES
+
+    with open_workspace(workspace) as ws:
+        user = bool(ws.stored_tasks())
+    return ["agree"] if user and "agree" in JUDGES.names() else [DEFAULT_PRIMARY_JUDGE]
+
+
 @user_errors
 def judge_cmd(
     workspace: Path = WorkspaceOpt,
     judge: list[str] = typer.Option([], "--judge", "-j", help="heuristic, facts, "
-                                    "llm:<provider/model>, ensemble:<m1>,<m2>,<m3>; repeatable."),
+                                    "llm:<provider/model>, ensemble:<m1>,<m2>,<m3>; repeatable "
+                                    "(default: facts; agree for your own questions)."),
     noticed: str = typer.Option(None, "--noticed", help="Also read `noticed` with an LLM "
                                 "classifier, llm:<provider/model>: its readings are stored for "
                                 "`stages/analyze/report --noticed llm:MODEL` (resumable)."),
@@ -91,8 +104,7 @@ def judge_cmd(
     options = _parse_options(model_option)
 
     if not judge and not noticed:
-        raise UserError("give --judge (verdicts) or --noticed llm:<provider/model> "
-                        "(noticed readings), or both")
+        judge = _default_judges(workspace)
     if noticed:
         _check_noticed(noticed, options)
     if not judge:
