@@ -32,7 +32,7 @@ from agentprop.judges._extract import find_dates, find_numbers, find_times, norm
 
 Span = tuple[int, int]
 
-_HEX = re.compile(r"(?<![\w.])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}(?![\w.])", re.I)
+_HEX = re.compile(r"(?<![\w.])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}(?!\w|\.\w)", re.I)
 _OFFSET = re.compile(
     r"\b(?:utc|gmt)\s*(?P<sign>[+\-−–])\s*(?P<h>\d{1,2})(?::?(?P<m>\d{2}))?"
     r"|(?P<h2>\d{1,2}(?:\.\d+)?)\s*(?:hours?|h)(?:\s*(?:and\s*)?(?P<m2>\d{1,2})\s*min(?:ute)?s?)?"
