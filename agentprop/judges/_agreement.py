@@ -164,7 +164,8 @@ def read_claims(text: str) -> Claims:
     masked = _mask(text, taken)
     for m in _IDENT.finditer(masked):
         ident = m[0].lower().removeprefix("./").rstrip(".")
-        if not re.fullmatch(r"[\d.,:]+", ident):
+        # a hyphenated word ("twenty-one", "sign-ups") is no identifier; a number neither
+        if re.search(r"[\d./@:_]", ident) and not re.fullmatch(r"[\d.,:]+", ident):
             c.add("ident", ident)
             taken.append(m.span())
     masked = _mask(text, taken)
@@ -332,6 +333,36 @@ def _by_observations(query: str, a: str, b: str,
     return bool(sa & sb) and (sa <= sb or sb <= sa)
 
 
+_SEGMENT = re.compile(r";|\bbut\b|\bwhereas\b|\bwhile\b|,?\s+and\s+(?=\d)", re.I)
+_QUESTION_WORDS = frozenset(_words("what which who whom whose when where how many much is are "
+                                   "does do did was were has have give tell there any"))
+
+
+def _bound(query: str, text: str) -> str:
+    """The part of an answer about what the query names, when the answer also speaks of
+    something else in another clause ("58 from Mexico and 85 from Canada" for a question
+    about Canada; "committed by A but authored by B" for one about the author): the
+    clauses naming the query's own names, else those holding a query word that not every
+    clause holds. The whole text when no clause stands out."""
+    spans, start = [], 0
+    for m in _SEGMENT.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    if len(spans) < 2:
+        return text
+    segs = [text[a:b] for a, b in spans]
+    names = {norm_text(w) for w in re.findall(r"(?<!^)(?<![.?!]\s)\b[A-Z][\w-]+", query)}
+    words = _stems(query) - _QUESTION_WORDS
+    for want in (names, words):
+        if not want:
+            continue
+        hits = [s for s in segs if want & _stems(s)]
+        if hits and len(hits) < len(segs):
+            return " ; ".join(hits)
+    return text
+
+
 def _picked(answer: str, x: str, y: str) -> str | None:
     """Which option of "x or y?" the answer names first."""
     low = f" {norm_text(answer)} "
@@ -352,6 +383,9 @@ def answers_agree(query: str, a: str | None, b: str | None, *,
         if by_obs is not None:
             return by_obs
     ca, cb, cq = read_claims(a), read_claims(b), read_claims(query)
+    ba, bb = _bound(query, a), _bound(query, b)
+    if ba != a or bb != b:  # read the values of the clauses about what was asked
+        ca.values, cb.values = read_claims(ba).values, read_claims(bb).values
     _drop_query_values(ca, cq)
     _drop_query_values(cb, cq)
     if _POLAR_Q.match(query) and ca.polarity is not None and cb.polarity is not None \

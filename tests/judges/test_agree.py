@@ -78,6 +78,16 @@ Q = "What is the message of the most recent commit?"
      False),
     ("How big is dump.sql?", "dump.sql is 12 MB.", "About 12 MB on disk.", True),
     ("How big is dump.sql?", "dump.sql is 12 MB.", "dump.sql is 12 KB.", False),
+    ("How many stars does the Rust repo have?", "The Rust repo has 310 stars.",
+     "The Go repo has 310 stars, while the Rust repo has 290.", False),
+    ("How many stars does the Rust repo have?", "The Rust repo has 310 stars.",
+     "The Rust repo has 310 stars, while the Go repo has 290.", True),
+    ("Who merged PR #12?", "Ines Ruiz merged it.", "Ines Ruiz opened it but Tom Hale merged it.",
+     False),
+    ("Who merged PR #12?", "Ines Ruiz merged it.", "Tom Hale opened it but Ines Ruiz merged it.",
+     True),
+    ("How many migrations are pending?", "Eleven are pending.", "11 migrations pending.", True),
+    ("How many migrations are pending?", "Eleven are pending.", "Twenty-one are pending.", False),
 ])
 def test_answers_agree(query: str, a: str, b: str, expect: bool) -> None:
     assert answers_agree(query, a, b) is expect
