@@ -253,3 +253,33 @@ def test_judge_workspace_pairs_and_redoes_a_missing_pair(tmp_path: Path) -> None
         assert again.judges["agree"].pending == 0
     finally:
         ws.close()
+
+
+# -- the held-out set, scored once (docs/judges.md "agree") ----------------------------------
+
+def test_heldout_figures_are_pinned() -> None:
+    """The figures the held-out set gave when it was scored once (2026-12-07). A change of
+    `answers_agree` that moves them must update docs/judges.md, the card data
+    (bench/bench_agree_validity.py --write) and say that the set is then in-sample."""
+    import json
+
+    rows = [json.loads(line) for line in
+            (Path(__file__).parents[1] / "fixtures" / "agree_heldout2026.jsonl")
+            .read_text(encoding="utf-8").splitlines()]
+    assert rows[0]["kind"] == "header" and rows[0]["held_out"] is True
+    rows = rows[1:]
+    got = [answers_agree(r["query"], r["reference"], r["candidate"]) for r in rows]
+    truth = [r["label"] == "agree" for r in rows]
+    false_agree = sum(g is True and not t for g, t in zip(got, truth, strict=True))
+    false_disagree = sum(g is False and t for g, t in zip(got, truth, strict=True))
+    assert (len(rows), sum(truth)) == (94, 50)
+    assert (false_agree, false_disagree, got.count(None)) == (2, 2, 6)
+    # the validity card shows the same one scoring
+    from agentprop.judges._cards import load_instrument_validity
+
+    cards = load_instrument_validity()
+    assert cards is not None and cards["held_out"]["agree"] is True
+    card = cards["judges"]["agree"]
+    assert (card["n"], card["false_accepts"], card["false_rejects"], card["unscored"]) == \
+        (94, 2, 2, 6)
+    assert card["set"] == "tests/fixtures/agree_heldout2026.jsonl"
