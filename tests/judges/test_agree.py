@@ -283,3 +283,82 @@ def test_heldout_figures_are_pinned() -> None:
     assert (card["n"], card["false_accepts"], card["false_rejects"], card["unscored"]) == \
         (94, 2, 2, 6)
     assert card["set"] == "tests/fixtures/agree_heldout2026.jsonl"
+
+
+# -- a real user-task run: mcp-server-git behind agentprop -------------------------------------
+
+class _LastMessageAgent:
+    """Calls git_log for 3 commits, then answers with the last message the tool returned."""
+
+    id = "scripted"
+    simulated = True
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+
+    async def generate(self, messages, tools, config):  # type: ignore[no-untyped-def]
+        import re
+
+        from agentprop.core import ModelOutput, ToolCall
+
+        results = [m.content or "" for m in messages if m.role == "tool"]
+        if results:
+            found = re.findall(r"Message: ([^\n\\]*)", results[-1])
+            return ModelOutput(text=f"The third most recent commit is {found[-1]!r}.")
+        return ModelOutput(tool_calls=[ToolCall(id="c1", name="git_log", arguments={
+            "repo_path": str(self.repo), "max_count": 3})])
+
+
+def test_a_git_run_is_judged_against_its_clean_pairs(tmp_path: Path) -> None:
+    """A wrong max_count (p2:semantic_wrong) makes the agent report another commit: the
+    agreement judges call it a disagreement; the unapplied out:wrong_value agrees."""
+    pytest.importorskip("mcp_server_git")
+    import subprocess
+    import sys
+
+    from agentprop.core import WorkUnit
+    from agentprop.external import Upstream, discover
+    from agentprop.runner import run_units
+    from agentprop.store import Workspace
+    from agentprop.suite import load_user_tasks, user_suite
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for args in (["init", "-q"], ["config", "user.email", "t@example.com"],
+                 ["config", "user.name", "Tester"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    for i in range(6):
+        (repo / "notes.txt").write_text(f"line {i}\n" * (i + 1))
+        subprocess.run(["git", "add", "notes.txt"], cwd=repo, check=True, capture_output=True)
+        subprocess.run(["git", "commit", "-q", "-m", f"release step {i}"], cwd=repo,
+                       check=True, capture_output=True)
+    tasks_file = tmp_path / "t.jsonl"
+    tasks_file.write_text('{"query": "What is the message of the third most recent commit?",'
+                          ' "tools": ["git_log"]}\n')
+
+    async def run() -> tuple[Workspace, Suite]:
+        up = Upstream.parse(f"{sys.executable} -m mcp_server_git --repository {repo}", None)
+        domain = await discover(up)
+        tasks = load_user_tasks(tasks_file, domain=domain.name,
+                                tools=[t.name for t in domain.tools])
+        units = [WorkUnit(run_id="r", model="scripted", task_id=tasks[0].id, condition=c,
+                          seed=0) for c in ("baseline", "p2:semantic_wrong", "out:wrong_value")]
+        ws = Workspace(tmp_path / "ws")
+        await run_units(units, workspace=ws, suite=user_suite(tasks),
+                        models={"scripted": _LastMessageAgent(repo)}, progress=False,
+                        concurrency=1, domains={domain.name: domain})
+        return ws, user_suite(tasks)
+
+    ws, suite = asyncio.run(run())
+    try:
+        answers = {t.condition: t.final_answer for t in ws.iter_traces()}
+        assert "release step 3" in str(answers["baseline"])
+        assert "release step 3" not in str(answers["p2:semantic_wrong"])
+        judge_workspace(ws, ["agree", "agree:sim-judge/exact"], suite=suite, progress=False)
+        for name in ("agree", "agree:sim-judge/exact"):
+            got = {ws.get_trace(v.trace_id).condition: v.correct  # type: ignore[union-attr]
+                   for v in ws.verdicts(name)}
+            assert got == {"baseline": None, "p2:semantic_wrong": False,
+                           "out:wrong_value": True}
+    finally:
+        ws.close()
