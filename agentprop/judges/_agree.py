@@ -18,6 +18,7 @@ of the judged trace does not give the reference's answer: incorrect, as for the 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -83,10 +84,13 @@ def parse_agree(text: str | None) -> bool | None:
 def workspace_pairs(ws: Workspace) -> PairLookup:
     """The clean pair of a trace among a workspace's stored traces (None when not stored)."""
 
+    # a clean trace is the pair of every condition of its unit: read it once per judge run
+    load = functools.lru_cache(maxsize=512)(ws.get_trace)
+
     def lookup(trace: Trace) -> Trace | None:
         rows = ws.trace_rows(run_id=trace.run_id, model=trace.model, task_id=trace.task_id,
                              condition="baseline", seed=trace.seed, arm=trace.arm)
-        return ws.get_trace(rows[0]["id"]) if rows else None
+        return load(rows[0]["id"]) if rows else None
 
     return lookup
 

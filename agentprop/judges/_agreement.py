@@ -23,9 +23,12 @@ states it and the one that states another of that field's values disagree.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from agentprop.judges._extract import find_dates, find_numbers, find_times, norm_text
@@ -50,19 +53,20 @@ _POLAR_Q = re.compile(r"^\s*(is|are|does|do|did|was|were|has|have|had|can|could|
 _UNIT_AFTER = re.compile(r"\s*(kb|mb|gb|tb|kib|mib|gib|bytes?|kilobytes?|megabytes?|"
                          r"gigabytes?|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|years?"
                          r"|seconds?|secs?|ms)\b", re.I)
-_UNIT_WORD = {"kilobyte": "kb", "megabyte": "mb", "gigabyte": "gb", "byte": "b", "hr": "hour",
-              "min": "minute", "sec": "second", "kib": "kb", "mib": "mb", "gib": "gb"}
+_UNIT_WORD = MappingProxyType({
+    "kilobyte": "kb", "megabyte": "mb", "gigabyte": "gb", "byte": "b", "hr": "hour",
+    "min": "minute", "sec": "second", "kib": "kb", "mib": "mb", "gib": "gb"})
 
 
 def _words(text: str) -> list[str]:
     return text.split()
 
 
-_SMALL = {w: i for i, w in enumerate(_words(
+_SMALL = MappingProxyType({w: i for i, w in enumerate(_words(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"))}
-_TENS = {w: 10 * i for i, w in enumerate(_words(
-    "_ _ twenty thirty forty fifty sixty seventy eighty ninety")) if w != "_"}
+    "fifteen sixteen seventeen eighteen nineteen"))})
+_TENS = MappingProxyType({w: 10 * i for i, w in enumerate(_words(
+    "_ _ twenty thirty forty fifty sixty seventy eighty ninety")) if w != "_"})
 _WORD_NUM = re.compile(r"\b(?:(?P<h>" + "|".join(_SMALL) + r")\s+hundred(?:\s+and)?\s*)?"
                        r"(?P<t>" + "|".join(_TENS) + r")?(?:[\s-]?(?P<s>" + "|".join(_SMALL)
                        + r"))?\b", re.I)
@@ -84,8 +88,8 @@ _LIST = re.compile(r"\b[\w-]+(?:,\s*[\w-]+)+,?\s+(?:and|&)\s+[\w-]+\b"
                    r"|\b[\w-]+(?:,\s*[\w-]+){2,}\b")
 _ALTERNATIVE = re.compile(r"\b([\w./-]+)\s+or\s+([\w./-]+)\s*\?\s*$", re.I)
 _FLAG = re.compile(r"\b(true|false|enabled|disabled|on|off)\b", re.I)
-_FLAG_VALUE = {"true": True, "enabled": True, "on": True, "false": False, "disabled": False,
-               "off": False}
+_FLAG_VALUE = MappingProxyType({"true": True, "enabled": True, "on": True, "false": False,
+                                "disabled": False, "off": False})
 _ONLY = re.compile(r"\bonly\b", re.I)
 _STOP = frozenset(_words(
     "a an the is are was were be been to of in on at for by with from and or it its this "
@@ -257,7 +261,7 @@ def _kind_agrees(kind: str, a: Claims, b: Claims) -> bool | None:
 
 # -- what the query asks -------------------------------------------------------------------
 
-_FOCUS: Sequence[tuple[re.Pattern[str], tuple[str, ...]]] = [
+_FOCUS: Sequence[tuple[re.Pattern[str], tuple[str, ...]]] = (
     (re.compile(r"\b(hash|sha\w*|checksum|commit id)\b", re.I), ("hex",)),
     (re.compile(r"\b(message|title|first line|last line|say|says|text)\b", re.I), ("quote",)),
     (re.compile(r"\b(offset|difference|ahead|behind)\b", re.I), ("offset", "number")),
@@ -268,7 +272,7 @@ _FOCUS: Sequence[tuple[re.Pattern[str], tuple[str, ...]]] = [
                 r"percentage|percent|lines|port)\b", re.I), ("number",)),
     (re.compile(r"\b(who|author\w*|assignee|committer)\b", re.I), ("name", "ident")),
     (re.compile(r"\b(version|email|e-mail|branch|tag|file|files|path)\b", re.I), ("ident",)),
-]
+)
 _ALL_KINDS = ("hex", "quote", "offset", "time", "date", "weekday", "ident", "number", "flag",
               "items", "name")
 
@@ -294,20 +298,25 @@ def _drop_query_values(c: Claims, q: Claims) -> None:
 
 
 def _field_values(observations: Sequence[Mapping[str, Any]], query: str) -> list[str]:
-    """The string values tools returned under a field the query names."""
+    """The string values tools returned under a field the query names (also inside a JSON
+    text, as MCP servers return their results)."""
     words = {w.rstrip("s") for w in norm_text(query).split() if len(w) > 3}
     out: list[str] = []
 
     def walk(obj: Any) -> None:
         if isinstance(obj, Mapping):
             for k, v in obj.items():
-                if isinstance(v, str) and str(k).lower().rstrip("s") in words and v.strip():
+                if isinstance(v, str) and str(k).lower().rstrip("s") in words \
+                        and len(norm_text(v)) >= 3:
                     out.append(v)
                 else:
                     walk(v)
         elif isinstance(obj, list):
             for v in obj:
                 walk(v)
+        elif isinstance(obj, str) and obj.lstrip()[:1] in ("{", "["):
+            with contextlib.suppress(ValueError):
+                walk(json.loads(obj))
 
     for obs in observations:
         walk(obs)

@@ -124,6 +124,11 @@ def test_observations_tell_which_tool_value_each_answer_states() -> None:
     b = "Most recent: Add numpy wheels."
     assert answers_agree(Q, a, b, observations=log) is False
     assert answers_agree(Q, a, "Pin numpy below 2 is the latest.", observations=log) is True
+    # an MCP result: the same rows as JSON text inside the content
+    import json
+
+    mcp = [{"content": [{"type": "text", "text": json.dumps(log[0]["commits"])}]}]
+    assert answers_agree(Q, a, b, observations=mcp) is False
 
 
 # -- the judge: references, pairs, unscored reasons ------------------------------------------
