@@ -87,6 +87,9 @@ Q = "What is the message of the most recent commit?"
     ("Who merged PR #12?", "Ines Ruiz merged it.", "Tom Hale opened it but Ines Ruiz merged it.",
      True),
     ("How many migrations are pending?", "Eleven are pending.", "11 migrations pending.", True),
+    ("When was v2.0 tagged?", "v2.0 was tagged on 2023-09-04.", "It was tagged on Sept 4.", True),
+    ("When was v2.0 tagged?", "v2.0 was tagged on 2023-09-04.", "It was tagged on Sept 14.",
+     False),
     ("How many migrations are pending?", "Eleven are pending.", "Twenty-one are pending.", False),
 ])
 def test_answers_agree(query: str, a: str, b: str, expect: bool) -> None:
