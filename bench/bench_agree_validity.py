@@ -70,6 +70,7 @@ def score(rows: list[dict[str, Any]], decide: Callable[[str, str, str], bool | N
     disagree = sum(not t for t in truth)
     figures = {
         "n": len(rows), "unscored": len(rows) - len(scored),
+        "tasks": len({r["query"] for r in rows}),  # the queries: κ's resampling unit
         "accuracy": sum(g == t for g, t, _ in scored) / max(1, len(scored)),
         "kappa": k.kappa, "kappa_lo": k.boot_lo, "kappa_hi": k.boot_hi,
         "false_accepts": false_agrees, "false_rejects": false_disagrees,
