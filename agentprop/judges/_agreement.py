@@ -40,7 +40,8 @@ _OFFSET = re.compile(
     r"\b(?:utc|gmt)\s*(?P<sign>[+\-−–])\s*(?P<h>\d{1,2})(?::?(?P<m>\d{2}))?"
     r"|(?P<h2>\d{1,2}(?:\.\d+)?)\s*(?:hours?|h)(?:\s*(?:and\s*)?(?P<m2>\d{1,2})\s*min(?:ute)?s?)?"
     r"\s+(?P<dir>ahead of|behind)\s+(?:utc|gmt)\b", re.I)
-_QUOTE = re.compile(r"\"([^\"\n]{2,200})\"|“([^”\n]{2,200})”|`([^`\n]{2,200})`"
+# quoted text; not `code` (markdown marks identifiers and commands with it, not quotations)
+_QUOTE = re.compile(r"\"([^\"\n]{2,200})\"|“([^”\n]{2,200})”"
                     r"|(?<![\w])'([^'\n]{2,200})'(?![\w])")
 _IDENT = re.compile(r"(?<![\w@./:-])[A-Za-z0-9_]+(?:[./@:\-][A-Za-z0-9_]+)+"
                     r"(?![\w@/-])")
@@ -269,7 +270,7 @@ _FOCUS: Sequence[tuple[re.Pattern[str], tuple[str, ...]]] = (
     (re.compile(r"\b(hash|sha\w*|checksum|commit id)\b", re.I), ("hex",)),
     (re.compile(r"\b(message|title|first line|last line|say|says|text)\b", re.I), ("quote",)),
     (re.compile(r"\b(offset|difference|ahead|behind)\b", re.I), ("offset", "number")),
-    (re.compile(r"\bwhat time\b|\btime is it\b|\bconvert\b", re.I), ("time", "weekday")),
+    (re.compile(r"\btime\b|\bconvert\b", re.I), ("time", "weekday")),
     (re.compile(r"\bwhen\b|\bdate\b", re.I), ("date", "time")),
     (re.compile(r"\bday of the week\b|\bweekday\b|\bwhat day\b", re.I), ("weekday",)),
     (re.compile(r"\b(how many|how much|how long|number of|count|total|average|mean|size|"
@@ -277,7 +278,9 @@ _FOCUS: Sequence[tuple[re.Pattern[str], tuple[str, ...]]] = (
     (re.compile(r"\b(who|author\w*|assignee|committer)\b", re.I), ("name", "ident")),
     (re.compile(r"\b(version|email|e-mail|branch|tag|file|files|path)\b", re.I), ("ident",)),
 )
-_ALL_KINDS = ("hex", "quote", "offset", "time", "date", "weekday", "ident", "number", "flag",
+# quoted text decides only when the query asks for a text (a message, a title): elsewhere
+# one answer quoting a JSON key or a command the other does not is no disagreement
+_ALL_KINDS = ("hex", "offset", "time", "date", "weekday", "ident", "number", "flag",
               "items", "name")
 
 
