@@ -91,6 +91,8 @@ _ALTERNATIVE = re.compile(r"\b([\w./-]+)\s+or\s+([\w./-]+)\s*\?\s*$", re.I)
 _FLAG = re.compile(r"\b(true|false|enabled|disabled|on|off)\b", re.I)
 _FLAG_VALUE = MappingProxyType({"true": True, "enabled": True, "on": True, "false": False,
                                 "disabled": False, "off": False})
+_GAVE_UP = re.compile(r"\b(?:couldn[’']?t|could not|can[’']?t|cannot|unable|not able|"
+                      r"don[’']?t know|do not know|failed to|no access|unavailable)\b", re.I)
 _ONLY = re.compile(r"\bonly\b", re.I)
 _STOP = frozenset(_words(
     "a an the is are was were be been to of in on at for by with from and or it its this "
@@ -419,5 +421,13 @@ def answers_agree(query: str, a: str | None, b: str | None, *,
             return all(decisions)
     if _POLAR_Q.match(query) and ca.polarity is not None and ca.polarity == cb.polarity:
         return True
+    if _gives_up(a, ca, focus) != _gives_up(b, cb, focus):
+        return False  # one answers, the other says it could not: not the same answer
     return None
+
+
+def _gives_up(text: str, c: Claims, focus: tuple[str, ...]) -> bool:
+    """The answer says it could not answer, and states nothing of what was asked."""
+    asked = focus or _ALL_KINDS
+    return bool(_GAVE_UP.search(text)) and not any(c.values.get(k) for k in asked)
 

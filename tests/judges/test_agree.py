@@ -113,6 +113,14 @@ def test_nothing_comparable_is_none_never_a_guess() -> None:
     assert answers_agree(Q, None, "anything") is None
 
 
+def test_an_answer_that_gives_up_does_not_agree() -> None:
+    q = "How many rows does the events table hold?"
+    gave_up = "I couldn't query the database: the tool returned an error."
+    assert answers_agree(q, "events has 9,318 rows.", gave_up) is False
+    assert answers_agree(q, gave_up, "Unable to read it, sorry.") is None  # both give up
+    assert answers_agree(q, "events has 9,318 rows.", "It holds a few thousand rows.") is None
+
+
 def test_values_the_query_states_answer_nothing() -> None:
     # 09:00 is the question's, 14:00 the answer's
     q = "If it is 09:00 in Boston, what time is it in Madrid?"
