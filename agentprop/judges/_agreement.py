@@ -40,6 +40,10 @@ _OFFSET = re.compile(
     r"\b(?:utc|gmt)\s*(?P<sign>[+\-−–])\s*(?P<h>\d{1,2})(?::?(?P<m>\d{2}))?"
     r"|(?P<h2>\d{1,2}(?:\.\d+)?)\s*(?:hours?|h)(?:\s*(?:and\s*)?(?P<m2>\d{1,2})\s*min(?:ute)?s?)?"
     r"\s+(?P<dir>ahead of|behind)\s+(?:utc|gmt)\b", re.I)
+_PLACE = r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*"
+_RELATIVE = re.compile(rf"(?P<a>{_PLACE})\s+is\s+(?P<n>\d+(?:\.\d+)?|\w+)\s+hours?"
+                       r"(?:\s+(?:and\s+)?(?P<m>\d+)\s+min(?:ute)?s?)?\s+"
+                       rf"(?P<dir>ahead of|behind)\s+(?P<b>{_PLACE})")
 # quoted text; not `code` (markdown marks identifiers and commands with it, not quotations)
 _QUOTE = re.compile(r"\"([^\"\n]{2,200})\"|“([^”\n]{2,200})”"
                     r"|(?<![\w])'([^'\n]{2,200})'(?![\w])")
@@ -68,7 +72,7 @@ _SMALL = MappingProxyType({w: i for i, w in enumerate(_words(
     "fifteen sixteen seventeen eighteen nineteen"))})
 _TENS = MappingProxyType({w: 10 * i for i, w in enumerate(_words(
     "_ _ twenty thirty forty fifty sixty seventy eighty ninety")) if w != "_"})
-_WORD_NUM = re.compile(r"\b(?:(?P<h>" + "|".join(_SMALL) + r")\s+hundred(?:\s+and)?\s*)?"
+_WORD_NUM = re.compile(r"\b(?=\w)(?:(?P<h>" + "|".join(_SMALL) + r")\s+hundred(?:\s+and)?\s*)?"
                        r"(?P<t>" + "|".join(_TENS) + r")?(?:[\s-]?(?P<s>" + "|".join(_SMALL)
                        + r"))?\b", re.I)
 _NOT_NAMES = frozenset(_words(
@@ -135,6 +139,20 @@ def _offset_minutes(m: re.Match[str]) -> int:
     return minutes if m["dir"].lower() == "ahead of" else -minutes
 
 
+def _relative(m: re.Match[str]) -> tuple[str, str, int] | None:
+    """"Sydney is 9 hours ahead of Berlin" as (berlin, sydney, -540): the two places in
+    a fixed order and the first one's offset from the second, so the reverse sentence
+    ("Berlin is 9 hours behind Sydney") reads the same and the swapped one does not."""
+    n = m["n"].lower()
+    hours = float(n) if n[0].isdigit() else _SMALL.get(n)
+    if hours is None or m["a"].lower() in ("utc", "gmt") or m["b"].lower() in ("utc", "gmt"):
+        return None
+    minutes = round(hours * 60) + int(m["m"] or 0)
+    a, b = norm_text(m["a"]), norm_text(m["b"])
+    signed = minutes if m["dir"].lower() == "ahead of" else -minutes
+    return (a, b, signed) if a < b else (b, a, -signed)
+
+
 def _unit_after(text: str, end: int) -> str | None:
     m = _UNIT_AFTER.match(text, end)
     if not m:
@@ -150,6 +168,10 @@ def read_claims(text: str) -> Claims:
     for m in _OFFSET.finditer(text):
         c.add("offset", _offset_minutes(m))
         taken.append(m.span())
+    for m in _RELATIVE.finditer(text):
+        rel = _relative(m)
+        if rel is not None:
+            c.add("offset", rel)
     for m in _HEX.finditer(text):
         c.add("hex", m[0].lower())
         taken.append(m.span())

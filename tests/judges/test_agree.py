@@ -72,6 +72,10 @@ Q = "What is the message of the most recent commit?"
     ("What is the UTC offset of Tehran?", "Tehran is UTC+3:30.", "It runs at UTC+03:30.", True),
     ("What is the UTC offset of Tehran?", "Tehran is UTC+3:30.", "It's UTC+4:30 there.", False),
     ("Which tables exist?", "users, sessions and tokens", "Tables: tokens, users, sessions.", True),
+    ("How far apart are Lagos and Lima?", "Lagos is 6 hours ahead of Lima.",
+     "Lima is six hours behind Lagos.", True),
+    ("How far apart are Lagos and Lima?", "Lagos is 6 hours ahead of Lima.",
+     "Lima is 6 hours ahead of Lagos.", False),
     ("Which tables exist?", "users, sessions and tokens", "users, sessions and grants", False),
     ("Is the remote called origin or upstream?", "It is origin.", "origin (no upstream).", True),
     ("Is the remote called origin or upstream?", "It is origin.", "The remote is upstream.",
@@ -283,23 +287,26 @@ def test_judge_workspace_pairs_and_redoes_a_missing_pair(tmp_path: Path) -> None
 # -- the held-out set, scored once (docs/judges.md "agree") ----------------------------------
 
 def test_heldout_figures_are_pinned() -> None:
-    """The figures the held-out set gave when it was scored once (2026-12-07). A change of
-    `answers_agree` that moves them must update docs/judges.md, the card data
-    (bench/bench_agree_validity.py --write) and say that the set is then in-sample."""
+    """The held-out set was scored once (2026-12-07): 2 false agrees, 2 false disagrees, 6
+    unscored — the card keeps that one scoring. Two reader families it showed were fixed
+    afterwards (number words with "hundred", "A is N hours ahead of B"), so the figures
+    `answers_agree` gives on it now are in-sample (docs/judges.md says so). A change that
+    moves them updates this pin and the docs."""
     import json
 
     rows = [json.loads(line) for line in
             (Path(__file__).parents[1] / "fixtures" / "agree_heldout2026.jsonl")
             .read_text(encoding="utf-8").splitlines()]
-    assert rows[0]["kind"] == "header" and rows[0]["held_out"] is True
+    # no longer held out: a new --write records in-sample figures as such
+    assert rows[0]["kind"] == "header" and rows[0]["held_out"] is False
     rows = rows[1:]
     got = [answers_agree(r["query"], r["reference"], r["candidate"]) for r in rows]
     truth = [r["label"] == "agree" for r in rows]
     false_agree = sum(g is True and not t for g, t in zip(got, truth, strict=True))
     false_disagree = sum(g is False and t for g, t in zip(got, truth, strict=True))
     assert (len(rows), sum(truth)) == (94, 50)
-    assert (false_agree, false_disagree, got.count(None)) == (2, 2, 6)
-    # the validity card shows the same one scoring
+    assert (false_agree, false_disagree, got.count(None)) == (1, 1, 6)  # in-sample now
+    # the validity card shows the one scoring, made before those fixes
     from agentprop.judges._cards import load_instrument_validity
 
     cards = load_instrument_validity()
