@@ -79,13 +79,15 @@ def _default_judges(workspace: Path) -> list[str]:
 def judge_cmd(
     workspace: Path = WorkspaceOpt,
     judge: list[str] = typer.Option([], "--judge", "-j", help="heuristic, facts, "
-                                    "llm:<provider/model>, ensemble:<m1>,<m2>,<m3>; repeatable "
-                                    "(default: facts; agree for your own questions)."),
+                                    "llm:<provider/model>, ensemble:<m1>,<m2>,<m3>, agree, "
+                                    "agree:<provider/model>; repeatable (default: facts; agree "
+                                    "for your own questions)."),
     noticed: str = typer.Option(None, "--noticed", help="Also read `noticed` with an LLM "
                                 "classifier, llm:<provider/model>: its readings are stored for "
                                 "`stages/analyze/report --noticed llm:MODEL` (resumable)."),
     primary: str = typer.Option(None, "--primary", help="The judge S3 and headline rates use "
-                                "(stored in the workspace; default facts)."),
+                                "(stored in the workspace; default facts, or agree for your "
+                                "own questions)."),
     concurrency: int = typer.Option(16, "--concurrency", min=1, envvar="AGENTPROP_CONCURRENCY"),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     suite_file: Path = SuiteOpt,
@@ -139,6 +141,11 @@ def judge_cmd(
                       f"{s.model_calls} ({s.cached_calls})", f"{s.cost:.4f}")
         console.print(t)
         console.print(f"primary judge: {escape(summary.primary)}")
+    waiting = max((len(ws.retry_ids(n)) for n in names), default=0)
+    if waiting and not as_json:
+        err_console.print(f"note: {waiting} trace(s) wait for their clean pair (the baseline "
+                          "trace of the same run, model, task and seed) and are unscored for "
+                          "now; run it, then judge again")
     if noticed:
         _judge_noticed(workspace, noticed, concurrency, no_cache, as_json, options)
     if summary.failed:

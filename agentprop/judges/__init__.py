@@ -1,6 +1,16 @@
 """Judges: heuristic (paper baseline), facts (programmatic), llm and ensemble (through the
-models layer), simulated sim-judge models, and whole-workspace judging."""
+models layer), agree and agree:MODEL (tasks without facts: agreement with a reference or
+the clean run's answer), simulated sim-judge models, and whole-workspace judging."""
 
+from agentprop.judges._agree import (
+    AGREE_SYSTEM,
+    AgreeJudge,
+    AgreeLLMJudge,
+    build_agree_messages,
+    parse_agree,
+    workspace_pairs,
+)
+from agentprop.judges._agreement import answers_agree
 from agentprop.judges._base import (
     JUDGE_FORMS,
     JUDGES,
@@ -46,12 +56,15 @@ from agentprop.judges._simjudge import SIM_JUDGE_PROFILES, SimJudgeModel, SimJud
 from agentprop.judges._validity import LabelledAnswer, ValidationSet, validation_verdicts
 
 __all__ = [
+    "AGREE_SYSTEM",
     "JUDGES",
     "JUDGE_FORMS",
     "JUDGE_SYSTEM",
     "NOTICED_FORMS",
     "SIM_JUDGE_PROFILES",
     "TRANSIENT_KINDS",
+    "AgreeJudge",
+    "AgreeLLMJudge",
     "EnsembleJudge",
     "FabricationRule",
     "FactsJudge",
@@ -70,6 +83,8 @@ __all__ = [
     "ValidationSet",
     "ajudge_workspace",
     "answer_claims",
+    "answers_agree",
+    "build_agree_messages",
     "build_judge_messages",
     "build_noticed_messages",
     "canonical_name",
@@ -81,6 +96,7 @@ __all__ = [
     "is_transient",
     "judge_workspace",
     "majority",
+    "parse_agree",
     "parse_judge_prompt",
     "parse_noticed",
     "parse_yes_no",
@@ -89,4 +105,5 @@ __all__ = [
     "resolve_judge",
     "stored_readings",
     "validation_verdicts",
+    "workspace_pairs",
 ]

@@ -12,7 +12,9 @@ from agentprop.core import Registry, Task, Trace, Verdict
 
 JUDGE_FORMS = (
     "heuristic, facts, llm:<provider/model> (e.g. llm:openai/gpt-4o-mini), "
-    "ensemble:<m1>,<m2>,<m3> (e.g. ensemble:sim-judge/strict,sim-judge/lenient,sim-judge/noisy)"
+    "ensemble:<m1>,<m2>,<m3> (e.g. ensemble:sim-judge/strict,sim-judge/lenient,sim-judge/noisy), "
+    "agree (the answer agrees with the reference or the clean run's answer), "
+    "agree:<provider/model> (e.g. agree:sim-judge/exact)"
 )
 
 TRANSIENT_KINDS = frozenset({"connection", "timeout", "rate_limit", "server", "auth"})

@@ -1,7 +1,8 @@
 """The parser for judge names and the judge lookup.
 
-A judge name is ``heuristic``, ``facts``, ``llm:<provider/model>`` or
-``ensemble:<m1>,<m2>[,...]``; `get_judge` turns it into a Judge. Verdicts carry the
+A judge name is ``heuristic``, ``facts``, ``llm:<provider/model>``,
+``ensemble:<m1>,<m2>[,...]``, ``agree`` or ``agree:<provider/model>``; `get_judge` turns
+it into a Judge. Verdicts carry the
 canonical name (spaces removed), so the same judge always writes the same rows. Importing
 this module imports the built-in judges, which register themselves in `JUDGES`.
 """
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentprop.core import UnknownNameError, unknown_message
-from agentprop.judges import _facts, _heuristic, _llm  # noqa: F401  (they register)
+from agentprop.judges import _agree, _facts, _heuristic, _llm  # noqa: F401  (they register)
 from agentprop.judges._base import JUDGE_FORMS, JUDGES, Judge
 from agentprop.plugins import explain_unknown, load_plugins
 

@@ -1,7 +1,8 @@
 """Judging a whole workspace: resumable, concurrent, batched writes, cost shown.
 
 Rules (docs/judges.md):
-- a trace that already has a verdict of a judge is skipped (so a rerun resumes);
+- a trace that already has a verdict of a judge is skipped (so a rerun resumes), unless that
+  verdict is marked ``retry`` (an agreement judge's "no clean pair yet"): it is redone;
 - a trace whose status is not ``ok`` (provider error, step limit) gets an unscored verdict
   with the reason, without calling any model; a trace whose task is not in the suite too;
 - a model failure of a transient kind (connection, timeout, rate limit, server, auth) is
@@ -179,7 +180,9 @@ class _Runner:
             scope = set().union(*(self.ws.trace_ids(r) for r in run_ids))
         pending: dict[str, set[str]] = {}
         for j in self.judges:
-            done = self.ws.judged_ids(j.name)
+            # a verdict marked `retry` (made before the clean pair it needs was stored)
+            # does not count as done: it is judged again and replaced
+            done = self.ws.judged_ids(j.name) - self.ws.retry_ids(j.name)
             pending[j.name] = scope - done
             self.stats[j.name].pending = len(pending[j.name])
         todo_ids = set().union(*pending.values()) if pending else set()
@@ -255,7 +258,7 @@ async def ajudge_workspace(
         vocabulary = functools.cache(lambda: query_vocabulary(suite.tasks))
     judges = [
         get_judge(n, cache=workspace if use_cache else None, suite=suite,
-                  model_options=model_options, vocabulary=vocabulary)
+                  model_options=model_options, vocabulary=vocabulary, workspace=workspace)
         for n in names
     ]
     primary_name = canonical_name(primary) if primary else None

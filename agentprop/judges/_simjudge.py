@@ -7,7 +7,9 @@ an answer the facts judge calls wrong) with `false_positive_rate`, a false negat
 `false_negative_rate`; with `garbage_rate` it replies with something that is neither YES
 nor NO (so the unscored path is exercised). The draws are seeded by the prompt, so a
 profile always gives the same reply to the same prompt. A question not in the suite gets
-an unparseable reply.
+an unparseable reply. To the agreement prompt (`judges/_agree.py`) it replies AGREE or
+DISAGREE from `answers_agree`'s reading with the same stated rates (`exact`: that reading;
+a pair it cannot compare gets an unparseable reply).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from agentprop.core import Message, ModelOutput, ToolSpec, Usage, stable_hash, unknown_name
+from agentprop.judges._agree import parse_agree_prompt
+from agentprop.judges._agreement import answers_agree
 from agentprop.judges._entities import Vocabulary
 from agentprop.judges._facts import check_answer, query_vocabulary
 from agentprop.judges._prompt import parse_judge_prompt
@@ -135,10 +139,15 @@ class SimJudgeModel(SimulatedReplies):
 
     def _decide(self, messages: list[Message], config: GenerateConfig) -> ModelOutput:
         p = self.profile
-        parsed = parse_judge_prompt(messages)
+        agree = parse_agree_prompt(messages)
+        parsed = agree or parse_judge_prompt(messages)
         rng = random.Random(stable_hash([p.name, parsed, config.seed]))
         truth: bool | None = None
-        if parsed is not None:
+        words = ("AGREE", "DISAGREE") if agree is not None else ("YES", "NO")
+        if agree is not None:
+            # the agreement prompt: the deterministic `agree` reading is the truth
+            truth = answers_agree(*agree)
+        elif parsed is not None:
             question, _reference, answer = parsed
             task = self._get_suite().find_by_query(question)
             if task is not None:
@@ -153,7 +162,7 @@ class SimJudgeModel(SimulatedReplies):
         else:
             flip_rate = p.false_negative_rate if truth else p.false_positive_rate
             flipped = rng.random() < flip_rate
-            text = "YES" if truth != flipped else "NO"
+            text = words[0] if truth != flipped else words[1]
         prompt_chars = sum(len(m.content or "") for m in messages)
         return ModelOutput(
             text=text, usage=Usage(input_tokens=prompt_chars // 4, output_tokens=1),

@@ -510,6 +510,13 @@ class Workspace:
             for tid, name, correct, members in cur
         ]
 
+    def retry_ids(self, judge: str) -> set[str]:
+        """Traces whose `judge` verdict is marked ``raw.retry`` (provisional: made before
+        what it needs was stored), which the next `judge` run redoes."""
+        cur = self.conn.execute("SELECT trace_id FROM verdicts WHERE judge=? AND "
+                                "json_extract(data, '$.raw.retry') = 1", (judge,))
+        return {r[0] for r in cur}
+
     def judged_ids(self, judge: str) -> set[str]:
         cur = self.conn.execute("SELECT trace_id FROM verdicts WHERE judge=?", (judge,))
         return {r[0] for r in cur}

@@ -86,7 +86,9 @@ def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
     for judge, v in validity.judges.items():
         if v.get("kappa") is None:
             continue
-        keys = {"judge": judge, "tasks": validity.tasks if judge not in DETECTORS else None,
+        # an instrument measured on its own set (the agree judge's) states its task count
+        tasks = v.get("tasks", validity.tasks if judge not in DETECTORS else None)
+        keys = {"judge": judge, "tasks": tasks,
                 **{k: _float(v.get(k)) for k in STATED},
                 "held_out": bool(validity.held_out.get(judge, False)),
                 "labels": validity.labels.get(judge, ""),
