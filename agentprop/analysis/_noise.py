@@ -29,6 +29,7 @@ from agentprop.analysis._stats import (
     Estimate,
     Resampler,
     below_floor,
+    edge_bound,
     estimate_from_reps,
     group_rng,
 )
@@ -39,6 +40,8 @@ Agree = Callable[[str, str, str], "bool | None"]
 
 NO_JUDGE = "no agreement judge"
 FEW_SEEDS = "fewer than 2 clean answers per task (run baseline with --seed at least twice)"
+NOT_APPLIED = "the injection was applied in no trace"
+NO_VERDICT = "no injected trace has an S3 verdict (judge the workspace)"
 PAIR_COLUMNS = ["model", "task_id", "pairs", "disagree", "undecidable"]
 
 
@@ -149,6 +152,11 @@ def beyond_floor(c: TaskColumns, *, n_resamples: int = N_RESAMPLES,
                    n_resamples=n_resamples, rng=rng)
     items = [(c.s3, c.s3_n), (num, has)]
     rate, floor = rs.ratios(items)
+    if rate.value in (0.0, 1.0) and rate.lo == rate.hi:
+        # a task-summed rate of exactly 0 or 1: resampling cannot vary it; the exact bound
+        # over the tasks with an injected trace, as for every share (`edge_bound`)
+        lo, hi = edge_bound(rate.value, int((c.s3_n > 0).sum()))
+        rate = Estimate(rate.value, rate.n, lo, hi)
     (rv, rn, rreps), (fv, _, freps) = rs.ratios_reps(items)
     diff = estimate_from_reps(rv - fv, rn, rreps - freps)
     if has.sum() == 0:
@@ -169,6 +177,7 @@ def noise_table(stages: pd.DataFrame, queries: Mapping[str, str], agree: Agree |
         return frame(rows, ["model", "condition"])
     models = sorted(stages["model"].astype(str).unique())
     inj = _injected(stages, conditions)
+    present = _injected(stages, conditions, applied=False)
     for model in models:
         pairs = (clean_pairs(stages[stages["model"] == model], queries, agree)
                  if agree is not None else pd.DataFrame(columns=PAIR_COLUMNS))
@@ -183,24 +192,26 @@ def noise_table(stages: pd.DataFrame, queries: Mapping[str, str], agree: Agree |
         rows.append(row(keys, key, "floor_pairs", int(pairs["pairs"].sum()),
                         int(pairs["pairs"].sum())))
         rows.append(row(keys, key, "floor_undecidable", c.undecidable, c.undecidable))
-        for cond in sorted(inj.loc[inj["model"] == model, "condition"].astype(str).unique()):
+        for cond in sorted(present.loc[present["model"] == model, "condition"]
+                           .astype(str).unique()):
             d = inj[(inj["model"] == model) & (inj["condition"] == cond)]
             rate, _, diff = beyond_floor(task_columns(pairs, d), n_resamples=n_resamples,
                                           rng=group_rng(seed, "beyond_floor", model, cond))
             keys = {"model": model, "condition": cond}
             key = f"{model}|{cond}"
-            rows.append(row(keys, key, "s3_rate", rate,
-                            note="" if rate.n else "no injected trace has an S3 verdict"))
-            rows.append(row(keys, key, "beyond_floor", diff,
-                            note=why or ("" if rate.n else "S3 undefined")))
+            s3_why = "" if rate.n else (NOT_APPLIED if d.empty else NO_VERDICT)
+            rows.append(row(keys, key, "s3_rate", rate, note=s3_why))
+            rows.append(row(keys, key, "beyond_floor", diff, note=why or s3_why))
     return frame(rows, ["model", "condition"])
 
 
-def _injected(stages: pd.DataFrame, conditions: Sequence[str] | None) -> pd.DataFrame:
-    """Injected traces with S1 applied (outside interceptor arms, without error)."""
+def _injected(stages: pd.DataFrame, conditions: Sequence[str] | None, *,
+              applied: bool = True) -> pd.DataFrame:
+    """Injected traces (outside interceptor arms, without error), with S1 applied unless
+    `applied` is False."""
     arm = stages["arm"].fillna("") if "arm" in stages else pd.Series("", stages.index)
     err = stages["error"].fillna(False).astype(bool)
-    s1 = stages["S1"].fillna(False).astype(bool)
+    s1 = stages["S1"].fillna(False).astype(bool) | (not applied)
     keep = (stages["condition"] != "baseline") & (arm == "") & ~err & s1
     if conditions is not None:
         keep &= stages["condition"].isin(list(conditions))

@@ -208,7 +208,8 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     stored = ws.meta()
     facts = WorkspaceFacts(imported=stored.imported, rehearsal=stored.rehearsal,
                            interceptor_evaluations=evaluation_configs(ws),
-                           preflight=latest_preflight(ws), models=latest_models(ws))
+                           preflight=latest_preflight(ws), models=latest_models(ws),
+                           user_tools=latest_upstream(ws))
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
     from agentprop.judges._cards import load_instrument_validity
@@ -216,6 +217,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     validity = load_instrument_validity()  # measured on the shipped labelled sets
     tasks = workspace_suite(ws, suite)
     traces = ws.iter_traces()
+    queries = {t.id: t.query for t in ws.stored_tasks() if t.intent == "user"}
     return build_input(
         tap(traces) if tap is not None else traces,
         ws.verdict_rows(),
@@ -232,7 +234,32 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         question_labels=[*ws.labels(question="noticed"), *ws.labels(question="fabricated")],
         label_design=stored.label_design,
         noticed=noticed,
+        queries=queries,
+        agree=agreement_judge() if queries else None,
     )
+
+
+def agreement_judge() -> Callable[[str, str, str], bool | None] | None:
+    """`agentprop.judges.answers_agree` (the agreement judge) when this install has it;
+    None otherwise, and the noise floor is undefined with the reason "no agreement judge"."""
+    import importlib
+
+    judges = importlib.import_module("agentprop.judges")
+    found = getattr(judges, "answers_agree", None)
+    return found if callable(found) else None
+
+
+UPSTREAM_KEYS = ("upstream", "upstream_server", "safe_tools", "upstream_tools")
+"""What a run's manifest says of the user's MCP server (cli/_upstream.py `recorded`)."""
+
+
+def latest_upstream(ws: Workspace) -> dict[str, Any] | None:
+    """The user's server as the latest run that had one recorded it (None: no such run)."""
+    found = None
+    for run in ws.runs():
+        if run.config.get("upstream"):
+            found = {k: run.config[k] for k in UPSTREAM_KEYS if k in run.config}
+    return found
 
 
 def latest_preflight(ws: Workspace) -> tuple[ToolProbe, ...]:
