@@ -179,3 +179,27 @@ def test_text_chart_fits_80_columns_with_long_names() -> None:
     assert isinstance(chart, str) and len(chart.splitlines()) == 5
     assert max(len(line) for line in chart.splitlines()) <= 80
     assert pd.notna(chart)
+
+
+def test_real_models_say_unobserved_model_calls_are_not_zero() -> None:
+    # an external agent's episodes without the gateway record no model turns: its model
+    # calls and tokens per episode are undefined with the reason, not 0; tool calls stay
+    import pandas as pd
+
+    from agentprop.analysis import real_model_table
+    from agentprop.analysis._real import NOT_OBSERVED
+    from agentprop.analysis._tidy import lookup
+
+    st = pd.DataFrame({
+        "model": "ext", "task_id": [f"t{i}" for i in range(4)], "arm": "", "simulated": False,
+        "status": "ok", "forced": False, "model_calls": 0, "tool_calls": 2, "tokens": 0,
+        "model_s": 0.0, "turns_recorded": False})
+    table = real_model_table(st, n_resamples=50)
+    assert math.isnan(lookup(table, "model_calls", "ext"))
+    assert math.isnan(lookup(table, "tokens", "ext"))
+    assert lookup(table, "tool_calls", "ext") == 2.0
+    notes = table.set_index("metric")["note"]
+    assert notes["model_calls"] == NOT_OBSERVED and notes["s_per_call"] == NOT_OBSERVED
+    # with the turns recorded the means are read as before
+    seen = real_model_table(st.assign(turns_recorded=True, model_calls=3), n_resamples=50)
+    assert lookup(seen, "model_calls", "ext") == 3.0
