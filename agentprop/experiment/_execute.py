@@ -301,6 +301,14 @@ def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Suite | No
     tasks = workspace_suite(ws, suite)
     stages = stage_table(ws.iter_traces(arm="", model=list(truth)), verdicts, tasks=tasks,
                          rule=rule if rule is not None else _rule_for(tasks))
+    # the profiles' stated rates are the suite policy's: a simulated agent on the user's
+    # own questions plays the generic policy, which the check does not describe
+    user = {t.id for t in ws.stored_tasks() if t.intent == "user"}
+    if user and not stages.empty:
+        stages = stages[~stages["task_id"].astype(str).isin(user)]
+    if stages.empty:
+        ws.update_meta(simulation_check=[])
+        return []
     table = simulation_check(stages, truth, seed=seed)
     rows: list[dict[str, Any]] = [
         {str(k): (None if isinstance(v, float) and v != v else v) for k, v in r.items()}

@@ -36,11 +36,11 @@ N_TASKS = 6
 SEEDS = (0, 1, 2)
 
 
-def _trace(task: str, condition: str, seed: int, answer: str) -> Trace:
+def _trace(task: str, condition: str, seed: int, answer: str, model: str = MODEL) -> Trace:
     """One episode: a read-only `get_time` call (out:*: its result corrupted, the
     counterfactual made) or a `set_alarm` call (p2:*: its argument corrupted, the
     counterfactual withheld: the tool may have side effects)."""
-    unit = WorkUnit(run_id="r1", model=MODEL, task_id=task, condition=condition, seed=seed)
+    unit = WorkUnit(run_id="r1", model=model, task_id=task, condition=condition, seed=seed)
     tool = "set_alarm" if condition.startswith("p2:") else "get_time"
     call = ToolCall(id="c1", name=tool, arguments={"timezone": "Europe/Paris"})
     events: list = [ModelCallEvent(step=0, request_hash="h", output=ModelOutput(
@@ -64,7 +64,7 @@ def _trace(task: str, condition: str, seed: int, answer: str) -> Trace:
                                       arguments={"timezone": "Asia/Tokyo"}, observation=obs,
                                       counterfactual_withheld=WITHHELD))
     events.append(FinalEvent(step=1, answer=answer))
-    return Trace(id=unit.key, run_id="r1", model=MODEL, task_id=task, domain="mcp-time",
+    return Trace(id=unit.key, run_id="r1", model=model, task_id=task, domain="mcp-time",
                  split="test", difficulty="medium", condition=condition, seed=seed,
                  events=events)
 
@@ -203,3 +203,21 @@ def test_real_models_say_unobserved_model_calls_are_not_zero() -> None:
     # with the turns recorded the means are read as before
     seen = real_model_table(st.assign(turns_recorded=True, model_calls=3), n_resamples=50)
     assert lookup(seen, "model_calls", "ext") == 3.0
+
+
+def test_judge_validity_and_simulation_check_on_user_questions(
+        user_workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a simulated agent on the user's questions plays the generic policy: the profiles'
+    # stated rates do not describe it, so the simulation check leaves those traces out
+    from agentprop.experiment import compute_simulation_check
+
+    ws = Workspace(user_workspace)
+    task = ws.stored_tasks()[0].id
+    ws.put_traces([_trace(task, c, 0, "It is 1:00", model="sim/careful")
+                   for c in ("baseline", "out:wrong_value")])
+    assert compute_simulation_check(ws) == []
+    ws.close()
+    # the validity cards say they are the suite's, not measured on these questions
+    _, html = _report(user_workspace)
+    cards = html.split('id="sec-judge_validity"', 1)[1]
+    assert "not on your questions" in cards.split("</section>", 1)[0]
