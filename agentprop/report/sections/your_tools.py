@@ -170,8 +170,9 @@ def figure(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None:
         if floor is not None and _defined(floor["value"]):
             if _defined(floor["ci_lo"]) and _defined(floor["ci_hi"]):
                 ax.fill_betweenx([y - 0.5, top - 0.5], floor["ci_lo"], floor["ci_hi"],
-                                 color="0.85", label="noise floor (95% CI)" if y == 0 else None)
-            ax.vlines(floor["value"], y - 0.5, top - 0.5, color="0.4", linestyles="--")
+                                 color="0.85", label="floor's 95% CI" if y == 0 else None)
+            ax.vlines(floor["value"], y - 0.5, top - 0.5, color="0.4", linestyles="--",
+                      label="clean-run noise floor" if y == 0 else None)
         for r in data["rates"].itertuples():
             if _defined(r.value):
                 err = [[r.value - r.ci_lo], [r.ci_hi - r.value]] if _defined(r.ci_lo) else None
@@ -181,10 +182,11 @@ def figure(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None:
             y += 1
     ax.set_yticks(ticks, names, fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlim(0, 1)
+    ax.set_xlim(-0.03, 1.03)  # a rate of 0 or 1 stays visible
     ax.set_xlabel("S3 rate (answer wrong / differs from the clean answer), 95% CI")
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, frameon=False, loc="lower right")
+        ax.legend(fontsize=8, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                  ncol=2)
     fig.tight_layout()
     return fig
 
