@@ -221,3 +221,32 @@ def test_judge_validity_and_simulation_check_on_user_questions(
     _, html = _report(user_workspace)
     cards = html.split('id="sec-judge_validity"', 1)[1]
     assert "not on your questions" in cards.split("</section>", 1)[0]
+
+
+def test_a_real_run_on_mcp_server_time_records_its_tools_and_reports_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # end to end: `run --upstream --tasks` with an in-process simulated agent, then the
+    # report; the manifest carries each tool's read-only flag, which the section shows
+    pytest.importorskip("mcp_server_time")
+    import agentprop.judges as judges
+
+    monkeypatch.setattr(judges, "answers_agree", lambda q, a, b: a == b, raising=False)
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"query": "What is the current time in Europe/Paris"}\n'
+                     '{"query": "What is the current time in Asia/Tokyo"}\n', encoding="utf-8")
+    w = tmp_path / "w"
+    res = runner.invoke(app, [
+        "run", "-m", "sim/balanced", "--upstream", "python -m mcp_server_time "
+        "--local-timezone UTC", "--tasks", str(tasks), "-c", "baseline", "-c",
+        "fault:timeout", "--seed", "0", "--seed", "1", "-w", str(w)])
+    assert res.exit_code == 0, res.output
+    ws = Workspace(w)
+    (run,) = ws.runs()
+    assert run.config["upstream_tools"] == {"get_current_time": True, "convert_time": True}
+    ws.close()
+    numbers, html = _report(w)
+    floor = numbers["your_tools.noise_floor[sim/balanced|baseline]"]
+    assert floor["n"] == 2 and numbers["your_tools.floor_pairs[sim/balanced|baseline]"][
+        "value"] == 2
+    assert "read-only (counterfactual made, S2 proven): convert_time, get_current_time" in html
+    assert "simulation_check." not in json.dumps(list(numbers))

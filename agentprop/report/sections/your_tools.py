@@ -134,7 +134,8 @@ def text_chart(table: pd.DataFrame, width: int = CHART_WIDTH) -> str:
         for r in data["rates"].itertuples():
             cond = str(r.condition)[:label_w]
             if not _defined(r.value):
-                lines.append(f"{cond:<{label_w}}  S3 undefined"[:width])
+                why = f": {r.note}" if r.note else ""
+                lines.append(f"{cond:<{label_w}}  S3 undefined{why}"[:width])
                 continue
             cells = list(base)
             if _defined(r.ci_lo) and _defined(r.ci_hi):
