@@ -1,9 +1,9 @@
 """Report section: your tools (the user's MCP server and questions, `run --upstream --tasks`).
 
-Shown only when a run had an upstream or the workspace holds the user's tasks. Per model ×
-condition: the units, S1, S2 proven by a counterfactual (read-only tools only; the others'
-S2 is undefined and counted, never 0), the S3 rate, and that rate beyond the clean-run
-noise floor (answers that change with no fault), from analysis/_noise.py.
+Shown only when a run had an upstream or the workspace holds the user's tasks; the numbers
+are `analysis.user_tools_table` (S2 proven for read-only tools, undefined and counted for
+the others; the S3 rate beyond the clean-run noise floor). Here: the server and its tools,
+the figure (PNG and 80-column text).
 """
 
 from __future__ import annotations
@@ -13,55 +13,17 @@ from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from agentprop.analysis import AnalysisContext, AnalysisResult
-from agentprop.analysis._noise import noise_table
-from agentprop.analysis._stats import conditional_ci, group_rng, proportion_ci
-from agentprop.analysis._tidy import frame, row
+from agentprop.analysis import AnalysisContext, AnalysisResult, user_tools_table
 from agentprop.report._figures import subplots
 from agentprop.report._section import Section, SectionFigure, register
 
 NAME = "your_tools"
-BASELINE = "baseline"
 BY_CONSTRUCTION = ("out:", "fault:")
 """Conditions that corrupt the observation itself: S2 = S1 (r_12 = 1) by construction."""
 CHART_WIDTH = 80
-
-
-def _clusters(d: pd.DataFrame) -> np.ndarray:
-    return d["task_id"].astype(str).to_numpy()
-
-
-def _stage_rows(d: pd.DataFrame, model: str, cond: str, n_resamples: int,
-                seed: int) -> list[dict[str, Any]]:
-    """One model × condition: units, errors, S1 among the units without error, S2 among
-    the applied units whose counterfactual was made, and how many had it withheld."""
-    keys = {"model": model, "condition": cond}
-    key = f"{model}|{cond}"
-    err = d["error"].fillna(False).astype(bool)
-    ok = d[~err]
-    rows = [row(keys, key, "units", len(d), len(d)),
-            row(keys, key, "n_error", int(err.sum()), int(err.sum()))]
-    if cond == BASELINE:
-        return rows
-    rng = group_rng(seed, NAME, model, cond)
-    rows.append(row(keys, key, "p_S1", proportion_ci(ok["S1"], clusters=_clusters(ok),
-                                                     n_resamples=n_resamples, rng=rng)))
-    withheld = ok["s2_withheld"].notna() if "s2_withheld" in ok else pd.Series(False, ok.index)
-    s1 = ok["S1"].fillna(False).astype(bool)
-    n_withheld = int((s1 & withheld).sum())
-    reasons = sorted(set(ok.loc[s1 & withheld, "s2_withheld"].astype(str)))
-    note = (f"S2 undefined: {n_withheld} traces, because {'; '.join(reasons)}"
-            if n_withheld else "")
-    proven = s1.astype(object).where(~(s1 & withheld), None)  # withheld: dropped
-    rows.append(row(keys, key, "p_S2", conditional_ci(
-        ok["S2"], proven, clusters=_clusters(ok), n_resamples=n_resamples, rng=rng),
-        note=note))
-    rows.append(row(keys, key, "n_s2_withheld", n_withheld, n_withheld, note=note))
-    return rows
 
 
 def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
@@ -69,26 +31,9 @@ def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
     inp = ctx.inp
     if not inp.workspace.user_tools and not inp.queries:
         return None
-    st = ctx.stages
-    if inp.queries:
-        st = st[st["task_id"].astype(str).isin(set(inp.queries))]
-    if st.empty:
-        return None
-    st = st[st["arm"].fillna("") == ""]
-    rows: list[dict[str, Any]] = []
-    for (model, cond), d in st.groupby(["model", "condition"], sort=True):
-        rows += _stage_rows(d, str(model), str(cond), ctx.n_resamples, ctx.seed)
-    noise = noise_table(st, inp.queries, inp.agree, n_resamples=ctx.n_resamples,
-                        seed=ctx.seed)
-    out = pd.concat([frame(rows, ["model", "condition"]), noise], ignore_index=True)
-    order = {k: i for i, k in enumerate(sorted(out["key"].unique(), key=_key_order))}
-    return out.sort_values("key", key=lambda s: s.map(order), kind="stable") \
-        .reset_index(drop=True)
-
-
-def _key_order(key: str) -> tuple[str, int, str]:
-    model, _, cond = key.partition("|")
-    return (model, 0 if cond == BASELINE else 1, cond)
+    table = user_tools_table(ctx.stages, inp.queries, inp.agree,
+                             n_resamples=ctx.n_resamples, seed=ctx.seed)
+    return None if table.empty else table
 
 
 # -- the figure: S3 rate per condition (dot and whisker) over the floor (a band) -------------
