@@ -219,6 +219,10 @@ class AnalysisInput:
     queries: Mapping[str, str] = field(default_factory=dict)
     """task id → the question, for the user's own tasks (the noise floor's comparison reads
     it); empty for the suite's."""
+    unreferenced: frozenset[str] = frozenset()
+    """The user's tasks without a reference: their clean answer is the reference, so a
+    clean run's correctness there is 1 by construction (the baseline comparison leaves
+    them out)."""
     agree: Callable[[str, str, str], bool | None] | None = None
     """The comparison of two answers to one question (query, a, b → agree, disagree, None
     undecidable) the noise floor counts with: the agreement judge, passed in by the loader
@@ -242,6 +246,7 @@ def build_input(
     label_design: LabelDesign | None = None,
     noticed: StoredNoticed | None = None,
     queries: Mapping[str, str] | None = None,
+    unreferenced: Iterable[str] = (),
     agree: Callable[[str, str, str], bool | None] | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
@@ -262,5 +267,6 @@ def build_input(
         label_design=label_design,
         noticed_classifier=noticed.classifier if noticed is not None else None,
         queries=dict(queries or {}),
+        unreferenced=frozenset(unreferenced),
         agree=agree,
     )

@@ -217,7 +217,8 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     validity = load_instrument_validity()  # measured on the shipped labelled sets
     tasks = workspace_suite(ws, suite)
     traces = ws.iter_traces()
-    queries = {t.id: t.query for t in ws.stored_tasks() if t.intent == "user"}
+    user = [t for t in ws.stored_tasks() if t.intent == "user"]
+    queries = {t.id: t.query for t in user}
     return build_input(
         tap(traces) if tap is not None else traces,
         ws.verdict_rows(),
@@ -235,6 +236,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         label_design=stored.label_design,
         noticed=noticed,
         queries=queries,
+        unreferenced=[t.id for t in user if not t.reference_answer.strip()],
         agree=agreement_judge() if queries else None,
     )
 

@@ -250,3 +250,16 @@ def test_a_real_run_on_mcp_server_time_records_its_tools_and_reports_them(
         "value"] == 2
     assert "read-only (counterfactual made, S2 proven): convert_time, get_current_time" in html
     assert "simulation_check." not in json.dumps(list(numbers))
+
+
+def test_baseline_comparison_leaves_out_questions_without_a_reference(
+        user_workspace: Path) -> None:
+    # every question of the fixture is without a reference: a clean run judged against its
+    # own answer would be right by construction, so the baseline comparison has no data
+    ws = Workspace(user_workspace)
+    ws.put_verdicts([Verdict(trace_id=t.id, judge="agree", correct=True)
+                     for t in ws.iter_traces() if t.condition == "baseline"])
+    ws.close()
+    numbers, _ = _report(user_workspace)
+    got = {k: v for k, v in numbers.items() if k.startswith("baseline_vs_p2.baseline_correct")}
+    assert all(v["value"] is None for v in got.values()), got
