@@ -24,8 +24,8 @@ SECTION = register(Section(
     order=60,
     explain=("Paper's definition: all baseline traces vs P2 traces with S1. Ours: the same "
              "tasks in both (matched), Δ with a paired bootstrap by task. Questions of "
-             "your own without a reference are left out: their clean answer is the "
-             "reference, so a clean run is right there by construction."),
+             "your own without a reference are left out: their reference is the clean "
+             "answer itself, which a clean run always matches."),
     columns=("baseline_correct", "p2_injected_correct", "p2_all_correct",
              "matched_baseline_correct", "matched_p2_injected_correct", "matched_delta"),
 ))
