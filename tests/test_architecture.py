@@ -152,6 +152,9 @@ def test_each_formula_has_one_home() -> None:
         "paper's correction and Rogan–Gladen": (
             r"\(1 - wa\) \* f\[\"a\"\]|\+ f\[\"sp\"\] - 1\) / den",
             "agentprop/analysis/_calibration.py"),
+        # the clean-run noise floor (pairs of clean answers) and the rate beyond it
+        "noise floor": (r"combinations\(answers, 2\)|^def (?:noise_floor|beyond_floor)\(",
+                        "agentprop/analysis/_noise.py"),
     }
     for metric, (pattern, home) in homes.items():
         where = sorted({f for f, text in _source().items() if re.search(pattern, text, re.M)})

@@ -32,6 +32,7 @@ from agentprop.analysis._judges import (
     human_consensus,
     judge_agreement,
 )
+from agentprop.analysis._noise import Agree, noise_table
 from agentprop.analysis._propagation import (
     baseline_vs_p2,
     fault_class_table,
@@ -74,6 +75,7 @@ from agentprop.analysis._stats import (
 from agentprop.analysis._tidy import frame as tidy_frame
 from agentprop.analysis._tidy import lookup, wide
 from agentprop.analysis._tidy import row as tidy_row
+from agentprop.analysis._usertools import user_tools_table
 from agentprop.analysis._validity import clustered_kappa, judge_validity
 from agentprop.analysis.frames import (
     AnalysisInput,
@@ -91,6 +93,7 @@ __all__ = [
     "N_RESAMPLES",
     "SEED",
     "SMALL_N",
+    "Agree",
     "AnalysisContext",
     "AnalysisInput",
     "AnalysisResult",
@@ -136,6 +139,7 @@ __all__ = [
     "lookup",
     "make_rng",
     "mcnemar_test",
+    "noise_table",
     "numbers_manifest",
     "pairs_of",
     "propagation_by_type",
@@ -156,6 +160,7 @@ __all__ = [
     "tidy_frame",
     "tidy_row",
     "two_proportion_z",
+    "user_tools_table",
     "verdict_frame",
     "wide",
 ]

@@ -290,7 +290,9 @@ def rejection_recovery(
     """
     rows: list[dict[str, Any]] = []
     per = propagation[propagation["key"] != POOLED]
-    models = sorted(per["key"].unique())
+    # models with propagation rates: one with clean traces only has just its false-alarm
+    # rows (noticed_false_alarm, noticed_delta), and no rejection or recovery
+    models = sorted(per.loc[per["metric"] == "p_S1", "key"].unique())
     rej: list[float] = []
     rec: list[float] = []
     noticed: list[float] = []

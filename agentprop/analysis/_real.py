@@ -22,6 +22,10 @@ SHARES: tuple[str, ...] = ("answered", "forced", "step_limit", "failed")
 ended at the step limit without one, ended by an error."""
 MEANS: tuple[str, ...] = ("model_calls", "tool_calls", "tokens")
 """Per-episode means."""
+UNSEEN_WITHOUT_TURNS = frozenset({"model_calls", "tokens"})
+"""Means an external agent's trace holds only when its model turns were recorded."""
+NOT_OBSERVED = ("not observed: the agent's model calls did not go through `agentprop "
+                "gateway`")
 
 
 def real_model_table(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
@@ -52,10 +56,18 @@ def _rows(g: pd.DataFrame, key: str, n_resamples: int, seed: int) -> list[dict[s
     out = [row(keys, key, "episodes", n, n)]
     shares = rs.ratios([(flags[m].astype(float), None) for m in SHARES])
     out += [row(keys, key, m, est) for m, est in zip(SHARES, shares, strict=True)]
+    # an external agent's model calls and tokens are seen only through the gateway: over
+    # the traces that record its turns, never a 0 for what was not observed
+    seen = (g["turns_recorded"].astype("boolean").fillna(True).to_numpy(dtype=bool)
+            if "turns_recorded" in g else np.ones(n, dtype=bool))
     values = [g[m].fillna(0).to_numpy(dtype=float) for m in MEANS]
-    means = rs.ratios([(v, None) for v in values], difference=True)
-    out += [row(keys, key, m, est) for m, est in zip(MEANS, means, strict=True)]
+    dens = [seen.astype(float) if m in UNSEEN_WITHOUT_TURNS else None for m in MEANS]
+    means = rs.ratios([(np.where(seen | (d is None), v, 0.0), d)
+                       for v, d in zip(values, dens, strict=True)], difference=True)
+    for m, est in zip(MEANS, means, strict=True):
+        out.append(row(keys, key, m, est, note=NOT_OBSERVED if est.n == 0 else ""))
     calls = float(g["model_calls"].sum())
     out.append(row(keys, key, "s_per_call",
-                   float(g["model_s"].sum()) / calls if calls else float("nan"), int(calls)))
+                   float(g["model_s"].sum()) / calls if calls else float("nan"), int(calls),
+                   note=NOT_OBSERVED if not seen.any() else ""))
     return out

@@ -8,7 +8,7 @@ judge payloads the analysis never reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -165,6 +165,10 @@ class WorkspaceFacts:
     models: tuple[ModelInfo, ...] = ()
     """What the self-describing models say of themselves (`RunSpec.models`, the latest
     run's): the report's real-model part names a local model's file, size and settings."""
+    user_tools: Mapping[str, Any] | None = None
+    """The user's MCP server of the latest run that had one (`RunSpec.config`: ``upstream``,
+    the command or URL without credentials; ``upstream_server``; ``safe_tools``;
+    ``upstream_tools``, name → read-only); None: the runs used the suite's tools."""
 
     def info(self) -> dict[str, Any]:
         """The entries of `AnalysisResult.info` these facts give (only those that are set,
@@ -180,6 +184,8 @@ class WorkspaceFacts:
             out["preflight"] = [p.model_dump(mode="json") for p in self.preflight]
         if self.models:
             out["models"] = [m.model_dump(mode="json") for m in self.models]
+        if self.user_tools:
+            out["user_tools"] = dict(self.user_tools)
         return out
 
 
@@ -210,6 +216,17 @@ class AnalysisInput:
     noticed_classifier: str | None = None
     """The LLM classifier whose stored readings gave `noticed` (``llm:<provider/model>``);
     None: the text rules."""
+    queries: Mapping[str, str] = field(default_factory=dict)
+    """task id → the question, for the user's own tasks (the noise floor's comparison reads
+    it); empty for the suite's."""
+    unreferenced: frozenset[str] = frozenset()
+    """The user's tasks without a reference: their clean answer is the reference, so a
+    clean run's correctness there is 1 by construction (the baseline comparison leaves
+    them out)."""
+    agree: Callable[[str, str, str], bool | None] | None = None
+    """The comparison of two answers to one question (query, a, b → agree, disagree, None
+    undecidable) the noise floor counts with: the agreement judge, passed in by the loader
+    (analysis imports no judge); None: the floor is undefined ("no agreement judge")."""
 
 
 def build_input(
@@ -228,6 +245,9 @@ def build_input(
     question_labels: Sequence[Label] = (),
     label_design: LabelDesign | None = None,
     noticed: StoredNoticed | None = None,
+    queries: Mapping[str, str] | None = None,
+    unreferenced: Iterable[str] = (),
+    agree: Callable[[str, str, str], bool | None] | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
     `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
@@ -246,4 +266,7 @@ def build_input(
         question_labels=label_frame(question_labels),
         label_design=label_design,
         noticed_classifier=noticed.classifier if noticed is not None else None,
+        queries=dict(queries or {}),
+        unreferenced=frozenset(unreferenced),
+        agree=agree,
     )

@@ -152,7 +152,7 @@ def serve_tools(
                 manifest={"split": split, "domains": domain, "limit": limit,
                           "command": f"agentprop {command} ({transport})",
                           "agent": agent_name,
-                          **(tools.manifest() if tools is not None else {})},
+                          **(tools.recorded() if tools is not None else {})},
                 domains=tools.domains if tools is not None else None)
         except KeyboardInterrupt:
             raise typer.Exit(130) from None

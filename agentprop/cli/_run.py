@@ -483,7 +483,7 @@ def register(app: typer.Typer) -> None:
                     "limit": limit,
                     "suite_file": str(suite_file) if suite_file else None,
                     "command": "agentprop run",
-                    **(tools.manifest() if tools is not None else {}),
+                    **(tools.recorded() if tools is not None else {}),
                 },
                 max_cost=max_cost,
                 model_limits=limits,

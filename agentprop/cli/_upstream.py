@@ -60,6 +60,14 @@ class UserTools:
             self.upstream.safe_tools), "tasks_file": str(self.tasks_file),
             "upstream_server": self.domain.name}
 
+    def recorded(self) -> dict[str, Any]:
+        """What the run's manifest (`RunSpec.config`) keeps: `manifest` and each tool's
+        read-only flag (``upstream_tools``: name → True when its counterfactual may be
+        made, by readOnlyHint or --safe-tool), so the report names the tools whose S2 is
+        undefined. Kept out of `manifest`, which the run id is derived from."""
+        return {**self.manifest(), "upstream_tools": {
+            t.spec.name: not t.spec.mutates for t in self.domain.tools}}
+
     def store(self, ws: Workspace) -> None:
         """Keep the questions in the workspace, so judge and report find them."""
         from agentprop.store import WorkspaceError

@@ -208,7 +208,8 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     stored = ws.meta()
     facts = WorkspaceFacts(imported=stored.imported, rehearsal=stored.rehearsal,
                            interceptor_evaluations=evaluation_configs(ws),
-                           preflight=latest_preflight(ws), models=latest_models(ws))
+                           preflight=latest_preflight(ws), models=latest_models(ws),
+                           user_tools=latest_upstream(ws))
     sweep_rows = stored.interceptor_sweep
     layer_rows = stored.interceptor_layers
     from agentprop.judges._cards import load_instrument_validity
@@ -216,6 +217,8 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     validity = load_instrument_validity()  # measured on the shipped labelled sets
     tasks = workspace_suite(ws, suite)
     traces = ws.iter_traces()
+    user = [t for t in ws.stored_tasks() if t.intent == "user"]
+    queries = {t.id: t.query for t in user}
     return build_input(
         tap(traces) if tap is not None else traces,
         ws.verdict_rows(),
@@ -232,7 +235,33 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         question_labels=[*ws.labels(question="noticed"), *ws.labels(question="fabricated")],
         label_design=stored.label_design,
         noticed=noticed,
+        queries=queries,
+        unreferenced=[t.id for t in user if not t.reference_answer.strip()],
+        agree=agreement_judge() if queries else None,
     )
+
+
+def agreement_judge() -> Callable[[str, str, str], bool | None] | None:
+    """`agentprop.judges.answers_agree` (the agreement judge) when this install has it;
+    None otherwise, and the noise floor is undefined with the reason "no agreement judge"."""
+    import importlib
+
+    judges = importlib.import_module("agentprop.judges")
+    found = getattr(judges, "answers_agree", None)
+    return found if callable(found) else None
+
+
+UPSTREAM_KEYS = ("upstream", "upstream_server", "safe_tools", "upstream_tools")
+"""What a run's manifest says of the user's MCP server (cli/_upstream.py `recorded`)."""
+
+
+def latest_upstream(ws: Workspace) -> dict[str, Any] | None:
+    """The user's server as the latest run that had one recorded it (None: no such run)."""
+    found = None
+    for run in ws.runs():
+        if run.config.get("upstream"):
+            found = {k: run.config[k] for k in UPSTREAM_KEYS if k in run.config}
+    return found
 
 
 def latest_preflight(ws: Workspace) -> tuple[ToolProbe, ...]:
@@ -274,6 +303,14 @@ def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Suite | No
     tasks = workspace_suite(ws, suite)
     stages = stage_table(ws.iter_traces(arm="", model=list(truth)), verdicts, tasks=tasks,
                          rule=rule if rule is not None else _rule_for(tasks))
+    # the profiles' stated rates are the suite policy's: a simulated agent on the user's
+    # own questions plays the generic policy, which the check does not describe
+    user = {t.id for t in ws.stored_tasks() if t.intent == "user"}
+    if user and not stages.empty:
+        stages = stages[~stages["task_id"].astype(str).isin(user)]
+    if stages.empty:
+        ws.update_meta(simulation_check=[])
+        return []
     table = simulation_check(stages, truth, seed=seed)
     rows: list[dict[str, Any]] = [
         {str(k): (None if isinstance(v, float) and v != v else v) for k, v in r.items()}

@@ -208,11 +208,23 @@ def judge_note(res: AnalysisResult, judge: str) -> str:
     if any(pd.isna(v[k]) for k in need):
         return ""
     tasks = "?" if pd.isna(v["tasks"]) else str(int(v["tasks"]))
+    suite = " of the suite, not your questions" if res.info.get("user_tools") else ""
     return (f" (measured against {int(v['n'])} hand-labelled answers to "
-            f"{escape(tasks)} tasks: "
+            f"{escape(tasks)} tasks{suite}: "
             f"κ {v['value']:.2f} [{v['ci_lo']:.2f}, {v['ci_hi']:.2f}], accuracy "
             f"{v['accuracy']:.2f}, false accepts {100 * v['false_accept_rate']:.1f} %, false "
             f"rejects {100 * v['false_reject_rate']:.1f} %; docs/judges.md)")
+
+
+def user_lead(res: AnalysisResult, stages: pd.DataFrame) -> str:
+    """On a workspace of the user's own questions: the cards are the suite's, not theirs."""
+    if not res.info.get("user_tools"):
+        return ""
+    return ('<p class="note">These cards were measured on the suite\'s hand-labelled '
+            "answers, not on your questions: they tell how far an instrument is trusted on "
+            "the suite's tasks. None is measured on your server's answers; to measure the "
+            "judge there, label a sample of them (agentprop label sample, then agentprop "
+            "label serve).</p>")
 
 
 def fact(res: AnalysisResult) -> str:
@@ -241,5 +253,6 @@ SECTION = register(Section(
     page_table=page_table,
     judge_note=judge_note,
     fact=fact,
+    lead=user_lead,
 ))
 
