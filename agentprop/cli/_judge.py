@@ -64,15 +64,11 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 
 def _default_judges(workspace: Path) -> list[str]:
-    """The judge when none is named: the facts judge for the suite's tasks; for the
-    user's own questions (`run --tasks`), which have no graded facts, the agreement
-    judge (their reference, else the clean run's answer)."""
-    from agentprop.core import DEFAULT_PRIMARY_JUDGE
-    from agentprop.judges import JUDGES
-
+    """The judge when none is named: the workspace's primary (the facts judge for the
+    suite's tasks; the agreement judge for the user's own questions, which have no
+    graded facts)."""
     with open_workspace(workspace) as ws:
-        user = bool(ws.stored_tasks())
-    return ["agree"] if user and "agree" in JUDGES.names() else [DEFAULT_PRIMARY_JUDGE]
+        return [ws.primary_judge()]
 
 
 @user_errors

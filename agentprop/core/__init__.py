@@ -2,6 +2,7 @@
 
 from agentprop.core._records import (
     DEFAULT_PRIMARY_JUDGE,
+    DEFAULT_USER_JUDGE,
     LABEL_VALUES,
     Label,
     LabelCell,
@@ -64,6 +65,7 @@ REFERENCE_DATE = "2025-06-16"
 
 __all__ = [
     "DEFAULT_PRIMARY_JUDGE",
+    "DEFAULT_USER_JUDGE",
     "LABEL_VALUES",
     "REFERENCE_DATE",
     "CallIssueEvent",

@@ -227,6 +227,9 @@ class LabelDesign(BaseModel):
 DEFAULT_PRIMARY_JUDGE = "facts"
 """The judge whose verdicts define "wrong answer" when a workspace names none: the
 programmatic facts judge (docs/judges.md). The one definition; everything else imports it."""
+DEFAULT_USER_JUDGE = "agree"
+"""The same for a workspace of the user's own questions (`run --tasks`), which have no
+graded facts: the agreement judge (their reference, else the clean run's answer)."""
 
 
 class WorkspaceMeta(BaseModel):

@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import random
 import re
 import shlex
-from collections.abc import AsyncIterator, Sequence
+import tempfile
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import IO, Any
 
 import anyio
 from jsonschema import Draft202012Validator
@@ -42,7 +44,7 @@ from mcp import ClientSession, McpError, StdioServerParameters, types
 from agentprop.core import ToolSpec
 from agentprop.domains import Domain, Environment, Observation, Tool, error_observation
 from agentprop.errors import AgentpropError
-from agentprop.safety import redact_url
+from agentprop.safety import redact_url, term_safe
 
 SIDE_EFFECTS = ("side effects: the tool is not annotated readOnlyHint and not named with "
                 "--safe-tool, so agentprop never calls it a second time")
@@ -93,15 +95,22 @@ class Upstream:
         return shlex.join(self.command) if self.command else redact_url(self.url or "")
 
     @contextlib.asynccontextmanager
-    async def session(self) -> Any:
-        """An initialised `ClientSession` (and its `initialize` result)."""
+    async def session(self) -> AsyncIterator[tuple[ClientSession, types.InitializeResult,
+                                                    StderrTail]]:
+        """An initialised `ClientSession`, its `initialize` result, and the tail of the
+        server's stderr (kept in a temporary file: the server's log lines must not break
+        the progress display, but its last words explain a crash)."""
         async with contextlib.AsyncExitStack() as stack:
+            errlog = stack.enter_context(tempfile.TemporaryFile(  # noqa: SIM115
+                "w+", encoding="utf-8", errors="replace"))
+            tail: StderrTail = functools.partial(_tail, errlog)
             if self.command:
                 params = StdioServerParameters(command=self.command[0],
                                                args=list(self.command[1:]), cwd=self.cwd)
                 from mcp.client.stdio import stdio_client
 
-                read, write = await stack.enter_async_context(stdio_client(params))
+                read, write = await stack.enter_async_context(
+                    stdio_client(params, errlog=errlog))
             else:
                 import httpx
                 from mcp.client.streamable_http import streamable_http_client
@@ -111,9 +120,30 @@ class Upstream:
                 read, write, _ = await stack.enter_async_context(
                     streamable_http_client(str(self.url), http_client=client))
             session = await stack.enter_async_context(ClientSession(read, write))
-            with anyio.fail_after(self.start_timeout_s):
-                init = await session.initialize()
-            yield session, init
+            try:
+                with anyio.fail_after(self.start_timeout_s):
+                    init = await session.initialize()
+            except TimeoutError:
+                raise UpstreamError(f"the upstream {self.describe()} did not answer within "
+                                    f"{self.start_timeout_s:g} s{tail()}") from None
+            except Exception as e:
+                raise UpstreamError(f"cannot start the upstream {self.describe()}: "
+                                    f"{_reason(e)}{tail()}") from None
+            yield session, init, tail
+
+
+StderrTail = Callable[[], str]
+"""The last line the upstream wrote to stderr, as ``" (stderr: …)"`` ("" when none)."""
+
+
+def _tail(errlog: IO[str]) -> str:
+    try:
+        errlog.flush()
+        errlog.seek(0)
+        lines = [line.strip() for line in errlog.read().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return ""
+    return f" (stderr: {term_safe(lines[-1])[:300]})" if lines else ""
 
 
 def _name(init: types.InitializeResult, upstream: Upstream) -> str:
@@ -217,7 +247,7 @@ async def discover(upstream: Upstream) -> UpstreamDomain:
     """The upstream's tools as a domain (one session, closed again); `UpstreamError` when
     it cannot be started, does not answer or lists no tools."""
     try:
-        async with upstream.session() as (session, init):
+        async with upstream.session() as (session, init, _):
             listed: list[types.Tool] = []
             cursor: str | None = None
             while True:
@@ -287,6 +317,8 @@ class Connection:
         self._closing = asyncio.Event()
         self._error: str | None = None
         self._lock = asyncio.Lock()
+        self.tail: StderrTail = lambda: ""
+        """The last line the running upstream wrote to stderr (for a crash's reason)."""
 
     async def session(self) -> ClientSession:
         """The open session (started, or restarted after a failure); `UpstreamError`
@@ -316,12 +348,15 @@ class Connection:
 
     async def _keep(self) -> None:
         try:
-            async with self.upstream.session() as (session, _):
+            async with self.upstream.session() as (session, _, tail):
+                self.tail = tail
                 self._session = session
                 self._ready.set()
                 await self._closing.wait()
         except asyncio.CancelledError:
             pass
+        except UpstreamError as e:
+            self._error = str(e)
         except Exception as e:
             self._error = f"the upstream could not be started: {_reason(e)}"
         finally:
@@ -391,13 +426,14 @@ class UpstreamEnvironment(Environment):
                 name, arguments, read_timeout_seconds=timedelta(seconds=timeout))
         except McpError as e:
             if e.error.code == types.CONNECTION_CLOSED:
-                self.failure = f"the upstream died during {name}: {e.error.message}"
+                self.failure = (f"the upstream died during {name}: {e.error.message}"
+                                f"{conn.tail()}")
             elif _timed_out(e):
                 self.failure = f"the upstream hung: no answer to {name} within {timeout:g} s"
             else:  # the server refused the call (unknown tool, bad params): its answer
                 return error_observation("protocol_error", e.error.message)
         except Exception as e:  # the process died or the transport broke
-            self.failure = f"the upstream failed during {name}: {_reason(e)}"
+            self.failure = f"the upstream failed during {name}: {_reason(e)}{conn.tail()}"
         else:
             return observation_of(result)
         conn.broke()

@@ -120,6 +120,8 @@ class SimAgent:
         if tool_choice == "none":
             tools = []
         task = self.find_task(messages)
+        if task is not None and not task.gold_plan:
+            task = None  # a user's own question (`run --tasks`): the generic policy's
         render = self.renderer(task.domain) if task is not None else None
         forced = None
         spec = next((t for t in tools if t.name == tool_choice), None)

@@ -156,8 +156,9 @@ def _decide(
     task: Task | None,
     render: RenderFn | None,
 ) -> ModelOutput:
-    if task is None and tools:
-        return decide_generic(messages, tools, p, seed)  # tools it does not know
+    if (task is None or not task.gold_plan) and tools:
+        # tools it does not know, or a user's own question (`run --tasks`: no gold plan)
+        return decide_generic(messages, tools, p, seed)
     if task is None or render is None:
         return ModelOutput(text=UNKNOWN_ANSWER)
     offered = {t.name for t in tools}

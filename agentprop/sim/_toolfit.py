@@ -121,7 +121,7 @@ def clues(query: str) -> list[Clue]:
     for m in _TIME.finditer(query):
         add("time", f"{int(m.group(1)):02d}:{m.group(2)}", m.start(), m.end())
     for m in _PATH.finditer(query):
-        add("path", m.group(0).rstrip("."), m.start(), m.end())
+        add("path", m.group(0).rstrip(".:"), m.start(), m.end())
     for m in _QUOTED.finditer(query):
         add("string", next(g for g in m.groups() if g), m.start(), m.end())
     for m in _NUM.finditer(query):

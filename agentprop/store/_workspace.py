@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from agentprop.core import (
     DEFAULT_PRIMARY_JUDGE,
+    DEFAULT_USER_JUDGE,
     Label,
     LabelQuestion,
     NoticedReading,
@@ -349,8 +350,15 @@ class Workspace:
             self.set_meta(key, value)
 
     def primary_judge(self) -> str:
-        """The workspace's primary judge, else `DEFAULT_PRIMARY_JUDGE`."""
-        return self.meta().primary_judge or DEFAULT_PRIMARY_JUDGE
+        """The workspace's primary judge, else `DEFAULT_USER_JUDGE` for the user's own
+        questions (no graded facts), else `DEFAULT_PRIMARY_JUDGE`."""
+        return self.meta().primary_judge or (
+            DEFAULT_USER_JUDGE if self.has_user_tasks() else DEFAULT_PRIMARY_JUDGE)
+
+    def has_user_tasks(self) -> bool:
+        """Whether the workspace stores the user's own questions (`run --tasks`)."""
+        return self._has_table("tasks") and self.conn.execute(
+            "SELECT 1 FROM tasks LIMIT 1").fetchone() is not None
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         """One meta value by its `WorkspaceMeta` name (prefer `meta()`)."""

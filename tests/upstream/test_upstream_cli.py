@@ -98,6 +98,11 @@ def test_the_one_command_runs_judges_and_reports(sim_url: str, repo: Path, tmp_p
                               "git_create_branch"}
     res = runner.invoke(app, ["judge", "-w", str(ws)])
     assert res.exit_code == 0, res.output
+    with Workspace(ws, create=False) as w:  # no graded facts: the agreement judge decides
+        assert w.primary_judge() == "agree"
+        verdicts = [v for v in w.verdicts() if v.judge == "agree"]
+    assert len(verdicts) == len(traces)
+    assert any(v.correct is not None for v in verdicts)
     res = runner.invoke(app, ["report", "-w", str(ws)])
     assert res.exit_code == 0, res.output
     assert (ws / "report" / "index.html").exists()
