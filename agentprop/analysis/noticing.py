@@ -1460,6 +1460,8 @@ def _api_reference(trace: Trace, injection: InjectionEvent) -> _Reference | None
     faulted call (the turn after the fault: its retry's, or the cut one), else the fault
     itself (it received only an error). No tool call is its."""
     at = next((i for i, ev in enumerate(trace.events) if ev is injection), None)
+    if at is None:  # a copy of the trace's event
+        at = next((i for i, ev in enumerate(trace.events) if ev == injection), None)
     if at is None:
         return None
     if isinstance(injection.received, dict) and "text" in injection.received:
