@@ -222,7 +222,7 @@ class ApiFaultHooks(AgentHooks):
             self.applied(ctx, real, {**content, **flag}, content)
             return cut
         body = error_body(self.kind)["error"]
-        event = self.applied(ctx, real, {"error": {"status": spec.http_status, **body}})
+        self.applied(ctx, real, {"error": {"status": spec.http_status, **body}})
         first = True
 
         async def attempt() -> ModelOutput:
@@ -239,7 +239,6 @@ class ApiFaultHooks(AgentHooks):
             attempt, policy if isinstance(policy, RetryPolicy) else RetryPolicy(),
             random.Random(0), self.sleep)  # a ModelError: the policy gave up, as for a real one
         self.retried(out)
-        event.retried = True
         return out.model_copy(update={"raw": {**(out.raw or {}), "attempts": attempts,
                                               "api_fault": self.kind}})
 
