@@ -311,7 +311,7 @@ class Gateway:
         t0 = time.perf_counter()
         try:
             status, raw, ctype, data = await self._fetch(body, fwd)
-        except BaseException:
+        except Exception:
             await self.faults.release(eid)
             raise
         if status != 200:  # the upstream failed by itself: passed through, nothing faulted
@@ -328,7 +328,7 @@ class Gateway:
             await _send_raw(send, code, json.dumps(err).encode(), "application/json", extra)
             return
         if kind == "stream_cut" and not streamed:
-            whole = json.dumps(data).encode()
+            whole = raw  # the upstream's own bytes
             half = whole[: len(whole) // 2]
             await self._applied(eid, body, real, {"error": {
                 "connection": "closed mid-body", "bytes_sent": len(half),
