@@ -261,6 +261,8 @@ class ApiFaultModel:
         return self.inner.simulated
 
     def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (a copy being built): no recursion
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
     async def generate(self, messages: list[Message], tools: list[ToolSpec],
