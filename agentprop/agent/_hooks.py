@@ -1,6 +1,8 @@
 """Hook points at the tool-call boundary: where the injector and the interceptor plug in.
 
 The agent loop calls, in order, for every hook in its chain:
+- `wrap_model` once, before the first model call (may return a model that stands in for
+  the episode's model, e.g. one that fails one call as the API would: `api:*`);
 - `on_model_output` after each model response (may return a message to append, e.g. a
   warning; the loop then gives the model another turn instead of accepting an answer);
 - `before_tool_call` before a proposed call executes (may return a `CallRewrite`: the
@@ -21,9 +23,13 @@ Hooks append their own typed events to `ctx.events`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentprop.core import FinalEvent, Message, ModelOutput, Task, ToolCall, TraceEvent, WorkUnit
 from agentprop.domains import Environment, Observation
+
+if TYPE_CHECKING:
+    from agentprop.models import Model
 
 WARNING_PREFIX = "[interceptor]"
 """Messages a hook adds as a warning (the interceptor's warn mode) start with this; the
@@ -60,6 +66,9 @@ class AgentHooks:
     """Base hook: does nothing. Subclass and override what you need."""
 
     name: str = field(default="hooks")
+
+    def wrap_model(self, ctx: EpisodeContext, model: Model) -> Model | None:
+        return None
 
     def on_model_output(self, ctx: EpisodeContext, output: ModelOutput) -> Message | None:
         return None

@@ -221,6 +221,8 @@ async def run_episode(
     events: list[TraceEvent] = []
     ctx = EpisodeContext(unit=unit, task=task, env=env, messages=messages, events=events)
     hasher = _RequestHasher(model.id, model_tools, config)
+    for h in hooks:  # after the hasher: a stand-in model keeps the request hashes
+        model = h.wrap_model(ctx, model) or model
     used_ids: set[str] = set()
     status: TraceStatus = "step_limit"
 

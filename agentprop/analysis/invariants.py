@@ -73,6 +73,8 @@ def counterfactual_differs(trace: Trace) -> bool | None:
     its observation (None: no applied injection, or its call did not run)."""
     inj = next((ev for ev in trace.events if isinstance(ev, InjectionEvent)
                 and ev.status == "applied"), None)
+    if inj is not None and inj.protocol == "api":  # a model call: its real completion
+        return inj.original is not None and not _same(inj.original, inj.received)
     result = _target(trace, inj) if inj is not None else None
     if result is None:
         return None

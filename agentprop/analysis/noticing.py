@@ -1441,6 +1441,8 @@ def _reference(trace: Trace, injection: InjectionEvent | None,
         return _Reference(at, r.name, r.arguments, r.arguments, *_error_of(r.observation))
     if injection.status != "applied":
         return None
+    if injection.protocol == "api":
+        return _api_reference(trace, injection)
     cid = injection.call_id
     hit = next(((i, r) for i, r in results if cid and r.call_id == cid), None)
     if hit is None:
@@ -1451,6 +1453,21 @@ def _reference(trace: Trace, injection: InjectionEvent | None,
     return _Reference(at, r.name, r.arguments, proposed if proposed is not None else r.arguments,
                       *_error_of(r.observation),
                       observation_level=injection.protocol in ("out", "fault"))
+
+
+def _api_reference(trace: Trace, injection: InjectionEvent) -> _Reference | None:
+    """A model-API fault's reference step: the completion the agent received for the
+    faulted call (the turn after the fault: its retry's, or the cut one), else the fault
+    itself (it received only an error). No tool call is its."""
+    at = next((i for i, ev in enumerate(trace.events) if ev is injection), None)
+    if at is None:  # a copy of the trace's event
+        at = next((i for i, ev in enumerate(trace.events) if ev == injection), None)
+    if at is None:
+        return None
+    if isinstance(injection.received, dict) and "text" in injection.received:
+        at = next((i for i in range(at + 1, len(trace.events))
+                   if isinstance(trace.events[i], ModelCallEvent)), at)
+    return _Reference(at, "", {}, {}, False, None, observation_level=True)
 
 
 def _error_of(obs: Any) -> tuple[bool, str | None]:

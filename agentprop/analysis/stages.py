@@ -52,6 +52,16 @@ Per trace (`stage_table`):
   tools (`FinalEvent.forced`); `model_calls`, `tool_calls`, `tokens`, `model_s`: the
   episode's model calls, executed tool calls, tokens and seconds inside the model.
 
+Model-API faults (`api:*`) fault one model call, not a tool call: `S1` means the fault
+reached the agent's client (an error, or a cut completion), `S2` that what the agent
+ended up with for that call (`InjectionEvent.received`: the completion of its retry of
+the same request when it retried, else what the fault delivered) differs from the real
+completion (`original`, the counterfactual). A 429 or 500 the client retried into the
+same completion is therefore S2 False: nothing of the fault survived. A retry folds into
+S2, so `corrected` is False for them. `noticed` reads the agent's turns after the
+completion it received for the faulted call (after the fault itself when it received
+none).
+
 Corrupted output (`out:*`) and failed calls (`fault:*`) leave the arguments alone: there
 `S1` means the corrupted observation reached the agent (the call executed), `S2` that
 what it saw differs from the true result (the counterfactual), and `corrected` that a
@@ -114,6 +124,8 @@ _NULLABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected", "noticed", 
              "undelivered_call")
 OBSERVATION_LEVEL = frozenset({"out", "fault"})
 """Injection protocols that corrupt what the agent sees, not what it calls."""
+API = "api"
+"""Faults of the model API (`api:*`): what the agent's model call returned, not a tool's."""
 _OVERRIDABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected")
 
 
@@ -129,7 +141,7 @@ def _error_type(condition: str, injection: InjectionEvent | None) -> str | None:
     if injection is not None and injection.error_type:
         return injection.error_type
     prefix, sep, kind = condition.partition(":")
-    return kind.partition("@")[0] if sep and prefix in ("p2", "out", "fault") and kind \
+    return kind.partition("@")[0] if sep and prefix in ("p2", "out", "fault", API) and kind \
         else None
 
 
@@ -194,6 +206,9 @@ def _stages(trace: Trace, read: TextReader | None = None) -> dict[str, Any]:
     if injection.status != "applied":
         return out
     out["opportunity"] = True
+    if injection.protocol == API:
+        _api_stages(out, trace, injection, read)
+        return out
 
     cid = injection.call_id
     target = next((r for r in results if cid and r[1].call_id == cid), None)
@@ -250,6 +265,18 @@ def _observation_stages(out: dict[str, Any], trace: Trace, injection: InjectionE
         same = _norm(result.arguments)
         out["corrected"] = any(i > at and c.call.name == result.name
                                and _norm(c.call.arguments) == same for i, c in calls)
+
+
+def _api_stages(out: dict[str, Any], trace: Trace, injection: InjectionEvent,
+                read: TextReader | None = None) -> None:
+    """Stages of a model-API fault (see the module docstring): the counterfactual (the
+    real completion) against what the agent ended up with."""
+    _set_noticing(out, trace, injection, None, read)
+    out["S1"] = True
+    if injection.original is None:
+        out["S2"] = out["corrected"] = None
+        return
+    out["S2"] = _differs(injection.received, injection.original)
 
 
 class TaskLookup(Protocol):

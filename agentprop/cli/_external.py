@@ -187,7 +187,7 @@ def gateway(
     import httpx
 
     from agentprop.cli._common import err_console, probe_base_url
-    from agentprop.external._gateway import Gateway, http_report
+    from agentprop.external._gateway import Gateway, HttpApiFaults, http_report
     from agentprop.external._host import AsgiServer
     from agentprop.safety import redact_url
 
@@ -204,8 +204,10 @@ def gateway(
                 return None  # no episode host: every episode is unknown
 
             report = http_report(episodes, client) if episodes else refuse
+            faults = HttpApiFaults(episodes, client) if episodes else None
             gw = Gateway(upstream, report, bind_host=host, port=port,
-                         inject_at_generation=inject_at_generation, client=client)
+                         inject_at_generation=inject_at_generation, client=client,
+                         faults=faults)
             server = AsgiServer(gw.app, host, port)
             await server.start()
             gw.port = server.port

@@ -153,9 +153,10 @@ def _unknown_spend(summary: Any) -> dict[str, Any]:
                               "output_tokens", "tokens", "cost")}
 
 
-def _print_agent_summary(summary: Any, rid: str, workspace: Path, selection: str) -> None:
+def _print_agent_summary(summary: Any, rid: str, workspace: Path, selection: str,
+                         api: bool = False) -> None:
     """`run --agent`'s summary: what agentprop saw (tool calls; model turns only through
-    the gateway), and what it did not."""
+    the gateway), and what it did not (with `api`, that `api:*` units could not act)."""
     seen = summary.completed - summary.unobserved_model_calls
     if seen:
         model = (f"{summary.model_calls} model calls recorded by the gateway in {seen} "
@@ -165,6 +166,8 @@ def _print_agent_summary(summary: Any, rid: str, workspace: Path, selection: str
     else:
         model = ("the agent's model calls, tokens and cost: not observed (they did not go "
                  "through `agentprop gateway`)")
+        if api:
+            model += "; the api:* faults act at the gateway: their units record no_model_call"
     console.print(
         Text(f"run {rid}: {selection}; {summary.completed} traces written "
              f"({summary.errors} errors), "
@@ -508,7 +511,8 @@ def register(app: typer.Typer) -> None:
                         "tasks": len(plan.tasks), "not_injectable": plan.not_injectable})
             return
         if external is not None:
-            _print_agent_summary(summary, rid, workspace, plan.selection())
+            _print_agent_summary(summary, rid, workspace, plan.selection(),
+                                 api=any(c.startswith("api:") for c in plan.config.conditions))
             return
         asked = sum(p.requests for p in summary.preflight)
         probed = f"; {asked} preflight requests besides" if asked else ""

@@ -102,12 +102,12 @@ class ToolCallEvent(BaseModel):
     """The call exactly as proposed."""
 
 
-InjectionStatus = Literal["applied", "no_tool_call", "no_target_param"]
+InjectionStatus = Literal["applied", "no_tool_call", "no_target_param", "no_model_call"]
 
 
 class InjectionEvent(BaseModel):
     """What an injector did to one episode. `protocol` is the condition family (`p2`,
-    `out`, `fault`); `call_index` the 1-based ordinal of the corrupted call among the
+    `out`, `fault`, `api`); `call_index` the 1-based ordinal of the corrupted call among the
     episode's tool calls; for `out`, `param` is the path of the corrupted observation
     field."""
 
@@ -121,7 +121,8 @@ class InjectionEvent(BaseModel):
     """semantic_wrong, type_mismatch, out_of_range or missing_required."""
     status: InjectionStatus
     """applied; no_tool_call (the agent called no tool); no_target_param (no critical parameter to
-    corrupt). Only `applied` counts for S1."""
+    corrupt); no_model_call (`api:*`: no model call after a tool result reached agentprop).
+    Only `applied` counts for S1."""
     call_id: str | None = None
     """Id of the corrupted call."""
     tool: str | None = None
@@ -138,7 +139,15 @@ class InjectionEvent(BaseModel):
     """True when the model's own history shows the corrupted call (the default); False when it sees
     the call it proposed."""
     call_index: int | None = None
-    """1-based ordinal of the corrupted call among the episode's tool calls."""
+    """1-based ordinal of the corrupted call among the episode's tool calls (`api`: of the
+    faulted call among its model calls)."""
+    received: Any = None
+    """`api` only: what the agent ended up with for the faulted model call: the completion
+    of the client's retry of the same request (`retried`), else what the fault delivered
+    (`injected`: the error, or the cut completion's text and calls). `original` is then
+    the completion the upstream really returned (the counterfactual)."""
+    retried: bool = False
+    """`api` only: the client sent the faulted request again (its SDK's or its own retry)."""
 
 
 class ToolResultEvent(BaseModel):

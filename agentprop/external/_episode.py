@@ -17,7 +17,7 @@ import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentprop.agent import (
     AgentHooks,
@@ -45,6 +45,9 @@ from agentprop.core import (
 )
 from agentprop.domains import Environment, Observation
 from agentprop.safety import utf8_clean
+
+if TYPE_CHECKING:
+    from agentprop.inject import ApiFaultHooks
 
 QUESTION_PROMPT = "question"
 """The MCP prompt (and `QUESTION_URI` the resource) that gives a client the question."""
@@ -85,6 +88,9 @@ class EpisodeRecorder:
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
     _generated: dict[str, ToolCall] = field(default_factory=dict, init=False)
     at_generation: bool = field(default=False, init=False)
+    _api_retry: str | None = field(default=None, init=False)
+    """The request digest of an `api:` fault just delivered: the next turn with the same
+    digest is the client's retry of it."""
 
     def __post_init__(self) -> None:
         self.started = utcnow()
@@ -172,9 +178,11 @@ class EpisodeRecorder:
             output = output.model_copy(update={"tool_calls": calls})
         self.model_turns += 1
         self.ctx.step = self.model_turns - 1
-        digest = hashlib.sha256(
-            json.dumps(request, sort_keys=True, default=str).encode()
-        ).hexdigest()
+        digest = _digest(request)
+        if self._api_retry is not None and (api := self._api_hook()) is not None:
+            if digest == self._api_retry:
+                api.retried(output)
+            self._api_retry = None
         self.ctx.events.append(
             ModelCallEvent(step=self.ctx.step, request_hash=digest, output=output)
         )
@@ -185,6 +193,44 @@ class EpisodeRecorder:
         for h in self.hooks:
             h.on_model_output(self.ctx, output)
         return calls
+
+    def _api_hook(self) -> ApiFaultHooks | None:
+        from agentprop.inject import ApiFaultHooks
+
+        return next((h for h in self.hooks if isinstance(h, ApiFaultHooks)), None)
+
+    def begin_model_call(self) -> dict[str, Any]:
+        """The gateway asks before forwarding a turn: ``fault``, the `api:` kind to apply
+        to this call (None: forward it as it is); ``more``, whether a later call of this
+        episode may still be faulted (False: the gateway stops asking)."""
+        api = self._api_hook()
+        if self.finished or api is None:
+            return {"fault": None, "more": False}
+        fault = api.kind if api.take(self.ctx) else None
+        return {"fault": fault, "more": api.event is None}
+
+    def release_model_call(self) -> None:
+        """The faulted call's upstream failed by itself: the next call is the target."""
+        if (api := self._api_hook()) is not None:
+            api.release()
+
+    def api_fault_applied(self, real: ModelOutput, injected: dict[str, Any],
+                          delivered: ModelOutput | None, request: Any) -> None:
+        """The gateway faulted a call: `real` the upstream's completion (the
+        counterfactual), `injected` what the client got, `delivered` the completion it got
+        (a cut one; None: only an error). A delivered completion is the agent's model turn
+        too. The next turn with the same request is the client's retry."""
+        api = self._api_hook()
+        if self.finished or api is None:
+            return
+        from agentprop.inject import completion_content
+
+        self.ctx.step = self.model_turns
+        api.applied(self.ctx, real, injected,
+                    completion_content(delivered) if delivered is not None else None)
+        if delivered is not None:
+            self.record_model_output(delivered, request)
+        self._api_retry = _digest(request)
 
     def _generate(self, call: ToolCall) -> ToolCall:
         """P2 at generation: the injector's rewrite of `call`, remembered so the boundary
@@ -262,6 +308,10 @@ class EpisodeRecorder:
             if isinstance(ev, ToolCallEvent) and ev.call.id == proposed.id:
                 ev.call = original.model_copy(update={"id": proposed.id})
                 break
+
+
+def _digest(request: Any) -> str:
+    return hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _call_key(name: str, arguments: dict[str, Any]) -> str:

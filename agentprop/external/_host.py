@@ -7,7 +7,9 @@ episode's URL is refused, as is any episode the host does not serve (404). Every
 first passes the Host allow-list (`agentprop.safety.host_allowed`, 421 otherwise) against
 DNS rebinding, and every write the cross-site rules (`cross_site_refusal`, 403; a body
 not declared JSON, 415). ``POST /episodes/{id}/model-turns`` is where a separate
-`agentprop gateway` process reports the model turns it saw.
+`agentprop gateway` process reports the model turns it saw, and ``POST
+/episodes/{id}/api-fault`` where it asks whether to fault a call (`api:*` conditions) and
+reports the fault it applied.
 
 With `listing` (serve-tools, whose clients pick their own work), ``GET /episodes`` lists
 the open episodes (query and URL) and ``/mcp`` is a stable endpoint: a new session there
@@ -46,7 +48,7 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 EPISODE_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 """What an episode id looks like (`secrets.token_urlsafe`); anything else is refused."""
-_PATH = re.compile(r"^/episodes/([^/]+)/(mcp|model-turns)/?$")
+_PATH = re.compile(r"^/episodes/([^/]+)/(mcp|model-turns|api-fault)/?$")
 _SCOPE_KEY = "agentprop.episode"
 # The episode of a session being opened, read by the server's `initialize` (the SDK
 # starts the session's task from the request's context, so it sees this value).
@@ -258,6 +260,9 @@ class EpisodeHost:
         if what == "model-turns":
             await self._model_turn(rec, method, receive, send)
             return
+        if what == "api-fault":
+            await self._api_fault(rec, method, receive, send)
+            return
         if sid is not None and self._sessions.get(sid, eid) != eid:
             await _send_json(send, 404, {"error": "this MCP session belongs to another episode"})
             return
@@ -338,6 +343,44 @@ class EpisodeHost:
         calls = rec.record_model_output(output, data.get("request"),
                                         inject=bool(data.get("inject")))
         await _send_json(send, 200, {"tool_calls": [c.model_dump(mode="json") for c in calls]})
+
+
+    async def _api_fault(self, rec: EpisodeRecorder, method: str, receive: Receive,
+                         send: Send) -> None:
+        """The gateway's `api:` protocol: ``{"phase": "begin"}`` → whether to fault this
+        call; ``release`` (its upstream failed by itself); ``applied`` with the real
+        completion, what the client got and the completion it got."""
+        if method != "POST":
+            await _send_json(send, 405, {"error": "use POST"})
+            return
+        body = await _read_body(receive, MAX_TURN_BODY)
+        if body is None:
+            await _send_json(send, 413, {"error": "body too large"})
+            return
+        try:
+            data = parse_json(body)
+            phase = data["phase"]
+            if phase == "applied":
+                real = clean_output(ModelOutput.model_validate(data["real"]))
+                got = data.get("delivered")
+                delivered = None if got is None else clean_output(
+                    ModelOutput.model_validate(got))
+                injected = data["injected"]
+                if not isinstance(injected, dict):
+                    raise TypeError("injected: expected an object")
+            elif phase not in ("begin", "release"):
+                raise ValueError(f"unknown phase {phase!r}")
+        except (ValueError, KeyError, TypeError, RecursionError) as e:
+            await _send_json(send, 400, {"error": f"invalid api-fault report: {str(e)[:200]}"})
+            return
+        if phase == "begin":
+            await _send_json(send, 200, rec.begin_model_call())
+            return
+        if phase == "release":
+            rec.release_model_call()
+        else:
+            rec.api_fault_applied(real, injected, delivered, data.get("request"))
+        await _send_json(send, 200, {"ok": True})
 
 
 class _ClosedStreamFilter(logging.Filter):

@@ -1,11 +1,23 @@
 """Fault injection: P2 (a wrong parameter in a chosen call, or several), corrupted tool
-output (`out:*`) and tool failures (`fault:*`).
+output (`out:*`), tool failures (`fault:*`) and model-API faults (`api:*`).
 
 `expand_conditions` validates and canonicalises condition names; `hooks_for(condition,
 unit, task)` returns the agent hook that applies a condition to one work unit. See
 docs/injection.md.
 """
 
+from agentprop.inject._api import (
+    API,
+    API_FAULTS,
+    API_KINDS,
+    RETRY_AFTER_S,
+    ApiFault,
+    ApiFaultHooks,
+    ApiFaultModel,
+    completion_content,
+    cut_in_half,
+    error_body,
+)
 from agentprop.inject._conditions import (
     ALL,
     BASELINE,
@@ -45,6 +57,9 @@ Protocol = ErrorProtocol
 
 __all__ = [
     "ALL",
+    "API",
+    "API_FAULTS",
+    "API_KINDS",
     "BASELINE",
     "ERROR_TYPES",
     "FAMILIES",
@@ -52,6 +67,10 @@ __all__ = [
     "OUTPUT_KINDS",
     "PROTOCOLS",
     "PROTOCOL_NAME",
+    "RETRY_AFTER_S",
+    "ApiFault",
+    "ApiFaultHooks",
+    "ApiFaultModel",
     "Condition",
     "Corruption",
     "ErrorProtocol",
@@ -64,8 +83,11 @@ __all__ = [
     "Position",
     "Protocol",
     "UnknownConditionError",
+    "completion_content",
     "corrupt_observation",
+    "cut_in_half",
     "eligible_plan_calls",
+    "error_body",
     "error_type_of",
     "expand_conditions",
     "fault_observation",

@@ -6,7 +6,8 @@
 - `p2:multi=K`: K parameters corrupted, in one call or across calls.
 - `out:<kind>`: the tool runs correctly, the agent sees a corrupted observation.
 - `fault:<kind>`: the call fails (a typed error) or returns an empty result.
-`p2:all`, `out:all` and `fault:all` expand to every kind of their family.
+- `api:<kind>`: one model call fails as the model API fails (429, 500) or arrives cut.
+`p2:all`, `out:all`, `fault:all` and `api:all` expand to every kind of their family.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Literal
 from agentprop.agent import AgentHooks
 from agentprop.core import Task, UnknownNameError, WorkUnit, unknown_message
 from agentprop.domains import Domain, get_domain
+from agentprop.inject._api import API, API_KINDS, ApiFaultHooks
 from agentprop.inject._faults import FAULT_KINDS, FaultHooks
 from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position
 from agentprop.inject._multi import MAX_MULTI, MultiInjectionHooks
@@ -30,9 +32,9 @@ BASELINE = "baseline"
 ALL = f"{PROTOCOL_NAME}:all"
 OUTPUT = "out"
 FAULT = "fault"
-Family = Literal["p2", "out", "fault"]
+Family = Literal["p2", "out", "fault", "api"]
 FAMILIES: dict[str, tuple[str, ...]] = {
-    PROTOCOL_NAME: ERROR_TYPES, OUTPUT: OUTPUT_KINDS, FAULT: FAULT_KINDS,
+    PROTOCOL_NAME: ERROR_TYPES, OUTPUT: OUTPUT_KINDS, FAULT: FAULT_KINDS, API: API_KINDS,
 }
 POSITIONS = ("first", "last", "random")
 _AT_N = re.compile(r"^n=(\d+)$")
@@ -174,6 +176,8 @@ def hooks_for(
         return OutputHooks(unit=unit, task=task, domain=domain, kind=parsed.kind)
     if parsed.family == FAULT:
         return FaultHooks(unit=unit, task=task, domain=domain, kind=parsed.kind)
+    if parsed.family == API:
+        return ApiFaultHooks(unit=unit, task=task, kind=parsed.kind)
     if parsed.kind == "multi":
         return MultiInjectionHooks(unit=unit, task=task, domain=domain, k=parsed.k,
                                    in_history=in_history)

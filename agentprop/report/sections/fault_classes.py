@@ -16,7 +16,7 @@ def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
 SECTION = register(Section(
     name="fault_classes",
     title=("Fault classes side by side (call position, several parameters, corrupted output, "
-           "tool failures)"),
+           "tool failures, model-API faults)"),
     compute=compute,
     order=40,
     explain=("Every injected condition per model: p2:<type>@last/@random/@n=K (which call is "
@@ -27,7 +27,10 @@ SECTION = register(Section(
              "retry). fabricated = P(the answer states a graded fact no observation "
              "supports), over traces where it is defined: the headline under fault:*, where "
              "the question is whether the agent retries, abstains (noticed_abstain) or "
-             "invents the answer (docs/injection.md)."),
+             "invents the answer. api:* (one model call answered 429 or 500, cut, or "
+             "stopped mid-way): S2 is what the agent ended up with differing from the real "
+             "completion, so a 429 its client retried into the same completion is not S2 "
+             "(docs/injection.md)."),
     columns=("n", "p_S2", "r_23", "noticed", "correction_rate", "noticed_abstain",
              "fabricated", "fabricated_given_S2", "no_tool_share"),
     key_columns=("model", "condition"),
