@@ -111,7 +111,7 @@ def clues(query: str) -> list[Clue]:
         taken.append((start, end))
 
     for m in _SQL.finditer(query):
-        text = (m.group(1) or m.group(2) or "").strip()
+        text = (m.group(1) or m.group(2) or "").strip().strip("`").strip()
         if text:
             add("sql", text, m.start(), m.end())
     for m in _TZ.finditer(query):
@@ -289,16 +289,16 @@ is equally about, the one that takes more of its values fits better."""
 def best_fit(query: str, tools: Sequence[ToolSpec],
              observations: Sequence[Observation] = ()) -> Fit | None:
     """The offered tool that fits the question best and can be called, or None when no
-    tool shares a topic word with the question or none can be filled. Equal fits go to
-    the tool listed first."""
+    tool shares a topic word with the question or takes one of its values, or none can be
+    filled. Equal fits go to the tool listed first."""
     best: tuple[float, Fit] | None = None
     pool = clues(query)
     for tool in tools:
         score = relevance(query, tool, pool)
-        if score <= 0:
-            continue
         fit = fill(query, tool, observations, pool, score)
-        if fit is None:
+        # no shared topic word: still a fit when the question hands it an argument (a
+        # SQL statement for a tool that takes one), as a reader would see
+        if fit is None or (score <= 0 and not fit.from_query):
             continue
         total = fit.score + ARGUMENT_BONUS * len(fit.from_query)
         if best is None or total > best[0]:
