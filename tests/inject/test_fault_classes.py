@@ -69,6 +69,21 @@ def test_new_classes_parse_and_all_expands_to_every_kind() -> None:
     assert "fault:permission_denied" in valid_conditions()
 
 
+def test_the_planner_every_command_shares_takes_the_new_names() -> None:
+    """`run --condition`, experiment files, `intercept evaluate` and `serve-tools` plan
+    through `app.plan_run`: it expands the families and refuses a misspelt class."""
+    from agentprop.app import PlanError, RunConfig, plan_run
+
+    plan = plan_run(_suite(), RunConfig(models=("sim/balanced",), n=4,
+                                        conditions=("out:all", "fault:permission_denied")))
+    assert plan.config.conditions == (*(f"out:{k}" for k in OUTPUT_KINDS),
+                                      "fault:permission_denied")
+    assert {u.condition for u in plan.units} == set(plan.config.conditions)
+    with pytest.raises(PlanError, match="did you mean 'out:prompt_injection'"):
+        plan_run(_suite(), RunConfig(models=("sim/balanced",), n=4,
+                                     conditions=("out:prompt_injecton",)))
+
+
 @pytest.mark.parametrize("bad, hint", [("out:schema_drft", "out:schema_drift"),
                                        ("fault:permission_denid", "fault:permission_denied"),
                                        ("out:partial@last", "out:partial")])
