@@ -26,13 +26,17 @@ class FaultClass:
     change (`changes_answer`, one sentence; `trigger`, the same as a flag)."""
 
     family: Literal["out", "fault"]
+    """`out` (the tool ran, the agent sees another result) or `fault` (it never ran)."""
     kind: str
+    """The kind within the family: the condition is `<family>:<kind>`."""
     summary: str
     """What the agent sees instead of the true result."""
     changes_answer: str
     """When the fault can change the final answer (and when it cannot)."""
     trigger: AnswerTrigger
+    """`changes_answer` as a flag (`AnswerTrigger`)."""
     shows_itself: Visibility
+    """Whether the observation alone shows an attentive agent something is off."""
     foreign: bool
     """It works on any tool's JSON result alone (a foreign MCP server's too); False: it
     needs a native domain (another real entity or date to run the call for)."""
