@@ -88,7 +88,8 @@ def serve_tools(
         "cannot target (knowledge).")),
     seed: list[int] = typer.Option([0], "--seed", min=0, help="Episode seed (repeatable)."),
     condition: list[str] = typer.Option(["baseline"], "--condition", "-c",
-                                        help="baseline, p2:<error_type> or p2:all."),
+                                        help="baseline, p2:<type>, out:<kind>, "
+                                        "fault:<kind> or <family>:all."),
     concurrency: int = typer.Option(8, "--concurrency",
                                     help="HTTP: episodes open at the same time."),
     episode_timeout: float = typer.Option(300.0, "--episode-timeout",

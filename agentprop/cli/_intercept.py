@@ -122,7 +122,7 @@ def evaluate_cmd(
                           help="Tasks (balanced over domain × difficulty)."),
     condition: list[str] = typer.Option(
         ["p2:semantic_wrong"], "--condition", "-c", envvar="AGENTPROP_CONDITION",
-        help="baseline, p2:<error_type> or p2:all (repeatable)."),
+        help="baseline, p2:<type>, out:<kind>, fault:<kind> or <family>:all (repeatable)."),
     config: str = typer.Option("best", "--config", envvar="AGENTPROP_INTERCEPT_CONFIG",
                                help="best (the sweep's choice) or tau_l1=1,tau_l2=2,l3=on."),
     mode: str = typer.Option(None, "--mode", envvar="AGENTPROP_INTERCEPT_MODE",

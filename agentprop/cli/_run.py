@@ -315,7 +315,7 @@ def register(app: typer.Typer) -> None:
             "--condition",
             "-c",
             envvar="AGENTPROP_CONDITION",
-            help="baseline, p2:<error_type> or p2:all (repeatable).",
+            help="baseline, p2:<type>, out:<kind>, fault:<kind> or <family>:all (repeatable).",
         ),
         concurrency: int = typer.Option(32, "--concurrency", envvar="AGENTPROP_CONCURRENCY"),
         no_cache: bool = typer.Option(

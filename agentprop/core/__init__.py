@@ -1,5 +1,14 @@
-"""Pydantic models of everything agentprop persists, and the shared registry type."""
+"""Pydantic models of everything agentprop persists, the shared registry type, and the
+declarations of the observation-level fault classes."""
 
+from agentprop.core._faultclass import (
+    FAULT_CLASSES,
+    AnswerTrigger,
+    FaultClass,
+    Visibility,
+    fault_class,
+    kinds_of,
+)
 from agentprop.core._records import (
     DEFAULT_PRIMARY_JUDGE,
     DEFAULT_USER_JUDGE,
@@ -66,8 +75,10 @@ REFERENCE_DATE = "2025-06-16"
 __all__ = [
     "DEFAULT_PRIMARY_JUDGE",
     "DEFAULT_USER_JUDGE",
+    "FAULT_CLASSES",
     "LABEL_VALUES",
     "REFERENCE_DATE",
+    "AnswerTrigger",
     "CallIssueEvent",
     "CallIssueKind",
     "Difficulty",
@@ -75,6 +86,7 @@ __all__ = [
     "Fact",
     "FactKind",
     "FactRole",
+    "FaultClass",
     "FinalEvent",
     "InjectionEvent",
     "InjectionStatus",
@@ -109,9 +121,12 @@ __all__ = [
     "Usage",
     "Verdict",
     "VerdictRow",
+    "Visibility",
     "WorkUnit",
     "WorkspaceMeta",
     "did_you_mean",
+    "fault_class",
+    "kinds_of",
     "stable_hash",
     "unknown_message",
     "unknown_name",

@@ -4,6 +4,7 @@ from functools import cache
 
 from agentprop.domains._base import (
     DOMAINS,
+    FAILURE_ERRORS,
     TRANSIENT_ERRORS,
     Domain,
     DomainError,
@@ -48,6 +49,7 @@ def _load_builtin() -> None:
 
 __all__ = [
     "DOMAINS",
+    "FAILURE_ERRORS",
     "TRANSIENT_ERRORS",
     "Domain",
     "DomainError",

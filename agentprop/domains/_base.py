@@ -63,11 +63,17 @@ TRANSIENT_ERRORS: tuple[str, ...] = ("timeout", "server_error", "rate_limited")
 errors (validation, not_found...): a retry of the same call can succeed."""
 
 
+FAILURE_ERRORS: tuple[str, ...] = (*TRANSIENT_ERRORS, "permission_denied")
+"""Error types of a call the tool never answered (`fault:*`): the transient ones, and a
+refusal at the door (permission denied) that no domain tool returns itself."""
+
+
 def is_failure(observation: Observation) -> bool:
-    """A failed call as an agent sees it: a transient error, or an empty result (`{}`)."""
+    """A failed call as an agent sees it: the tool never answered (`FAILURE_ERRORS`), or
+    an empty result (`{}`)."""
     if observation == {}:
         return True
-    return is_error(observation) and observation["error"].get("type") in TRANSIENT_ERRORS
+    return is_error(observation) and observation["error"].get("type") in FAILURE_ERRORS
 
 
 def _param_of(err: ValidationError, args: dict[str, Any]) -> str | None:

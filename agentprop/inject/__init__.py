@@ -1,5 +1,6 @@
 """Fault injection: P2 (a wrong parameter in a chosen call, or several), corrupted tool
-output (`out:*`), tool failures (`fault:*`) and model-API faults (`api:*`).
+output (`out:*`), tool failures (`fault:*`) and model-API faults (`api:*`); the
+out/fault kinds also apply to a foreign tool's result alone (hooks without a domain).
 
 `expand_conditions` validates and canonicalises condition names; `hooks_for(condition,
 unit, task)` returns the agent hook that applies a condition to one work unit. See
@@ -34,12 +35,9 @@ from agentprop.inject._conditions import (
 from agentprop.inject._faults import FAULT_KINDS, FaultHooks, fault_observation
 from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position, eligible_plan_calls
 from agentprop.inject._multi import MultiInjectionHooks
-from agentprop.inject._output import (
-    OUTPUT_KINDS,
-    OutputCorruption,
-    OutputHooks,
-    corrupt_observation,
-)
+from agentprop.inject._observed import renames
+from agentprop.inject._outhooks import OUTPUT_KINDS, OutputHooks, corrupt_observation
+from agentprop.inject._output import OutputCorruption
 from agentprop.inject._protocols import (
     ERROR_TYPES,
     PROTOCOLS,
@@ -95,6 +93,7 @@ __all__ = [
     "hooks_for",
     "is_injectable",
     "parse_condition",
+    "renames",
     "schema_alternative",
     "seen_values",
     "unit_rng",

@@ -24,7 +24,7 @@ from agentprop.inject._api import API, API_KINDS, ApiFaultHooks
 from agentprop.inject._faults import FAULT_KINDS, FaultHooks
 from agentprop.inject._hooks import PROTOCOL_NAME, InjectionHooks, Position
 from agentprop.inject._multi import MAX_MULTI, MultiInjectionHooks
-from agentprop.inject._output import OUTPUT_KINDS, OutputHooks
+from agentprop.inject._outhooks import OUTPUT_KINDS, OutputHooks
 from agentprop.inject._protocols import ERROR_TYPES, PROTOCOLS, get_protocol
 from agentprop.plugins import explain_unknown, load_plugins
 

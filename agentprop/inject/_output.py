@@ -1,14 +1,16 @@
-"""Corrupted tool output, `out:<kind>`: the tool runs correctly, but the agent sees a
-corrupted observation; the true one is stored as the counterfactual.
+"""Corrupted tool output, `out:<kind>`, the paper-era kinds and the helpers every kind
+shares: the tool runs correctly, but the agent sees a corrupted observation; the true one
+is stored as the counterfactual.
 
 - `wrong_value`: one graded value of the result (a value the task's facts grade, else any
   number) replaced by another plausible one: a number moved by 20-40 % (at least 2), a
-  word (a severity, a condition) taken from another real entity's result;
+  word (a severity, a condition) taken from another real entity's result (natively only);
 - `swapped_entity`: the result of the same call for another real entity (city, patient,
   drug, product, event...);
 - `stale`: the result of the same call for another date;
 - `truncated`: the longest list of the result cut to half its length.
 
+The kinds added for foreign tools are in `_observed`; `_outhooks` dispatches and hooks them.
 A call whose result offers nothing to corrupt (an error, no list, no other entity) is not
 eligible; the injector waits for a later call, like P2. Random choices come from the unit's
 generator (`unit_rng`, keyed by the condition), so a unit always gets the same corruption.
@@ -20,10 +22,9 @@ import copy
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
-from agentprop.agent import CallRewrite, EpisodeContext
-from agentprop.core import InjectionEvent, Task, ToolCall
+from agentprop.core import Task, ToolCall
 from agentprop.domains import (
     Domain,
     Environment,
@@ -33,12 +34,7 @@ from agentprop.domains import (
     is_error,
     observation_leaves,
 )
-from agentprop.inject._hooks import OneCallHooks
-from agentprop.inject._protocols import unit_rng
 
-OUTPUT = "out"
-OUTPUT_KINDS: tuple[str, ...] = ("wrong_value", "swapped_entity", "stale", "truncated")
-"""The output corruptions, in the order `out:all` expands to."""
 ENTITY_KINDS = frozenset({"city", "event_id", "patient_id", "drug", "specialty", "doctor_id",
                           "product_id", "article_id", "category"})
 """Critical-parameter kinds that name a real entity (swapping one gives another entity's
@@ -56,25 +52,42 @@ class OutputCorruption:
     original: Any
     injected: Any
     observation: Observation
+    removed: bool = False
+    """The field at `path` was removed (schema drift, a partial result's dropped fields)."""
 
 
-def _lists(obj: Any, path: Path = ()) -> Iterator[tuple[Path, list[Any]]]:
+@dataclass(frozen=True)
+class Native:
+    """A native domain's material for one call (another entity's result, the task's graded
+    facts); a foreign tool's call has none, and the kinds then work on the observation."""
+
+    tool: Tool
+    domain: Domain
+    env: Environment
+    """The episode state after the call; never modified."""
+    task: Task | None = None
+
+
+def lists(obj: Any, path: Path = ()) -> Iterator[tuple[Path, list[Any]]]:
+    """Every list of an observation with its path, outer lists first."""
     if isinstance(obj, dict):
         for k, v in obj.items():
-            yield from _lists(v, (*path, k))
+            yield from lists(v, (*path, k))
     elif isinstance(obj, list):
         yield path, obj
         for i, v in enumerate(obj):
-            yield from _lists(v, (*path, i))
+            yield from lists(v, (*path, i))
 
 
-def _get(obj: Any, path: Path) -> Any:
+def get_at(obj: Any, path: Path) -> Any:
+    """The value at `path` (raises KeyError/IndexError/TypeError when there is none)."""
     for p in path:
         obj = obj[p]
     return obj
 
 
-def _set(obj: Observation, path: Path, value: Any) -> Observation:
+def set_at(obj: Observation, path: Path, value: Any) -> Observation:
+    """A copy of `obj` with `value` at `path`."""
     out = copy.deepcopy(obj)
     parent: Any = out
     for p in path[:-1]:
@@ -83,16 +96,16 @@ def _set(obj: Observation, path: Path, value: Any) -> Observation:
     return out
 
 
-def _dotted(path: Path) -> str:
+def dotted(path: Path) -> str:
     return ".".join(str(p) for p in path)
 
 
-def _is_number(v: Any) -> bool:
+def is_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def _rerun(call: ToolCall, tool: Tool, domain: Domain, env: Environment,
-           rng: random.Random, kinds: frozenset[str]) -> tuple[str, Any, Any, Observation] | None:
+def rerun(call: ToolCall, tool: Tool, domain: Domain, env: Environment,
+          rng: random.Random, kinds: frozenset[str]) -> tuple[str, Any, Any, Observation] | None:
     """The same call with one critical parameter of `kinds` swapped for another real value,
     run on a copy of the state: (param, original, swapped value, observation)."""
     params = [p for p, k in tool.spec.critical_params.items()
@@ -112,7 +125,7 @@ def _rerun(call: ToolCall, tool: Tool, domain: Domain, env: Environment,
     return None
 
 
-def _shift(value: int | float, rng: random.Random) -> int | float:
+def shift(value: int | float, rng: random.Random) -> int | float:
     """Another plausible number: 20-40 % (at least 2) away, same sign and precision."""
     delta = max(2.0, abs(value) * rng.uniform(0.2, 0.4))
     up = rng.random() < 0.5
@@ -125,114 +138,67 @@ def _shift(value: int | float, rng: random.Random) -> int | float:
     return round(new, min(decimals, 2))
 
 
-def _graded(task: Task | None) -> tuple[list[float], set[str]]:
+def graded(task: Task | None) -> tuple[list[float], set[str]]:
+    """The numbers and words the task's facts grade (what an answer is judged on)."""
     numbers: list[float] = []
     words: set[str] = set()
     for f in task.expected_facts if task is not None else []:
-        if _is_number(f.value):
+        if is_number(f.value):
             numbers.append(float(f.value))
         elif isinstance(f.value, str):
             words.add(f.value.casefold().strip())
     return numbers, words
 
 
-def _wrong_value(call: ToolCall, obs: Observation, tool: Tool, domain: Domain,
-                 env: Environment, rng: random.Random,
-                 task: Task | None) -> OutputCorruption | None:
-    numbers, words = _graded(task)
+def wrong_value(call: ToolCall, obs: Observation, native: Native | None,
+                rng: random.Random) -> OutputCorruption | None:
+    """`out:wrong_value` (module docstring); without a domain, numbers only."""
+    numbers, words = graded(native.task if native else None)
     leaves = [(p, v) for p, v in observation_leaves(obs)
               if p and isinstance(p[-1], str) and p[-1] not in call.arguments
-              and not p[-1].endswith("id") and (_is_number(v) or isinstance(v, str))]
-    graded = [(p, v) for p, v in leaves
-              if (_is_number(v) and any(abs(float(v) - x) < 1e-6 for x in numbers))
-              or (isinstance(v, str) and v.casefold().strip() in words)]
-    candidates = graded or [(p, v) for p, v in leaves if _is_number(v)]
+              and not p[-1].endswith("id") and (is_number(v) or isinstance(v, str))]
+    hits = [(p, v) for p, v in leaves
+            if (is_number(v) and any(abs(float(v) - x) < 1e-6 for x in numbers))
+            or (isinstance(v, str) and v.casefold().strip() in words)]
+    candidates = hits or [(p, v) for p, v in leaves if is_number(v)]
     rng.shuffle(candidates)
     other: Observation | None = None
     for path, value in candidates:
-        if _is_number(value):
-            new: Any = _shift(value, rng)
+        if is_number(value):
+            new: Any = shift(value, rng)
         else:
             if other is None:
-                hit = _rerun(call, tool, domain, env, rng, ENTITY_KINDS)
+                hit = None if native is None else rerun(
+                    call, native.tool, native.domain, native.env, rng, ENTITY_KINDS)
                 other = hit[3] if hit else {}
             try:
-                new = _get(other, path)
+                new = get_at(other, path)
             except (KeyError, IndexError, TypeError):
                 continue
             if not isinstance(new, str) or new.casefold() == value.casefold():
                 continue
-        return OutputCorruption(_dotted(path), value, new, _set(obs, path, new))
+        return OutputCorruption(dotted(path), value, new, set_at(obs, path, new))
     return None
 
 
-def _rerun_corruption(call: ToolCall, obs: Observation, tool: Tool, domain: Domain,
-                      env: Environment, rng: random.Random,
-                      kinds: frozenset[str]) -> OutputCorruption | None:
-    hit = _rerun(call, tool, domain, env, rng, kinds)
+def rerun_corruption(call: ToolCall, obs: Observation, native: Native | None,
+                     rng: random.Random, kinds: frozenset[str]) -> OutputCorruption | None:
+    """`out:swapped_entity` / `out:stale`: the call rerun for another entity or date of
+    `kinds` (natively only: a foreign tool has no other real value to run it for)."""
+    if native is None:
+        return None
+    hit = rerun(call, native.tool, native.domain, native.env, rng, kinds)
     if hit is None or hit[3] == obs:
         return None
     param, original, value, other = hit
     return OutputCorruption(param, original, value, other)
 
 
-def _truncated(obs: Observation) -> OutputCorruption | None:
-    lists = [(p, v) for p, v in _lists(obs) if len(v) >= 2]
-    if not lists:
+def truncated(obs: Observation) -> OutputCorruption | None:
+    """`out:truncated`: the longest list cut to half its length."""
+    cands = [(p, v) for p, v in lists(obs) if len(v) >= 2]
+    if not cands:
         return None
-    path, items = max(lists, key=lambda pv: len(pv[1]))  # max keeps the first of ties
+    path, items = max(cands, key=lambda pv: len(pv[1]))  # max keeps the first of ties
     kept = items[: len(items) // 2]
-    return OutputCorruption(_dotted(path), len(items), len(kept), _set(obs, path, kept))
-
-
-def corrupt_observation(kind: str, call: ToolCall, obs: Observation, tool: Tool,
-                        domain: Domain, env: Environment, rng: random.Random,
-                        task: Task | None = None) -> OutputCorruption | None:
-    """The corrupted observation of `kind` for a call's true result (None: not eligible).
-    `env` is the episode state after the call; it is never modified."""
-    if is_error(obs):
-        return None
-    if kind == "wrong_value":
-        return _wrong_value(call, obs, tool, domain, env, rng, task)
-    if kind == "swapped_entity":
-        return _rerun_corruption(call, obs, tool, domain, env, rng, ENTITY_KINDS)
-    if kind == "stale":
-        return _rerun_corruption(call, obs, tool, domain, env, rng, DATE_KINDS)
-    if kind == "truncated":
-        return _truncated(obs)
-    raise KeyError(kind)
-
-
-@dataclass
-class OutputHooks(OneCallHooks):
-    """Corrupts the observation of the first eligible call with `kind`; one event per
-    episode ("applied", or at the end "no_tool_call" / "no_target_param")."""
-
-    protocol: ClassVar[str] = OUTPUT
-    name: str = "out"
-    kind: str = "wrong_value"
-
-    def before_tool_call(self, ctx: EpisodeContext, call: ToolCall) -> CallRewrite | None:
-        self.calls_seen += 1
-        return None
-
-    def rewrite_observation(
-        self, ctx: EpisodeContext, call: ToolCall, observation: Observation
-    ) -> Observation | None:
-        if self.done or self.domain is None or not self.domain.injectable:
-            return None
-        tool = self.domain.tool(call.name)
-        if tool is None:
-            return None
-        rng = unit_rng(self.unit or ctx.unit, f"{OUTPUT}:{self.kind}")
-        c = corrupt_observation(self.kind, call, observation, tool, self.domain, ctx.env, rng,
-                                self.task or ctx.task)
-        if c is None:
-            return None
-        self.done = True
-        ctx.events.append(InjectionEvent(
-            step=ctx.step, protocol=OUTPUT, error_type=self.kind, status="applied",
-            call_id=call.id, tool=call.name, param=c.path, original=c.original,
-            injected=c.injected, call_index=self.calls_seen,
-        ))
-        return c.observation
+    return OutputCorruption(dotted(path), len(items), len(kept), set_at(obs, path, kept))

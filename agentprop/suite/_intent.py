@@ -9,7 +9,7 @@ the schedule draws from.
 
 `IntentGenerator` is the reference rendering every domain shares: one sentence per
 observation, then the intent's conclusion, both from the observations up to the first one
-that does not follow from the earlier ones."""
+that does not follow from the earlier ones, or that the domain cannot read."""
 
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ from agentprop.core import Difficulty, Fact, Task
 from agentprop.domains import Observation, is_error
 from agentprop.suite._draw import Builder, Draft
 from agentprop.suite._generator import TaskGenerator
+
+UNREADABLE = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+"""What reading an observation of an unexpected shape raises in a domain's sentences (a
+field renamed or missing, `out:schema_drift`, `out:partial`)."""
 
 
 class Intent:
@@ -112,12 +116,27 @@ class IntentGenerator(TaskGenerator):
                           ) -> list[Observation]:
         """The observations up to the first one that does not follow from the earlier ones."""
         for i in range(len(observations)):
-            if not self.follows(task, observations[:i], observations[i]):
+            try:
+                follows = self.follows(task, observations[:i], observations[i])
+            except UNREADABLE:  # a shape the domain's guard did not expect: does not follow
+                follows = False
+            if not follows:
                 return observations[:i]
         return observations
 
     def render_answer(self, task: Task, observations: list[Observation]) -> str:
+        """The answer from the consistent observations; an observation the domain cannot
+        read (a renamed or missing field) ends it where it sits, as one that does not
+        follow does, so a simulated agent never crashes on a drifted or partial result."""
         observations = self.consistent_prefix(task, observations)
+        for n in range(len(observations), 0, -1):
+            try:
+                return self._rendered(task, observations[:n])
+            except UNREADABLE:
+                continue
+        return self.nothing
+
+    def _rendered(self, task: Task, observations: list[Observation]) -> str:
         intent = self.intents.get(task.intent)
         parts = []
         for i, o in enumerate(observations):

@@ -74,8 +74,10 @@ def test_conditions_parse_canonicalise_and_expand() -> None:
                              "fault:all", "p2:semantic_wrong@last"])
     assert got == ["p2:semantic_wrong", "p2:type_mismatch", "p2:out_of_range@n=3",
                    "p2:multi=2", "out:wrong_value", "out:swapped_entity", "out:stale",
-                   "out:truncated", "fault:timeout", "fault:server_error",
-                   "fault:rate_limited", "fault:empty", "p2:semantic_wrong@last"]
+                   "out:truncated", "out:schema_drift", "out:irrelevant", "out:contradictory",
+                   "out:partial", "out:prompt_injection", "fault:timeout",
+                   "fault:server_error", "fault:rate_limited", "fault:empty",
+                   "fault:permission_denied", "p2:semantic_wrong@last"]
 
 
 @pytest.mark.parametrize("bad", ["p2:nope", "out:nope", "fault:slow", "p2:multi=1",
@@ -167,7 +169,8 @@ def test_output_corruption_keeps_the_true_result_as_counterfactual(kind: str) ->
 
 # -- tool failures -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["timeout", "server_error", "rate_limited", "empty"])
+@pytest.mark.parametrize("kind", ["timeout", "server_error", "rate_limited", "empty",
+                                  "permission_denied"])
 def test_fault_is_a_failure_the_tool_never_ran(kind: str) -> None:
     task = next(t for t in _tasks() if t.domain == "calendar" and any(
         c.name == "create_event" for c in t.gold_plan))
