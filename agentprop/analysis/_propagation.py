@@ -444,7 +444,7 @@ def _stopping_rows(g: pd.DataFrame, key: str, n_resamples: int,
     # where noticing cannot be observed (no model turns), the outcomes that read it are
     # undefined for the group, not shares of the traces that happen to be decided
     unseen = unobservable_note(g, as_float(g["S2"]))
-    rows += [row(keys, key, name, Estimate(math.nan, int(as_float(g["S2"]).sum()))
+    rows += [row(keys, key, name, Estimate(math.nan, int(np.nansum(as_float(g["S2"]))))
                  if unseen and name in NOTICING_OUTCOMES else est,
                  note=unseen if name in NOTICING_OUTCOMES else "")
              for name, est in zip(OUTCOME_NAMES, shares, strict=True)]

@@ -201,6 +201,9 @@ class Domain:
     name: ClassVar[str]
     description: ClassVar[str] = ""
     injectable: ClassVar[bool] = True
+    foreign: ClassVar[bool] = False
+    """True for tools agentprop forwards but does not simulate (an upstream MCP server's):
+    there is no state to copy, so corruptions read the result alone."""
 
     def __init__(self) -> None:
         self._tools = {t.name: t for t in self.build_tools()}

@@ -191,6 +191,7 @@ class UpstreamDomain(Domain):
     """The tools of one upstream server, with the upstream's own schemas."""
 
     injectable = True
+    foreign = True
 
     def __init__(self, name: str, tools: Sequence[types.Tool], upstream: Upstream) -> None:
         self.name = name  # type: ignore[misc]  # an instance's name, not a registered class's

@@ -172,10 +172,12 @@ def hooks_for(
     if parsed is None:
         return None
     domain = domain or get_domain(task.domain)
+    # a world agentprop does not simulate (an upstream server's): its results alone
+    world = None if domain.foreign else domain
     if parsed.family == OUTPUT:
-        return OutputHooks(unit=unit, task=task, domain=domain, kind=parsed.kind)
+        return OutputHooks(unit=unit, task=task, domain=world, kind=parsed.kind)
     if parsed.family == FAULT:
-        return FaultHooks(unit=unit, task=task, domain=domain, kind=parsed.kind)
+        return FaultHooks(unit=unit, task=task, domain=world, kind=parsed.kind)
     if parsed.family == API:
         return ApiFaultHooks(unit=unit, task=task, kind=parsed.kind)
     if parsed.kind == "multi":

@@ -10,6 +10,7 @@ choice comes from the `rng` passed in (the unit's generator).
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import random
@@ -169,29 +170,56 @@ def _rebuild(d: dict[str, Any], key: str, new_key: str | None,
             d[new_key] = v
 
 
-def _json_text(obs: Observation) -> tuple[str, Any] | None:
-    """(key, parsed JSON) of a one-field result whose text is a JSON object or list."""
+def _json_text(obs: Observation) -> tuple[str, Any, bool] | None:
+    """(key, parsed value, written as a Python literal) of a one-field result whose text
+    is a JSON object or list, or a Python literal of one (`repr` of query rows: what
+    mcp-server-sqlite returns); only values JSON can hold count."""
     if len(obs) != 1:
         return None
     ((key, value),) = obs.items()
     if not isinstance(value, str) or not value.lstrip().startswith(("{", "[")):
         return None
+    python = False
     try:
         parsed = json.loads(value)
     except ValueError:
-        return None
-    return (key, parsed) if isinstance(parsed, dict | list) and parsed else None
+        if len(value) > _MAX_LITERAL:
+            return None
+        try:
+            parsed = ast.literal_eval(value.strip())
+            json.dumps(parsed, allow_nan=False)  # tuples and sets come back as lists: no
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        if not _json_shaped(parsed):
+            return None
+        python = True
+    return (key, parsed, python) if isinstance(parsed, dict | list) and parsed else None
+
+
+_MAX_LITERAL = 200_000
+"""Longest text read as a Python literal (`ast.literal_eval` is safe, not free)."""
+
+
+def _json_shaped(value: Any) -> bool:
+    """Only dicts with string keys, lists and JSON scalars (a literal's tuples, sets and
+    bytes could not be written back the way they came)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_shaped(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_shaped(v) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)
 
 
 def through_text(obs: Observation,
                  corrupt: Callable[[Observation], OutputCorruption | None]
                  ) -> OutputCorruption | None:
-    """`corrupt` applied inside a one-field text result that holds JSON (many MCP servers
-    return their JSON as text), re-serialised the way it came; else to `obs` itself."""
+    """`corrupt` applied inside a one-field text result that holds JSON or a Python
+    literal of it (many MCP servers return their data as text), re-serialised the way it
+    came; else to `obs` itself."""
     inner = _json_text(obs)
     if inner is None:
         return corrupt(obs)
-    key, value = inner
+    key, value, python = inner
     root = value if isinstance(value, dict) else {_LIST_ROOT: value}
     c = corrupt(root)
     if c is None:
@@ -199,8 +227,11 @@ def through_text(obs: Observation,
     new: Any = c.observation
     if not isinstance(value, dict) and list(new) == [_LIST_ROOT]:
         new = new[_LIST_ROOT]
-    indent = 2 if "\n" in obs[key] else None
-    text = json.dumps(new, ensure_ascii=False, indent=indent)
+    if python:
+        text = repr(new)
+    else:
+        indent = 2 if "\n" in obs[key] else None
+        text = json.dumps(new, ensure_ascii=False, indent=indent)
     return OutputCorruption(f"{key}:{c.path}", c.original, c.injected, {key: text}, c.removed)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -161,6 +162,8 @@ def wrong_value(call: ToolCall, obs: Observation, native: Native | None,
             if (is_number(v) and any(abs(float(v) - x) < 1e-6 for x in numbers))
             or (isinstance(v, str) and v.casefold().strip() in words)]
     candidates = hits or [(p, v) for p, v in leaves if is_number(v)]
+    if not candidates and native is None:  # a foreign tool's plain text: a number in it
+        return _number_in_text(leaves, obs, rng)
     rng.shuffle(candidates)
     other: Observation | None = None
     for path, value in candidates:
@@ -181,6 +184,38 @@ def wrong_value(call: ToolCall, obs: Observation, native: Native | None,
     return None
 
 
+_TEXT_NUMBER = re.compile(r"(?<![\w.:/#-])\d+(?:\.\d+)?(?![\w.:/-]|\.\d)")
+"""A number standing alone in text: not part of a date, time, version, path, hash or id."""
+
+
+def _number_in_text(leaves: list[tuple[Path, Any]], obs: Observation,
+                    rng: random.Random) -> OutputCorruption | None:
+    """A number standing alone in a text field moved as `shift` moves one (the path
+    names the field, `original`/`injected` the numbers)."""
+    found = [(p, v, m) for p, v in leaves if isinstance(v, str)
+             for m in _TEXT_NUMBER.finditer(v)]
+    if not found:
+        return None
+    path, text, m = found[rng.randrange(len(found))]
+    raw = m.group(0)
+    value: int | float = float(raw) if "." in raw else int(raw)
+    new = shift(value, rng)
+    changed = text[:m.start()] + str(new) + text[m.end():]
+    return OutputCorruption(dotted(path), value, new, set_at(obs, path, changed))
+
+
+def _text_lines(obs: Observation) -> OutputCorruption | None:
+    """A foreign tool's text cut to the first half of its lines (at least 4 lines)."""
+    for path, v in observation_leaves(obs):
+        if isinstance(v, str):
+            lines = v.splitlines()
+            if len([x for x in lines if x.strip()]) >= 4:
+                kept = "\n".join(lines[: len(lines) // 2])
+                return OutputCorruption(dotted(path), len(lines), len(lines) // 2,
+                                        set_at(obs, path, kept))
+    return None
+
+
 def rerun_corruption(call: ToolCall, obs: Observation, native: Native | None,
                      rng: random.Random, kinds: frozenset[str]) -> OutputCorruption | None:
     """`out:swapped_entity` / `out:stale`: the call rerun for another entity or date of
@@ -194,11 +229,12 @@ def rerun_corruption(call: ToolCall, obs: Observation, native: Native | None,
     return OutputCorruption(param, original, value, other)
 
 
-def truncated(obs: Observation) -> OutputCorruption | None:
-    """`out:truncated`: the longest list cut to half its length."""
+def truncated(obs: Observation, foreign: bool = False) -> OutputCorruption | None:
+    """`out:truncated`: the longest list cut to half its length; for a foreign tool's
+    result without a list, its text's lines cut to half."""
     cands = [(p, v) for p, v in lists(obs) if len(v) >= 2]
     if not cands:
-        return None
+        return _text_lines(obs) if foreign else None
     path, items = max(cands, key=lambda pv: len(pv[1]))  # max keeps the first of ties
     kept = items[: len(items) // 2]
     return OutputCorruption(dotted(path), len(items), len(kept), set_at(obs, path, kept))

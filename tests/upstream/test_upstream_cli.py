@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from agentprop.cli import app
 from agentprop.core import InjectionEvent, ToolResultEvent
+from agentprop.inject import OUTPUT_KINDS
 from agentprop.sim import ServerConfig, ServerThread
 from agentprop.store import Workspace
 
@@ -78,7 +79,8 @@ def test_the_one_command_runs_judges_and_reports(sim_url: str, repo: Path, tmp_p
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
-    assert summary["units"] == summary["completed"] == 4 * 6 and summary["errors"] == 0
+    units = 4 * (2 + len(OUTPUT_KINDS))  # baseline, semantic_wrong, every out: kind
+    assert summary["units"] == summary["completed"] == units and summary["errors"] == 0
     with Workspace(ws, create=False) as w:
         traces = [w.get_trace(i) for i in w.trace_ids()]
         assert len(w.stored_tasks()) == 4  # judge and report find the questions here

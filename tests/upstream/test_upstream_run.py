@@ -148,9 +148,14 @@ async def test_sqlite_side_effects_happen_once_and_s2_is_undefined(tmp_path: Pat
         res = next(e for e in by[cond].events if isinstance(e, ToolResultEvent))
         assert res.counterfactual is None and res.counterfactual_withheld == SIDE_EFFECTS
         assert pd_na(stages.loc[cond, "S2"]) and stages.loc[cond, "s2_withheld"] == SIDE_EFFECTS
-    # the server answers in text ("[{'affected_rows': 1}]"): no value to corrupt, said so
-    out = next(e for e in by["out:wrong_value"].events if isinstance(e, InjectionEvent))
-    assert out.status == "no_target_param"
+    # the server answers in a Python literal as text ("[{'affected_rows': 1}]"): its
+    # number is corrupted in place, and the true result is the counterfactual, made
+    # without a second call
+    inj = next(e for e in by["out:wrong_value"].events if isinstance(e, InjectionEvent))
+    assert inj.status == "applied" and inj.original == 1
+    out = next(e for e in by["out:wrong_value"].events if isinstance(e, ToolResultEvent))
+    assert out.counterfactual == {"text": "[{'affected_rows': 1}]"}
+    assert out.observation != out.counterfactual and out.counterfactual_withheld is None
 
 
 async def test_a_safe_tool_gets_its_counterfactual(tmp_path: Path) -> None:
