@@ -91,7 +91,6 @@ def test_transient_failures_are_not_stored(ws: Path) -> None:
     (["stages", "--noticed", "llm:sim-noticed/exakt"], "did you mean 'llm:sim-noticed/exact'"),
     (["analyze", "--noticed", "llm:sim-noticed/noisy"], "run `agentprop judge"),
     (["judge", "--noticed", "rules"], "nothing to store"),
-    (["judge"], "give --judge"),
 ])
 def test_bad_noticed_values_fail_with_one_line(ws: Path, args: list[str], says: str) -> None:
     res = runner.invoke(app, [*args, "-w", str(ws)])

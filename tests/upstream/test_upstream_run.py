@@ -236,3 +236,32 @@ def pd_na(value: object) -> bool:
     import pandas as pd
 
     return value is pd.NA or (isinstance(value, float) and value != value) or value is None
+
+
+async def test_an_upstream_that_hangs_is_an_error_trace_after_the_timeout(
+        tmp_path: Path) -> None:
+    server = tmp_path / "slow.py"
+    server.write_text(
+        "import time\n"
+        "from mcp.server.fastmcp import FastMCP\n"
+        "mcp = FastMCP('slow')\n"
+        "@mcp.tool()\n"
+        "def wait(seconds: int) -> str:\n"
+        "    '''Waits, then answers.'''\n"
+        "    time.sleep(seconds)\n"
+        "    return 'done'\n"
+        "mcp.run()\n")
+    up = Upstream.parse(f"{sys.executable} {server}", None, call_timeout_s=2)
+    tasks = _tasks_file(tmp_path / "t.jsonl", [
+        '{"id": "slow", "query": "wait long", "tools": ["wait"]}',
+        '{"id": "quick", "query": "wait briefly", "tools": ["wait"]}'])
+    plan = {"wait long": (ToolCall(id="c1", name="wait", arguments={"seconds": 600}),
+                          "Waited."),
+            "wait briefly": (ToolCall(id="c2", name="wait", arguments={"seconds": 0}),
+                             "done")}
+    _, traces = await _run(tmp_path, up, tasks, ["baseline"], plan)
+    by = {t.task_id: t for t in traces}
+    assert by["slow"].status == "error"
+    err = next(e for e in by["slow"].events if isinstance(e, ErrorEvent))
+    assert err.kind == "upstream" and "no answer to wait within 2 s" in err.message
+    assert by["quick"].status == "ok"  # a fresh upstream answered the next episode
