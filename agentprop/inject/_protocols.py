@@ -93,11 +93,12 @@ def _types(schema: dict[str, Any]) -> list[str]:
     if isinstance(t, list):
         return [x for x in t if isinstance(x, str)]
     if "enum" in schema:
-        return sorted({_json_type(v) for v in schema["enum"]})
+        return sorted({json_type(v) for v in schema["enum"]})
     return []
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """The JSON Schema type name of a JSON value (a bool is `boolean`, not `integer`)."""
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):
@@ -182,7 +183,7 @@ class SemanticWrong(ErrorProtocol):
 
 def _wrong_types(value: Any, schema: dict[str, Any], rng: random.Random) -> list[Any]:
     """Values of a JSON type the schema does not allow, most realistic first."""
-    allowed = set(_types(schema)) or {_json_type(value)}
+    allowed = set(_types(schema)) or {json_type(value)}
     out: list[Any] = []
     if "string" not in allowed:
         out.append(json.dumps(value) if isinstance(value, list | dict) else str(value))

@@ -51,6 +51,7 @@ from jsonschema.exceptions import SchemaError
 from referencing.exceptions import Unresolvable
 
 from agentprop.domains import nearby_date, observation_leaves
+from agentprop.inject._protocols import json_type
 
 MAX_SEEN_CHARS = 200
 """Longer strings (documents, tool output) are not values an agent passes as an argument."""
@@ -158,22 +159,6 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
-
-
 def _shuffled(items: Iterable[Any], rng: random.Random) -> list[Any]:
     out = list(items)
     rng.shuffle(out)
@@ -259,7 +244,7 @@ def _likeness(original: Any, value: Any) -> tuple[int, ...] | None:
             return None
         return (int(digits[0] == digits[1]),)
     if not isinstance(original, str):
-        return () if _json_type(value) == _json_type(original) else None
+        return () if json_type(value) == json_type(original) else None
     if not isinstance(value, str) or _string_shape(value) != (shape := _string_shape(original)):
         return None
     same_length = int(len(original).bit_length() == len(value).bit_length())
@@ -335,8 +320,8 @@ def _kinds(schema: dict[str, Any], original: Any) -> list[str]:
     elif isinstance(declared, list):
         kinds = [k for k in declared if isinstance(k, str)]
     else:
-        kinds = [_json_type(original)]
-    own = _json_type(original)
+        kinds = [json_type(original)]
+    own = json_type(original)
     if own == "integer" and own not in kinds and "number" in kinds:
         own = "number"
     return sorted((k for k in kinds if k != "null"), key=lambda k: k != own)
