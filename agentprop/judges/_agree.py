@@ -127,6 +127,16 @@ class _Paired(Judge):
             return unscored(trace, self.name, f"clean pair {why}", pair=clean.id)
         return str(fin.answer), observations(clean), f"clean pair {clean.id}"
 
+    def to_compare(self, trace: Trace, task: Task
+                   ) -> tuple[str, list[Mapping[str, Any]], str] | Verdict:
+        """The reference to compare the trace's answer with, or the verdict that needs
+        no comparison: unscored without a reference, wrong without an answer."""
+        ref = self.reference(trace, task)
+        if isinstance(ref, Verdict):
+            return ref
+        missing = self._no_answer(trace)
+        return ref if missing is None else missing
+
     def _no_answer(self, trace: Trace) -> Verdict | None:
         fin = trace.final
         if fin is None or fin.abstained or not (fin.answer or "").strip():
@@ -146,12 +156,9 @@ class AgreeJudge(_Paired):
         self.name = "agree"
 
     async def judge(self, trace: Trace, task: Task) -> Verdict:
-        ref = self.reference(trace, task)
+        ref = self.to_compare(trace, task)
         if isinstance(ref, Verdict):
             return ref
-        missing = self._no_answer(trace)
-        if missing is not None:
-            return missing
         text, obs, source = ref
         ok = answers_agree(task.query, text, trace.final_answer, observations=obs)
         if ok is None:
@@ -173,12 +180,9 @@ class AgreeLLMJudge(_Paired):
         self.config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
 
     async def judge(self, trace: Trace, task: Task) -> Verdict:
-        ref = self.reference(trace, task)
+        ref = self.to_compare(trace, task)
         if isinstance(ref, Verdict):
             return ref
-        missing = self._no_answer(trace)
-        if missing is not None:
-            return missing
         text, _obs, source = ref
         messages = build_agree_messages(task.query, text, str(trace.final_answer))
         try:
