@@ -79,6 +79,18 @@ async def _send_json(send: Send, status: int, payload: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+async def _posted(method: str, receive: Receive, send: Send) -> bytes | None:
+    """The body of a report POSTed to an episode (a model turn, an api fault), or None
+    once the refusal is sent (405 for another method, 413 for a body too large)."""
+    if method != "POST":
+        await _send_json(send, 405, {"error": "use POST"})
+        return None
+    body = await _read_body(receive, MAX_TURN_BODY)
+    if body is None:
+        await _send_json(send, 413, {"error": "body too large"})
+    return body
+
+
 async def _read_body(receive: Receive, limit: int) -> bytes | None:
     chunks: list[bytes] = []
     size = 0
@@ -327,12 +339,8 @@ class EpisodeHost:
 
     async def _model_turn(self, rec: EpisodeRecorder, method: str, receive: Receive,
                           send: Send) -> None:
-        if method != "POST":
-            await _send_json(send, 405, {"error": "use POST"})
-            return
-        body = await _read_body(receive, MAX_TURN_BODY)
+        body = await _posted(method, receive, send)
         if body is None:
-            await _send_json(send, 413, {"error": "body too large"})
             return
         try:
             data = parse_json(body)
@@ -350,12 +358,8 @@ class EpisodeHost:
         """The gateway's `api:` protocol: ``{"phase": "begin"}`` → whether to fault this
         call; ``release`` (its upstream failed by itself); ``applied`` with the real
         completion, what the client got and the completion it got."""
-        if method != "POST":
-            await _send_json(send, 405, {"error": "use POST"})
-            return
-        body = await _read_body(receive, MAX_TURN_BODY)
+        body = await _posted(method, receive, send)
         if body is None:
-            await _send_json(send, 413, {"error": "body too large"})
             return
         try:
             data = parse_json(body)
