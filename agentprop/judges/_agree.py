@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from agentprop.core import Message, Task, ToolResultEvent, Trace, UnknownNameError, Verdict
 from agentprop.judges._agreement import answers_agree
 from agentprop.judges._base import JUDGE_FORMS, JUDGES, TRANSIENT_KINDS, Judge, unscored
+from agentprop.judges._prompt import STRIP_CHARS, parse_fenced
 from agentprop.models import GenerateConfig, Model, ModelError
 
 if TYPE_CHECKING:
@@ -51,8 +52,6 @@ _TEMPLATE = (
     "Does the candidate give the same answer to the question as the reference? "
     "Reply AGREE or DISAGREE."
 )
-_Q_RE = re.compile(r"<<<QUESTION\n(.*?)\nQUESTION>>>", re.DOTALL)
-_R_RE = re.compile(r"<<<REFERENCE\n(.*?)\nREFERENCE>>>", re.DOTALL)
 _C_RE = re.compile(r"<<<CANDIDATE\n(.*)\nCANDIDATE>>>", re.DOTALL)  # greedy: it is last
 
 
@@ -64,20 +63,13 @@ def build_agree_messages(question: str, reference: str, candidate: str) -> list[
 
 def parse_agree_prompt(messages: list[Message]) -> tuple[str, str, str] | None:
     """(question, reference, candidate) from a prompt built by `build_agree_messages`."""
-    for msg in messages:
-        if msg.role != "user" or not msg.content:
-            continue
-        q, r = _Q_RE.search(msg.content), _R_RE.search(msg.content)
-        c = _C_RE.search(msg.content, r.end() if r else 0)
-        if q and r and c:
-            return q.group(1), r.group(1), c.group(1)
-    return None
+    return parse_fenced(messages, _C_RE)
 
 
 def parse_agree(text: str | None) -> bool | None:
     """AGREE → True, DISAGREE → False, as the reply's first word; anything else None."""
     words = (text or "").strip().split()
-    first = words[0].strip(" \t\r\n.,;:!*_`'\"()[]").upper() if words else ""
+    first = words[0].strip(STRIP_CHARS).upper() if words else ""
     return {"AGREE": True, "DISAGREE": False}.get(first)
 
 

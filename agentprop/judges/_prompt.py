@@ -37,19 +37,26 @@ def build_judge_messages(question: str, reference: str, answer: str) -> list[Mes
     ]
 
 
-def parse_judge_prompt(messages: list[Message]) -> tuple[str, str, str] | None:
-    """(question, reference, answer) from a prompt built by `build_judge_messages`."""
+def parse_fenced(messages: list[Message], last: re.Pattern[str]
+                 ) -> tuple[str, str, str] | None:
+    """(question, reference, the `last` fenced block) from the first user message that
+    holds all three: the question and reference fences every judge prompt shares."""
     for msg in messages:
         if msg.role != "user" or not msg.content:
             continue
         q, r = _Q_RE.search(msg.content), _R_RE.search(msg.content)
-        a = _A_RE.search(msg.content, r.end() if r else 0)
+        a = last.search(msg.content, r.end() if r else 0)
         if q and r and a:
             return q.group(1), r.group(1), a.group(1)
     return None
 
 
-_STRIP = " \t\r\n.,;:!*_`'\"()[]"
+def parse_judge_prompt(messages: list[Message]) -> tuple[str, str, str] | None:
+    """(question, reference, answer) from a prompt built by `build_judge_messages`."""
+    return parse_fenced(messages, _A_RE)
+
+
+STRIP_CHARS = " \t\r\n.,;:!*_`'\"()[]"
 
 
 def parse_yes_no(text: str | None) -> bool | None:
@@ -60,7 +67,7 @@ def parse_yes_no(text: str | None) -> bool | None:
     words = text.strip().split()
     if not words:
         return None
-    first = words[0].strip(_STRIP).upper()
+    first = words[0].strip(STRIP_CHARS).upper()
     if first == "YES":
         return True
     if first == "NO":
