@@ -1,6 +1,13 @@
 """The single agent loop and its hook points."""
 
-from agentprop.agent._hooks import WARNING_PREFIX, AgentHooks, CallRewrite, EpisodeContext
+from agentprop.agent._hooks import (
+    MAX_RETRIES,
+    WARNING_PREFIX,
+    AgentHooks,
+    CallRewrite,
+    EpisodeContext,
+    ResultReview,
+)
 from agentprop.agent._leaked import LeakedCall, leaked_calls
 from agentprop.agent._loop import (
     DEFAULT_MAX_STEPS,
@@ -15,12 +22,14 @@ from agentprop.agent._text import parse_react, text_system_prompt
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
+    "MAX_RETRIES",
     "WARNING_PREFIX",
     "AgentHooks",
     "CallRewrite",
     "EpisodeContext",
     "LeakedCall",
     "NativeDialect",
+    "ResultReview",
     "execute_call",
     "finish_episode",
     "leaked_calls",

@@ -13,6 +13,9 @@ The agent loop calls, in order, for every hook in its chain:
   observation;
 - `rewrite_observation` after the tool ran (may return another observation for the agent
   to see, e.g. a stale or truncated result; the true one is then the counterfactual);
+- `review_result` on each result before the agent sees it (may return a `ResultReview`:
+  run the call again, as a framework's retry middleware does, or show the agent another
+  observation, e.g. a guardrail's rejection; a guard, docs/guardrails.md);
 - `after_tool_result` after each observation (the one the agent sees);
 - `before_final` before a final answer is accepted (may return a `FinalEvent` that replaces
   it, e.g. an abstention);
@@ -48,6 +51,9 @@ class EpisodeContext:
     events: list[TraceEvent]
     step: int = 0
     tool_calls_seen: int = 0
+    retry_of: str | None = None
+    """While a review's retry runs: the id of the call retried (an injector keeps a fault
+    that the same request would meet again, `out:*`; a transient one, `fault:*`, is gone)."""
 
 
 @dataclass
@@ -59,6 +65,19 @@ class CallRewrite:
     executed: ToolCall
     history: ToolCall
     observation: Observation | None = None
+
+
+@dataclass(frozen=True)
+class ResultReview:
+    """A guard's answer to a tool result: `retry` runs the call again (the call the agent's
+    history holds, through every hook again); otherwise the agent sees `replace`."""
+
+    retry: bool = False
+    replace: Observation | None = None
+
+
+MAX_RETRIES = 3
+"""Retries of one call a review may ask for; the last result stands after them."""
 
 
 @dataclass
@@ -79,6 +98,11 @@ class AgentHooks:
     def rewrite_observation(
         self, ctx: EpisodeContext, call: ToolCall, observation: Observation
     ) -> Observation | None:
+        return None
+
+    def review_result(
+        self, ctx: EpisodeContext, call: ToolCall, observation: Observation, attempt: int
+    ) -> ResultReview | None:
         return None
 
     def after_tool_result(

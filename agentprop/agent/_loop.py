@@ -15,7 +15,7 @@ from datetime import date, datetime
 from typing import Any
 
 from agentprop.agent._dialect import CallIssue, Dialect, Turn
-from agentprop.agent._hooks import AgentHooks, CallRewrite, EpisodeContext
+from agentprop.agent._hooks import MAX_RETRIES, AgentHooks, CallRewrite, EpisodeContext
 from agentprop.agent._leaked import leaked_calls
 from agentprop.agent._text import TextDialect
 from agentprop.core import (
@@ -376,7 +376,39 @@ async def execute_call(
     Asynchronous because an environment may be another process (an upstream MCP server,
     `Environment.acall`). The counterfactual is the environment's
     (`Environment.counterfactual`): an environment that cannot make the clean call again
-    without side effects withholds it, and the result event says why."""
+    without side effects withholds it, and the result event says why. A review
+    (`AgentHooks.review_result`) may run the call again: each attempt is its own call and
+    result event (ids ``<id>.retry<n>``), and the agent sees only the last result."""
+    history, observation = await _attempt(ctx, hooks, proposed)
+    attempt = 0
+    while True:
+        review = next((r for h in hooks
+                       if (r := h.review_result(ctx, history, observation, attempt))
+                       is not None), None)
+        if review is not None and review.replace is not None:
+            observation = review.replace
+        if review is None or not review.retry or attempt >= MAX_RETRIES:
+            break
+        attempt += 1
+        ctx.retry_of = proposed.id
+        try:
+            again = history.model_copy(update={"id": f"{proposed.id}.retry{attempt}"})
+            _, observation = await _attempt(ctx, hooks, again)
+        finally:
+            ctx.retry_of = None
+    result = next(e for e in reversed(ctx.events) if isinstance(e, ToolResultEvent))
+    if result.observation is not observation:  # the review replaced what the agent sees
+        ctx.events[ctx.events.index(result)] = result.model_copy(
+            update={"observation": observation})
+    for h in hooks:
+        h.after_tool_result(ctx, history, observation)
+    return history, observation
+
+
+async def _attempt(ctx: EpisodeContext, hooks: Sequence[AgentHooks], proposed: ToolCall
+                   ) -> tuple[ToolCall, Observation]:
+    """One execution of `proposed` (its call and result events): (history call, the
+    observation after the hooks' rewrites)."""
     ctx.events.append(ToolCallEvent(step=ctx.step, call=proposed))
     executed = history = proposed
     replaced: Observation | None = None
@@ -415,8 +447,6 @@ async def execute_call(
         )
     )
     ctx.tool_calls_seen += 1
-    for h in hooks:
-        h.after_tool_result(ctx, executed, observation)
     return history, observation
 
 

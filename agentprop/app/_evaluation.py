@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from agentprop.analysis import Resampler, ab_rng_key, ab_statistics, group_rng
-from agentprop.core import InterceptEvent, Task, Trace
+from agentprop.core import GuardEvent, InterceptEvent, Task, Trace
 from agentprop.intercept import InterceptConfig, decide
 from agentprop.intercept._replay import signals_for
 
@@ -26,8 +26,11 @@ PAIR_KEYS = ["run_id", "model", "task_id", "condition", "seed"]
 OUTCOME_COLUMNS = [
     "trace_id", "run_id", "model", "task_id", "domain", "split", "condition", "seed", "arm",
     "status", "simulated", "abstained", "correct", "outcome", "intercept_layer", "warned",
-    "cost", "tokens",
+    "guard_retries", "guard_rejects", "guard_abstains", "cost", "tokens",
 ]
+GUARD_COLUMNS = {"retry": "guard_retries", "reject": "guard_rejects",
+                 "abstain": "guard_abstains"}
+"""A guard's action → the outcome column counting it (`GuardEvent.action`)."""
 DEFAULT_SEED = 42
 DEFAULT_RESAMPLES = 1000
 
@@ -47,6 +50,7 @@ def outcome_row(t: Trace, correct: bool | None) -> dict[str, Any]:
     fin = t.final
     abstained = bool(fin and fin.abstained)
     layers = [e for e in t.events if isinstance(e, InterceptEvent)]
+    guards = [e for e in t.events if isinstance(e, GuardEvent)]
     usage = t.usage
     return {
         "trace_id": t.id, "run_id": t.run_id, "model": t.model, "task_id": t.task_id,
@@ -59,6 +63,7 @@ def outcome_row(t: Trace, correct: bool | None) -> dict[str, Any]:
             (e.layer for e in layers if e.decision == "abstain"), None
         ),
         "warned": any(e.decision == "warn" for e in layers),
+        **{col: sum(1 for e in guards if e.action == a) for a, col in GUARD_COLUMNS.items()},
         "cost": t.cost, "tokens": usage.input_tokens + usage.output_tokens,
     }
 
@@ -181,6 +186,23 @@ def ab_table(
             row[name] = int(row[name])
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def action_table(outcomes: pd.DataFrame, *, by: Sequence[str] = ("model", "condition")
+                 ) -> pd.DataFrame:
+    """What a guard did in the treatment arm, per group: n traces, the share it acted on
+    (any retry, reject or abstain) and the count of each action. On clean `baseline`
+    traces every action is a cost: nothing was wrong."""
+    t = outcomes[(outcomes["arm"] == "treatment") & (outcomes["status"] == "ok")]
+    rows = []
+    for key, g in t.groupby(list(by), sort=True, dropna=False):
+        counts = {a: int(g[col].sum()) for a, col in GUARD_COLUMNS.items()}
+        acted = g[list(GUARD_COLUMNS.values())].sum(axis=1) > 0
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+                     "n": len(g), "acted_rate": float(acted.mean()) if len(g) else math.nan,
+                     **{f"{a}_actions": c for a, c in counts.items()}})
+    return pd.DataFrame(rows, columns=[*by, "n", "acted_rate", "retry_actions",
+                                       "reject_actions", "abstain_actions"])
 
 
 def _delta_ci(tasks: np.ndarray, diff: np.ndarray, seed: int, n_boot: int,

@@ -19,6 +19,7 @@ import pandas as pd
 from agentprop.app._evaluation import (
     FireRow,
     ab_table,
+    action_table,
     false_alarm_table,
     fires_of_rows,
     outcome_row,
@@ -39,6 +40,7 @@ from agentprop.core import (
 )
 from agentprop.errors import AgentpropError
 from agentprop.intercept import (
+    GuardSpec,
     InterceptConfig,
     Interceptor,
     Signals,
@@ -195,11 +197,15 @@ def resolve_config(ws: Workspace | None, spec: str, mode: str | None = None) -> 
     return cfg
 
 
-def treatment_hooks(cfg: InterceptConfig) -> Callable[[WorkUnit, Task], list[AgentHooks]]:
-    """The runner's `extra_hooks`: a fresh interceptor for every treatment unit."""
+def treatment_hooks(cfg: InterceptConfig, guard: GuardSpec | None = None
+                    ) -> Callable[[WorkUnit, Task], list[AgentHooks]]:
+    """The runner's `extra_hooks`: a fresh interceptor (or the guard's hooks; none for a
+    guard that lives inside the user's agent) for every treatment unit."""
 
     def extra_hooks(unit: WorkUnit, task: Task) -> list[AgentHooks]:
-        return [Interceptor(cfg)] if unit.arm == "treatment" else []
+        if unit.arm != "treatment":
+            return []
+        return guard.hooks() if guard is not None else [Interceptor(cfg)]
 
     return extra_hooks
 
@@ -224,6 +230,7 @@ def plan_evaluation(
     seed: int = 0,
     domains: Sequence[str] | None = None,
     run_id: str | None = None,
+    guard: str | None = None,
 ) -> EvalPlan:
     """Both arms for the same tasks and seed, interleaved (control, treatment of one
     task back to back). Injected conditions skip tasks the injector cannot target."""
@@ -240,6 +247,7 @@ def plan_evaluation(
             "models": sorted(c.models), "conditions": list(c.conditions), "seed": seed,
             "split": split, "n": n, "domains": sorted(c.domains or ()),
             "suite": suite.checksum, "config": config.model_dump(mode="json"),
+            **({"guard": guard} if guard else {}),
         })[:12]
 
     try:
@@ -263,12 +271,16 @@ def summarize_evaluation(
     models: Sequence[str] | None = None,
     seed: int = 42,
     n_boot: int = 1000,
+    guard: GuardSpec | None = None,
 ) -> dict[str, Any]:
-    """All evaluation tables for the traces of `run_id` (JSON-safe rows)."""
+    """All evaluation tables for the traces of `run_id` (JSON-safe rows). With a `guard`
+    that does more than abstain there is no replay: its effect is the two arms'."""
     verdicts = verdict_map(ws, judge)
     sweep_cfgs = default_configs()
-    all_cfgs = [config.model_copy(update={"mode": "abstain"}),
-                *(c for c in sweep_cfgs if c.label != config.label)]
+    replay_cfg = config if guard is None else guard.replay_config
+    all_cfgs = [] if replay_cfg is None else [
+        replay_cfg.model_copy(update={"mode": "abstain"}),
+        *(c for c in sweep_cfgs if c.label != replay_cfg.label)]
     # one pass over the run's traces: an outcome row per trace, replay rows per control
     rows: list[dict[str, Any]] = []
     fire_rows: list[FireRow] = []
@@ -280,7 +292,7 @@ def summarize_evaluation(
     for t in ws.iter_traces(run_id=run_id):
         split = t.split if split is None else split
         rows.append(outcome_row(t, verdicts.get(t.id)))
-        if t.arm == "control":
+        if t.arm == "control" and all_cfgs:
             fire_rows.extend(replay_rows(t, all_cfgs, _task(suite, t.task_id)))
         seen_models.add(t.model)
         seen_tasks.add(t.task_id)
@@ -290,29 +302,15 @@ def summarize_evaluation(
         raise InterceptError(f"run {run_id!r} has no traces")
     outcomes = outcomes_of_rows(rows)
     del rows
-    fires = fires_of_rows(fire_rows)
-    del fire_rows
-    ab = ab_table(outcomes, seed=seed, n_boot=n_boot)
-    replay = replay_table(outcomes, fires, config=config.label, seed=seed, n_boot=n_boot)
-    rc = risk_coverage(outcomes[outcomes["arm"] == "control"],
-                       fires[fires["config"].isin([c.label for c in sweep_cfgs])])
-    # clean baseline traces stored in the workspace (any run), replayed
     model_ids = list(models) if models else sorted(seen_models)
-    base_rows: list[dict[str, Any]] = []
-    base_fire_rows: list[FireRow] = []
-    for t in ws.iter_traces(condition="baseline", arm=UNINTERCEPTED_ARMS, model=model_ids,
-                            split=split):
-        base_rows.append(outcome_row(t, verdicts.get(t.id)))
-        base_fire_rows.extend(replay_rows(t, [config], _task(suite, t.task_id)))
-    fa_base = false_alarm_table(outcomes_of_rows(base_rows), fires_of_rows(base_fire_rows),
-                                config=config.label)
-    return {
+    result: dict[str, Any] = {
         "run_id": run_id,
         "judge": judge,
         "split": split,
         "config": config.model_dump(mode="json"),
         "config_label": config.label,
         "mode": config.mode,
+        "guard": guard.name if guard is not None else None,
         "models": model_ids,
         "conditions": sorted(seen_conditions),
         "simulated": simulated,
@@ -320,36 +318,82 @@ def summarize_evaluation(
         "n_tasks": len(seen_tasks),
         "unscored": int((outcomes["outcome"] == "unscored").sum()),
         "errors": int((outcomes["outcome"] == "error").sum()),
-        "ab": records(ab),
-        "replay": records(replay) if config.mode == "abstain" else [],
-        "risk_coverage": records(rc),
-        "false_alarm_baseline": records(fa_base),
+        "ab": records(ab_table(outcomes, seed=seed, n_boot=n_boot)),
+        "guard_actions": records(action_table(outcomes)) if guard is not None else [],
+        "replay": [], "risk_coverage": [], "false_alarm_baseline": [],
         "created_at": utcnow().isoformat(),
     }
+    if replay_cfg is not None:
+        result.update(_replayed(ws, outcomes, fires_of_rows(fire_rows), replay_cfg,
+                                verdicts=verdicts, suite=suite, models=model_ids,
+                                split=split, seed=seed, n_boot=n_boot))
+    return result
 
 
-def refuse_mixed_config(ws: Workspace, run_id: str, config: InterceptConfig) -> None:
-    """A stored evaluation run keeps its configuration: resuming it under another one would
-    pair treatment traces of two interceptors in one set of numbers."""
+def _replayed(ws: Workspace, outcomes: pd.DataFrame, fires: pd.DataFrame,
+              config: InterceptConfig, *, verdicts: Mapping[str, bool | None],
+              suite: Suite | None, models: list[str],
+              split: str | None, seed: int, n_boot: int) -> dict[str, Any]:
+    """The replay tables of an abstaining interceptor configuration: its exact estimate
+    over the control arm, the sweep's risk–coverage points, and its false alarms on the
+    clean baseline traces stored in the workspace (any run)."""
+    replay = replay_table(outcomes, fires, config=config.label, seed=seed, n_boot=n_boot)
+    rc = risk_coverage(outcomes[outcomes["arm"] == "control"],
+                       fires[fires["config"].isin([c.label for c in default_configs()])])
+    base_rows: list[dict[str, Any]] = []
+    base_fire_rows: list[FireRow] = []
+    for t in ws.iter_traces(condition="baseline", arm=UNINTERCEPTED_ARMS, model=models,
+                            split=split):
+        base_rows.append(outcome_row(t, verdicts.get(t.id)))
+        base_fire_rows.extend(replay_rows(t, [config], _task(suite, t.task_id)))
+    return {"replay": records(replay) if config.mode == "abstain" else [],
+            "risk_coverage": records(rc),
+            "false_alarm_baseline": records(false_alarm_table(
+                outcomes_of_rows(base_rows), fires_of_rows(base_fire_rows),
+                config=config.label))}
+
+
+def refuse_mixed_config(ws: Workspace, run_id: str, config: InterceptConfig,
+                        guard: str | None = None) -> None:
+    """A stored evaluation run keeps its configuration and guard: resuming it under another
+    one would pair treatment traces of two interceptors in one set of numbers."""
     run = ws.get_run(run_id)
+    stored_guard = run.config.get("guard") if run is not None else None
+    if run is not None and stored_guard != guard:
+        raise InterceptError(
+            f"run {run_id!r} already holds an evaluation of "
+            f"{_what(stored_guard)}; this one is of {_what(guard)}. Use another --run-id "
+            "(or leave it out) so the two are kept apart")
     stored = run.config.get("interceptor") if run is not None else None
-    if stored is not None and stored != config.model_dump(mode="json"):
-        old = InterceptConfig.model_validate(stored)
+    old = InterceptConfig.model_validate(stored) if stored is not None else None
+    if old is not None and old != config:
         raise InterceptError(
             f"run {run_id!r} already holds an evaluation of interceptor {old.label} mode "
             f"{old.mode}; this one is {config.label} mode {config.mode}. Use another "
             "--run-id (or leave it out) so the two are kept apart")
 
 
+def _what(guard: str | None) -> str:
+    return f"guard {guard}" if guard else "the interceptor"
+
+
 def evaluation_configs(ws: Workspace) -> dict[str, str]:
-    """run id → "LABEL mode=MODE" of every interceptor evaluation stored in `ws`."""
+    """run id → "LABEL mode=MODE" of every interceptor evaluation stored in `ws` (guard
+    evaluations are `guard_evaluations`)."""
     out: dict[str, str] = {}
     for run in ws.runs():
         cfg = run.config.get("interceptor")
-        if isinstance(cfg, dict):
+        if isinstance(cfg, dict) and not run.config.get("guard"):
             c = InterceptConfig.model_validate(cfg)
             out[run.id] = f"{c.label} mode={c.mode}"
     return out
+
+
+def guard_evaluations(ws: Workspace) -> dict[str, str]:
+    """run id → guard name of every guard evaluation (`intercept evaluate --guard`,
+    `intercept matrix`) stored in `ws`."""
+    return {run.id: str(run.config["guard"]) for run in ws.runs()
+            if run.config.get("guard")}
 
 
 def run_evaluation(
@@ -375,40 +419,54 @@ def run_evaluation(
     max_cost: float | None = None,
     preflight: str = "warn",
     on_probe: Callable[[ToolProbe], None] | None = None,
+    guard: GuardSpec | None = None,
+    store_summary: bool = True,
 ) -> dict[str, Any]:
     """Run both arms in one scheduler, judge them, compute and store the summary (meta
     `interceptor_eval`). Resumable: rerunning the same evaluation skips stored units.
     `executor` runs an external agent instead of `models` (`models` then holds its name;
     P2 then corrupts only the executed call, the agent's history is its own).
     `judge_options` go to the judge's models (e.g. a base URL); `max_cost` is the
-    runner's cost guard; `preflight` and `on_probe` its tool-calling probe."""
+    runner's cost guard; `preflight` and `on_probe` its tool-calling probe. `guard`:
+    evaluate that guardrail or mitigation instead of the interceptor (one inside the
+    user's agent needs `executor`, which hands it to the agent's treatment episodes);
+    `store_summary` False leaves meta `interceptor_eval` alone (the matrix's runs)."""
+    if guard is not None and guard.in_agent and executor is None:
+        raise InterceptError(
+            f"guard {guard.spec!r} is not an agentprop guard but an object for your agent's "
+            "framework: give --agent, whose agent installs `episode.guards`")
     from agentprop.judges import judge_workspace
     from agentprop.runner import RunSummary, run_units_sync
 
     plan = plan_evaluation(suite, models=models, config=config, split=split, n=n,
-                           conditions=conditions, seed=seed, domains=domains, run_id=run_id)
-    refuse_mixed_config(ws, plan.run_id, config)
+                           conditions=conditions, seed=seed, domains=domains, run_id=run_id,
+                           guard=guard.spec if guard is not None else None)
+    guard_name = guard.name if guard is not None else None
+    refuse_mixed_config(ws, plan.run_id, config, guard_name)
     summary: RunSummary = run_units_sync(
         plan.units, workspace=ws, suite=suite, model_options=model_options,
-        concurrency=concurrency, extra_hooks=treatment_hooks(config), progress=progress,
+        concurrency=concurrency, extra_hooks=treatment_hooks(config, guard),
+        progress=progress,
         use_cache=use_cache, models=runtime_models, executor=executor,
         in_history=executor is None, max_cost=max_cost,
         probe=preflight, on_probe=on_probe,
         manifest={"command": "agentprop intercept evaluate", "split": split, "n": n,
-                  "interceptor": config.model_dump(mode="json")},
+                  "interceptor": config.model_dump(mode="json"),
+                  **({"guard": guard.name, "guard_spec": guard.spec} if guard else {})},
     )
     name = primary_judge(ws, judge)
     judge_workspace(ws, [name], suite=suite, progress=progress, concurrency=concurrency,
                     run_ids=[plan.run_id],
                     model_options=dict(judge_options) if judge_options else None)
     result = summarize_evaluation(ws, run_id=plan.run_id, config=config, judge=name,
-                                  suite=suite, models=models)
+                                  suite=suite, models=models, guard=guard)
     result["run"] = {"units": summary.units, "completed": summary.completed,
                      "skipped": summary.skipped, "errors": summary.errors,
                      "not_started": summary.not_started,
                      "cost": summary.cost, "wall_s": summary.wall_s}
     result["seed"] = seed
-    ws.update_meta(interceptor_eval=_json_safe(result))
+    if store_summary:
+        ws.update_meta(interceptor_eval=_json_safe(result))
     return result
 
 

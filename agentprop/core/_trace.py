@@ -196,6 +196,31 @@ class InterceptEvent(BaseModel):
     """Why, in one line (shown to the user in reports)."""
 
 
+GuardPoint = Literal["tool_call", "tool_result", "answer"]
+GuardAction = Literal["reject", "retry", "abstain"]
+
+
+class GuardEvent(BaseModel):
+    """A guardrail or mitigation acting (`intercept evaluate --guard`, docs/guardrails.md).
+    Only actions are recorded: a guard that allows leaves no event."""
+
+    type: Literal["guard"] = "guard"
+    """Discriminator of the event union."""
+    step: int
+    """Agent step at which the guard acted."""
+    guard: str
+    """The guard's name (a built-in mitigation's name, or MODULE:CALLABLE)."""
+    point: GuardPoint
+    """Where: before a tool call ran, on its result, or on an answer candidate."""
+    action: GuardAction
+    """reject (the agent sees the guard's message instead), retry (the call ran again,
+    as a framework's retry middleware does) or abstain (the answer is withheld)."""
+    call_id: str | None = None
+    """The tool call it acted on (tool_call and tool_result points)."""
+    reason: str = ""
+    """Why, in one line (the guard's own words)."""
+
+
 class FinalEvent(BaseModel):
     type: Literal["final"] = "final"
     """Discriminator of the event union."""
@@ -266,6 +291,7 @@ TraceEvent = Annotated[
     | InjectionEvent
     | ToolResultEvent
     | InterceptEvent
+    | GuardEvent
     | FinalEvent
     | CallIssueEvent
     | ErrorEvent,

@@ -4,23 +4,18 @@ and the `Episode` it is called with."""
 from __future__ import annotations
 
 import contextlib
-import importlib
-import importlib.util
 import inspect
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from mcp import ClientSession
 
-from agentprop.errors import AgentpropError
+from agentprop.core import LoadError, load_object
 
 AgentCallable = Callable[["Episode"], Awaitable[str] | str]
 
 
-class AgentLoadError(AgentpropError, ValueError):
+class AgentLoadError(LoadError):
     """The agent spec does not name a usable callable (one line for the user)."""
 
 
@@ -68,45 +63,14 @@ class Episode:
             yield session
 
 
-def _import(target: str) -> Any:
-    path = Path(target)
-    if target.endswith(".py") or path.exists():
-        if not path.is_file():
-            raise AgentLoadError(f"agent file {target!r} does not exist")
-        name = f"agentprop_agent_{path.stem}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise AgentLoadError(f"cannot load {target!r} as a Python file")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as e:
-            sys.modules.pop(name, None)
-            raise AgentLoadError(f"importing {target!r} failed: {type(e).__name__}: {e}"
-                                 ) from None
-        return module
-    try:
-        return importlib.import_module(target)
-    except ModuleNotFoundError as e:
-        raise AgentLoadError(f"no module {target!r} ({e})") from None
-    except Exception as e:
-        raise AgentLoadError(f"importing {target!r} failed: {type(e).__name__}: {e}") from None
-
-
 def load_agent(spec: str) -> tuple[AgentCallable, str]:
     """The callable named by ``MODULE_OR_FILE:CALLABLE`` and its default agent name
     (``module.callable``). `AgentLoadError` when it is missing, not callable, or cannot
     be called with one argument (the episode)."""
-    target, sep, attr = spec.rpartition(":")
-    if not sep or not target or not attr:
-        raise AgentLoadError(f"invalid agent {spec!r}: expected MODULE_OR_FILE:CALLABLE")
-    module = _import(target)
-    obj: Any = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise AgentLoadError(f"{target!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
+    try:
+        obj, name = load_object(spec, "agent")
+    except LoadError as e:
+        raise AgentLoadError(str(e)) from None
     if not callable(obj):
         raise AgentLoadError(f"{spec!r} is not callable")
     try:
@@ -116,5 +80,4 @@ def load_agent(spec: str) -> tuple[AgentCallable, str]:
             f"{spec!r} must take exactly one argument (the episode)") from None
     except ValueError:  # a builtin without a signature: let the call decide
         pass
-    stem = Path(target).stem if target.endswith(".py") else target
-    return obj, f"{stem}.{attr}"
+    return obj, name

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from agentprop.agent import EpisodeContext
@@ -90,6 +90,8 @@ class OutputHooks(OneCallHooks):
     protocol: ClassVar[str] = OUTPUT
     name: str = "out"
     kind: str = "wrong_value"
+    corrupted_call: str | None = field(default=None, init=False)
+    corrupted: Observation | None = field(default=None, init=False)
 
     def before_tool_call(self, ctx: EpisodeContext, call: ToolCall) -> None:
         self.calls_seen += 1
@@ -98,6 +100,10 @@ class OutputHooks(OneCallHooks):
         self, ctx: EpisodeContext, call: ToolCall, observation: Observation
     ) -> Observation | None:
         if self.done:
+            # a guard's retry of the corrupted call meets the same data again: what a
+            # server returns for a request does not change because it is asked twice
+            if ctx.retry_of is not None and ctx.retry_of == self.corrupted_call:
+                return self.corrupted
             return None
         tool = None
         if self.domain is not None:
@@ -111,6 +117,7 @@ class OutputHooks(OneCallHooks):
         if c is None:
             return None
         self.done = True
+        self.corrupted_call, self.corrupted = call.id, c.observation
         ctx.events.append(InjectionEvent(
             step=ctx.step, protocol=OUTPUT, error_type=self.kind, status="applied",
             call_id=call.id, tool=call.name, param=c.path, original=c.original,

@@ -34,13 +34,19 @@ class InterceptConfig(BaseModel):
     tau_l1: int = Field(default=1, ge=1)
     tau_l2: int = Field(default=2, ge=1)
     l3: bool = True
+    # Off: the layer never fires (a one-layer mitigation, `abstain_l2`). Left out of the
+    # stored form when on, so configurations stored before the flags keep their identity.
+    l1: bool = Field(default=True, exclude_if=lambda on: on is True)
+    l2: bool = Field(default=True, exclude_if=lambda on: on is True)
     mode: InterceptMode = "abstain"
     keywords: tuple[str, ...] = DEFAULT_KEYWORDS
 
     @property
     def label(self) -> str:
         """The thresholds in the CLI's `--config` syntax (mode and keywords left out)."""
-        return f"tau_l1={self.tau_l1},tau_l2={self.tau_l2},l3={'on' if self.l3 else 'off'}"
+        off = "".join(f",{n}=off" for n, on in (("l1", self.l1), ("l2", self.l2)) if not on)
+        return (f"tau_l1={self.tau_l1},tau_l2={self.tau_l2},l3={'on' if self.l3 else 'off'}"
+                f"{off}")
 
     def keyword_pattern(self) -> re.Pattern[str]:
         words = sorted({k.strip().lower() for k in self.keywords if k.strip()}, key=len)
@@ -81,16 +87,17 @@ def parse_config(spec: str, base: InterceptConfig | None = None) -> InterceptCon
             if not raw.isdigit() or int(raw) < 1:
                 raise ValueError(f"{key} must be a positive integer, got {raw!r}")
             values[key] = int(raw)
-        elif key == "l3":
+        elif key in ("l1", "l2", "l3"):
             if raw not in _ON | _OFF:
-                raise ValueError(f"l3 must be on or off, got {raw!r}")
-            values["l3"] = raw in _ON
+                raise ValueError(f"{key} must be on or off, got {raw!r}")
+            values[key] = raw in _ON
         elif key == "mode":
             if raw not in ("abstain", "warn"):
                 raise ValueError(f"mode must be abstain or warn, got {raw!r}")
             values["mode"] = raw
         else:
             raise ValueError(
-                f"unknown interceptor setting {key!r} (use tau_l1, tau_l2, l3, mode)"
+                f"unknown interceptor setting {key!r} (use tau_l1, tau_l2, l1, l2, l3, "
+                "mode)"
             )
     return InterceptConfig.model_validate(values)

@@ -6,7 +6,14 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from agentprop.core import FinalEvent, ModelCallEvent, Task, ToolResultEvent, Trace
+from agentprop.core import (
+    FinalEvent,
+    ModelCallEvent,
+    Task,
+    ToolResultEvent,
+    Trace,
+    TraceEvent,
+)
 from agentprop.intercept._config import InterceptConfig
 from agentprop.intercept._signals import EpisodeState, Firing, Layer, Signals, decide
 
@@ -41,20 +48,28 @@ def episode_state(trace: Trace, task: Task | None = None) -> tuple[EpisodeState,
     for m in trace.messages:
         if m.role == "system":
             state.add_context(m.content)
+    last_candidate, final = feed_events(state, trace.events)
     answer: str | None = None
+    if final is not None:
+        # An intercepted trace keeps the agent's own answer in its last model output.
+        answer = last_candidate if final.abstained else final.answer
+    return state, answer
+
+
+def feed_events(state: EpisodeState, events: Sequence[TraceEvent]
+                ) -> tuple[str | None, FinalEvent | None]:
+    """Feed `events` into `state` in the order the loop's hooks saw them: (the last answer
+    candidate of a model output, the final event), each None if there is none yet."""
     last_candidate: str | None = None
     final: FinalEvent | None = None
-    for ev in trace.events:
+    for ev in events:
         if isinstance(ev, ModelCallEvent):
             last_candidate = state.add_model_output(ev.output)
         elif isinstance(ev, ToolResultEvent):
             state.add_observation(ev.observation)
         elif isinstance(ev, FinalEvent):
             final = ev
-    if final is not None:
-        # An intercepted trace keeps the agent's own answer in its last model output.
-        answer = last_candidate if final.abstained else final.answer
-    return state, answer
+    return last_candidate, final
 
 
 def trace_signals(trace: Trace, config: InterceptConfig, task: Task | None = None) -> Signals:

@@ -87,7 +87,7 @@ class Signals:
 def decide(signals: Signals, config: InterceptConfig) -> list[Firing]:
     """The layers that fire under `config`, in layer order (empty = let the answer pass)."""
     firings: list[Firing] = []
-    if signals.l1_count >= config.tau_l1:
+    if config.l1 and signals.l1_count >= config.tau_l1:
         kinds = ", ".join(f"{k}×{n}" for k, n in Counter(signals.tool_errors).most_common())
         firings.append(
             Firing(
@@ -96,7 +96,7 @@ def decide(signals: Signals, config: InterceptConfig) -> list[Firing]:
                 f"{config.tau_l1}",
             )
         )
-    if signals.l2_count >= config.tau_l2:
+    if config.l2 and signals.l2_count >= config.tau_l2:
         words = ", ".join(f"{k}×{n}" for k, n in signals.keyword_hits.most_common())
         firings.append(
             Firing(
