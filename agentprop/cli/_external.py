@@ -20,15 +20,20 @@ from agentprop.cli._upstream import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agentprop.core import WorkUnit
     from agentprop.runner import EpisodeExecutor
     from agentprop.suite import Suite
 
 
 def agent_executor(spec: str, name: str | None, timeout_s: float,
-                   models: list[str], port: int = 0) -> tuple[EpisodeExecutor, list[str]]:
+                   models: list[str], port: int = 0,
+                   guards: Callable[[WorkUnit], tuple[Any, ...]] | None = None,
+                   ) -> tuple[EpisodeExecutor, list[str]]:
     """The executor for `run --agent SPEC` and the unit's model name; a UserError (one
-    line) for a callable that does not exist or cannot take the episode."""
+    line) for a callable that does not exist or cannot take the episode. `guards`: the
+    framework guardrails a unit's episode gets (`Episode.guards`)."""
     from agentprop.external import AgentExecutor, load_agent
 
     if models:
@@ -41,7 +46,7 @@ def agent_executor(spec: str, name: str | None, timeout_s: float,
         raise UserError("the agent name must not be empty")
     if not 0 <= port <= 65535:
         raise UserError(f"invalid episodes port {port}")
-    return AgentExecutor(fn, timeout_s=timeout_s, port=port), [agent_name]
+    return AgentExecutor(fn, timeout_s=timeout_s, port=port, guards=guards), [agent_name]
 
 
 

@@ -25,6 +25,11 @@ from agentprop.cli._common import (
 from agentprop.cli._layout import breakable, narrow_table
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentprop.core import WorkUnit
+    from agentprop.intercept import GuardSpec, InterceptConfig
+    from agentprop.store import Workspace
     from agentprop.suite import Suite
 
 intercept_app = typer.Typer(
@@ -143,9 +148,14 @@ def evaluate_cmd(
         "warn", "--preflight", envvar="AGENTPROP_PREFLIGHT",
         help="Tool-calling check of each model before the first unit: strict, warn or off "
         "(docs/real-servers.md)."),
+    guard: str = typer.Option(
+        None, "--guard", envvar="AGENTPROP_GUARD",
+        help="Evaluate this guardrail or mitigation instead of the interceptor: a built-in "
+        "(retry, requery, ask_user, abstain_l1..3, interceptor) or MODULE_OR_FILE:NAME "
+        "(docs/guardrails.md). Adds the clean baseline condition (false alarms)."),
 ) -> None:
-    """Run the control and interceptor arms on the same tasks and seed, interleaved in
-    one scheduler; judge both; report Δ hallucination and its tests."""
+    """Run the control and interceptor (or --guard) arms on the same tasks and seed,
+    interleaved in one scheduler; judge both; report Δ hallucination and its tests."""
     from agentprop.app._intercept import (
         plan_evaluation,
         resolve_config,
@@ -160,11 +170,15 @@ def evaluate_cmd(
     if mode is not None and mode not in ("abstain", "warn"):
         raise UserError(f"invalid mode {mode!r}: use abstain or warn")
     probe = preflight_mode(preflight)
+    spec = _guard(guard, agent)
+    if spec is not None and "baseline" not in condition:
+        condition = [*condition, "baseline"]  # a guard's false alarms: on clean runs
     external = None
     if agent is not None:  # a bad callable fails here, before anything is written
         from agentprop.cli._external import agent_executor
 
-        external, model = agent_executor(agent, agent_name, episode_timeout, model)
+        external, model = agent_executor(agent, agent_name, episode_timeout, model,
+                                         guards=_episode_guards(spec))
     elif not model:
         raise UserError("give --model (a model id) or --agent (your own agent)")
     suite = _suite(suite_file)
@@ -181,14 +195,16 @@ def evaluate_cmd(
             cfg = resolve_config(None, config, mode)
             plan_evaluation(suite, models=models, config=cfg, split=split, n=n,
                             conditions=condition, seed=seed, domains=domain, run_id=run_id)
-        with open_workspace(workspace, create=not best, write=True) as ws:
-            cfg = resolve_config(ws, config, mode)
+        with open_workspace(workspace, create=not best or spec is not None,
+                            write=True) as ws:
+            cfg = _config(ws, config, mode, spec)
             result = run_evaluation(
                 ws, suite=suite, models=models, config=cfg, split=split, n=n,
                 conditions=condition, seed=seed, concurrency=concurrency, judge=judge,
                 domains=domain, run_id=run_id, use_cache=not no_cache,
                 progress=not as_json, executor=external,
                 preflight=probe, on_probe=None if as_json else say_probe,
+                guard=_with_config(spec, cfg),
             )
     except KeyboardInterrupt:
         err_console.print("interrupted: rerun the same command to resume")
@@ -199,11 +215,59 @@ def evaluate_cmd(
     _print_eval(result)
 
 
+def _guard(spec: str | None, agent: str | None) -> GuardSpec | None:
+    """`--guard` resolved before anything is written (a bad one is one line)."""
+    if spec is None:
+        return None
+    from agentprop.intercept import resolve_guard
+
+    g = resolve_guard(spec)
+    if g.in_agent and agent is None:
+        raise UserError(f"guard {spec!r} is an object for your agent's framework, not an "
+                        "agentprop guard: give --agent, whose agent installs "
+                        "`episode.guards` (docs/guardrails.md)")
+    return g
+
+
+def _episode_guards(spec: GuardSpec | None
+                    ) -> Callable[[WorkUnit], tuple[Any, ...]] | None:
+    """A framework guard for the treatment arm's episodes (`Episode.guards`)."""
+    if spec is None or not spec.in_agent:
+        return None
+    return lambda unit: spec.framework() if unit.arm == "treatment" else ()
+
+
+def _config(ws: Workspace, config: str, mode: str | None, spec: GuardSpec | None
+            ) -> InterceptConfig:
+    """The interceptor configuration; for a guard, `best` falls back to the defaults when
+    no sweep was stored (a built-in mitigation reads its thresholds)."""
+    from agentprop.app._intercept import InterceptError, resolve_config
+    from agentprop.intercept import InterceptConfig
+
+    try:
+        return resolve_config(ws, config, mode)
+    except InterceptError:
+        if spec is None or config.strip().lower() != "best":
+            raise
+        return InterceptConfig()
+
+
+def _with_config(spec: GuardSpec | None, cfg: InterceptConfig) -> GuardSpec | None:
+    """A built-in mitigation rebuilt on the configuration in use (its thresholds)."""
+    if spec is None or spec.kind != "builtin":
+        return spec
+    from agentprop.intercept import resolve_guard
+
+    return resolve_guard(spec.spec, cfg)
+
+
 def _print_eval(r: dict[str, Any]) -> None:
     sim = " (simulated)" if r["simulated"] else ""
+    what = (f"guard {escape(r['guard'])}" if r.get("guard") else
+            f"interceptor {r['config_label']} mode {r['mode']}")
     console.print(
-        f"run [bold]{escape(r['run_id'])}[/]{sim}: interceptor {r['config_label']} "
-        f"mode {r['mode']}, judge {escape(r['judge'])}, {r['n_tasks']} tasks, "
+        f"run [bold]{escape(r['run_id'])}[/]{sim}: {what}, "
+        f"judge {escape(r['judge'])}, {r['n_tasks']} tasks, "
         f"{r['n_traces']} traces ({r['unscored']} unscored, {r['errors']} failed)",
         highlight=False,
     )
@@ -212,7 +276,7 @@ def _print_eval(r: dict[str, Any]) -> None:
     rows: list[tuple[str, Any]] = [
         ("pairs", lambda a: str(a["n_pairs"])),
         ("hallucination ctl", lambda a: _f(a["hallucination_control"])),
-        ("hallucination int", lambda a: _f(a["hallucination_treatment"])),
+        ("hallucination trt", lambda a: _f(a["hallucination_treatment"])),
         ("Δ hallucination", lambda a: _f(a["delta_hallucination"])),
         ("95% CI (tasks)", lambda a: f"[{_f(a['delta_ci_low'])}, {_f(a['delta_ci_high'])}]"),
         ("saved / broken", lambda a: f"{a['saved']} / {a['broken']}"),
@@ -221,17 +285,25 @@ def _print_eval(r: dict[str, Any]) -> None:
         ("two-proportion p", lambda a: _p(a["ztest_p"])),
         ("Cohen's h", lambda a: _f(a["cohens_h"], 2)),
         ("achieved power", lambda a: _f(a["power"], 2)),
-        ("correct ctl / int", lambda a: f"{_f(a['correct_control'], 2)} / "
+        ("correct ctl / trt", lambda a: f"{_f(a['correct_control'], 2)} / "
                                         f"{_f(a['correct_treatment'], 2)}"),
-        ("coverage ctl / int", lambda a: f"{_f(a['coverage_control'], 2)} / "
+        ("coverage ctl / trt", lambda a: f"{_f(a['coverage_control'], 2)} / "
                                          f"{_f(a['coverage_treatment'], 2)}"),
-        ("selective acc. ctl / int", lambda a: f"{_f(a['selective_accuracy_control'], 2)} / "
+        ("selective acc. ctl / trt", lambda a: f"{_f(a['selective_accuracy_control'], 2)} / "
                                                f"{_f(a['selective_accuracy_treatment'], 2)}"),
         ("false-alarm rate", lambda a: f"{_f(a['false_alarm_rate'])} "
                                        f"({a['false_alarms']}/{a['n_control_correct']})"),
-        ("cost ctl / int", lambda a: f"${a['cost_control']:.4f} / ${a['cost_treatment']:.4f}"),
+        ("cost ctl / trt", lambda a: f"${a['cost_control']:.4f} / ${a['cost_treatment']:.4f}"),
     ]
-    _print_columns("control vs interceptor (paired by task and seed)", rows, r["ab"])
+    arm = "guard" if r.get("guard") else "interceptor"
+    _print_columns(f"control vs {arm} (paired by task and seed)", rows, r["ab"])
+    if r.get("guard_actions"):
+        _print_columns("what the guard did in the treatment arm", [
+            ("traces", lambda a: str(a["n"])),
+            ("acted on", lambda a: _f(a["acted_rate"])),
+            ("retries / rejects", lambda a: f"{a['retry_actions']} / {a['reject_actions']}"),
+            ("abstentions", lambda a: str(a["abstain_actions"])),
+        ], r["guard_actions"])
     if r["replay"]:
         rows2: list[tuple[str, Any]] = [
             ("traces", lambda a: str(a["n"])),

@@ -7,6 +7,7 @@ import contextlib
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from mcp import ClientSession
 
@@ -27,6 +28,10 @@ class Episode:
     (initialised) `mcp.ClientSession` on it. `id` is the episode id: send it to the
     recording gateway as the ``X-Agentprop-Episode`` header or as a model-name suffix
     (``model@<id>``) so the model's turns join this episode's trace.
+
+    `guards` are the framework guardrails this episode's agent should install (a
+    LangChain middleware, an Agents SDK tool guardrail...): empty except in the treatment
+    arm of `intercept evaluate --guard` with a framework's own guard (docs/guardrails.md).
     """
 
     id: str
@@ -36,6 +41,8 @@ class Episode:
     domain: str
     condition: str
     seed: int
+    arm: str = ""
+    guards: tuple[Any, ...] = ()
 
     @property
     def headers(self) -> dict[str, str]:

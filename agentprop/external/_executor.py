@@ -21,7 +21,7 @@ import concurrent.futures
 import contextlib
 import inspect
 import threading
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
 
 from agentprop.agent import AgentHooks
@@ -121,10 +121,14 @@ class AgentExecutor:
     """
 
     def __init__(self, agent: AgentCallable, *, timeout_s: float = DEFAULT_EPISODE_TIMEOUT_S,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 host: str = "127.0.0.1", port: int = 0,
+                 guards: Callable[[WorkUnit], tuple[Any, ...]] | None = None) -> None:
         if timeout_s <= 0:
             raise ValueError("the episode timeout must be > 0 seconds")
         self.agent = agent
+        self.guards = guards
+        """The framework guardrails of a unit's episode (`Episode.guards`): `intercept
+        evaluate --guard` gives its treatment arm the user's framework guard this way."""
         self.timeout_s = timeout_s
         self.host = EpisodeHost(host, port)
         self._loop: AgentLoop | None = None
@@ -147,7 +151,8 @@ class AgentExecutor:
         unit, task = recorder.unit, recorder.task
         return Episode(id=recorder.id, query=task.query, mcp_url=self.host.mcp_url(recorder.id),
                        task_id=task.id, domain=task.domain, condition=unit.condition,
-                       seed=unit.seed)
+                       seed=unit.seed, arm=unit.arm,
+                       guards=self.guards(unit) if self.guards is not None else ())
 
     async def run(
         self, unit: WorkUnit, task: Task, hooks: Sequence[AgentHooks], env: Environment
