@@ -19,6 +19,7 @@ from agentprop.analysis._delivery import DELIVERY_METRICS, delivery_table
 from agentprop.analysis._interceptor import (
     ab_rng_key,
     ab_statistics,
+    guard_matrix,
     interceptor_ab,
     interceptor_layers,
     pairs_of,
@@ -126,6 +127,7 @@ __all__ = [
     "delivery_table",
     "fault_class_table",
     "group_rng",
+    "guard_matrix",
     "human_consensus",
     "injected_traces",
     "interceptor_ab",

@@ -133,7 +133,8 @@ def _ab_rows(g: pd.DataFrame, keys: dict[str, Any], key: str, seed: int,
 
 def interceptor_ab(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
                    seed: int = SEED,
-                   evaluations: Mapping[str, str] | None = None) -> pd.DataFrame:
+                   evaluations: Mapping[str, str] | None = None,
+                   guards: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Per evaluation and model: `ab_statistics` of the paired arms.
 
     An evaluation is one run with interceptor arms (one configuration). With one
@@ -142,15 +143,16 @@ def interceptor_ab(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
     help against one error type and not another. With several evaluations (say abstain
     and warn mode) each is keyed on its own, ``model@run_id`` (and
     ``model@run_id|condition``): they are never pooled. `evaluations` maps a run id to a
-    description of its configuration, noted on its `n_pairs` row.
+    description of its configuration, noted on its `n_pairs` row. The runs of `guards`
+    (run id → guard) are other guards' evaluations: `guard_matrix` has them.
     """
     rows: list[dict[str, Any]] = []
     cols = ["model", "evaluation"]
     if stages.empty or "arm" not in stages:
         return frame(rows, cols)
-    d = stages[stages["arm"].isin(ARMS)]
-    if "error" in d:
-        d = d[~d["error"].fillna(False).astype(bool)]
+    d = _paired_arms(stages)
+    if guards:
+        d = d[~d["run_id"].astype(str).isin(set(guards))]
     several = d["run_id"].nunique() > 1
     for (run, model), g in d.groupby(["run_id", "model"], sort=True):
         base = f"{model}@{run}" if several else str(model)
@@ -163,6 +165,47 @@ def interceptor_ab(stages: pd.DataFrame, *, n_resamples: int = N_RESAMPLES,
             for cond in conditions:
                 rows += _ab_rows(g[g["condition"] == cond], keys, f"{base}|{cond}", seed,
                                  n_resamples, note)
+    return frame(rows, cols)
+
+
+def _paired_arms(stages: pd.DataFrame) -> pd.DataFrame:
+    """The traces of evaluation arms that did not fail."""
+    d = stages[stages["arm"].isin(ARMS)]
+    if "error" in d:
+        d = d[~d["error"].fillna(False).astype(bool)]
+    return d
+
+
+def guard_matrix(stages: pd.DataFrame, guards: Mapping[str, str] | None, *,
+                 n_resamples: int = N_RESAMPLES, seed: int = SEED) -> pd.DataFrame:
+    """The mitigation × fault-class matrix: per guard evaluation (`guards`: run id →
+    guard, `intercept evaluate --guard`, `intercept matrix`), per model and condition, the
+    `ab_statistics` of its paired arms (Δ hallucination with a paired bootstrap over tasks,
+    saved, broken, McNemar, false alarms). Its `baseline` cells are the guard's cost on
+    clean runs: nothing was wrong there, so every abstention is a false alarm and every
+    broken pair a harm. Key ``guard|condition`` (``guard@model|condition`` with several
+    models); a guard evaluated twice is keyed by run (``guard@run_id|...``)."""
+    cols = ["guard", "model", "condition"]
+    rows: list[dict[str, Any]] = []
+    if stages.empty or "arm" not in stages or not guards:
+        return frame(rows, cols)
+    d = _paired_arms(stages)
+    d = d[d["run_id"].astype(str).isin(set(guards))]
+    if d.empty:
+        return frame(rows, cols)
+    several_models = d["model"].nunique() > 1
+    runs_of = pd.Series(guards).loc[sorted(set(d["run_id"].astype(str)))]
+    twice = set(runs_of[runs_of.duplicated(keep=False)].values)
+    order = {run: i for i, run in enumerate(guards)}  # the order the guards were run in
+    groups = sorted(d.groupby(["run_id", "model", "condition"], sort=True),
+                    key=lambda kv: order[str(kv[0][0])])
+    for (run, model, cond), g in groups:
+        name = guards[str(run)]
+        base = f"{name}@{run}" if name in twice else name
+        base = f"{base}@{model}" if several_models else base
+        keys = {"guard": name, "model": model, "condition": cond}
+        rows += _ab_rows(g, keys, f"{base}|{cond}", seed, n_resamples,
+                         f"guard {name}, run {run}")
     return frame(rows, cols)
 
 

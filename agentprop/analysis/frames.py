@@ -159,6 +159,9 @@ class WorkspaceFacts:
     says the numbers come from simulated endpoints."""
     interceptor_evaluations: Mapping[str, str] | None = None
     """Run id → "LABEL mode=MODE" of every stored interceptor evaluation (None: not read)."""
+    guard_evaluations: Mapping[str, str] | None = None
+    """Run id → guard of every stored guard evaluation (`intercept evaluate --guard`,
+    `intercept matrix`): the mitigation × fault-class matrix (None: not read)."""
     preflight: tuple[ToolProbe, ...] = ()
     """The latest tool-calling preflight of each model (`RunSpec.preflight` of the stored
     runs, later runs first to win): the report shows it beside the call counts."""
@@ -176,6 +179,8 @@ class WorkspaceFacts:
         out: dict[str, Any] = {}
         if self.interceptor_evaluations is not None:
             out["interceptor_evaluations"] = dict(self.interceptor_evaluations)
+        if self.guard_evaluations:
+            out["guard_evaluations"] = dict(self.guard_evaluations)
         if self.imported:
             out["imported"] = self.imported
         if self.rehearsal:

@@ -215,6 +215,102 @@ def evaluate_cmd(
     _print_eval(result)
 
 
+@intercept_app.command("matrix")
+@user_errors
+def matrix_cmd(
+    workspace: Path = WorkspaceOpt,
+    model: list[str] = typer.Option([], "--model", "-m", envvar="AGENTPROP_MODEL",
+                                    help="Model id (repeatable), e.g. sim/propagator."),
+    mitigation: list[str] = typer.Option(
+        [], "--mitigation", envvar="AGENTPROP_MITIGATION",
+        help="Built-in mitigation or MODULE_OR_FILE:NAME guard (repeatable; default: "
+        "every built-in)."),
+    condition: list[str] = typer.Option(
+        [], "--condition", "-c", envvar="AGENTPROP_CONDITION",
+        help="Fault classes (repeatable; default: p2:all, out:all, fault:all, api:all). "
+        "The clean baseline is always added."),
+    config: str = typer.Option("best", "--config", envvar="AGENTPROP_INTERCEPT_CONFIG",
+                               help="Thresholds the mitigations read: best (the sweep's, "
+                               "else the defaults) or tau_l1=1,tau_l2=2,l3=on."),
+    split: str = typer.Option("test", "--split", envvar="AGENTPROP_SPLIT"),
+    n: int = typer.Option(100, "--n", "-n", envvar="AGENTPROP_N",
+                          help="Tasks per fault class (balanced over domain × difficulty)."),
+    seed: int = typer.Option(0, "--seed", min=0, envvar="AGENTPROP_SEED"),
+    concurrency: int = typer.Option(32, "--concurrency", envvar="AGENTPROP_CONCURRENCY"),
+    judge: str = JudgeOpt,
+    suite_file: Path = SuiteOpt,
+    as_json: bool = JsonOpt,
+) -> None:
+    """Evaluate each mitigation over each fault class against its own concurrent control
+    (one paired evaluation per mitigation, plus clean runs for false alarms); print Δ
+    hallucination per cell. The report draws the matrix as a heatmap."""
+    from agentprop.app._matrix import run_matrix
+    from agentprop.runner import make_models
+
+    if split not in ("val", "test"):
+        raise UserError(f"invalid split {split!r}: use val or test")
+    if concurrency < 1:
+        raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
+    if not model:
+        raise UserError("give --model (a model id)")
+    for name in mitigation:  # a bad name before anything is written
+        if _guard(name, None) is None:
+            raise UserError(f"invalid mitigation {name!r}")
+    suite = _suite(suite_file)
+    models = list(dict.fromkeys(model))
+    probe_models(make_models(models, workspace=None, suite=suite, use_cache=False).values())
+    try:
+        with open_workspace(workspace, create=True, write=True) as ws:
+            cfg = _config(ws, config, None, _guard("interceptor", None))
+            out = run_matrix(ws, suite=suite, models=models, config=cfg,
+                             mitigations=mitigation or None, conditions=condition or None,
+                             split=split, n=n, seed=seed, concurrency=concurrency,
+                             judge=judge, progress=not as_json)
+    except KeyboardInterrupt:
+        err_console.print("interrupted: rerun the same command to resume")
+        raise typer.Exit(130) from None
+    if as_json:
+        print_json(out)
+        return
+    _print_matrix(out)
+
+
+def _print_matrix(out: dict[str, Any]) -> None:
+    """Δ hallucination per condition (rows) and mitigation (columns), per model; a star
+    when the 95% CI excludes 0; then each mitigation's cost on clean runs."""
+    from agentprop.cli._layout import column_tables
+
+    cells = out["cells"]
+    for m in dict.fromkeys(c["model"] for c in cells):
+        mine = [c for c in cells if c["model"] == m]
+        conds = [c for c in out["conditions"] if any(x["condition"] == c for x in mine)]
+        by = {(c["mitigation"], c["condition"]): c for c in mine}
+        columns = [(name, [_delta_cell(by.get((name, cond))) for cond in conds])
+                   for name in out["mitigations"]]
+        title = f"Δ hallucination (treatment − control), {m}; * = 95% CI excludes 0"
+        for heading, table in column_tables(title, conds, columns, label_width=24):
+            console.print(heading, highlight=False)
+            console.print(table)
+        for name in out["mitigations"]:
+            c = by.get((name, "baseline"))
+            if c is not None:
+                console.print(
+                    f"{name} on clean runs: false alarms {c['false_alarms']}/"
+                    f"{c['n_control_correct']} ({_f(c['false_alarm_rate'])}), broken "
+                    f"{c['broken']} of {c['n_pairs']}", highlight=False)
+    runs = ", ".join(f"{k}: {v}" for k, v in out["runs"].items())
+    console.print(Text(f"runs: {runs}. The report's matrix section draws the heatmap."))
+
+
+def _delta_cell(c: dict[str, Any] | None) -> str:
+    """A matrix cell: Δ hallucination, starred when its 95% CI excludes 0."""
+    if c is None or c["delta_hallucination"] is None:
+        return "n/a"
+    lo, hi = c["delta_ci_low"], c["delta_ci_high"]
+    star = "*" if lo is not None and hi is not None and (hi < 0 or lo > 0) else ""
+    return f"{c['delta_hallucination']:+.3f}{star}"
+
+
 def _guard(spec: str | None, agent: str | None) -> GuardSpec | None:
     """`--guard` resolved before anything is written (a bad one is one line)."""
     if spec is None:

@@ -203,11 +203,12 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     import pandas as pd
 
     from agentprop.analysis import JudgeValidity, WorkspaceFacts, build_input
-    from agentprop.app._intercept import evaluation_configs
+    from agentprop.app._intercept import evaluation_configs, guard_evaluations
 
     stored = ws.meta()
     facts = WorkspaceFacts(imported=stored.imported, rehearsal=stored.rehearsal,
                            interceptor_evaluations=evaluation_configs(ws),
+                           guard_evaluations=guard_evaluations(ws),
                            preflight=latest_preflight(ws), models=latest_models(ws),
                            user_tools=latest_upstream(ws))
     sweep_rows = stored.interceptor_sweep

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agentprop.agent import WARNING_PREFIX
 from agentprop.core import GuardEvent, UnknownNameError, did_you_mean
 from agentprop.intercept._config import InterceptConfig
 from agentprop.intercept._guard import Decision, Guard, GuardView
@@ -47,13 +48,15 @@ def _retry(config: InterceptConfig) -> Guard:
     return guard
 
 
-REQUERY_TEXT = (
-    "Before you answer: something in your tool results looks wrong ({why}). Call the tool "
+REQUERY_TEXT = WARNING_PREFIX + (
+    " Before you answer: something in your tool results looks wrong ({why}). Call the tool "
     "again with the exact values from the question, and answer only from what it returns."
 )
 
 
 def _requery(config: InterceptConfig) -> Guard:
+    """The note starts like the interceptor's warning, so it is never read back as
+    context (L3) and a simulated agent heeds it as it heeds a warning."""
     cfg = config.model_copy(update={"l3": False})
 
     def guard(view: GuardView) -> Decision | None:

@@ -74,7 +74,8 @@ def conditions_note(result: AnalysisResult, stages: pd.DataFrame) -> str:
 
 def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
     return interceptor_ab(ctx.stages, n_resamples=ctx.n_resamples, seed=ctx.seed,
-                          evaluations=ctx.inp.workspace.interceptor_evaluations)
+                          evaluations=ctx.inp.workspace.interceptor_evaluations,
+                          guards=ctx.inp.workspace.guard_evaluations)
 
 
 SECTION = register(Section(
