@@ -256,6 +256,13 @@ def matrix_cmd(
     for name in mitigation:  # a bad name before anything is written
         if _guard(name, None) is None:
             raise UserError(f"invalid mitigation {name!r}")
+    if condition:
+        from agentprop.inject import expand_conditions
+
+        try:
+            expand_conditions(condition)
+        except KeyError as e:  # UnknownNameError: its message names the known ones
+            raise UserError(str(e)) from None
     suite = _suite(suite_file)
     models = list(dict.fromkeys(model))
     probe_models(make_models(models, workspace=None, suite=suite, use_cache=False).values())

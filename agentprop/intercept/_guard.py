@@ -100,6 +100,12 @@ Guard = Callable[[GuardView], "Decision | None"]
 """A guardrail or mitigation: None or `Decision.allow()` lets the episode go on."""
 
 
+def _as_abstention(d: Decision) -> Decision:
+    """A reject with no turn left is an abstention; its message was meant for the agent,
+    not the user, so the answer becomes the standard abstention."""
+    return d if d.action == "abstain" else Decision.abstain(d.reason)
+
+
 @dataclass
 class _Episode:
     rejected_answers: int = 0
@@ -158,7 +164,8 @@ class GuardHooks(AgentHooks):
         self._record(ctx, "tool_call", d.action, d, call.id)
         if d.action == "abstain":
             self._state(ctx).abstain = d
-        message = d.message or "the guard stopped this call"
+        message = d.message if d.action == "reject" else \
+            f"the guard stopped this call: {d.reason or 'no reason given'}"
         return CallRewrite(executed=call, history=call,
                            observation={"error": {"type": GUARD_ERROR, "message": message}})
 
@@ -191,7 +198,7 @@ class GuardHooks(AgentHooks):
             return Message(role="user", content=d.message)
         if d.action in ("reject", "abstain"):
             self._record(ctx, "answer", "abstain", d)
-            state.abstain = d
+            state.abstain = _as_abstention(d)
         return None
 
     def before_final(self, ctx: EpisodeContext, final: FinalEvent) -> FinalEvent | None:
@@ -203,7 +210,7 @@ class GuardHooks(AgentHooks):
             d = self._ask(ctx, "answer", answer=final.answer)
             if d.action in ("reject", "abstain"):
                 self._record(ctx, "answer", "abstain", d)
-                state.abstain = d
+                state.abstain = _as_abstention(d)
         if state.abstain is None:
             return None
         return FinalEvent(step=final.step, answer=state.abstain.message or ABSTENTION_TEXT,
