@@ -51,11 +51,13 @@ def fit(table: Table) -> Table:
 
 def column_tables(title: str, labels: Sequence[str],
                   columns: Sequence[tuple[str, Sequence[str]]], *,
-                  width: int = 80, label_width: int = 18) -> list[tuple[str, Table]]:
+                  width: int = 80, label_width: int = 18, column_width: int = 19
+                  ) -> list[tuple[str, Table]]:
     """A statistics × groups table cut into as few (title, table) parts as fit `width`,
     the groups spread evenly: each part holds the row labels and its group columns
-    (header, cells), a header stacked at its separators, never cut."""
-    fits = max(1, (width - label_width) // 19)
+    (header, cells), a header stacked at its separators, never cut. `column_width`: the
+    room a group's widest cell line needs (with its padding)."""
+    fits = max(1, (width - label_width) // column_width)
     n_parts = max(1, -(-len(columns) // fits))
     per = max(1, -(-len(columns) // n_parts))
     col_width = max(10, (width - label_width) // per - 2)

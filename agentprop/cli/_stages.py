@@ -25,10 +25,12 @@ _JUDGED = (("r_23", "r_23"), ("recovered", "recovered"))
 
 
 def _fmt(row: dict[str, Any], rate: str) -> str:
+    """A rate on two short lines, "value (n)" over its CI, so four conditions fit across
+    80 columns."""
     value, n = row[rate], row[f"{rate}_n"]
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return f"– (n={n})"
-    return f"{value:.2f} [{row[f'{rate}_lo']:.2f}, {row[f'{rate}_hi']:.2f}] ({n})"
+    return f"{value:.2f} ({n})\n[{row[f'{rate}_lo']:.2f}, {row[f'{rate}_hi']:.2f}]"
 
 
 def _clean(value: Any) -> Any:
@@ -134,7 +136,7 @@ def _constant(records: list[dict[str, Any]], imported: bool) -> list[str]:
 def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int,
                  imported: bool = False) -> None:
     """One table per model: a row per rate, a column per condition."""
-    from agentprop.cli._layout import narrow_table, stack
+    from agentprop.cli._layout import column_tables
     from agentprop.report import constant_sentence
 
     const = _constant(records, imported)
@@ -148,19 +150,19 @@ def _print_table(records: list[dict[str, Any]], judge: str | None, n_traces: int
         console.print(constant_sentence({"constant_by_construction": const}),
                       highlight=False)
     models = list(dict.fromkeys(r["model"] for r in records))
+    labels = ["traces (errors)", "opportunities", *(label for _, label in shown)]
     for model in models:
         rows = [r for r in records if r["model"] == model]
         title = f"{model} (simulated)" if rows[0]["simulated"] else str(model)
-        table = narrow_table("", title=title)
-        width = max(8, (80 - 16) // max(1, len(rows)) - 2)  # a condition column's share
-        for r in rows:
-            table.add_column(stack(str(r["condition"]), width), justify="right",
-                             overflow="fold")
-        table.add_row("traces (errors)", *(f"{r['n']} ({r['n_error']})" for r in rows))
-        table.add_row("opportunities", *(str(r["n_opportunity"]) for r in rows))
-        for rate, label in shown:
-            table.add_row(label, *(_fmt(r, rate) for r in rows))
-        console.print(table)
+        columns = [(str(r["condition"]), [f"{r['n']} ({r['n_error']})",
+                                          str(r["n_opportunity"]),
+                                          *(_fmt(r, rate) for rate, _ in shown)])
+                   for r in rows]
+        # as many tables as it takes: every condition's name and number whole at 80 columns
+        for heading, table in column_tables(title, labels, columns, label_width=16,
+                                            column_width=16):
+            table.title = heading
+            console.print(table)
         for rate, label in shown:  # why a rate is undefined, where the analysis says
             why = sorted({str(r.get(f"{rate}_note")) for r in rows if r.get(f"{rate}_note")})
             for note in why:
