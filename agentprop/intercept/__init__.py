@@ -19,6 +19,7 @@ from agentprop.intercept._signals import (
     Firing,
     Signals,
     decide,
+    signal_strength,
     split_output,
 )
 from agentprop.intercept._sweep import SWEEP_COLUMNS, best_config, sweep
@@ -43,6 +44,7 @@ __all__ = [
     "episode_state",
     "parse_config",
     "replay",
+    "signal_strength",
     "split_output",
     "stated_numbers",
     "sweep",
