@@ -21,12 +21,16 @@ uses. Undefined is NaN with its n (no right answer on val: no p-value; no trace:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
+
+from agentprop.analysis._stats import Estimate
+from agentprop.analysis._tidy import frame, row
 
 LttMethod = Literal["bonferroni", "fixed_sequence"]
 FloatArray = npt.NDArray[np.float64]
@@ -189,6 +193,47 @@ def aurc(score: npt.ArrayLike, wrong: npt.ArrayLike) -> Aurc:
     return Aurc(float(np.mean(expected_errors / i)), n,
                 tuple(float(x) for x in cum_n / n),
                 tuple(float(x) for x in np.cumsum(errors) / cum_n))
+
+
+GUARANTEE_METRICS = ("ltt_alpha", "ltt_delta", "ltt_p_value", "false_abstain_val",
+                     "false_abstain_held_out", "false_abstain_baseline", "aurc_val",
+                     "aurc_held_out")
+
+
+def guarantee_rows(g: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """Tidy rows (key "") of a stored Learn-then-Test guarantee (meta
+    `interceptor_guarantee`), each noting the configuration it is about: α and δ, the
+    chosen configuration's p-value and val false-abstain rate, the rates realised on the
+    held-out split and its clean baseline traces, and the AURC on both splits. A rate
+    measured on nothing is NaN with n = 0."""
+    if not g:
+        return []
+
+    def share(part: Mapping[str, Any]) -> Estimate:
+        value = part.get("rate", part.get("value"))
+        return Estimate(math.nan if value is None else float(value), int(part["n"]))
+
+    note = str(g["config"])
+    values = {
+        "ltt_alpha": Estimate(float(g["alpha"]), int(g["n"])),
+        "ltt_delta": Estimate(float(g["delta"]), int(g["n"])),
+        "ltt_p_value": Estimate(float(g["p_value"]), int(g["n"])),
+        "false_abstain_val": Estimate(float(g["val_rate"]), int(g["n"])),
+        "false_abstain_held_out": share(g["held_out"]),
+        "false_abstain_baseline": share(g["baseline"]),
+        "aurc_val": share(g["aurc_val"]),
+        "aurc_held_out": share(g["aurc_held_out"]),
+    }
+    return [row({"config": ""}, "", metric, est, note=note) for metric, est in values.items()]
+
+
+def with_guarantee(table: pd.DataFrame, g: Mapping[str, Any] | None) -> pd.DataFrame:
+    """The sweep's tidy table with the guarantee's rows after it (unchanged without one)."""
+    rows = guarantee_rows(g)
+    if not rows:
+        return table
+    old = [{str(k): v for k, v in r.items()} for r in table.to_dict("records")]
+    return frame([*old, *rows], ["config"])
 
 
 # -- known truth ----------------------------------------------------------------------------

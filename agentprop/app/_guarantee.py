@@ -57,12 +57,13 @@ def select(table: pd.DataFrame, *, alpha: float, delta: float) -> LttResult:
     return res
 
 
-def rate(scored: Sequence[Scored], cfg: InterceptConfig, *, condition: str | None = None
-         ) -> dict[str, Any]:
+def rate(scored: Sequence[Scored], cfg: InterceptConfig, *, condition: str | None = None,
+         on_wrong: bool = False) -> dict[str, Any]:
     """How often `cfg` fires on the right answers among `scored` (optionally of one
-    condition): n, k and the rate (None when n = 0: undefined, not 0)."""
+    condition; with `on_wrong`, on the wrong ones: its recall): n, k and the rate (None
+    when n = 0: undefined, not 0)."""
     fires = [bool(decide(s, cfg)) for s, wrong, cond in scored
-             if not wrong and (condition is None or cond == condition)]
+             if wrong == on_wrong and (condition is None or cond == condition)]
     return {"n": len(fires), "k": sum(fires),
             "rate": sum(fires) / len(fires) if fires else None}
 
@@ -92,7 +93,7 @@ def guarantee(
         "method": "ltt", "correction": res.method, "alpha": res.alpha, "delta": res.delta,
         "config": cfg.label, "split": split, "judge": judge,
         "n": res.n[i], "k": res.k[i], "p_value": res.p_values[i], "level": res.level,
-        "val_rate": res.k[i] / res.n[i],
+        "val_rate": res.k[i] / res.n[i], "val_caught": rate(val, cfg, on_wrong=True),
         "held_out_split": held_out_split,
         "held_out": rate(held_out, cfg), "baseline": rate(held_out, cfg, condition="baseline"),
         "aurc_val": area(val), "aurc_held_out": area(held_out),

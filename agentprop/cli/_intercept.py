@@ -138,6 +138,7 @@ def _print_guarantee(g: dict[str, Any]) -> None:
         f"{1 - g['delta']:g}",
         f"  {g['split']}: {g['k']}/{g['n']} right answers flagged ({_f(g['val_rate'])}); "
         f"p = {_p(g['p_value'])} ≤ {level} = {g['level']:.3g}",
+        f"  {g['split']}: catches {_share(g['val_caught'])} of the wrong answers",
         f"realised false-abstain rate, {g['held_out_split']}: {_share(g['held_out'])}",
         f"  clean baseline traces of {g['held_out_split']}: {_share(g['baseline'])}",
         f"AURC of the signal strength: {g['split']} {_f(g['aurc_val']['value'])} "

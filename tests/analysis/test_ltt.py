@@ -114,3 +114,44 @@ def test_the_chosen_configuration_keeps_its_guarantee(prevalence: float, method:
     assert res["chosen_share"] >= 0.9, res
     assert res["naive_violation"] > sc.delta + slack, res  # the check has power
     assert res["mean_recall"] > 0.3, res
+
+
+GUARANTEE = {
+    "config": "tau_l1=2,tau_l2=3,l3=on", "alpha": 0.2, "delta": 0.1, "n": 107, "k": 9,
+    "p_value": 8.9e-4, "val_rate": 9 / 107, "held_out": {"n": 95, "k": 6, "rate": 6 / 95},
+    "baseline": {"n": 0, "k": 0, "rate": None}, "aurc_val": {"value": 0.38, "n": 168},
+    "aurc_held_out": {"value": 0.30, "n": 144},
+}
+
+
+def test_the_report_section_states_the_guarantee_and_the_aurc() -> None:
+    """numbers.json gets α, δ, the p-value, the val, held-out and baseline rates and both
+    AURCs (an undefined rate is null with n = 0); the page's lead says it in words."""
+    import json
+
+    import pandas as pd
+
+    from agentprop.analysis import AnalysisResult, numbers_manifest, sweep_table
+    from agentprop.analysis._ltt import with_guarantee
+    from agentprop.report.sections.interceptor_sweep import best_note
+
+    sw = pd.DataFrame([{"config": GUARANTEE["config"], "tau_l1": 2, "tau_l2": 3, "l3": True,
+                        "n": 168, "precision": 0.5, "recall": 0.1, "f1": 0.2,
+                        "abstention_rate": 0.05, "best": True}])
+    assert with_guarantee(sweep_table(sw), None).equals(sweep_table(sw))
+    t = with_guarantee(sweep_table(sw), GUARANTEE)
+    res = AnalysisResult(tables={"interceptor_sweep": t})
+    m = numbers_manifest(res)
+    json.dumps(m, allow_nan=False)
+    assert m["interceptor_sweep.ltt_alpha"]["value"] == 0.2
+    p = m["interceptor_sweep.ltt_p_value"]
+    assert (p["value"], p["n"]) == (8.9e-4, 107)
+    assert m["interceptor_sweep.false_abstain_held_out"]["n"] == 95
+    base = m["interceptor_sweep.false_abstain_baseline"]
+    assert (base["value"], base["n"]) == (None, 0)
+    assert m["interceptor_sweep.aurc_val"]["value"] == pytest.approx(0.38)
+    html = best_note(res, pd.DataFrame())
+    assert "Learn-then-Test" in html and "α = 0.2" in html and "— (n = 0)" in html
+    assert "by F1" not in html
+    assert "by F1" in best_note(AnalysisResult(tables={"interceptor_sweep": sweep_table(sw)}),
+                                pd.DataFrame())
