@@ -17,7 +17,7 @@ from agentprop.analysis import (
     ltt_coverage,
     ltt_select,
 )
-from agentprop.analysis._ltt import ltt_valid
+from agentprop.analysis._ltt import LttMethod, ltt_valid
 
 
 @pytest.mark.parametrize(("n", "k", "alpha"), [(50, 0, 0.1), (50, 3, 0.1), (200, 9, 0.05),
@@ -100,7 +100,7 @@ def test_aurc_of_nothing_is_undefined() -> None:
 
 @pytest.mark.parametrize("method", ["bonferroni", "fixed_sequence"])
 @pytest.mark.parametrize("prevalence", [0.2, 0.5])
-def test_the_chosen_configuration_keeps_its_guarantee(prevalence: float, method: str
+def test_the_chosen_configuration_keeps_its_guarantee(prevalence: float, method: LttMethod
                                                       ) -> None:
     """1,000 simulated tuning studies with known true false-abstain rates per threshold:
     the share of studies whose chosen configuration's true rate exceeds α is at most δ
@@ -108,7 +108,7 @@ def test_the_chosen_configuration_keeps_its_guarantee(prevalence: float, method:
     selection is not trivially empty."""
     sc = LttScenario(prevalence=prevalence)
     assert any(r <= sc.alpha for r in sc.right)  # a valid configuration exists
-    res = ltt_coverage(sc, 1000, seed=11, method=method)  # type: ignore[arg-type]
+    res = ltt_coverage(sc, 1000, seed=11, method=method)
     slack = 3 * math.sqrt(sc.delta * (1 - sc.delta) / 1000)
     assert res["violation"] <= sc.delta + slack, res
     assert res["chosen_share"] >= 0.9, res
