@@ -155,6 +155,9 @@ def test_each_formula_has_one_home() -> None:
         # the clean-run noise floor (pairs of clean answers) and the rate beyond it
         "noise floor": (r"combinations\(answers, 2\)|^def (?:noise_floor|beyond_floor)\(",
                         "agentprop/analysis/_noise.py"),
+        # Learn-then-Test's p-value and the AURC
+        "Learn-then-Test and AURC": (r"binom\.cdf\(k_arr|^def (?:ltt_select|aurc)\(",
+                                     "agentprop/analysis/_ltt.py"),
     }
     for metric, (pattern, home) in homes.items():
         where = sorted({f for f, text in _source().items() if re.search(pattern, text, re.M)})

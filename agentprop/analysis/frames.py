@@ -204,6 +204,9 @@ class AnalysisInput:
     labels: pd.DataFrame
     primary_judge: str = DEFAULT_PRIMARY
     sweep: pd.DataFrame | None = None
+    sweep_guarantee: Mapping[str, Any] | None = None
+    """The Learn-then-Test guarantee of the sweep's choice (meta `interceptor_guarantee`;
+    None: the sweep chose by F1)."""
     workspace: WorkspaceFacts = field(default_factory=WorkspaceFacts)
     """Where the traces come from (imported, rehearsal, interceptor evaluations)."""
     layer_hits: pd.DataFrame | None = None  # agentprop.intercept.layer_hits, per trace
@@ -241,6 +244,7 @@ def build_input(
     *,
     primary_judge: str = DEFAULT_PRIMARY,
     sweep: pd.DataFrame | None = None,
+    sweep_guarantee: Mapping[str, Any] | None = None,
     workspace: WorkspaceFacts | None = None,
     tasks: TaskLookup | None = None,
     layer_hits: pd.DataFrame | None = None,
@@ -264,6 +268,7 @@ def build_input(
         labels=label_frame(labels),
         primary_judge=primary_judge,
         sweep=sweep,
+        sweep_guarantee=sweep_guarantee,
         workspace=workspace or WorkspaceFacts(),
         layer_hits=layer_hits,
         simulation_check=simulation_check,

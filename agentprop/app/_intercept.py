@@ -113,6 +113,38 @@ class SweepOutcome:
     judge: str
     split: str
     n_traces: int
+    guarantee: dict[str, Any] | None = None
+    """The Learn-then-Test guarantee of `best` (`_guarantee.guarantee`); None: chosen by F1."""
+
+
+@dataclass
+class _Scan:
+    """The usable traces of one split, each as (signals per signal config, wrong,
+    condition), with the counts the sweep's errors name."""
+
+    rows: list[tuple[list[Signals], bool, str]]
+    n_traces: int = 0
+    n_scored: int = 0
+    missing: int = 0
+
+
+def _scan(ws: Workspace, split: str, verdicts: Mapping[str, bool | None],
+          signal_cfgs: Sequence[InterceptConfig], suite: Suite | None) -> _Scan:
+    """One pass over the un-intercepted traces of `split`, keeping only each usable
+    (status ok, scored) trace's signals."""
+    scan = _Scan(rows=[])
+    for t in ws.iter_traces(split=split, arm=UNINTERCEPTED_ARMS):
+        scan.n_traces += 1
+        correct = verdicts.get(t.id)
+        scan.missing += t.id not in verdicts
+        if correct is None:
+            continue
+        scan.n_scored += 1
+        if t.status != "ok":
+            continue
+        scan.rows.append((signals_for(t, signal_cfgs, _task(suite, t.task_id)), not correct,
+                          t.condition))
+    return scan
 
 
 def run_sweep(
@@ -123,10 +155,19 @@ def run_sweep(
     suite: Suite | None = None,
     configs: Sequence[InterceptConfig] | None = None,
     save: bool = True,
+    max_false_abstain: float | None = None,
+    delta: float = 0.1,
 ) -> SweepOutcome:
     """Replay the configurations over the stored un-intercepted traces of `split` and
-    pick the best; with `save`, store it (meta `interceptor_config`) and the table (meta
-    `interceptor_sweep`). Raises InterceptError when there is nothing to sweep over."""
+    pick the best (highest F1; with `max_false_abstain` α, by Learn-then-Test: the most
+    hallucinations caught among the configurations whose P(abstain | right answer) ≤ α
+    holds with confidence 1 − `delta`, then measured on the other split). With `save`,
+    store it (meta `interceptor_config`), the table (meta `interceptor_sweep`) and the
+    guarantee (meta `interceptor_guarantee`, None after an F1 choice). Raises
+    InterceptError when there is nothing to sweep over, `_guarantee.NoValidConfig` when
+    no configuration can be promised (nothing stored)."""
+    from agentprop.app._guarantee import guarantee, mark_chosen, select
+
     name = primary_judge(ws, judge)
     if judge and name not in ws.judges():
         known = ", ".join(ws.judges()) or "none yet"
@@ -135,42 +176,45 @@ def run_sweep(
                              f"{known}); run `agentprop judge --judge {name}` first")
     configs = list(configs) if configs is not None else default_configs()
     verdicts = verdict_map(ws, name)
-    # one pass over the traces, keeping only each usable trace's signals
     kws = keyword_sets(configs)
     signal_cfgs = [signal_config(kw) for kw in kws]
-    inputs: dict[tuple[str, ...], list[tuple[Signals, bool]]] = {kw: [] for kw in kws}
-    n_traces = n_scored = missing = 0
-    for t in ws.iter_traces(split=split, arm=UNINTERCEPTED_ARMS):
-        n_traces += 1
-        correct = verdicts.get(t.id)
-        missing += t.id not in verdicts
-        if correct is None:
-            continue
-        n_scored += 1
-        if t.status != "ok":
-            continue
-        for kw, sig in zip(kws, signals_for(t, signal_cfgs, _task(suite, t.task_id)),
-                           strict=True):
-            inputs[kw].append((sig, not correct))
-    if not n_traces:
+    scan = _scan(ws, split, verdicts, signal_cfgs, suite)
+    if not scan.n_traces:
         raise InterceptError(
             f"no un-intercepted traces of split {split!r} in the workspace; run "
             f"`agentprop run --split {split}` first"
         )
-    if not n_scored:
+    if not scan.n_scored:
         raise InterceptError(
-            f"none of the {n_traces} {split} traces has a verdict of judge {name!r} "
-            f"({missing} not judged yet); run `agentprop judge --workspace {ws.path} "
+            f"none of the {scan.n_traces} {split} traces has a verdict of judge {name!r} "
+            f"({scan.missing} not judged yet); run `agentprop judge --workspace {ws.path} "
             f"--judge {name}` first"
         )
+    inputs = {kw: [(sigs[i], wrong) for sigs, wrong, _ in scan.rows]
+              for i, kw in enumerate(kws)}
     table = sweep_table(inputs, configs)
-    best = best_config(table)
+    promise: dict[str, Any] | None = None
+    if max_false_abstain is None:
+        best = best_config(table)
+    else:
+        res = select(table, alpha=max_false_abstain, delta=delta)
+        best = configs[res.index or 0].model_copy(update={"mode": "abstain"})
+        table = mark_chosen(table, res)
+        i = kws.index(best.keywords)
+        other = "test" if split == "val" else "val"
+        held = _scan(ws, other, verdicts, [signal_cfgs[i]], suite)
+        promise = guarantee(
+            res, best, val=[(sigs[i], w, c) for sigs, w, c in scan.rows],
+            held_out=[(sigs[0], w, c) for sigs, w, c in held.rows], split=split,
+            held_out_split=other, judge=name)
     if save:
         ws.update_meta(
             interceptor_config=best.model_dump(mode="json"),
-            interceptor_sweep=[{**r, "split": split, "judge": name} for r in records(table)])
+            interceptor_sweep=[{**r, "split": split, "judge": name} for r in records(table)],
+            interceptor_guarantee=_json_safe(promise))
     return SweepOutcome(table=table, best=best, judge=name, split=split,
-                        n_traces=int(table["n"].max()) if len(table) else 0)
+                        n_traces=int(table["n"].max()) if len(table) else 0,
+                        guarantee=promise)
 
 
 # -- evaluation -------------------------------------------------------------------------
@@ -303,6 +347,15 @@ def summarize_evaluation(
     outcomes = outcomes_of_rows(rows)
     del rows
     model_ids = list(models) if models else sorted(seen_models)
+    ab = ab_table(outcomes, seed=seed, n_boot=n_boot)
+    extra: dict[str, Any] = {}
+    if guard is None and config.mode == "abstain" and len(ab):
+        from agentprop.app._guarantee import realised_line
+
+        line = realised_line(ws.meta().interceptor_guarantee, config,
+                             int(ab["false_alarms"].sum()), int(ab["n_control_correct"].sum()))
+        if line is not None:  # the run of a guaranteed configuration: its realised rate
+            extra["guarantee"] = line
     result: dict[str, Any] = {
         "run_id": run_id,
         "judge": judge,
@@ -318,9 +371,10 @@ def summarize_evaluation(
         "n_tasks": len(seen_tasks),
         "unscored": int((outcomes["outcome"] == "unscored").sum()),
         "errors": int((outcomes["outcome"] == "error").sum()),
-        "ab": records(ab_table(outcomes, seed=seed, n_boot=n_boot)),
+        "ab": records(ab),
         "guard_actions": records(action_table(outcomes)) if guard is not None else [],
         "replay": [], "risk_coverage": [], "false_alarm_baseline": [],
+        **extra,
         "created_at": utcnow().isoformat(),
     }
     if replay_cfg is not None:

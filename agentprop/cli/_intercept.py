@@ -74,22 +74,38 @@ def sweep_cmd(
     judge: str = JudgeOpt,
     suite_file: Path = SuiteOpt,
     as_json: bool = JsonOpt,
+    max_false_abstain: float = typer.Option(
+        None, "--max-false-abstain", envvar="AGENTPROP_MAX_FALSE_ABSTAIN",
+        help="α: choose by Learn-then-Test instead of F1, so that P(abstain | the answer "
+             "would be right) ≤ α with confidence 1 − δ (docs/interceptor.md)."),
+    delta: float = typer.Option(None, "--delta", envvar="AGENTPROP_DELTA",
+                                help="δ of --max-false-abstain (default 0.1)."),
 ) -> None:
     """Replay the 12 threshold configurations over stored un-intercepted traces (no model
-    is called); save the best (highest F1, ties → fewer abstentions) in the workspace."""
+    is called); save the best (highest F1, ties → fewer abstentions; with
+    --max-false-abstain, the most hallucinations caught under a false-abstain guarantee)
+    in the workspace."""
     from agentprop.app._intercept import run_sweep
 
     if split not in ("val", "test"):
         raise UserError(f"invalid split {split!r}: use val or test")
+    for name, level in (("--max-false-abstain", max_false_abstain), ("--delta", delta)):
+        if level is not None and not 0 < level < 1:
+            raise UserError(f"invalid {name} {level:g}: must lie strictly between 0 and 1")
+    if delta is not None and max_false_abstain is None:
+        raise UserError("--delta needs --max-false-abstain (the α it goes with)")
     with open_workspace(workspace, write=True) as ws:
-        out = run_sweep(ws, split=split, judge=judge, suite=_suite(suite_file))
+        out = run_sweep(ws, split=split, judge=judge, suite=_suite(suite_file),
+                        max_false_abstain=max_false_abstain,
+                        delta=0.1 if delta is None else delta)
     from agentprop.app._intercept import records
 
     rows = records(out.table)
     if as_json:
         print_json({"split": out.split, "judge": out.judge, "n": out.n_traces,
                     "rows": rows, "best": out.best.model_dump(mode="json"),
-                    "best_label": out.best.label})
+                    "best_label": out.best.label,
+                    **({"guarantee": out.guarantee} if out.guarantee else {})})
         return
     console.print(Text(f"interceptor sweep — {out.split}, judge {breakable(out.judge)}, "
                        f"n={out.n_traces}, positives={rows[0]['positives'] if rows else 0}"))
@@ -106,8 +122,37 @@ def sweep_cmd(
     for r in rows:  # a row that repeats an earlier one says why (the same traces flagged)
         if r.get("same_as"):
             console.print(Text(f"repeat {r['config']}: {r['same_as']}"))
+    if out.guarantee is not None:
+        _print_guarantee(out.guarantee)
+        return
     console.print(f"best: [bold]{out.best.label}[/] — saved to the workspace "
                   "(use --config best with `agentprop intercept evaluate`)", highlight=False)
+
+
+def _share(r: dict[str, Any]) -> str:
+    """"k/n (rate)", or "— (n=0)" when there was nothing to measure on."""
+    return f"{r['k']}/{r['n']} ({_f(r['rate'])})" if r["n"] else "— (n=0)"
+
+
+def _print_guarantee(g: dict[str, Any]) -> None:
+    """The Learn-then-Test choice, its promise and what it realised, in lines ≤ 80."""
+    level = f"δ/{len(g['candidates'])}" if g["correction"] == "bonferroni" else "δ"
+    lines = [
+        f"chosen by Learn-then-Test: {g['config']}",
+        f"  P(abstain | right answer) ≤ α = {g['alpha']:g} with confidence 1 − δ = "
+        f"{1 - g['delta']:g}",
+        f"  {g['split']}: {g['k']}/{g['n']} right answers flagged ({_f(g['val_rate'])}); "
+        f"p = {_p(g['p_value'])} ≤ {level} = {g['level']:.3g}",
+        f"  {g['split']}: catches {_share(g['val_caught'])} of the wrong answers",
+        f"realised false-abstain rate, {g['held_out_split']}: {_share(g['held_out'])}",
+        f"  clean baseline traces of {g['held_out_split']}: {_share(g['baseline'])}",
+        f"AURC of the signal strength: {g['split']} {_f(g['aurc_val']['value'])} "
+        f"(n={g['aurc_val']['n']}), {g['held_out_split']} "
+        f"{_f(g['aurc_held_out']['value'])} (n={g['aurc_held_out']['n']})",
+        "saved to the workspace (use --config best with `agentprop intercept evaluate`)",
+    ]
+    for line in lines:
+        console.print(Text(line))
 
 
 @intercept_app.command("evaluate")
@@ -420,6 +465,11 @@ def _print_eval(r: dict[str, Any]) -> None:
         ]
         _print_columns("exact replay estimate (interceptor replayed on the control traces)",
                        rows2, r["replay"])
+    g = r.get("guarantee")
+    if g:
+        console.print(
+            f"false-abstain rate of this run: {_share(g)}; promised ≤ α = {g['alpha']:g} "
+            f"at 1 − δ = {1 - g['delta']:g}", highlight=False)
     for fa in r["false_alarm_baseline"]:
         console.print(
             f"false alarms on clean baseline traces, {escape(fa['model'])}: "

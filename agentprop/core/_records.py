@@ -249,6 +249,10 @@ class WorkspaceMeta(BaseModel):
     """The interceptor configuration the sweep chose on the val split (`InterceptorConfig`)."""
     interceptor_sweep: list[dict[str, Any]] | None = None
     """Every configuration the sweep tried, one row each, with its split and judge."""
+    interceptor_guarantee: dict[str, Any] | None = None
+    """The Learn-then-Test guarantee of the stored configuration (`intercept sweep
+    --max-false-abstain`): α, δ, n, p-value, the val rate, the rates realised on held-out
+    and clean traces, the AURC (app/_guarantee.py); None after a sweep chose by F1."""
     interceptor_eval: dict[str, Any] | None = None
     """The last paired interceptor evaluation on the test split (app/_evaluation.py)."""
     simulation_check: list[dict[str, Any]] | None = None

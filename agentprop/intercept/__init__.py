@@ -23,6 +23,7 @@ from agentprop.intercept._signals import (
     Firing,
     Signals,
     decide,
+    signal_strength,
     split_output,
 )
 from agentprop.intercept._sweep import SWEEP_COLUMNS, best_config, sweep
@@ -59,6 +60,7 @@ __all__ = [
     "parse_config",
     "replay",
     "resolve_guard",
+    "signal_strength",
     "split_output",
     "stated_numbers",
     "sweep",

@@ -84,6 +84,13 @@ class Signals:
         return sum(self.keyword_hits.values())
 
 
+def signal_strength(signals: Signals) -> int:
+    """One scalar suspicion score per trace (higher = more suspicious) for threshold-free
+    measures such as the AURC: every piece of evidence the three layers weigh, counted
+    once (tool errors, uncertainty keywords, unsupported numbers)."""
+    return signals.l1_count + signals.l2_count + len(signals.unsupported or [])
+
+
 def decide(signals: Signals, config: InterceptConfig) -> list[Firing]:
     """The layers that fire under `config`, in layer order (empty = let the answer pass)."""
     firings: list[Firing] = []

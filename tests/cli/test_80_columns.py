@@ -100,6 +100,9 @@ COMMANDS = {
                             "-c", "p2:type_mismatch"],
                            ["sim/self-correcting", "p2:semantic_wrong", "p2:type_mismatch",
                             "two-proportion p"]),
+    "intercept sweep --max-false-abstain": (
+        ["intercept", "sweep", "-w", "ws", "--max-false-abstain", "0.9"],
+        ["Learn-then-Test", "realised false-abstain rate", "AURC"]),
     "traces list": (["traces", "list", "-w", "ws", "-n", "3"], []),
     "experiment --dry-run": (["experiment", "run", "study.yaml", "--dry-run"],
                              ["sim/self-correcting"]),

@@ -76,7 +76,7 @@ def test_cli_cells_are_the_analysis_numbers_and_the_report_draws_them(
 
 
 def test_text_output_fits_80_columns(matrix: tuple[Path, dict[str, Any]]) -> None:
-    ws, out = matrix
+    ws, _ = matrix
     res = RUNNER.invoke(app, [
         "intercept", "matrix", "-w", str(ws), "-m", MODEL, "--mitigation", "retry",
         "--mitigation", "abstain_l1", "-c", "fault:timeout", "-c", "out:wrong_value",

@@ -6,7 +6,8 @@ from html import escape
 
 import pandas as pd
 
-from agentprop.analysis import AnalysisContext, AnalysisResult, sweep_table
+from agentprop.analysis import AnalysisContext, AnalysisResult, lookup, sweep_table
+from agentprop.analysis._ltt import GUARANTEE_METRICS, with_guarantee
 from agentprop.report._section import Section, register
 
 
@@ -33,11 +34,36 @@ def repeats(df: pd.DataFrame | None) -> dict[str, list[str]]:
     return out
 
 
+def _rate(df: pd.DataFrame, metric: str) -> str:
+    """"0.042 (n = 120)" of one guarantee row, "— (n = 0)" when undefined."""
+    r = df[df["metric"] == metric].iloc[0]
+    value = "—" if pd.isna(r["value"]) else f"{float(r['value']):.3f}"
+    return f"{value} (n = {int(r['n'])})"
+
+
+def guarantee_note(df: pd.DataFrame | None) -> str:
+    """The Learn-then-Test promise and what it realised (HTML), or "" without one."""
+    if df is None or df.empty or not (df["metric"] == "ltt_alpha").any():
+        return ""
+    alpha, delta = lookup(df, "ltt_alpha"), lookup(df, "ltt_delta")
+    p = lookup(df, "ltt_p_value")
+    config = str(df.loc[df["metric"] == "ltt_alpha", "note"].iloc[0])
+    return (f"<p>Chosen by Learn-then-Test (highlighted): <b>"
+            f"{escape(config)}</b>, so that P(abstain | the answer "
+            f"would be right) ≤ α = {alpha:g} with confidence 1 − δ = {1 - delta:g} "
+            f"(p = {p:.3g}, Bonferroni over the grid). False-abstain rate on val "
+            f"{escape(_rate(df, 'false_abstain_val'))}; realised on the held-out split "
+            f"{escape(_rate(df, 'false_abstain_held_out'))}, on its clean baseline traces "
+            f"{escape(_rate(df, 'false_abstain_baseline'))}. AURC of the signal strength "
+            f"(lower is better): val {escape(_rate(df, 'aurc_val'))}, held-out "
+            f"{escape(_rate(df, 'aurc_held_out'))}.</p>")
+
+
 def best_note(result: AnalysisResult, stages: pd.DataFrame) -> str:
     df = result.tables.get("interceptor_sweep")
     best, text = best_config(df)
-    out = ""
-    if best:
+    out = guarantee_note(df)
+    if best and not out:
         out = (f"<p>Best configuration by F1 (highlighted): <b>{escape(best)}</b> "
                f"({escape(text)}).</p>")
     same = repeats(df)
@@ -50,7 +76,7 @@ def best_note(result: AnalysisResult, stages: pd.DataFrame) -> str:
 
 
 def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
-    return sweep_table(ctx.inp.sweep)
+    return with_guarantee(sweep_table(ctx.inp.sweep), ctx.inp.sweep_guarantee)
 
 
 SECTION = register(Section(
@@ -64,7 +90,8 @@ SECTION = register(Section(
              "of traces where it fires; n = traces replayed."),
     lead=best_note,
     highlight=lambda df: best_config(df)[0],
-    page_hide=("best_f1",),
+    page_hide=("best_f1", *GUARANTEE_METRICS),
+    p_values=("ltt_p_value",),
     page_pooled=False,
     columns=("precision", "recall", "f1", "abstention", "best_f1"),
     key_columns=("configuration",),
