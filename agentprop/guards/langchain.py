@@ -209,7 +209,7 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                                 additional_kwargs={MARK: [_mark("answer", "reject", d)]})
             return {"messages": [note], "jump_to": "model"}
         if d.action in ("reject", "abstain"):
-            return self._abstain(last, d)
+            return self._abstain(last, d.as_abstention())
         return None
 
     def _abstain(self, last: AIMessage, d: Decision) -> dict[str, Any]:

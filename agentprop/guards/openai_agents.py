@@ -183,7 +183,7 @@ class GuardedRun:
                 continue
             if d.action in ("reject", "abstain"):
                 self._record("answer", "abstain", d)
-                self.abstained = d
+                self.abstained = d.as_abstention()
                 return self._abstention()
             return answer
 
