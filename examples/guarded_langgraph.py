@@ -22,6 +22,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, ToolErrorMiddleware
 from langchain_mcp_adapters.client import MultiServerMCPClient
@@ -82,9 +83,13 @@ async def agent(episode: Any) -> str:
         tool_interceptors=[raise_unavailable],
     )
     tools = await client.get_tools()
-    llm = ChatOpenAI(model=os.environ.get("AGENT_MODEL", "balanced"),
-                     api_key=os.environ.get("OPENAI_API_KEY", "sk-none"))  # type: ignore[arg-type]
-    graph = create_agent(llm, tools, system_prompt=PROMPT, middleware=middleware(episode))
-    state = await graph.ainvoke({"messages": [("user", episode.query)]},
-                                {"recursion_limit": 25})
+    # A client of this episode's own: each episode runs on an event loop of its own, and
+    # langchain-openai's shared default client would reuse connections of a closed loop.
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0)) as http:
+        llm = ChatOpenAI(model=os.environ.get("AGENT_MODEL", "balanced"),
+                         api_key=os.environ.get("OPENAI_API_KEY", "sk-none"),
+                         http_async_client=http)
+        graph = create_agent(llm, tools, system_prompt=PROMPT, middleware=middleware(episode))
+        state = await graph.ainvoke({"messages": [{"role": "user", "content": episode.query}]},
+                                    {"recursion_limit": 25})
     return final_answer(state)

@@ -14,7 +14,6 @@ tracing upload is switched off: the trace that matters is agentprop's.
 
 from __future__ import annotations
 
-import functools
 import os
 from typing import Any
 
@@ -39,12 +38,6 @@ INSTRUCTIONS = (
 )
 
 
-@functools.cache
-def _client() -> AsyncOpenAI:
-    """One client for all episodes: a client per episode would redo its TLS setup."""
-    return AsyncOpenAI(api_key=os.environ.get("OPENAI_API_KEY", "sk-none"))
-
-
 def _guard_run(episode: Any) -> GuardedRun | None:
     wanted = os.environ.get("AGENT_GUARD", "interceptor")
     if wanted == "off":
@@ -55,11 +48,14 @@ def _guard_run(episode: Any) -> GuardedRun | None:
 
 async def agent(episode: Any) -> str:
     set_tracing_disabled(True)
+    # A client of this episode's own: each episode runs on an event loop of its own, and a
+    # shared client would reuse connections of a closed loop.
+    client = AsyncOpenAI(api_key=os.environ.get("OPENAI_API_KEY", "sk-none"))
     model = OpenAIChatCompletionsModel(model=os.environ.get("AGENT_MODEL", "balanced"),
-                                       openai_client=_client())
-    given = [g for g in episode.guards]
+                                       openai_client=client)
+    given = list(episode.guards)
     run = _guard_run(episode)
-    async with MCPServerStreamableHttp(
+    async with client, MCPServerStreamableHttp(
         name="agentprop", params={"url": episode.mcp_url}, cache_tools_list=True,
         tool_input_guardrails=[g for g in given if isinstance(g, ToolInputGuardrail)],
         tool_output_guardrails=[g for g in given if isinstance(g, ToolOutputGuardrail)],
