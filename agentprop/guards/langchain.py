@@ -3,9 +3,10 @@ the decision code agentprop's own loop runs, inside a LangChain or LangGraph age
 
 - tool_call (`wrap_tool_call`, before the tool runs): reject or abstain → the tool does not
   run; the model sees the guard's message as the tool's error result.
-- tool_result (after the handler): retry → the handler runs again (at most
-  `agent.MAX_RETRIES` times); reject → the model sees the message instead of the result;
-  abstain → the result passes and the run ends with the abstention at the next model turn.
+- tool_result (after the handler; a tool that raised is an error result): retry → the
+  handler runs again (at most `agent.MAX_RETRIES` times); reject → the model sees the
+  message instead of the result; abstain → the result passes and the run ends with the
+  abstention at the next model turn. Otherwise a raised exception goes on as it came.
 - answer (`after_model`, on a reply without tool calls): reject → the message is added as a
   user turn and the model is asked again (at most `max_rejects` times; then it abstains);
   abstain → the reply's text is replaced by the abstention and the run ends.
@@ -23,6 +24,7 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
 from langchain.agents.middleware.types import ToolCallRequest
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, ToolMessage
+from langgraph.errors import GraphBubbleUp
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
@@ -146,13 +148,16 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         return _with_marks(ToolMessage(content=text, tool_call_id=call.id, name=call.name,
                                        status="error"), marks)
 
-    def _review(self, request: ToolCallRequest, result: ToolResult, attempt: int,
-                marks: list[dict[str, str]]) -> ToolResult | None:
-        """The result to return, or None to run the handler again (a retry)."""
-        if not isinstance(result, ToolMessage):
+    def _review(self, request: ToolCallRequest, result: ToolResult | Exception,
+                attempt: int, marks: list[dict[str, str]]) -> ToolResult | None:
+        """The result to return, or None to run the handler again (a retry). A tool that
+        raised is an error result to the guard; the exception goes on unless the guard
+        retries, rejects or abstains."""
+        if not isinstance(result, ToolMessage | Exception):
             return result  # a Command: the tool steers the graph itself
         call = self._call(request)
-        obs = observation_of(result.content, error=result.status == "error")
+        obs = observation_of(str(result), error=True) if isinstance(result, Exception) \
+            else observation_of(result.content, error=result.status == "error")
         d = ask(self.guard, self._view(_messages(request.state), "tool_result", call=call,
                                        observation=obs, attempt=attempt))
         if d.action == "retry" and attempt < MAX_RETRIES:
@@ -163,6 +168,11 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                                                                 call.id)])
         if d.action == "abstain":
             marks.append(_mark("tool_result", "abstain", d, call.id))
+        if isinstance(result, Exception):
+            if d.action != "abstain":
+                raise result
+            result = ToolMessage(content=observation_text(obs), tool_call_id=call.id,
+                                 name=call.name, status="error")
         return _with_marks(result, marks)
 
     def wrap_tool_call(self, request: ToolCallRequest,
@@ -172,9 +182,16 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return stopped
         marks: list[dict[str, str]] = []
         attempt = 0
-        while (out := self._review(request, handler(request), attempt, marks)) is None:
+        while True:
+            try:
+                result: ToolResult | Exception = handler(request)
+            except GraphBubbleUp:
+                raise  # interrupts and parent commands are control flow, not failures
+            except Exception as e:
+                result = e
+            if (out := self._review(request, result, attempt, marks)) is not None:
+                return out
             attempt += 1
-        return out
 
     async def awrap_tool_call(self, request: ToolCallRequest,
                               handler: Callable[[ToolCallRequest], Awaitable[ToolResult]]
@@ -184,9 +201,16 @@ class GuardMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return stopped
         marks: list[dict[str, str]] = []
         attempt = 0
-        while (out := self._review(request, await handler(request), attempt, marks)) is None:
+        while True:
+            try:
+                result: ToolResult | Exception = await handler(request)
+            except GraphBubbleUp:
+                raise
+            except Exception as e:
+                result = e
+            if (out := self._review(request, result, attempt, marks)) is not None:
+                return out
             attempt += 1
-        return out
 
     # -- answer --------------------------------------------------------------------------
 

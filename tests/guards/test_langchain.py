@@ -91,6 +91,28 @@ def test_tool_result_retry_runs_the_handler_again_up_to_the_limit() -> None:
     assert len(calls) == MAX_RETRIES + 1
 
 
+def test_a_raised_tool_failure_is_an_error_result_to_the_guard() -> None:
+    """The built-in retry mitigation retries a tool that raised; a guard that allows lets
+    the exception go on unchanged."""
+    from agentprop.intercept import InterceptConfig, mitigation
+
+    calls: list[int] = []
+
+    def handler(request: ToolCallRequest) -> ToolMessage:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError(ERROR)  # a client's timeout, carrying the error object
+        return ToolMessage(OK, tool_call_id="c1")
+
+    mw = guard_middleware(mitigation("retry").build(InterceptConfig()))
+    out = mw.wrap_tool_call(_request(_history()[:2]), handler)
+    assert len(calls) == 2 and isinstance(out, ToolMessage) and out.content == OK
+    calls.clear()
+    with pytest.raises(RuntimeError):
+        guard_middleware(lambda v: None).wrap_tool_call(_request(_history()[:2]), handler)
+    assert len(calls) == 1
+
+
 def _async(handler: Any) -> Any:
     async def run(request: ToolCallRequest) -> Any:
         return handler(request)
