@@ -136,6 +136,8 @@ class GuardedRun:
             return ToolGuardrailFunctionOutput.raise_exception(output_info=d.reason)
         error = {"error": {"type": GUARD_ERROR,
                            "message": d.message or "the guard stopped this call"}}
+        # what the model sees instead, as agentprop's loop records it
+        self.turns.append(Turn("tool", call_id=call.id, name=call.name, observation=error))
         return ToolGuardrailFunctionOutput.reject_content(observation_text(error),
                                                           output_info=d.reason)
 

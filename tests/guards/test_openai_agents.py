@@ -44,6 +44,8 @@ def test_input_reject_shows_the_error_object_and_abstain_stops_the_run() -> None
     shown = json.loads(out.behavior["message"])  # type: ignore[typeddict-item]
     assert shown["error"]["type"] == GUARD_ERROR
     assert run.abstained is None
+    # the model saw an error result: the next view counts it, as agentprop's loop does
+    assert run._view("answer", answer="x").signals().tool_errors == [GUARD_ERROR]
 
     run = GuardedRun(QUERY, _always(Decision.abstain("stop"), "tool_call"))
     assert run._on_input(_data()).behavior["type"] == "raise_exception"
