@@ -4,7 +4,7 @@ and any tools: the user's own MCP server forwarded with the same boundary
 (`run --upstream`, `proxy-tools`; docs/your-tools.md).
 """
 
-from agentprop.external._agent import AgentLoadError, Episode, load_agent
+from agentprop.external._agent import Abstention, AgentLoadError, Episode, load_agent
 from agentprop.external._episode import EpisodeClosed, EpisodeRecorder
 from agentprop.external._executor import DEFAULT_EPISODE_TIMEOUT_S, AgentExecutor
 from agentprop.external._host import EpisodeHost
@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_EPISODE_TIMEOUT_S",
     "SIDE_EFFECTS",
     "SUBMIT_TOOL",
+    "Abstention",
     "AgentExecutor",
     "AgentLoadError",
     "Episode",

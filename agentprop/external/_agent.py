@@ -16,6 +16,19 @@ from agentprop.core import LoadError, load_object
 AgentCallable = Callable[["Episode"], Awaitable[str] | str]
 
 
+class Abstention(str):
+    """An answer the agent withheld: its text (what the user is told) and why. An agent whose
+    own guardrail abstains returns one, so the trace records an abstention (`final.abstained`)
+    and `intercept evaluate` counts it as one, not as a wrong answer."""
+
+    reason: str
+
+    def __new__(cls, text: str, reason: str = "") -> Abstention:
+        self = super().__new__(cls, text)
+        self.reason = reason
+        return self
+
+
 class AgentLoadError(LoadError):
     """The agent spec does not name a usable callable (one line for the user)."""
 

@@ -44,6 +44,7 @@ from agentprop.core import (
     utcnow,
 )
 from agentprop.domains import Environment, Observation
+from agentprop.external._agent import Abstention
 from agentprop.safety import utf8_clean
 
 if TYPE_CHECKING:
@@ -265,10 +266,13 @@ class EpisodeRecorder:
         return [h for h in self.hooks if not isinstance(h, InjectionHooks)]
 
     def finish(self, answer: str) -> Trace:
-        """The agent returned `answer`: the final event goes through `before_final`."""
-        answer, bad = utf8_clean(answer)
+        """The agent returned `answer`: the final event goes through `before_final`. An
+        `Abstention` is recorded as the agent's own abstention."""
+        reason = answer.reason if isinstance(answer, Abstention) else None
+        answer, bad = utf8_clean(str(answer))
         self.replaced += bad
-        final = FinalEvent(step=self._step(), answer=answer)
+        final = FinalEvent(step=self._step(), answer=answer, abstained=reason is not None,
+                           reason=reason or None)
         for h in self.hooks:
             replaced = h.before_final(self.ctx, final)
             if replaced is not None:

@@ -95,15 +95,15 @@ class Decision:
     def abstain(cls, reason: str = "", message: str = "") -> Decision:
         return cls("abstain", message, reason)
 
+    def as_abstention(self) -> Decision:
+        """This decision where it can only abstain (a reject past the limit, or on an
+        answer already given): a reject's message was for the agent, so the user gets the
+        abstention text, not that message."""
+        return self if self.action == "abstain" else Decision.abstain(self.reason)
+
 
 Guard = Callable[[GuardView], "Decision | None"]
 """A guardrail or mitigation: None or `Decision.allow()` lets the episode go on."""
-
-
-def _as_abstention(d: Decision) -> Decision:
-    """A reject with no turn left is an abstention; its message was meant for the agent,
-    not the user, so the answer becomes the standard abstention."""
-    return d if d.action == "abstain" else Decision.abstain(d.reason)
 
 
 @dataclass
@@ -198,7 +198,7 @@ class GuardHooks(AgentHooks):
             return Message(role="user", content=d.message)
         if d.action in ("reject", "abstain"):
             self._record(ctx, "answer", "abstain", d)
-            state.abstain = _as_abstention(d)
+            state.abstain = d.as_abstention()
         return None
 
     def before_final(self, ctx: EpisodeContext, final: FinalEvent) -> FinalEvent | None:
@@ -210,7 +210,7 @@ class GuardHooks(AgentHooks):
             d = self._ask(ctx, "answer", answer=final.answer)
             if d.action in ("reject", "abstain"):
                 self._record(ctx, "answer", "abstain", d)
-                state.abstain = _as_abstention(d)
+                state.abstain = d.as_abstention()
         if state.abstain is None:
             return None
         return FinalEvent(step=final.step, answer=state.abstain.message or ABSTENTION_TEXT,
