@@ -23,7 +23,7 @@ LAYERS: dict[str, int] = {
     "domains": 2, "models": 2, "store": 2, "analysis": 2,
     "suite": 3, "agent": 3, "report": 3, "interop": 3, "testing": 3,
     "inject": 4, "judges": 4, "labels": 4, "runner": 4, "sim": 4, "intercept": 4,
-    "app": 5, "external": 5,
+    "app": 5, "external": 5, "guards": 5,
     "experiment": 6,
     "cli": 7,
 }
