@@ -3,7 +3,12 @@ Inspect's, and whole offline evals (mockllm) where the guard rejects, terminates
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import os
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +45,7 @@ from agentprop.guards.inspect_approver import (
 from agentprop.intercept import Decision, GuardView
 
 MOCK = "mockllm/model"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _call(id: str, city: str) -> ToolCall:
@@ -219,3 +225,27 @@ async def test_text_guards_are_guard_functions_not_builtins() -> None:
     verdict = await approve("", _call("c9", "Pariss"), ToolCallView(), _history()[:2])
     assert verdict.decision == "reject"
     assert verdict.metadata is not None and verdict.metadata["guard"] == "typos"
+
+
+def test_the_entry_point_lets_a_policy_file_name_it_unimported(tmp_path: Path) -> None:
+    """The entry point pyproject.toml declares, as an installed distribution's metadata:
+    Inspect loads the module when a policy names `agentprop/guard_approver`."""
+    try:
+        importlib.metadata.distribution("agentprop")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("the registry's namespace needs agentprop installed")
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    entry = declared["project"]["entry-points"]["inspect_ai"]["agentprop"]
+    dist = tmp_path / "agentprop_ep-0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: agentprop-ep\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text(f"[inspect_ai]\nagentprop = {entry}\n")
+    policy = tmp_path / "approval.yaml"
+    policy.write_text("approvers:\n  - name: agentprop/guard_approver\n    tools: '*'\n")
+    code = ("import sys\nfrom inspect_ai.approval import read_approval_policies\n"
+            "assert 'agentprop.guards.inspect_approver' not in sys.modules\n"
+            f"print(len(read_approval_policies({str(policy)!r})))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "1"), done.stderr[-2000:]
