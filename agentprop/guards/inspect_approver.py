@@ -141,8 +141,8 @@ def approval_of(decision: Decision | None, name: str) -> Approval:
         return Approval(decision="reject", explanation=d.message or d.reason,
                         metadata=metadata)
     if d.action == "abstain":
-        return Approval(decision="terminate", explanation=f"{name}: {d.reason or d.message}",
-                        metadata=metadata)
+        why = d.reason or d.message or "no reason given"
+        return Approval(decision="terminate", explanation=f"{name}: {why}", metadata=metadata)
     return Approval(decision="approve", explanation=f"{name}: retry is not possible before "
                     f"a call runs ({d.reason})", metadata=metadata)
 
