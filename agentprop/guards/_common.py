@@ -16,6 +16,7 @@ from agentprop.core import (
     ModelCallEvent,
     ModelOutput,
     ToolCall,
+    ToolCallEvent,
     ToolResultEvent,
     TraceEvent,
 )
@@ -87,6 +88,7 @@ class Turn:
     kind: str  # "assistant" | "tool" | "guard"
     text: str = ""
     calls: tuple[ToolCall, ...] = ()
+    reasoning: str = ""
     call_id: str = ""
     name: str = ""
     observation: Observation = field(default_factory=dict)
@@ -95,8 +97,9 @@ class Turn:
 
 
 def to_events(turns: Iterable[Turn], guard_name: str = "guard") -> tuple[TraceEvent, ...]:
-    """The trace events of a history: an assistant turn is a model call (step = its index),
-    a tool result a `ToolResultEvent` with the arguments of the call it answers."""
+    """The trace events of a history, as agentprop's loop records them: an assistant turn
+    is a model call (step = its index) followed by the calls it proposed, a tool result a
+    `ToolResultEvent` with the arguments of the call it answers."""
     events: list[TraceEvent] = []
     args: dict[str, dict[str, Any]] = {}
     step = -1
@@ -105,7 +108,9 @@ def to_events(turns: Iterable[Turn], guard_name: str = "guard") -> tuple[TraceEv
             step += 1
             args.update({c.id: c.arguments for c in t.calls})
             events.append(ModelCallEvent(step=step, request_hash="", output=ModelOutput(
-                text=t.text or None, tool_calls=list(t.calls))))
+                text=t.text or None, tool_calls=list(t.calls),
+                reasoning=t.reasoning or None)))
+            events.extend(ToolCallEvent(step=step, call=c) for c in t.calls)
         elif t.kind == "tool":
             events.append(ToolResultEvent(step=max(step, 0), call_id=t.call_id, name=t.name,
                                           arguments=args.get(t.call_id, {}),

@@ -18,7 +18,7 @@ from langchain_core.tools import tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from agentprop.agent import MAX_RETRIES
-from agentprop.core import GuardEvent, ModelCallEvent, ToolResultEvent
+from agentprop.core import GuardEvent, ModelCallEvent, ToolCallEvent, ToolResultEvent
 from agentprop.external import Abstention
 from agentprop.guards import observation_of, to_events
 from agentprop.guards.langchain import (
@@ -54,8 +54,9 @@ def _always(decision: Decision, point: str) -> Any:
 
 def test_the_history_becomes_the_events_of_agentprops_loop() -> None:
     events = to_events(turns_of(_history()))
-    assert [type(e) for e in events] == [ModelCallEvent, ToolResultEvent, ModelCallEvent]
-    result = events[1]
+    assert [type(e) for e in events] == [ModelCallEvent, ToolCallEvent, ToolResultEvent,
+                                         ModelCallEvent]
+    result = events[2]
     assert isinstance(result, ToolResultEvent)
     assert result.arguments == {"city": "Paris"} and result.observation["error"]
     # content blocks, plain text and a framework error without an error object

@@ -16,7 +16,7 @@ from agents import Agent, function_tool, set_tracing_disabled
 from agents.testing import ModelStep, ScriptedModel
 from agents.testing.model import assistant_message, function_call
 
-from agentprop.core import GuardEvent, ModelCallEvent, ToolResultEvent
+from agentprop.core import GuardEvent, ModelCallEvent, ToolCallEvent, ToolResultEvent
 from agentprop.external import Abstention
 from agentprop.guards.openai_agents import GuardedRun, guarded_run
 from agentprop.intercept import ABSTENTION_TEXT, GUARD_ERROR, Decision, GuardView
@@ -98,8 +98,8 @@ def test_interceptor_abstains_on_the_answer_of_a_run_with_a_tool_error() -> None
     assert isinstance(answer, Abstention) and str(answer) == ABSTENTION_TEXT
     assert "L1" in answer.reason
     events = run._view("answer").events
-    assert [type(e) for e in events] == [ModelCallEvent, ToolResultEvent, ModelCallEvent,
-                                         GuardEvent]
+    assert [type(e) for e in events] == [ModelCallEvent, ToolCallEvent, ToolResultEvent,
+                                         ModelCallEvent, GuardEvent]
 
 
 def test_answer_reject_continues_the_run_with_the_message_then_abstains() -> None:
