@@ -10,6 +10,7 @@ tracing upload is switched off: the trace that matters is agentprop's.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 from typing import Any
@@ -24,15 +25,17 @@ INSTRUCTIONS = (
 )
 
 
-@functools.cache
-def _client() -> AsyncOpenAI:
-    """One client for all episodes: a client per episode would redo its TLS setup."""
+@functools.lru_cache(maxsize=4)
+def _client(loop: asyncio.AbstractEventLoop) -> AsyncOpenAI:
+    """One client per event loop, shared by its episodes: a client per episode would redo
+    its TLS setup, and a client outlives no loop (a new run, or a loop agentprop replaced
+    because an agent blocked it, gets its own)."""
     return AsyncOpenAI(api_key=os.environ.get("OPENAI_API_KEY", "sk-none"))
 
 
 async def agent(episode: Any) -> str:
     set_tracing_disabled(True)
-    client = _client()
+    client = _client(asyncio.get_running_loop())
     model = OpenAIChatCompletionsModel(model=os.environ.get("AGENT_MODEL", "balanced"),
                                        openai_client=client)
     async with MCPServerStreamableHttp(
