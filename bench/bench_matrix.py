@@ -5,7 +5,7 @@ a wrong result; the abstaining layers catch only what they can see).
     python bench/bench_matrix.py [--n 40] [--profile propagator --profile self-correcting]
 
 Last line: one JSON object (episodes, wall_s, episodes_per_s, and per profile the Δ of
-four cells and the largest false-alarm rate on clean runs)."""
+four cells and each mitigation's false-alarm rate on clean runs)."""
 
 from __future__ import annotations
 
@@ -46,11 +46,12 @@ def main() -> None:
     for model in models:
         mine = {(c["mitigation"], c["condition"]): c for c in out["cells"]
                 if c["model"] == model}
+        clean = {g: c["false_alarm_rate"] for (g, cond), c in mine.items()
+                 if cond == "baseline"}
         summary[model] = {
             **{f"{g}|{c}": mine[(g, c)]["delta_hallucination"] for g, c in CELLS},
-            "max_false_alarm_clean": max(
-                (c["false_alarm_rate"] or 0.0) for (g, cond), c in mine.items()
-                if cond == "baseline"),
+            "false_alarm_clean": {g: None if v is None else round(v, 3)
+                                  for g, v in clean.items()},
         }
     print(json.dumps(summary))
 

@@ -190,7 +190,23 @@ def analysis_info(ctx: AnalysisContext) -> dict[str, Any]:
                                               "model"])) if len(st) else [],
         **inp.workspace.info(),
         **({"noticed_classifier": inp.noticed_classifier} if inp.noticed_classifier else {}),
+        **risk_coverage_info(inp.sweep_guarantee),
     }
+
+
+def risk_coverage_info(guarantee: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The risk–coverage curves of the stored Learn-then-Test guarantee (val and the
+    held-out split), for the sweep section's figure; nothing without one."""
+    if not guarantee:
+        return {}
+    curves = {}
+    for part, split in (("aurc_val", str(guarantee.get("split", "val"))),
+                        ("aurc_held_out", str(guarantee.get("held_out_split", "test")))):
+        c = guarantee.get(part) or {}
+        if c.get("coverage"):
+            curves[split] = {"coverage": list(c["coverage"]), "risk": list(c["risk"]),
+                             "aurc": c.get("value"), "n": c.get("n")}
+    return {"risk_coverage": curves} if curves else {}
 
 
 def unvalidated_instruments(ctx: AnalysisContext) -> list[str]:

@@ -69,9 +69,11 @@ def rate(scored: Sequence[Scored], cfg: InterceptConfig, *, condition: str | Non
 
 
 def area(scored: Sequence[Scored]) -> dict[str, Any]:
-    """The AURC of the signal strength over `scored` (None with n = 0)."""
+    """The AURC of the signal strength over `scored` (None with n = 0), with its
+    risk–coverage curve (the report draws it)."""
     res = aurc([signal_strength(s) for s, _, _ in scored], [w for _, w, _ in scored])
-    return {"value": None if math.isnan(res.value) else res.value, "n": res.n}
+    return {"value": None if math.isnan(res.value) else res.value, "n": res.n,
+            "coverage": list(res.coverage), "risk": list(res.risk)}
 
 
 def guarantee(

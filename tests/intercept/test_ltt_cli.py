@@ -75,6 +75,20 @@ def test_the_guarantee_is_chosen_stored_and_measured_on_test(sim_ws: Path) -> No
     # stored where `--config best` reads it, with the guarantee beside it
     assert meta.interceptor_config == res["best"]
     assert meta.interceptor_guarantee == g
+    # the risk–coverage curve the AURC is the area under: coverage rises to 1, and at
+    # coverage 1 the risk is the share of wrong answers
+    curve = g["aurc_val"]
+    assert curve["coverage"] == sorted(curve["coverage"]) and curve["coverage"][-1] == 1.0
+    assert len(curve["risk"]) == len(curve["coverage"])
+    assert all(0 <= r <= 1 for r in curve["risk"])
+
+
+def test_the_report_draws_the_risk_coverage_curves(sim_ws: Path) -> None:
+    code, out = _sweep(sim_ws, "--max-false-abstain", str(ALPHA))
+    assert code == 0, out
+    res = RUNNER.invoke(app, ["report", "-w", str(sim_ws)])
+    assert res.exit_code == 0, res.output
+    assert (sim_ws / "report" / "figures" / "risk_coverage.png").stat().st_size > 5_000
 
 
 def test_the_text_output_states_promise_and_realised_rates(sim_ws: Path) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 import pandas as pd
+from matplotlib.figure import Figure
 
 from agentprop.analysis import AnalysisContext, AnalysisResult, lookup, sweep_table
 from agentprop.analysis._ltt import GUARANTEE_METRICS, with_guarantee
-from agentprop.report._section import Section, register
+from agentprop.report._figures import subplots
+from agentprop.report._section import Section, SectionFigure, register
 
 
 def best_config(df: pd.DataFrame | None) -> tuple[str, str]:
@@ -75,6 +78,31 @@ def best_note(result: AnalysisResult, stages: pd.DataFrame) -> str:
     return out
 
 
+def risk_coverage(res: AnalysisResult, label: Callable[[str], str]) -> Figure | None:
+    """Selective risk against coverage when the interceptor abstains on the most
+    suspicious traces first (signal strength), on val and on the held-out split: the
+    curves the AURC is the area under. Lower is better; the risk at coverage 1 is the
+    un-intercepted hallucination rate."""
+    curves = res.info.get("risk_coverage") or {}
+    if not curves:
+        return None
+    fig, ax = subplots((6.0, 4.0))
+    for (split, c), colour in zip(curves.items(), ("#1f77b4", "#ff7f0e"), strict=False):
+        aurc = c.get("aurc")
+        name = f"{split} (AURC {aurc:.3f}, n = {c.get('n')})" if aurc is not None else split
+        ax.step(c["coverage"], c["risk"], where="post", color=colour, label=name)
+        ax.plot(c["coverage"], c["risk"], "o", color=colour, markersize=3)
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("coverage (share of traces answered)", fontsize=9)
+    ax.set_ylabel("selective risk (wrong among answered)", fontsize=9)
+    ax.set_title("Interceptor risk–coverage (abstain on the most suspicious first)",
+                 fontsize=10)
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
 def compute(ctx: AnalysisContext) -> pd.DataFrame | None:
     return with_guarantee(sweep_table(ctx.inp.sweep), ctx.inp.sweep_guarantee)
 
@@ -95,4 +123,9 @@ SECTION = register(Section(
     page_pooled=False,
     columns=("precision", "recall", "f1", "abstention", "best_f1"),
     key_columns=("configuration",),
+    figures=(
+        SectionFigure("risk_coverage",
+                      "Risk–coverage of the interceptor's signal strength (with a "
+                      "Learn-then-Test guarantee).", risk_coverage),
+    ),
 ))
