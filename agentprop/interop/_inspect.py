@@ -98,7 +98,7 @@ def export_inspect(ws: Workspace, out_dir: str | Path, *, model: str | None = No
     rows = ws.trace_rows(**filters)
     if not rows:
         chosen = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in filters.items() if v)
-        raise ExportError("no traces to export" + (f" match {chosen}" if chosen else ""))
+        raise ExportError(f"no traces match {chosen}" if chosen else "no traces to export")
     groups = list(dict.fromkeys((r["model"], r["condition"]) for r in rows))
     stems = _stems(groups)
     verdicts = _verdicts(ws, {r["id"] for r in rows})
