@@ -15,13 +15,13 @@ from typer.testing import CliRunner
 
 pytest.importorskip("inspect_ai")
 
-from inspect_ai.log import EvalLog, read_eval_log  # noqa: E402
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser  # noqa: E402
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 
-from agentprop.cli import app  # noqa: E402
-from agentprop.core import ErrorEvent, FinalEvent, Trace  # noqa: E402
-from agentprop.interop._inspect import file_stem  # noqa: E402
-from agentprop.store import Workspace  # noqa: E402
+from agentprop.cli import app
+from agentprop.core import ErrorEvent, FinalEvent, Trace
+from agentprop.interop._inspect import file_stem
+from agentprop.store import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -129,7 +129,7 @@ def test_samples_hold_question_calls_by_id_and_stored_verdicts(
                 assert {j: v.value == "C" for j, v in scores.items()} == {
                     j: c for j, c in judged.items() if c is not None}
                 if judged.get(primary) is not None:
-                    assert list(scores)[0] == primary
+                    assert next(iter(scores)) == primary
                 assert s.metadata["task_id"] == trace.task_id
                 assert s.metadata["condition"] == trace.condition
                 if trace.condition != "baseline" and trace.status == "ok":
