@@ -210,6 +210,7 @@ def _results(samples: Sequence[EvalSample], primary: str) -> tuple[Any, int, flo
 
 
 def _usage(traces: Iterable[Trace], model: str) -> dict[str, Any]:
+    """The log's token and cost totals, as Inspect keeps them per model."""
     from inspect_ai.model import ModelUsage
 
     tin = tout = 0
@@ -271,6 +272,7 @@ def _sample(trace: Trace, verdicts: dict[str, _Verdict], primary: str,
 
 
 def _seconds(start: datetime, end: datetime | None) -> float | None:
+    """The episode's wall time (None when it never ended)."""
     return None if end is None else round((end - start).total_seconds(), 3)
 
 
