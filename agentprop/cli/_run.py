@@ -637,11 +637,11 @@ def _export_inspect(workspace: Path, out: Path, **filters: str | None) -> None:
         logs = export_inspect(ws, out, tasks=workspace_suite(ws), **filters)
         primary = ws.primary_judge()
     for log in logs:
-        right = ("unscored" if log.accuracy is None
-                 else f"{round(log.accuracy * log.scored)}/{log.scored} right")
-        err_console.print(
-            f"{escape(log.path.name)}: {log.samples} samples, {log.errors} errors, "
-            f"{escape(primary)} {right}", highlight=False)
+        errors = f", {log.errors} errors" if log.errors else ""
+        right = ("none scored" if log.accuracy is None
+                 else f"right {round(log.accuracy * log.scored)}/{log.scored}")
+        err_console.print(f"{escape(log.path.name)}  {log.samples} samples{errors}; "
+                          f"{escape(primary)} {right}", highlight=False)
     total = sum(log.samples for log in logs)
     err_console.print(f"exported {total} traces in {len(logs)} Inspect logs → "
                       f"{escape(str(out))}", highlight=False)
