@@ -240,7 +240,9 @@ def _sample(trace: Trace, verdicts: dict[str, _Verdict], primary: str,
     from inspect_ai.model import ModelOutput, ModelUsage
 
     task = tasks.get(trace.task_id) if tasks is not None else None
-    question = next((m.content or "" for m in trace.messages if m.role == "user"), "")
+    # an imported trace may record no conversation: its task's query is the question
+    question = next((m.content or "" for m in trace.messages if m.role == "user"),
+                    task.query if task is not None else "")
     final = trace.final
     answer = final.answer if final is not None else None
     output = (ModelOutput.from_content(trace.model, answer) if answer is not None
