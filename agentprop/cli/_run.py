@@ -601,16 +601,47 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def export(
         workspace: Path = WorkspaceOpt,
-        fmt: str = typer.Option("jsonl", "--format", "-f", help="jsonl, csv or parquet."),
-        out: Path = typer.Option(..., "--out", "-o", help="Output file."),
+        fmt: str = typer.Option(
+            "jsonl", "--format", "-f", help="jsonl, csv, parquet or inspect."),
+        out: Path = typer.Option(
+            ..., "--out", "-o", help="Output file (a folder for inspect)."),
         model: str = typer.Option(None, "--model", "-m", help="Only this model."),
         run_id: str = typer.Option(None, "--run-id", help="Only this run."),
+        condition: str = typer.Option(
+            None, "--condition", "-c", help="Only this condition."),
     ) -> None:
-        """Export traces: jsonl (full events), csv (flat columns), parquet (both)."""
-        from agentprop.store import export_traces
+        """Export traces: jsonl (full events), csv (flat columns), parquet (both), or
+        inspect (Inspect AI .eval logs, one per model × condition, for Inspect View)."""
+        from agentprop.store import FORMATS, export_traces
 
+        if fmt == "inspect":
+            _export_inspect(workspace, out, model=model, run_id=run_id, condition=condition)
+            return
+        if fmt not in FORMATS:
+            raise UserError(f"unknown export format {fmt!r} (use one of: "
+                            f"{', '.join((*FORMATS, 'inspect'))})")
         with open_workspace(workspace) as ws:
-            n = export_traces(ws, fmt, out, model=model, run_id=run_id)
+            n = export_traces(ws, fmt, out, model=model, run_id=run_id, condition=condition)
         err_console.print(f"exported {n} traces → {escape(str(out))}", highlight=False)
 
     app.add_typer(traces_app, name="traces")
+
+
+def _export_inspect(workspace: Path, out: Path, **filters: str | None) -> None:
+    """`traces export --format inspect`: the logs, each sample's target from the tasks the
+    runs used (none when the workspace's suite cannot be told), one line per log."""
+    from agentprop.experiment._execute import workspace_suite
+    from agentprop.interop import export_inspect
+
+    with open_workspace(workspace) as ws:
+        logs = export_inspect(ws, out, tasks=workspace_suite(ws), **filters)
+        primary = ws.primary_judge()
+    for log in logs:
+        errors = f", {log.errors} errors" if log.errors else ""
+        right = ("none scored" if log.accuracy is None
+                 else f"right {round(log.accuracy * log.scored)}/{log.scored}")
+        err_console.print(f"{escape(log.path.name)}  {log.samples} samples{errors}; "
+                          f"{escape(primary)} {right}", highlight=False)
+    total = sum(log.samples for log in logs)
+    err_console.print(f"exported {total} traces in {len(logs)} Inspect logs → "
+                      f"{escape(str(out))}", highlight=False)
