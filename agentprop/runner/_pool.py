@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
+import logging
 import os
 import pickle
 import socket
@@ -257,14 +258,14 @@ class RayPool(WorkerPool):
             import ray
         except ImportError:
             raise RunError("--executor ray needs Ray: pip install 'agentprop[ray]'") from None
-        if ray.is_initialized():
-            return
         if self.address:
             check_ray_address(self.address)
+        if ray.is_initialized():
+            return
         try:
             ray.init(address=self.address or None,
                      num_cpus=None if self.address else (os.cpu_count() or 1),
-                     include_dashboard=False, logging_level="WARNING",
+                     include_dashboard=False, logging_level=logging.WARNING,
                      log_to_driver=False, configure_logging=True)
         except Exception as e:
             raise RunError(f"cannot start or join Ray: {e}".splitlines()[0]) from None
@@ -287,7 +288,7 @@ class RayPool(WorkerPool):
         self.connect()
         n = self.size()
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        actor_cls = ray.remote(RayEpisodeActor).options(  # type: ignore[attr-defined]
+        actor_cls = ray.remote(RayEpisodeActor).options(
             max_concurrency=job.concurrency + 8, num_cpus=min(1.0, cpus / n),
             max_restarts=0)
         for i in range(n):
@@ -315,7 +316,7 @@ class RayPool(WorkerPool):
         finally:
             self._busy[i] -= 1
         self._limited[i] = int(limited)
-        return trace  # type: ignore[no-any-return]
+        return trace
 
     async def close(self) -> None:
         import ray

@@ -205,9 +205,9 @@ async def run_units(
             },
             "extra_hooks": getattr(extra_hooks, "__qualname__", None) if extra_hooks else None,
             **({"execute_leaked": True} if execute_leaked else {}),
-            "preflight": probe if executor is None or pool is not None and not pool.agent
+            "preflight": probe if executor is None or (pool is not None and not pool.agent)
             else "off",
-            **({"executor": pool.kind, "workers": pool.size()} if pool is not None else {}),
+            **({"executor": pool.kind, "workers": pool.workers} if pool is not None else {}),
         },
         secrets,
     )
@@ -274,7 +274,7 @@ async def run_units(
 
     queue = iter(pending)
     runner: EpisodeExecutor = (
-        executor if executor is not None and pool is None
+        executor if executor is not None and not isinstance(executor, WorkerPool)
         else NativeExecutor(model_objs, config_for, max_steps=max_steps, text_mode=text_mode,
                             execute_leaked=execute_leaked,
                             answer_on_step_limit=answer_on_step_limit))
@@ -318,7 +318,7 @@ async def run_units(
     # generation every 700 allocations mostly traverses objects that are about to die.
     gc.set_threshold(max(thresholds[0], 20_000), *thresholds[1:])
     try:
-        if probe != "off" and (executor is None or pool is not None and not pool.agent):
+        if probe != "off" and (executor is None or (pool is not None and not pool.agent)):
             summary.preflight = await _probe(pending, tasks, model_objs, config, probe,
                                              on_probe, workspace, new_runs)
         bar.start()
