@@ -147,9 +147,10 @@ class ProcessPool(WorkerPool):
             self._busy[i], self._limited[i] = 0, 0
             threading.Thread(target=self._read, args=(i, loop), daemon=True,
                              name=f"agentprop-pool-reader-{i}").start()
-        for p in self._procs:
+        ready = [p.pending[-1] for p in self._procs]
+        for p, fut in zip(self._procs, ready, strict=True):
             try:
-                p.pid = int(await asyncio.wait_for(p.pending[-1], READY_TIMEOUT_S))
+                p.pid = int(await asyncio.wait_for(fut, READY_TIMEOUT_S))
             except (WorkerLost, TimeoutError) as e:
                 await self.close()
                 raise RunError(f"a worker process did not start: {e}") from None
