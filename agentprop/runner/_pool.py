@@ -125,28 +125,39 @@ class ProcessPool(WorkerPool):
         """The worker processes' ids (tests kill one)."""
         return [p.pid for p in self._procs]
 
-    async def start(self, job: WorkerJob) -> None:
+    def connect(self) -> None:
+        """Spawn the workers now (they import agentprop while the driver loads the suite
+        and plans); `start` sends them the run. Called by `run` before the workspace."""
         import multiprocessing
 
-        try:
-            pickle.dumps(job)
-        except Exception as e:
-            raise RunError(f"this run cannot be sent to worker processes ({e}); models "
-                           "or hooks given as Python objects need --executor asyncio") from None
+        if self._procs:
+            return
         ctx = multiprocessing.get_context("spawn")  # no fork of a threaded driver
-        loop = asyncio.get_running_loop()
         for i in range(self.size()):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=process_main, args=(job, child), daemon=True,
+            proc = ctx.Process(target=process_main, args=(child,), daemon=True,
                                name=f"agentprop-worker-{i}")
             proc.start()
             child.close()  # so the driver sees EOF when the worker dies
-            p = _Proc(proc, parent)
-            p.pending[-1] = loop.create_future()  # its ready message
-            self._procs.append(p)
+            self._procs.append(_Proc(proc, parent))
             self._busy[i], self._limited[i] = 0, 0
+
+    async def start(self, job: WorkerJob) -> None:
+        try:
+            blob = pickle.dumps(job)
+        except Exception as e:
+            raise RunError(f"this run cannot be sent to worker processes ({e}); models "
+                           "or hooks given as Python objects need --executor asyncio") from None
+        self.connect()
+        loop = asyncio.get_running_loop()
+        for i, p in enumerate(self._procs):
+            p.pending[-1] = loop.create_future()  # its ready message
             threading.Thread(target=self._read, args=(i, loop), daemon=True,
                              name=f"agentprop-pool-reader-{i}").start()
+            try:
+                p.conn.send_bytes(blob)  # as conn.send(job) would, pickled once
+            except OSError:
+                self._died(i)
         ready = [p.pending[-1] for p in self._procs]
         for p, fut in zip(self._procs, ready, strict=True):
             try:

@@ -119,13 +119,19 @@ class WorkerEngine:
         return trace
 
 
-def process_main(job: WorkerJob, conn: Any) -> None:
-    """A `processes` worker: read (id, unit, task) from `conn`, run up to the job's
-    concurrency of them at once, send back (id, trace, 429s so far) or (id, None, error
-    text). None on `conn` ends it. Ctrl-C is the driver's: the worker ignores SIGINT and
-    is shut down by the driver."""
+def process_main(conn: Any) -> None:
+    """A `processes` worker: its `WorkerJob` first (it is spawned before the driver knows
+    the run, so its imports overlap the driver's own start), then (id, unit, task)
+    messages from `conn`, up to the job's concurrency of them run at once; it sends back
+    (id, trace, 429s so far) or (id, None, error text). None on `conn` ends it. Ctrl-C
+    is the driver's: the worker ignores SIGINT and is shut down by the driver."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    asyncio.run(_serve(job, conn))
+    try:
+        job = conn.recv()
+    except (EOFError, OSError):
+        return
+    if job is not None:
+        asyncio.run(_serve(job, conn))
 
 
 async def _serve(job: WorkerJob, conn: Any) -> None:
