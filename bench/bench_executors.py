@@ -8,11 +8,13 @@ process and the exact `agentprop run ... --executor K --json` command in another
 
 `http`: `run --model openai/balanced` against serve-sim, the summary's model_calls /
 wall_s as a share of C / L (wall_s counts from the start of the run, workers' start-up
-included), and the whole command's time. `agent`: `run --agent
+included), the whole command's time, and `steady`: calls over the span from the first
+episode's start to the last one's end. `agent`: `run --agent
 examples/mcp_client.py:agent` (a plain MCP client with the openai SDK) with serve-sim as
 its LLM: episodes per second. `executors` picks which ones (default all three; processes
-and ray with --workers 2). `write`: the driver's cost per trace (unpickling a worker's
-trace, counting it, the batching writer's INSERT), the ceiling of any number of workers or
+and ray with --workers 2). `write`: the driver's cost per unit (pickling the unit and
+task it sends, unpickling the trace it gets back, counting it, the batching writer's
+INSERT), the ceiling of any number of workers or
 machines feeding one driver.
 """
 
@@ -61,6 +63,7 @@ def one(kind: str, port: int, server: subprocess.Popen[bytes], args: argparse.Na
             raise SystemExit(f"{kind} failed: {done.stderr[-800:]}")
         summary = json.loads(done.stdout)
         calls = httpx.get(f"http://127.0.0.1:{port}/stats").json()["requests"]
+        span = episode_span(Path(tmp) / "ws")
     out: dict[str, object] = {"executor": kind, "units": summary["completed"],
                               "errors": summary["errors"], "lost": summary.get("lost"),
                               "wall_s": round(summary["wall_s"], 2),
@@ -74,13 +77,28 @@ def one(kind: str, port: int, server: subprocess.Popen[bytes], args: argparse.Na
         ideal = args.concurrency / (args.latency_ms / 1000.0)
         rate = summary["model_calls"] / summary["wall_s"]
         out.update(model_calls=summary["model_calls"], calls_per_s=round(rate, 1),
+                   steady=round(summary["model_calls"] / span / ideal, 3),
                    ideal=ideal, of_ideal=round(rate / ideal, 3),
                    of_ideal_command=round(summary["model_calls"] / elapsed / ideal, 3))
     return out
 
 
+def episode_span(workspace: Path) -> float:
+    """Seconds from the first episode's start to the last one's end (the steady state:
+    the command's and the workers' start-up left out)."""
+    from agentprop.store import Workspace
+
+    ws = Workspace(workspace)
+    traces = [t for i in ws.trace_ids() if (t := ws.get_trace(i)) is not None]
+    ws.close()
+    start = min(t.started_at for t in traces)
+    end = max(t.ended_at or t.started_at for t in traces)
+    return max((end - start).total_seconds(), 1e-9)
+
+
 def write_cost(n: int) -> None:
-    """The driver's work per trace, in-process: unpickle, count, write (batched)."""
+    """The driver's work per unit, in-process: pickle the (unit, task) it sends, unpickle
+    the trace it gets back, count it, write it (batched)."""
     from agentprop.cli._suite import get_suite
     from agentprop.runner import RunSummary, plan_units, run_units_sync
     from agentprop.store import TraceWriter, Workspace
@@ -93,12 +111,14 @@ def write_cost(n: int) -> None:
         src = Workspace(Path(d) / "src")
         run_units_sync(units, workspace=src, suite=suite, progress=False)
         blobs = [pickle.dumps(src.get_trace(i)) for i in sorted(src.trace_ids("w"))]
+        sent = [(u, suite.get(u.task_id)) for u in units]
         src.close()
         dst = Workspace(Path(d) / "dst")
         summary = RunSummary()
         t0, c0 = time.perf_counter(), time.process_time()
         writer = TraceWriter(dst.path, batch_size=64, interval_s=0.5)
-        for b in blobs:
+        for i, b in enumerate(blobs):
+            pickle.dumps((i, *sent[i]))  # the unit and its task, sent to a worker
             trace = pickle.loads(b)
             summary.count(trace)
             writer.put(trace)
