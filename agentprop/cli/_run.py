@@ -145,7 +145,8 @@ def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: in
 
 
 def _pool(kind: str, workers: int | None, ray_address: str | None, agent: str | None,
-          timeout_s: float, port: int, external: Any, upstream: bool) -> Any:
+          timeout_s: float, port: int, external: Any, upstream: bool,
+          warm: tuple[str, ...] = (), options: dict[str, Any] | None = None) -> Any:
     """The worker pool of `--executor` (None: asyncio), connected before the workspace is
     opened, so an unreachable Ray cluster fails with nothing written."""
     import functools
@@ -167,7 +168,8 @@ def _pool(kind: str, workers: int | None, ray_address: str | None, agent: str | 
         factory = functools.partial(agent_in_worker, agent, timeout_s)
     try:
         pool = make_pool(kind, workers=workers, ray_address=ray_address, agent=factory,
-                         reached=external.reached if external is not None else None)
+                         reached=external.reached if external is not None else None,
+                         warm=warm, warm_options=options)
         connect = getattr(pool, "connect", None)
         if callable(connect):
             connect()
@@ -475,6 +477,10 @@ def register(app: typer.Typer) -> None:
         if base_url:
             probe_base_url(base_url)
             options["base_url"] = base_url
+        # workers spawn now: their imports overlap the suite's load and the planning
+        pool = _pool(executor_kind, workers, ray_address, agent, episode_timeout,
+                     episodes_port, external, bool(upstream or upstream_url),
+                     warm=() if external else tuple(model), options=options)
         tools = user_tools(upstream, upstream_url, safe_tool, tasks_file, upstream_timeout)
         if tools is not None and suite_file is not None:
             raise UserError("--suite and --tasks both give the questions: use one")
@@ -503,8 +509,6 @@ def register(app: typer.Typer) -> None:
         if max_cost is not None and max_cost < 0:
             raise UserError(f"invalid --max-cost {max_cost:g}: must be >= 0")
         limits = parse_limits(models, rpm, tpm)
-        pool = _pool(executor_kind, workers, ray_address, agent, episode_timeout,
-                     episodes_port, external, tools is not None)
         ws = open_workspace(workspace, create=True)
         progress = not as_json  # a bar on a terminal, plain lines elsewhere
         if tools is not None:

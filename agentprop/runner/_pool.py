@@ -115,8 +115,12 @@ class ProcessPool(WorkerPool):
 
     kind = "processes"
 
-    def __init__(self, workers: int | None = None, **kw: Any) -> None:
+    def __init__(self, workers: int | None = None, *, warm: tuple[str, ...] = (),
+                 warm_options: Mapping[str, Any] | None = None, **kw: Any) -> None:
         super().__init__(workers, **kw)
+        self.warm = warm
+        """Model ids each worker builds once when it is spawned (`_worker.warm_up`)."""
+        self.warm_options = dict(warm_options or {})
         self._procs: list[_Proc] = []
         self._keys = itertools.count()
         self._lock = threading.Lock()
@@ -135,7 +139,8 @@ class ProcessPool(WorkerPool):
         ctx = multiprocessing.get_context("spawn")  # no fork of a threaded driver
         for i in range(self.size()):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=process_main, args=(child,), daemon=True,
+            proc = ctx.Process(target=process_main,
+                               args=(child, self.warm, self.warm_options), daemon=True,
                                name=f"agentprop-worker-{i}")
             proc.start()
             child.close()  # so the driver sees EOF when the worker dies
@@ -173,9 +178,13 @@ class ProcessPool(WorkerPool):
             try:
                 key, trace, extra = p.conn.recv()
             except (EOFError, OSError, pickle.UnpicklingError):
-                loop.call_soon_threadsafe(self._died, i)
+                with contextlib.suppress(RuntimeError):  # the run's loop already closed
+                    loop.call_soon_threadsafe(self._died, i)
                 return
-            loop.call_soon_threadsafe(self._settle, i, key, trace, extra)
+            try:
+                loop.call_soon_threadsafe(self._settle, i, key, trace, extra)
+            except RuntimeError:
+                return
 
     def _settle(self, i: int, key: int, trace: Any, extra: Any) -> None:
         fut = self._procs[i].pending.pop(key, None)
@@ -215,13 +224,16 @@ class ProcessPool(WorkerPool):
             p.pending.pop(key, None)
 
     async def close(self) -> None:
-        """Ask each worker to stop, then terminate what has not within 5 s."""
+        """Ask each worker to stop; a reaper thread kills what still runs 5 s later. The
+        run does not wait for it (a worker's exit is its own business once every trace
+        is back), and the workers are daemons: they never outlive the driver."""
         for p in self._procs:
             with contextlib.suppress(Exception):
                 p.conn.send(None)
+        procs = list(self._procs)
 
         def reap() -> None:
-            for p in self._procs:
+            for p in procs:
                 p.process.join(5)
                 if p.process.is_alive():
                     p.process.kill()
@@ -229,7 +241,7 @@ class ProcessPool(WorkerPool):
                 with contextlib.suppress(Exception):
                     p.conn.close()
 
-        await asyncio.shield(asyncio.to_thread(reap))
+        threading.Thread(target=reap, daemon=True, name="agentprop-pool-reaper").start()
         for i in range(len(self._procs)):
             self._dead.add(i)
 
@@ -348,8 +360,11 @@ class RayPool(WorkerPool):
 
 def make_pool(kind: str, *, workers: int | None = None, ray_address: str | None = None,
               agent: Callable[[], Any] | None = None,
-              reached: Callable[[Trace], bool] | None = None) -> WorkerPool | None:
-    """The pool of `--executor KIND` (None for asyncio); RunError for an unknown kind."""
+              reached: Callable[[Trace], bool] | None = None,
+              warm: tuple[str, ...] = (),
+              warm_options: Mapping[str, Any] | None = None) -> WorkerPool | None:
+    """The pool of `--executor KIND` (None for asyncio); RunError for an unknown kind.
+    `warm`: model ids a process pool's workers build once when spawned."""
     if kind == "asyncio":
         if ray_address:
             raise RunError("--ray-address needs --executor ray")
@@ -357,7 +372,8 @@ def make_pool(kind: str, *, workers: int | None = None, ray_address: str | None 
     if kind == "processes":
         if ray_address:
             raise RunError("--ray-address needs --executor ray")
-        return ProcessPool(workers, agent=agent, reached=reached)
+        return ProcessPool(workers, agent=agent, reached=reached, warm=warm,
+                           warm_options=warm_options)
     if kind == "ray":
         return RayPool(ray_address, workers, agent=agent, reached=reached)
     import difflib

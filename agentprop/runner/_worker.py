@@ -119,13 +119,25 @@ class WorkerEngine:
         return trace
 
 
-def process_main(conn: Any) -> None:
+def warm_up(model_ids: tuple[str, ...], options: Mapping[str, Any]) -> None:
+    """Build each model once and drop it: its provider's SDK is imported (~0.5 s for
+    openai) while the worker still waits for its job, not inside the run."""
+    from agentprop.models import get_model
+
+    for mid in model_ids:
+        with contextlib.suppress(Exception):
+            get_model(mid, **options)
+
+
+def process_main(conn: Any, warm: tuple[str, ...] = (),
+                 warm_options: Mapping[str, Any] | None = None) -> None:
     """A `processes` worker: its `WorkerJob` first (it is spawned before the driver knows
     the run, so its imports overlap the driver's own start), then (id, unit, task)
     messages from `conn`, up to the job's concurrency of them run at once; it sends back
     (id, trace, 429s so far) or (id, None, error text). None on `conn` ends it. Ctrl-C
     is the driver's: the worker ignores SIGINT and is shut down by the driver."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warm_up(warm, warm_options or {})
     try:
         job = conn.recv()
     except (EOFError, OSError):
