@@ -144,6 +144,40 @@ def _derived_run_id(cfg: RunConfig, *, domains: list[str], split: str, limit: in
     }))
 
 
+def _pool(kind: str, workers: int | None, ray_address: str | None, agent: str | None,
+          timeout_s: float, port: int, external: Any, upstream: bool,
+          warm: tuple[str, ...] = (), options: dict[str, Any] | None = None) -> Any:
+    """The worker pool of `--executor` (None: asyncio), connected before the workspace is
+    opened, so an unreachable Ray cluster fails with nothing written."""
+    import functools
+
+    from agentprop.runner import RunError, make_pool
+
+    if kind != "asyncio" and upstream:
+        raise UserError("--upstream runs with --executor asyncio only (one connection to "
+                        "your server per run)")
+    if kind != "asyncio" and port:
+        raise UserError("--episodes-port needs --executor asyncio (each worker hosts its "
+                        "own episodes on a free port)")
+    if workers is not None and kind == "asyncio":
+        raise UserError("--workers needs --executor processes or ray")
+    factory = None
+    if agent is not None and kind != "asyncio":
+        from agentprop.external import agent_in_worker
+
+        factory = functools.partial(agent_in_worker, agent, timeout_s)
+    try:
+        pool = make_pool(kind, workers=workers, ray_address=ray_address, agent=factory,
+                         reached=external.reached if external is not None else None,
+                         warm=warm, warm_options=options)
+        connect = getattr(pool, "connect", None)
+        if callable(connect):
+            connect()
+    except RunError as e:
+        raise UserError(str(e)) from None
+    return pool
+
+
 def _unknown_spend(summary: Any) -> dict[str, Any]:
     """For an external agent none of whose model calls agentprop saw (no gateway): its
     calls, tokens and cost as unknown (None), not as 0."""
@@ -407,6 +441,18 @@ def register(app: typer.Typer) -> None:
         safe_tool: list[str] = SafeToolOpt,
         tasks_file: Path = TasksOpt,
         upstream_timeout: float = UpstreamTimeoutOpt,
+        executor_kind: str = typer.Option(
+            "asyncio", "--executor", envvar="AGENTPROP_EXECUTOR",
+            help="Where episodes run: asyncio (this process), processes (--workers local "
+            "processes), ray (Ray actors, local or --ray-address); docs/scaling.md."),
+        workers: int = typer.Option(
+            None, "--workers", envvar="AGENTPROP_WORKERS",
+            help="--executor processes|ray: worker processes (default: the cores).",
+            show_default=False),
+        ray_address: str = typer.Option(
+            None, "--ray-address", envvar="AGENTPROP_RAY_ADDRESS",
+            help="--executor ray: the cluster's HOST:PORT, auto or ray://HOST:PORT "
+            "(default: a local Ray instance)."),
     ) -> None:
         """Run agent episodes: one per model (or --agent) × task × condition × seed.
         Resumable."""
@@ -431,6 +477,10 @@ def register(app: typer.Typer) -> None:
         if base_url:
             probe_base_url(base_url)
             options["base_url"] = base_url
+        # workers spawn now: their imports overlap the suite's load and the planning
+        pool = _pool(executor_kind, workers, ray_address, agent, episode_timeout,
+                     episodes_port, external, bool(upstream or upstream_url),
+                     warm=() if external else tuple(model), options=options)
         tools = user_tools(upstream, upstream_url, safe_tool, tasks_file, upstream_timeout)
         if tools is not None and suite_file is not None:
             raise UserError("--suite and --tasks both give the questions: use one")
@@ -478,7 +528,7 @@ def register(app: typer.Typer) -> None:
                 text_mode=text_mode,
                 answer_on_step_limit=answer_on_step_limit,
                 in_history=not executed_only and external is None,
-                executor=external,
+                executor=pool if pool is not None else external,
                 manifest={
                     **({"agent": agent} if agent else {}),
                     "split": split,
@@ -530,6 +580,10 @@ def register(app: typer.Typer) -> None:
                 f"{summary.replaced_code_points} code points UTF-8 cannot encode (lone "
                 "surrogates in model or agent text) were stored as U+FFFD",
                 highlight=False, soft_wrap=True)
+        if summary.lost:
+            err_console.print(
+                f"{summary.lost} units not finished (their worker died); rerun the same "
+                "command to run them", highlight=False, soft_wrap=True)
         if summary.not_started:
             err_console.print(
                 f"cost guard: {summary.not_started} units not started (the estimated spend "

@@ -6,7 +6,11 @@ and any tools: the user's own MCP server forwarded with the same boundary
 
 from agentprop.external._agent import Abstention, AgentLoadError, Episode, load_agent
 from agentprop.external._episode import EpisodeClosed, EpisodeRecorder
-from agentprop.external._executor import DEFAULT_EPISODE_TIMEOUT_S, AgentExecutor
+from agentprop.external._executor import (
+    DEFAULT_EPISODE_TIMEOUT_S,
+    AgentExecutor,
+    agent_in_worker,
+)
 from agentprop.external._host import EpisodeHost
 from agentprop.external._tools import SUBMIT_TOOL, build_server
 from agentprop.external._upstream import (
@@ -34,6 +38,7 @@ __all__ = [
     "UpstreamDomain",
     "UpstreamEnvironment",
     "UpstreamError",
+    "agent_in_worker",
     "build_server",
     "discover",
     "load_agent",

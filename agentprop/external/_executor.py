@@ -207,3 +207,14 @@ def _leaf(e: BaseException) -> BaseException:
     while isinstance(e, BaseExceptionGroup) and e.exceptions:
         e = e.exceptions[0]
     return e
+
+
+def agent_in_worker(spec: str, timeout_s: float) -> AgentExecutor:
+    """`run --agent SPEC`'s executor built inside a worker process (`--executor
+    processes|ray`): the agent is loaded there from its spec, and each worker hosts its
+    own episodes' MCP endpoints on a free port. Module-level, so a `functools.partial`
+    of it pickles."""
+    from agentprop.external._agent import load_agent
+
+    fn, _ = load_agent(spec)
+    return AgentExecutor(fn, timeout_s=timeout_s)

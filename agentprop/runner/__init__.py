@@ -8,6 +8,14 @@ from agentprop.runner._build import make_models
 from agentprop.runner._errors import RunAborted, RunError, RunLocked
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor
 from agentprop.runner._plan import MAX_SEED, check_seeds, default_run_id, plan_units
+from agentprop.runner._pool import (
+    EXECUTORS,
+    ProcessPool,
+    RayPool,
+    WorkerLost,
+    WorkerPool,
+    make_pool,
+)
 from agentprop.runner._probe import (
     PROBE_MODES,
     ProbeMode,
@@ -20,19 +28,25 @@ from agentprop.runner._secrets import redact, redact_argv, redact_text
 from agentprop.runner._summary import RunSummary
 
 __all__ = [
+    "EXECUTORS",
     "MAX_SEED",
     "PROBE_MODES",
     "EpisodeExecutor",
     "NativeExecutor",
     "ProbeMode",
     "ProbeRefused",
+    "ProcessPool",
+    "RayPool",
     "RunAborted",
     "RunError",
     "RunLocked",
     "RunSummary",
+    "WorkerLost",
+    "WorkerPool",
     "check_seeds",
     "default_run_id",
     "make_models",
+    "make_pool",
     "plan_units",
     "probe_line",
     "probe_model",

@@ -39,6 +39,7 @@ from agentprop.runner._errors import RunError, RunLocked
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor, failed
 from agentprop.runner._lock import RunLockedError, run_lock
 from agentprop.runner._plan import check_seeds
+from agentprop.runner._pool import WorkerLost, WorkerPool, worker_job
 from agentprop.runner._preflight import Preflight
 from agentprop.runner._probe import (
     ProbeMode,
@@ -117,7 +118,7 @@ async def run_units(
     preflight: int = 3,
     batch_size: int = 64,
     flush_interval_s: float = 0.5,
-    executor: EpisodeExecutor | None = None,
+    executor: EpisodeExecutor | WorkerPool | None = None,
     max_cost: float | None = None,
     model_limits: Mapping[str, RateLimits] | None = None,
     probe: ProbeMode = "off",
@@ -145,6 +146,9 @@ async def run_units(
     ``off`` skips it. `execute_leaked` runs tool calls written as text (native mode) as
     calls; by default they are recorded and not run. `domains` gives the domains of tasks
     whose domain is not registered (the user's MCP server, `run --upstream`).
+    A `WorkerPool` as `executor` (`_pool.py`: `--executor processes|ray`) runs whole units
+    in worker processes that send back finished traces; this process stays the only
+    writer. A unit whose worker died is not stored and is counted in `lost`.
     Cancellation (Ctrl-C) flushes the finished traces and re-raises. A seed outside
     0..MAX_SEED is a RunError before anything is written; a run another process is
     executing on this workspace is `RunLocked` (no unit is called twice).
@@ -165,10 +169,14 @@ async def run_units(
                          max_cost=max_cost)
     if max_cost is not None and max_cost < 0:
         raise RunError(f"the cost limit must be >= 0, got {max_cost:g}")
+    pool = executor if isinstance(executor, WorkerPool) else None
+    if pool is not None and (models is not None or domains):
+        raise RunError("models given as Python objects and --upstream tools run in this "
+                       "process only: use --executor asyncio")
 
     model_objs = (
         dict(models or {})
-        if models is not None or executor is not None
+        if models is not None or (executor is not None and (pool is None or pool.agent))
         else make_models(
             [u.model for u in pending],
             workspace=workspace,
@@ -197,7 +205,9 @@ async def run_units(
             },
             "extra_hooks": getattr(extra_hooks, "__qualname__", None) if extra_hooks else None,
             **({"execute_leaked": True} if execute_leaked else {}),
-            "preflight": probe if executor is None else "off",
+            "preflight": probe if executor is None or (pool is not None and not pool.agent)
+            else "off",
+            **({"executor": pool.kind, "workers": pool.workers} if pool is not None else {}),
         },
         secrets,
     )
@@ -234,10 +244,13 @@ async def run_units(
 
     async def episode(unit: WorkUnit) -> Trace:
         task = tasks[unit.task_id]
-        env = builder.env(task)
-        trace = await runner.run(unit, task, builder.hooks(unit, task), env)
-        if env.failure is not None and trace.status != "error":
-            trace = failed(trace, env.failure)
+        if pool is not None:  # built, run and checked in a worker
+            trace = await pool.run_unit(unit, task)
+        else:
+            env = builder.env(task)
+            trace = await runner.run(unit, task, builder.hooks(unit, task), env)
+            if env.failure is not None and trace.status != "error":
+                trace = failed(trace, env.failure)
         if trace.status == "error":
             for ev in trace.events:
                 if isinstance(ev, ErrorEvent):
@@ -252,22 +265,35 @@ async def run_units(
         writer.put(trace)
         summary.count(trace)
         if bar.enabled:
-            bar.update(summary, sum(int(getattr(m, "rate_limited", 0)) - limited_before[mid]
-                                    for mid, m in model_objs.items()))
+            bar.update(summary, limited())
+
+    def limited() -> int:
+        return (sum(int(getattr(m, "rate_limited", 0)) - limited_before[mid]
+                    for mid, m in model_objs.items())
+                + (pool.rate_limited if pool is not None else 0))
 
     queue = iter(pending)
-    runner: EpisodeExecutor = executor or NativeExecutor(
-        model_objs, config_for, max_steps=max_steps, text_mode=text_mode,
-        execute_leaked=execute_leaked, answer_on_step_limit=answer_on_step_limit)
+    runner: EpisodeExecutor = (
+        executor if executor is not None and not isinstance(executor, WorkerPool)
+        else NativeExecutor(model_objs, config_for, max_steps=max_steps, text_mode=text_mode,
+                            execute_leaked=execute_leaked,
+                            answer_on_step_limit=answer_on_step_limit))
     guard = CostGuard(max_cost, tasks) if max_cost is not None else None
-    check = Preflight(Counter(u.model for u in pending), preflight, runner.reached, accept)
+    check = Preflight(Counter(u.model for u in pending), preflight,
+                      pool.reached if pool is not None else runner.reached, accept)
 
     async def worker() -> None:
         for unit in queue:  # one shared iterator: units start in plan order
             if guard is not None and not guard.may_start(unit):
                 summary.not_started += 1
                 continue
-            trace = await episode(unit)
+            try:
+                trace = await episode(unit)
+            except WorkerLost:  # nothing stored: a rerun runs it
+                summary.lost += 1
+                if guard is not None:
+                    guard.finished(unit, 0.0)
+                continue
             if guard is not None:
                 guard.finished(unit, trace_cost(trace))
             check.record(trace)
@@ -279,7 +305,7 @@ async def run_units(
             setter(limits)
     limited_before = {mid: int(getattr(m, "rate_limited", 0))
                       for mid, m in model_objs.items()}
-    for m in model_objs.values():  # clients now, not inside the first calls
+    for m in model_objs.values() if pool is None else ():  # clients now, not in calls
         opener = getattr(m, "open", None)
         if callable(opener):
             opener(concurrency)
@@ -292,13 +318,21 @@ async def run_units(
     # generation every 700 allocations mostly traverses objects that are about to die.
     gc.set_threshold(max(thresholds[0], 20_000), *thresholds[1:])
     try:
-        if probe != "off" and executor is None:
+        if probe != "off" and (executor is None or (pool is not None and not pool.agent)):
             summary.preflight = await _probe(pending, tasks, model_objs, config, probe,
                                              on_probe, workspace, new_runs)
         bar.start()
         async with contextlib.AsyncExitStack() as connections, runner:
             for d in builder.domains.values():  # an upstream's session, for the run
                 await connections.enter_async_context(d.connected())
+            if pool is not None:
+                await pool.start(worker_job(
+                    pool, pending, suite, model_objs, model_options or {}, config,
+                    concurrency=concurrency, max_steps=max_steps, text_mode=text_mode,
+                    execute_leaked=execute_leaked, in_history=in_history,
+                    answer_on_step_limit=answer_on_step_limit, extra_hooks=extra_hooks,
+                    limits=model_limits or {}))
+                connections.push_async_callback(pool.close)
             workers = [asyncio.ensure_future(worker())
                        for _ in range(min(concurrency, len(pending)))]
             try:
@@ -312,8 +346,7 @@ async def run_units(
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
-        summary.rate_limited = sum(int(getattr(m, "rate_limited", 0)) - limited_before[mid]
-                                   for mid, m in model_objs.items())
+        summary.rate_limited = limited()
         bar.stop()
         writer.close()  # flush whatever finished, also on Ctrl-C and on errors
         summary.replaced_code_points += writer.replaced

@@ -25,6 +25,9 @@ class RunSummary(BaseModel):
     cost: float = 0.0
     rate_limited: int = 0
     not_started: int = 0
+    lost: int = 0
+    """Units whose worker died under them (`--executor processes|ray`): nothing of them
+    is stored, and a rerun of the same command runs them."""
     max_cost: float | None = None
     replaced_code_points: int = 0
     """Code points UTF-8 cannot encode (lone surrogates) replaced by U+FFFD in what this
@@ -45,7 +48,7 @@ class RunSummary(BaseModel):
         out = self.model_copy(deep=True)
         for name in ("units", "completed", "skipped", "errors", "step_limit", "model_calls",
                      "cached_calls", "input_tokens", "output_tokens", "tokens", "rate_limited",
-                     "not_started", "replaced_code_points", "tool_calls",
+                     "not_started", "lost", "replaced_code_points", "tool_calls",
                      "unobserved_model_calls"):
             setattr(out, name, getattr(self, name) + getattr(other, name))
         out.cost, out.wall_s = self.cost + other.cost, self.wall_s + other.wall_s

@@ -1,0 +1,218 @@
+"""The worker side of `--executor processes|ray`: one asyncio loop per worker process,
+many episodes in flight on it, each unit in → one finished `Trace` out.
+
+A worker never opens the workspace: it builds its own models from the run's model ids
+and options (API keys come from the environment it inherited, never from a file), its
+own environments and hooks, and sends every trace back to the driver, which is the
+only writer (`_run.py`). The response cache is therefore not used by workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import signal
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from agentprop.core import Task, Trace, WorkUnit
+from agentprop.models import GenerateConfig, Model, RateLimits
+from agentprop.runner._build import EpisodeBuilder, ExtraHooks, make_models
+from agentprop.runner._executor import EpisodeExecutor, NativeExecutor, failed
+from agentprop.suite import Suite
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkerJob:
+    """Everything a worker needs besides the units themselves; pickled once per worker.
+
+    `suite` is only shipped when an in-process simulated model needs it (sim policies
+    look tasks up in the whole suite); otherwise a suite of the tasks the units carry is
+    enough. `agent` builds an external agent's executor in the worker (None: the native
+    loop). `limits` are already this worker's share of the run's rate limits.
+    """
+
+    model_ids: tuple[str, ...]
+    model_options: Mapping[str, Any]
+    config: GenerateConfig
+    max_steps: int
+    text_mode: bool
+    execute_leaked: bool
+    answer_on_step_limit: bool | None
+    in_history: bool
+    concurrency: int
+    suite: Suite | None = None
+    extra_hooks: ExtraHooks | None = None
+    limits: Mapping[str, RateLimits] = dataclasses.field(default_factory=dict)
+    agent: Callable[[], EpisodeExecutor] | None = None
+
+
+class WorkerEngine:
+    """Runs units in one worker: `async with engine: await engine.run(unit, task)`."""
+
+    def __init__(self, job: WorkerJob) -> None:
+        self.job = job
+        self.tasks: dict[str, Task] = {}
+        self.builder = EpisodeBuilder(self.tasks, in_history=job.in_history,
+                                      extra_hooks=job.extra_hooks)
+        self._checked: set[str] = set()
+        self.models: dict[str, Model] = {}
+        self.executor: EpisodeExecutor | None = None
+
+    async def __aenter__(self) -> WorkerEngine:
+        job = self.job
+        if job.agent is not None:
+            self.executor = job.agent()
+        else:
+            self.models = make_models(list(job.model_ids), workspace=None,
+                                      suite=job.suite or Suite([], seed=0),
+                                      model_options=job.model_options, use_cache=False)
+            for mid, limits in job.limits.items():
+                setter = getattr(self.models.get(mid), "set_rate_limits", None)
+                if callable(setter) and limits.any:
+                    setter(limits)
+            for m in self.models.values():
+                opener = getattr(m, "open", None)
+                if callable(opener):
+                    opener(job.concurrency)
+            configs: dict[int, GenerateConfig] = {}
+
+            def config_for(seed: int) -> GenerateConfig:
+                if job.config.seed is None:
+                    return job.config
+                return configs.setdefault(seed, job.config.model_copy(update={"seed": seed}))
+
+            self.executor = NativeExecutor(
+                self.models, config_for, max_steps=job.max_steps, text_mode=job.text_mode,
+                execute_leaked=job.execute_leaked,
+                answer_on_step_limit=job.answer_on_step_limit)
+        await self.executor.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.executor is not None:
+            await self.executor.__aexit__(*exc)
+        for m in self.models.values():
+            closer = getattr(m, "aclose", None)
+            if callable(closer):
+                with contextlib.suppress(Exception):
+                    await closer()
+
+    def rate_limited(self) -> int:
+        """429 answers this worker's models received so far."""
+        return sum(int(getattr(m, "rate_limited", 0)) for m in self.models.values())
+
+    async def run(self, unit: WorkUnit, task: Task) -> Trace:
+        """One episode, exactly as the driver's own loop would run it."""
+        assert self.executor is not None, "enter the engine first"
+        self.tasks.setdefault(task.id, task)
+        if unit.condition not in self._checked:  # the condition's hooks, once
+            self.builder.check([unit])
+            self._checked.add(unit.condition)
+        env = self.builder.env(task)
+        trace = await self.executor.run(unit, task, self.builder.hooks(unit, task), env)
+        if env.failure is not None and trace.status != "error":
+            trace = failed(trace, env.failure)
+        return trace
+
+
+def warm_up(model_ids: tuple[str, ...], options: Mapping[str, Any]) -> None:
+    """Build each model once and drop it: its provider's SDK is imported (~0.5 s for
+    openai) while the worker still waits for its job, not inside the run."""
+    from agentprop.models import get_model
+
+    for mid in model_ids:
+        with contextlib.suppress(Exception):
+            get_model(mid, **options)
+
+
+def process_main(conn: Any, warm: tuple[str, ...] = (),
+                 warm_options: Mapping[str, Any] | None = None) -> None:
+    """A `processes` worker: its `WorkerJob` first (it is spawned before the driver knows
+    the run, so its imports overlap the driver's own start), then (id, unit, task)
+    messages from `conn`, up to the job's concurrency of them run at once; it sends back
+    (id, trace, 429s so far) or (id, None, error text). None on `conn` ends it. Ctrl-C
+    is the driver's: the worker ignores SIGINT and is shut down by the driver."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warm_up(warm, warm_options or {})
+    try:
+        job = conn.recv()
+    except (EOFError, OSError):
+        return
+    if job is not None:
+        asyncio.run(_serve(job, conn))
+
+
+async def _serve(job: WorkerJob, conn: Any) -> None:
+    loop = asyncio.get_running_loop()
+    inbox: asyncio.Queue[Any] = asyncio.Queue()
+    send_lock = threading.Lock()
+
+    def reader() -> None:  # blocking reads off the loop
+        while True:
+            try:
+                msg = conn.recv()
+            except (EOFError, OSError):
+                msg = None
+            loop.call_soon_threadsafe(inbox.put_nowait, msg)
+            if msg is None:
+                return
+
+    def send(msg: Any) -> None:
+        with send_lock:
+            conn.send(msg)
+
+    async def one(engine: WorkerEngine, key: int, unit: WorkUnit, task: Task) -> None:
+        try:
+            trace = await engine.run(unit, task)
+            send((key, trace, engine.rate_limited()))
+        except Exception as e:  # the driver reports the unit as lost, not half-stored
+            send((key, None, f"{type(e).__name__}: {e}"))
+
+    threading.Thread(target=reader, daemon=True, name="agentprop-worker-reader").start()
+    running: set[asyncio.Task[None]] = set()
+    try:
+        engine = WorkerEngine(job)
+        await engine.__aenter__()
+    except Exception as e:
+        send((-1, None, f"{type(e).__name__}: {e}"))  # the driver fails the run
+        return
+    send((-1, os.getpid(), ""))  # ready
+    try:
+        while (msg := await inbox.get()) is not None:
+            t = asyncio.ensure_future(one(engine, *msg))
+            running.add(t)
+            t.add_done_callback(running.discard)
+    finally:
+        for t in list(running):
+            t.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        await engine.__aexit__(None, None, None)
+
+
+class RayEpisodeActor:
+    """A `ray` worker: an async actor running many episodes on its own loop (made a
+    Ray actor class by `_pool.RayPool`, so importing this module never imports ray)."""
+
+    def __init__(self, job: WorkerJob) -> None:
+        self.engine = WorkerEngine(job)
+        self._entered = False
+
+    async def ready(self) -> int:
+        if not self._entered:
+            await self.engine.__aenter__()
+            self._entered = True
+        return os.getpid()
+
+    async def run(self, unit: WorkUnit, task: Task) -> tuple[Trace, int]:
+        await self.ready()
+        trace = await self.engine.run(unit, task)
+        return trace, self.engine.rate_limited()
+
+    async def close(self) -> None:
+        if self._entered:
+            await self.engine.__aexit__(None, None, None)
+            self._entered = False

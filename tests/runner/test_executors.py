@@ -1,0 +1,180 @@
+"""`--executor processes|ray`: the same traces as asyncio, a killed worker loses only its
+units in flight and a rerun stores every unit exactly once, the lock, bad input.
+
+Ray tests share one local instance (num_cpus=2, no dashboard) for the module."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from agentprop.cli import app
+from agentprop.cli._suite import get_suite
+from agentprop.core import WorkUnit
+from agentprop.runner import (
+    ProcessPool,
+    RayPool,
+    RunLocked,
+    plan_units,
+    run_units,
+    run_units_sync,
+)
+from agentprop.runner._lock import run_lock
+from agentprop.store import Workspace
+from agentprop.suite import Suite
+
+
+@pytest.fixture(scope="module")
+def suite() -> Suite:
+    return get_suite(None)
+
+
+def _units(suite: Suite, n: int, run_id: str) -> list[WorkUnit]:
+    tasks = [t for t in suite.tasks if t.split == "test" and t.domain == "weather"][:n]
+    return plan_units(run_id, ["sim/balanced"], tasks, ["baseline", "p2:type_mismatch"],
+                      seeds=[3])
+
+
+def _stored(ws: Workspace, run_id: str) -> list[tuple[str, str, str | None]]:
+    out = []
+    for tid in sorted(ws.trace_ids(run_id)):
+        t = ws.get_trace(tid)
+        assert t is not None
+        out.append((t.id, t.status, t.final.answer if t.final else None))
+    return out
+
+
+@pytest.fixture(scope="module")
+def ray_local() -> Iterator[Any]:
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             logging_level="ERROR")
+    yield ray
+    ray.shutdown()
+
+
+def _same_as_asyncio(tmp_path: Path, suite: Suite, pool: Any) -> None:
+    units = _units(suite, 6, "same")
+    runs = {}
+    for name, executor in (("asyncio", None), ("pool", pool)):
+        ws = Workspace(tmp_path / name)
+        s = run_units_sync(units, workspace=ws, suite=suite, executor=executor,
+                           progress=False, concurrency=4)
+        assert s.completed == len(units) and s.lost == 0
+        runs[name] = _stored(ws, "same")
+        run = ws.get_run("same")
+        assert run is not None
+        ws.close()
+    assert runs["pool"] == runs["asyncio"]
+    assert len(runs["pool"]) == len(units)
+
+
+def test_processes_store_the_traces_asyncio_does(tmp_path: Path, suite: Suite) -> None:
+    _same_as_asyncio(tmp_path, suite, ProcessPool(2))
+
+
+def test_ray_stores_the_traces_asyncio_does(tmp_path: Path, suite: Suite,
+                                            ray_local: Any) -> None:
+    _same_as_asyncio(tmp_path, suite, RayPool(workers=2))
+
+
+async def _run_and_kill(ws: Workspace, suite: Suite, units: list[WorkUnit], pool: Any,
+                        kill: Any) -> Any:
+    """Run `units` on `pool` (slow sim model) and kill one worker once traces flow."""
+    run = asyncio.ensure_future(run_units(
+        units, workspace=ws, suite=suite, executor=pool, progress=False, concurrency=6,
+        model_options={"latency_ms": 150}, flush_interval_s=0.05))
+    for _ in range(600):
+        await asyncio.sleep(0.05)
+        if len(ws.trace_ids("kill")) >= 2:
+            break
+    kill(pool)
+    return await run
+
+
+@pytest.mark.parametrize("kind", ["processes", "ray"])
+def test_a_killed_worker_loses_only_its_units_and_a_rerun_stores_each_once(
+        tmp_path: Path, suite: Suite, kind: str, request: pytest.FixtureRequest) -> None:
+    if kind == "ray":
+        ray = request.getfixturevalue("ray_local")
+        pool: Any = RayPool(workers=2)
+
+        def kill(p: Any) -> None:
+            ray.kill(p.actors()[0])
+    else:
+        pool = ProcessPool(2)
+
+        def kill(p: Any) -> None:
+            os.kill(p.pids()[0], signal.SIGKILL)
+    units = _units(suite, 12, "kill")
+    ws = Workspace(tmp_path / "ws")
+    first = asyncio.run(_run_and_kill(ws, suite, units, pool, kill))
+    assert first.lost >= 1  # the dead worker's units in flight
+    assert first.completed + first.lost == len(units)
+    assert len(ws.trace_ids("kill")) == first.completed  # nothing half-written
+    again = run_units_sync(units, workspace=ws, suite=suite, progress=False,
+                           executor=ProcessPool(2) if kind == "processes" else RayPool(workers=2),
+                           model_options={"latency_ms": 1})
+    assert again.skipped == first.completed and again.completed == first.lost
+    assert ws.trace_ids("kill") == {u.key for u in units}
+    assert ws.count_traces(run_id="kill") == len(units)
+    ws.close()
+
+
+def test_a_locked_run_is_refused_with_a_pool(tmp_path: Path, suite: Suite) -> None:
+    units = _units(suite, 2, "locked")
+    ws = Workspace(tmp_path / "ws")
+    with run_lock(ws.path, {"locked"}), pytest.raises(RunLocked):
+        run_units_sync(units, workspace=ws, suite=suite, executor=ProcessPool(1),
+                       progress=False)
+    assert ws.count_traces() == 0
+    ws.close()
+
+
+def test_python_model_objects_need_asyncio(tmp_path: Path, suite: Suite) -> None:
+    from agentprop.runner import RunError
+
+    units = _units(suite, 1, "objects")
+    ws = Workspace(tmp_path / "ws")
+    model: Any = object()  # e.g. a test's runtime model: it cannot go to a worker
+    with pytest.raises(RunError, match="--executor asyncio"):
+        run_units_sync(units, workspace=ws, suite=suite, executor=ProcessPool(1),
+                       models={"sim/balanced": model}, progress=False)
+    ws.close()
+
+
+def _cli(tmp_path: Path, *extra: str) -> Any:
+    return CliRunner().invoke(app, ["run", "-m", "sim/balanced", "-n", "2", "-d", "weather",
+                                    "-w", str(tmp_path / "ws"), *extra],
+                              env={"AGENTPROP_WORKSPACE": None})
+
+
+def test_bad_executor_is_one_line_with_a_suggestion(tmp_path: Path) -> None:
+    res = _cli(tmp_path, "--executor", "proceses")
+    assert res.exit_code == 2
+    out = res.output.strip()
+    assert len(out.splitlines()) == 1 and "did you mean 'processes'" in out
+    assert not (tmp_path / "ws").exists()
+
+
+def test_a_dead_ray_address_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    res = _cli(tmp_path, "--executor", "ray", "--ray-address", "127.0.0.1:1")
+    assert res.exit_code == 2
+    out = res.output.strip()
+    assert len(out.splitlines()) == 1 and "127.0.0.1:1" in out, out
+    assert not (tmp_path / "ws").exists()
+
+
+def test_the_cli_runs_on_processes_and_resumes(tmp_path: Path) -> None:
+    res = _cli(tmp_path, "--executor", "processes", "--workers", "2", "--json")
+    assert res.exit_code == 0, res.output
+    again = _cli(tmp_path, "--json")  # asyncio resumes the same run: nothing left
+    assert again.exit_code == 0 and '"completed": 0' in again.output
