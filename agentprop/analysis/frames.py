@@ -257,12 +257,18 @@ def build_input(
     queries: Mapping[str, str] | None = None,
     unreferenced: Iterable[str] = (),
     agree: Callable[[str, str, str], bool | None] | None = None,
+    stored_stages: pd.DataFrame | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
-    `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
+    `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same).
+    `stored_stages`: the store's stage rows (`Workspace.stage_frame`), read in place of
+    `traces`, which is then not read (the same table, without parsing a trace)."""
+    from agentprop.analysis._stored import stored_stage_frame
+
+    primary = primary_verdicts(verdicts, primary_judge)
     return AnalysisInput(
-        stages=stage_frame(traces, primary_verdicts(verdicts, primary_judge), tasks=tasks,
-                           rule=rule, noticed=noticed),
+        stages=stage_frame(traces, primary, tasks=tasks, rule=rule, noticed=noticed)
+        if stored_stages is None else stored_stage_frame(stored_stages, primary),
         verdicts=verdict_frame(verdicts),
         members=members_frame(verdicts),
         labels=label_frame(labels),
