@@ -28,18 +28,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_analysis import generate, labels_for
 
+from agentprop.experiment._execute import stage_recorder
 from agentprop.store import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = "from agentprop.cli import main; main()"
 
 
-def build(path: Path, n_traces: int, batch: int = 5000) -> float:
-    """Write n synthetic traces, their verdicts and 100 labels; seconds taken."""
+def build(path: Path, n_traces: int, batch: int = 5000, stored_stages: bool = True) -> float:
+    """Write n synthetic traces, their verdicts and 100 labels; seconds taken. Each
+    trace's stage row is written with it, as the runner's writer does (`stored_stages`
+    False: without, as an agentprop before the stage table wrote them)."""
     t0 = time.perf_counter()
     ws = Workspace(path)
     try:
         ws.update_meta(primary_judge="facts")
+        stages = None if stored_stages is False else stage_recorder(ws)  # as a run does
         ids: list[str] = []
         traces, verdicts = [], []
         for trace, vs in generate(n_traces):
@@ -47,11 +51,11 @@ def build(path: Path, n_traces: int, batch: int = 5000) -> float:
             verdicts.extend(vs)
             ids.append(trace.id)
             if len(traces) >= batch:
-                ws.put_traces(traces)
+                ws.put_traces(traces, stages=stages)
                 ws.put_verdicts(verdicts)
                 traces, verdicts = [], []
         if traces:
-            ws.put_traces(traces)
+            ws.put_traces(traces, stages=stages)
             ws.put_verdicts(verdicts)
         ws.put_labels(labels_for(ids))
     finally:
@@ -90,6 +94,8 @@ def main() -> None:
     ap.add_argument("--workspace", type=Path, help="build here (default: a temp folder)")
     ap.add_argument("--reuse", action="store_true", help="time an existing --workspace")
     ap.add_argument("--keep", action="store_true", help="keep the workspace")
+    ap.add_argument("--no-stages", action="store_true",
+                    help="write no stage rows (the first analysis back-fills them)")
     ap.add_argument("--src", type=Path, default=ROOT,
                     help="folder holding the agentprop package the commands run (e.g. one "
                     "exported from another git ref, to time the code before a change)")
@@ -100,7 +106,7 @@ def main() -> None:
         if not args.reuse:
             if base.exists():
                 shutil.rmtree(base)
-            build_s = build(base, args.traces)
+            build_s = build(base, args.traces, stored_stages=not args.no_stages)
             print(f"built {args.traces} traces in {build_s:.1f} s: {base}", flush=True)
         common = ["-w", str(base), "--resamples", str(args.resamples)]
         analyze_s, analyze_mb, _ = timed(["analyze", *common, "--json"],

@@ -244,8 +244,11 @@ async def run_units(
                     ev.message = redact_text(ev.message, secrets)
         return trace
 
+    from agentprop.experiment._execute import stage_recorder
+
+    # each trace's stage row is stored with it, so no analysis parses the traces again
     writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
-                         interval_s=flush_interval_s)
+                         interval_s=flush_interval_s, stages=stage_recorder(workspace, suite))
     bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
 
     def accept(trace: Trace) -> None:
