@@ -243,7 +243,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     queries = {t.id: t.query for t in user}
     return build_input(
         traces,
-        ws.verdict_rows(),
+        (),
         ws.labels(),
         primary_judge=ws.primary_judge(),
         sweep=pd.DataFrame(sweep_rows) if sweep_rows else None,
@@ -262,6 +262,7 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         unreferenced=[t.id for t in user if not t.reference_answer.strip()],
         agree=agreement_judge() if queries else None,
         stored_stages=frame,
+        verdict_tables=(ws.verdict_table(), ws.member_table()),
     )
 
 

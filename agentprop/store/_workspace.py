@@ -593,6 +593,25 @@ class Workspace:
             for tid, name, correct, members in cur
         ]
 
+    def verdict_table(self) -> Any:
+        """Every verdict's (trace_id, judge, correct) as one pandas DataFrame, in
+        `verdict_rows()` order, read in one query (no Python row per verdict); `correct`
+        holds 1, 0 or missing (unscored)."""
+        import pandas as pd
+
+        return pd.read_sql_query("SELECT trace_id, judge, correct FROM verdicts ORDER BY "
+                                 "rowid", self.conn)
+
+    def member_table(self) -> Any:
+        """Every ensemble member's vote (trace_id, ensemble, member, correct) as one pandas
+        DataFrame, in `verdict_rows()` order and each ensemble's member order."""
+        import pandas as pd
+
+        return pd.read_sql_query(
+            "SELECT v.trace_id AS trace_id, v.judge AS ensemble, m.key AS member, "
+            "m.value AS correct FROM verdicts v, json_each(v.data, '$.members') m "
+            "ORDER BY v.rowid, m.id", self.conn)
+
     def retry_ids(self, judge: str) -> set[str]:
         """Traces whose `judge` verdict is marked ``raw.retry`` (provisional: made before
         what it needs was stored), which the next `judge` run redoes."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from agentprop.analysis.frames import members_frame, verdict_frame
 from agentprop.analysis.invariants import TraceChecks
 from agentprop.core import (
     FinalEvent,
@@ -54,8 +55,11 @@ def _traces() -> list[Trace]:
 
 
 def _verdicts() -> list[Verdict]:  # t10 unscored, t11 unjudged
-    return [Verdict(trace_id=f"t{k}", judge="facts", correct=None if k == 10 else k % 2 == 0)
-            for k in range(11)]
+    return [*(Verdict(trace_id=f"t{k}", judge="facts", correct=None if k == 10 else k % 2 == 0)
+              for k in range(11)),
+            Verdict(trace_id="t1", judge="ensemble", correct=True,
+                    members={"b": True, "a": False, "c": True}),
+            Verdict(trace_id="t2", judge="ensemble", correct=None, members={})]
 
 
 def _same_as_events(ws: Workspace) -> None:
@@ -66,6 +70,9 @@ def _same_as_events(ws: Workspace) -> None:
     pd.testing.assert_frame_equal(expected.stages, got.stages, check_exact=True)
     assert (stored.n_traces, stored.differs, stored.violations) == \
         (events.n_traces, events.differs, events.violations)
+    rows = ws.verdict_rows()  # the verdicts as rows, as before they were read as columns
+    pd.testing.assert_frame_equal(verdict_frame(rows), got.verdicts, check_exact=True)
+    pd.testing.assert_frame_equal(members_frame(rows), got.members, check_exact=True)
 
 
 def _stage_rows(ws: Workspace) -> int:
