@@ -207,7 +207,9 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
     `checks` gets what the invariant checks read of the traces from those rows too. Only
     `tap` (`agentprop verify`, which recomputes everything from the events) and an LLM
     classifier's `noticed` readings stream and parse the traces, as before the stage table
-    was stored; verdicts are read as light rows either way."""
+    was stored; verdicts and votes are read as columns either way. `rule`: the workspace
+    suite's `FabricationRule` (passed to share its answer readings), the rule the stored
+    rows were computed with; it reads answers only for rows being back-filled."""
     import pandas as pd
 
     from agentprop.analysis import JudgeValidity, WorkspaceFacts, build_input
