@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -37,10 +38,10 @@ MODELS = [f"sim/m{i}" for i in range(10)]
 DOMAINS = ["calendar", "weather", "medical", "retail"]
 
 
-def make(n_traces: int, seed: int = 0) -> tuple[list[Trace], list[Verdict], list[Label]]:
+def generate(n_traces: int, seed: int = 0) -> Iterator[tuple[Trace, list[Verdict]]]:
+    """Each trace with its verdicts, one at a time (bench_scale.py writes a million of them
+    to a workspace without holding them)."""
     rng = np.random.default_rng(seed)
-    traces: list[Trace] = []
-    verdicts: list[Verdict] = []
     per_model = n_traces // len(MODELS)
     # per model: 40 % baseline, 40 % P2, 20 % interceptor arms (control/treatment pairs)
     for mi, model in enumerate(MODELS):
@@ -73,23 +74,35 @@ def make(n_traces: int, seed: int = 0) -> tuple[list[Trace], list[Verdict], list
                                      output=ModelOutput(text=answer)))
             ev.append(FinalEvent(step=1, answer=answer, abstained=abst))
             tid = f"{model}-{k}"
-            traces.append(Trace(id=tid, run_id="bench", model=model, task_id=task,
-                                domain=DOMAINS[k % 4], split="test", difficulty="easy",
-                                condition=cond, arm=arm, simulated=True, events=ev))
+            trace = Trace(id=tid, run_id="bench", model=model, task_id=task,
+                          domain=DOMAINS[k % 4], split="test", difficulty="easy",
+                          condition=cond, arm=arm, simulated=True, events=ev)
             p_ok = 0.7 - 0.04 * mi - (0.3 if s2 and cond != "baseline" else 0)
             truth = bool(rng.random() < p_ok)
             votes = {f"llm{j}": bool(truth if rng.random() < 0.85 else not truth)
                      for j in range(3)}
-            verdicts.append(Verdict(trace_id=tid, judge="facts", correct=truth))
-            verdicts.append(Verdict(trace_id=tid, judge="heuristic",
-                                    correct=bool(rng.random() < 0.6)))
-            verdicts.append(Verdict(trace_id=tid, judge="ensemble",
-                                    correct=sum(votes.values()) >= 2, members=votes))
-            for j, v in votes.items():
-                verdicts.append(Verdict(trace_id=tid, judge=j, correct=v))
-    labels = [Label(trace_id=t.id, annotator="a", label="correct" if i % 3 else "incorrect")
-              for i, t in enumerate(traces[:: max(1, len(traces) // 100)][:100])]
-    return traces, verdicts, labels
+            verdicts = [Verdict(trace_id=tid, judge="facts", correct=truth),
+                        Verdict(trace_id=tid, judge="heuristic",
+                                correct=bool(rng.random() < 0.6)),
+                        Verdict(trace_id=tid, judge="ensemble",
+                                correct=sum(votes.values()) >= 2, members=votes)]
+            verdicts += [Verdict(trace_id=tid, judge=j, correct=v) for j, v in votes.items()]
+            yield trace, verdicts
+
+
+def labels_for(trace_ids: Sequence[str]) -> list[Label]:
+    """100 human labels on evenly spaced traces (every third one "incorrect")."""
+    return [Label(trace_id=tid, annotator="a", label="correct" if i % 3 else "incorrect")
+            for i, tid in enumerate(trace_ids[:: max(1, len(trace_ids) // 100)][:100])]
+
+
+def make(n_traces: int, seed: int = 0) -> tuple[list[Trace], list[Verdict], list[Label]]:
+    traces: list[Trace] = []
+    verdicts: list[Verdict] = []
+    for trace, vs in generate(n_traces, seed):
+        traces.append(trace)
+        verdicts.extend(vs)
+    return traces, verdicts, labels_for([t.id for t in traces])
 
 
 def main() -> None:

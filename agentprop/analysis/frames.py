@@ -50,6 +50,17 @@ def verdict_frame(verdicts: Iterable[VerdictLike]) -> pd.DataFrame:
     return df
 
 
+def verdict_columns(table: pd.DataFrame, members: pd.DataFrame
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`verdict_frame` and `members_frame` from the store's columns (`Workspace.
+    verdict_table`, `.member_table`): the same frames, without a Python row per verdict."""
+    verdicts = verdict_frame([]) if table.empty else table
+    verdicts["correct"] = verdicts["correct"].astype("boolean")
+    votes = members_frame([]) if members.empty else members
+    votes["correct"] = votes["correct"].astype("boolean")
+    return verdicts, votes
+
+
 def members_frame(verdicts: Iterable[VerdictLike]) -> pd.DataFrame:
     """Ensemble members' votes: trace_id, ensemble (judge name), member, correct."""
     rows = [(tid, judge, m, c) for tid, judge, _, members in map(_row, verdicts)
@@ -257,14 +268,30 @@ def build_input(
     queries: Mapping[str, str] | None = None,
     unreferenced: Iterable[str] = (),
     agree: Callable[[str, str, str], bool | None] | None = None,
+    stored_stages: pd.DataFrame | None = None,
+    verdict_tables: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> AnalysisInput:
     """Frames for the analyses; S3 comes from the verdicts of `primary_judge`.
-    `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same)."""
+    `verdicts`: Verdict objects or `VerdictRow`s (the frames are the same), or empty with
+    `verdict_tables` (the store's columns: `verdict_columns`).
+    `stored_stages`: the store's stage rows (`Workspace.stage_frame`), read in place of
+    `traces`, which is then not read (the same table, without parsing a trace)."""
+    from agentprop.analysis._stored import stored_stage_frame
+
+    if verdict_tables is not None:
+        vframe, mframe = verdict_columns(*verdict_tables)
+        own = vframe[vframe["judge"] == primary_judge]
+        primary: dict[str, bool | None] = {
+            tid: None if pd.isna(c) else bool(c)
+            for tid, c in zip(own["trace_id"], own["correct"], strict=True)}
+    else:
+        vframe, mframe = verdict_frame(verdicts), members_frame(verdicts)
+        primary = primary_verdicts(verdicts, primary_judge)
     return AnalysisInput(
-        stages=stage_frame(traces, primary_verdicts(verdicts, primary_judge), tasks=tasks,
-                           rule=rule, noticed=noticed),
-        verdicts=verdict_frame(verdicts),
-        members=members_frame(verdicts),
+        stages=stage_frame(traces, primary, tasks=tasks, rule=rule, noticed=noticed)
+        if stored_stages is None else stored_stage_frame(stored_stages, primary),
+        verdicts=vframe,
+        members=mframe,
         labels=label_frame(labels),
         primary_judge=primary_judge,
         sweep=sweep,

@@ -127,6 +127,15 @@ OBSERVATION_LEVEL = frozenset({"out", "fault"})
 API = "api"
 """Faults of the model API (`api:*`): what the agent's model call returned, not a tool's."""
 _OVERRIDABLE = ("opportunity", "no_tool_call", "S1", "S2", "corrected")
+TRACE_COLUMNS = ("trace_id", "run_id", "model", "task_id", "domain", "split", "difficulty",
+                 "condition", "seed", "arm", "status", "simulated")
+"""Stage columns that are the trace's own indexed columns (the store's `traces` table)."""
+EVENT_COLUMNS: tuple[str, ...] = tuple(
+    c for c in STAGE_COLUMNS
+    if c not in TRACE_COLUMNS and c not in ("S3", "recovered", "stopped_at", "error"))
+"""Stage columns computed from a trace's events (`event_stages`): what the store's stage
+table holds. S3 (the primary judge's verdict), `recovered` and `stopped_at` (derived from
+S3) and `error` (from the status) are set when the table is read."""
 
 
 def _norm(obj: Any) -> str:
@@ -376,15 +385,8 @@ def stage_table(
     verdicts = verdicts or {}
     rows: list[dict[str, Any]] = []
     for t in traces:
-        row = _stages(t, None if readings is None else stored_reader(readings, t.id))
-        release = t.release_stages
-        if isinstance(release, Mapping):
-            for key in _OVERRIDABLE:
-                if key in release:
-                    row[key] = None if release[key] is None else bool(release[key])
+        row = event_stages(t, tasks=tasks, rule=rule, readings=readings)
         correct = verdicts.get(t.id)
-        task = tasks.get(t.task_id) if tasks is not None else None
-        row["fabricated"] = rule(t, task) if rule is not None and task is not None else None
         row.update(
             trace_id=t.id, run_id=t.run_id, model=t.model, task_id=t.task_id,
             domain=t.domain, split=t.split, difficulty=t.difficulty, condition=t.condition,
@@ -392,7 +394,30 @@ def stage_table(
             S3=None if correct is None else not correct, error=t.status != "ok",
         )
         rows.append(row)
-    df = pd.DataFrame(rows, columns=list(STAGE_COLUMNS))
+    return typed_stages(pd.DataFrame(rows, columns=list(STAGE_COLUMNS)))
+
+
+def event_stages(t: Trace, *, tasks: TaskLookup | None = None,
+                 rule: FabricationCheck | None = None,
+                 readings: NoticedReadings | None = None) -> dict[str, Any]:
+    """The stage values of one trace that come from its own events (and its task's
+    `fabricated`): every column of `EVENT_COLUMNS`. They depend on nothing else, so the
+    store keeps them once per trace (`Workspace.put_stage_rows`); S3 is not among them."""
+    row = _stages(t, None if readings is None else stored_reader(readings, t.id))
+    release = t.release_stages
+    if isinstance(release, Mapping):
+        for key in _OVERRIDABLE:
+            if key in release:
+                row[key] = None if release[key] is None else bool(release[key])
+    task = tasks.get(t.task_id) if tasks is not None else None
+    row["fabricated"] = rule(t, task) if rule is not None and task is not None else None
+    return row
+
+
+def typed_stages(df: pd.DataFrame) -> pd.DataFrame:
+    """A stage table with `STAGE_COLUMNS` given its dtypes (nullable booleans, ints) and
+    its derived columns (`with_outcomes`): the same frame whether its rows were computed
+    from traces or read from the store's stage table."""
     for col in _NULLABLE:
         df[col] = df[col].astype("boolean")
     df["noticed_unscored"] = df["noticed_unscored"].astype("boolean").fillna(False)

@@ -16,7 +16,11 @@ from agentprop.experiment._simcheck import simulation_check
 from agentprop.store import Workspace
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from agentprop.analysis import AnalysisInput
+    from agentprop.analysis._stored import StageRecorder
+    from agentprop.analysis.invariants import TraceChecks
     from agentprop.analysis.stages import FabricationCheck, StoredNoticed
     from agentprop.core import Trace, WorkUnit
     from agentprop.intercept import InterceptConfig
@@ -173,7 +177,7 @@ def report_checked(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
     from agentprop.report import analyze, build_report
 
     checks = TraceChecks()
-    inp = load_analysis_input(ws, suite, rule=rule, tap=checks.tap, noticed=noticed)
+    inp = load_analysis_input(ws, suite, rule=rule, checks=checks, noticed=noticed)
     runs = [r.model_dump(mode="json") for r in ws.runs()]
     result = analyze(inp, n_resamples=resamples, seed=seed)
     path = build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
@@ -195,11 +199,17 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
                         rule: FabricationRule | None = None,
                         tap: Callable[[Iterable[Trace]], Iterable[Trace]] | None = None,
                         noticed: StoredNoticed | None = None,
+                        checks: TraceChecks | None = None,
                         ) -> AnalysisInput:
-    """The analysis input from a workspace: traces, verdicts, labels, primary judge, sweep,
-    and the simulation check when the study ran simulated agents. Traces are streamed and
-    verdicts read as light rows, so memory does not grow with their payloads; `tap` sees
-    them as they pass (`agentprop verify`'s per-trace checks)."""
+    """The analysis input from a workspace: stage table, verdicts, labels, primary judge,
+    sweep, and the simulation check when the study ran simulated agents. The stage table is
+    read from the store's stage rows (`stored_stages`, back-filled first where missing);
+    `checks` gets what the invariant checks read of the traces from those rows too. Only
+    `tap` (`agentprop verify`, which recomputes everything from the events) and an LLM
+    classifier's `noticed` readings stream and parse the traces, as before the stage table
+    was stored; verdicts and votes are read as columns either way. `rule`: the workspace
+    suite's `FabricationRule` (passed to share its answer readings), the rule the stored
+    rows were computed with; it reads answers only for rows being back-filled."""
     import pandas as pd
 
     from agentprop.analysis import JudgeValidity, WorkspaceFacts, build_input
@@ -217,19 +227,32 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
 
     validity = load_instrument_validity()  # measured on the shipped labelled sets
     tasks = workspace_suite(ws, suite)
-    traces = ws.iter_traces()
+    rule = rule if rule is not None else _rule_for(tasks)
+    frame = (stored_stages(ws, tasks, rule) if tap is None and noticed is None else None)
+    traces: Iterable[Trace] = ()
+    if frame is None:
+        traces = ws.iter_traces()
+        if checks is not None:
+            traces = checks.tap(traces)
+        if tap is not None:
+            traces = tap(traces)
+    elif checks is not None:
+        from agentprop.analysis._stored import stored_checks
+
+        checks.differs, checks.violations = stored_checks(frame)
+        checks.n_traces = len(frame)
     user = [t for t in ws.stored_tasks() if t.intent == "user"]
     queries = {t.id: t.query for t in user}
     return build_input(
-        tap(traces) if tap is not None else traces,
-        ws.verdict_rows(),
+        traces,
+        (),
         ws.labels(),
         primary_judge=ws.primary_judge(),
         sweep=pd.DataFrame(sweep_rows) if sweep_rows else None,
         sweep_guarantee=stored.interceptor_guarantee,
         workspace=facts,
         tasks=tasks,
-        rule=rule if rule is not None else _rule_for(tasks),
+        rule=rule,
         layer_hits=pd.DataFrame(layer_rows) if layer_rows else None,
         simulation_check=pd.DataFrame(stored.simulation_check)
         if stored.simulation_check else None,
@@ -240,7 +263,43 @@ def load_analysis_input(ws: Workspace, suite: Suite | None = None, *,
         queries=queries,
         unreferenced=[t.id for t in user if not t.reference_answer.strip()],
         agree=agreement_judge() if queries else None,
+        stored_stages=frame,
+        verdict_tables=(ws.verdict_table(), ws.member_table()),
     )
+
+
+def stage_recorder(ws: Workspace, suite: Suite | None = None,
+                   rule: FabricationRule | None = None) -> tuple[str, StageRecorder]:
+    """(context, row function) of the workspace's stored stage rows, for
+    `Workspace.put_traces(stages=...)`: the suite the workspace's runs used decides
+    `fabricated` (`workspace_suite`)."""
+    from agentprop.analysis._stored import StageRecorder, stage_context
+
+    tasks = workspace_suite(ws, suite)
+    return (stage_context(tasks.checksum if tasks is not None else None),
+            StageRecorder(tasks, rule if rule is not None else _rule_for(tasks)))
+
+
+def stored_stages(ws: Workspace, tasks: Suite | None, rule: FabricationRule | None,
+                  batch: int = 2000) -> pd.DataFrame | None:
+    """The workspace's stored stage rows (`Workspace.stage_frame`), after back-filling the
+    traces without a row of the current context (a workspace written before the stage
+    table, or against another suite); None when rows are missing and the workspace is
+    read-only (the caller then computes the table from the traces, as before)."""
+    from agentprop.analysis._stored import StageRecorder, stage_context
+
+    context = stage_context(tasks.checksum if tasks is not None else None)
+    if not ws.readonly:
+        record = StageRecorder(tasks, rule)
+        rows: list[tuple[Any, ...]] = []
+        for t in ws.traces_without_stages(context):
+            rows.append((t.id, context, *record(t)))
+            if len(rows) >= batch:
+                ws.put_stage_rows(rows)
+                rows = []
+        ws.put_stage_rows(rows)
+    frame: pd.DataFrame | None = ws.stage_frame(context)
+    return frame
 
 
 def agreement_judge() -> Callable[[str, str, str], bool | None] | None:

@@ -18,7 +18,7 @@ import gc
 import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from agentprop._interrupts import checkpoint, run_interruptible
 from agentprop.core import (
@@ -53,6 +53,9 @@ from agentprop.runner._secrets import redact, redact_text, secret_values
 from agentprop.runner._summary import RunSummary, trace_cost
 from agentprop.store import TraceWriter, Workspace
 from agentprop.suite import Suite
+
+if TYPE_CHECKING:
+    from agentprop.analysis._stored import StageRecorder
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -95,6 +98,17 @@ def _claimed(fn: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[A
             raise RunLocked(str(e)) from None
 
     return wrapper
+
+
+def _stage_rows(suite: Suite) -> tuple[str, StageRecorder]:
+    """(context, row function) of the stored stage rows of this run's traces: `fabricated`
+    read against the run's suite. An analysis that reads them against another suite (its
+    `experiment.workspace_suite`) finds another context and recomputes them."""
+    from agentprop.analysis._stored import StageRecorder, stage_context
+    from agentprop.judges import FabricationRule, query_vocabulary
+
+    return (stage_context(suite.checksum),
+            StageRecorder(suite, FabricationRule(query_vocabulary(suite.tasks))))
 
 
 @_claimed
@@ -257,8 +271,9 @@ async def run_units(
                     ev.message = redact_text(ev.message, secrets)
         return trace
 
+    # each trace's stage row is stored with it, so no analysis parses the traces again
     writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
-                         interval_s=flush_interval_s)
+                         interval_s=flush_interval_s, stages=_stage_rows(suite))
     bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
 
     def accept(trace: Trace) -> None:

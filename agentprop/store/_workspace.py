@@ -7,7 +7,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,33 @@ _NOTICED_READINGS = """CREATE TABLE IF NOT EXISTS noticed_readings (
 )"""
 """A text classifier's readings of the model outputs after each trace's reference step
 (`core.NoticedReading`); made on the first reading, so older workspaces need no migration."""
+
+
+STAGE_ROW_COLUMNS: tuple[str, ...] = (
+    "error_type", "target_param", "opportunity", "no_tool_call", "leaked_call",
+    "unknown_tool", "bad_arguments", "undelivered_call", "S1", "S2", "corrected", "noticed",
+    "noticed_kind", "abstained", "n_injected", "fabricated", "turns_recorded", "forced",
+    "model_calls", "tool_calls", "tokens", "model_s", "noticed_unscored", "s2_withheld",
+    "answer", "cf_differs", "landing",
+)
+"""A stored stage row's values, after its trace id and context: the stage columns
+computed from the trace's own events (`analysis.stages.EVENT_COLUMNS`), its final answer,
+and what `agentprop report`'s invariant checks read of its events (`cf_differs`; `landing`,
+a JSON list of violations)."""
+
+_STAGES = ("CREATE TABLE IF NOT EXISTS stages (trace_id TEXT PRIMARY KEY, context TEXT NOT "
+           "NULL, " + ", ".join(f'"{c}"' for c in STAGE_ROW_COLUMNS) + ")")
+"""Each trace's stage row (`put_traces(stages=...)`, `put_stage_rows`), so the analysis
+reads columns instead of parsing every trace. `context` names what a row was computed
+with besides the trace (the stage code's version, the suite `fabricated` read against):
+a row of another context is recomputed. Made when a writable workspace is opened, so
+workspaces of earlier versions open and are back-filled on their first analysis."""
+
+_STAGE_INSERT = ("INSERT OR IGNORE INTO stages VALUES ("
+                 + ",".join("?" * (len(STAGE_ROW_COLUMNS) + 2)) + ")")
+
+StageRows = Callable[[Trace], Sequence[Any]]
+"""A trace's stage row: its values in `STAGE_ROW_COLUMNS` order."""
 
 
 def _set_wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
@@ -294,6 +321,8 @@ class Workspace:
                 f"needs {SCHEMA_VERSION}; use a new workspace or a matching agentprop version"
             )
         self._label_view = self._add_label_view()
+        if not self.readonly:
+            self.conn.execute(_STAGES)
 
     def _add_label_view(self) -> bool:
         """Whether `labels` has its `view` column, adding it to a workspace made before it
@@ -389,11 +418,14 @@ class Workspace:
         return [RunSpec.model_validate_json(r[0]) for r in rows]
 
     # -- traces ---------------------------------------------------------------------------
-    def put_traces(self, traces: Sequence[Trace], runs: Sequence[RunSpec] = ()) -> int:
+    def put_traces(self, traces: Sequence[Trace], runs: Sequence[RunSpec] = (),
+                   stages: tuple[str, StageRows] | None = None) -> int:
         """Store traces in one transaction; ids already stored are left as they are.
         `runs` are new runs stored in the same transaction (a run row already stored is
-        kept). Text UTF-8 cannot encode is stored with U+FFFD in its place, counted in
-        the trace's ``meta["replaced_code_points"]`` (`self.replaced` sums them)."""
+        kept). `stages` (context, row function): each new trace's stage row is stored in
+        the same transaction, so no trace is ever stored without it. Text UTF-8 cannot
+        encode is stored with U+FFFD in its place, counted in the trace's
+        ``meta["replaced_code_points"]`` (`self.replaced` sums them)."""
         stored = [_encodable(t) for t in traces]
         rows = [
             (
@@ -415,16 +447,59 @@ class Workspace:
             )
             for t, data, _ in stored
         ]
+        stage_rows = ([(t.id, stages[0], *stages[1](t)) for t, _, _ in stored]
+                      if stages is not None else None)
         self.replaced += sum(n for _, _, n in stored)
+        sql = "INSERT OR IGNORE INTO traces VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         with self.conn:
             self.conn.executemany(
                 "INSERT OR IGNORE INTO runs VALUES (?, ?, ?)",
                 [_run_row(r) for r in runs],
             )
-            cur = self.conn.executemany(
-                "INSERT OR IGNORE INTO traces VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
-            )
-        return cur.rowcount
+            if stage_rows is None:
+                return self.conn.executemany(sql, rows).rowcount
+            new = 0
+            for row, stage in zip(rows, stage_rows, strict=True):
+                if self.conn.execute(sql, row).rowcount:  # a trace already stored keeps its
+                    new += 1                                # own row
+                    self.conn.execute(_STAGE_INSERT, stage)
+        return new
+
+    def put_stage_rows(self, rows: Iterable[Sequence[Any]]) -> None:
+        """Store (trace_id, context, *values) stage rows in one transaction, replacing a
+        trace's earlier row (of another context)."""
+        with self.conn:
+            self.conn.executemany(_STAGE_INSERT.replace("OR IGNORE", "OR REPLACE"), rows)
+
+    def traces_without_stages(self, context: str) -> Iterator[Trace]:
+        """Traces (insertion order) without a stage row of `context`: what to back-fill."""
+        cur = self.conn.execute(
+            "SELECT t.data FROM traces t LEFT JOIN stages s ON s.trace_id = t.id AND "
+            "s.context = ? WHERE s.trace_id IS NULL ORDER BY t.rowid", (context,))
+        for (data,) in cur:
+            yield Trace.model_validate_json(data)
+
+    def stage_frame(self, context: str, chunk: int = 50_000) -> Any:
+        """Every trace's indexed columns and stored stage row of `context`, in insertion
+        order, as one pandas DataFrame read in chunks (no Trace is parsed); None when
+        some trace has no such row (or the workspace has no stage table)."""
+        import pandas as pd
+
+        if not self._has_table("stages"):
+            return None
+        n = self.count_traces()
+        have = self.conn.execute("SELECT COUNT(*) FROM stages s JOIN traces t ON t.id = "
+                                 "s.trace_id WHERE s.context = ?", (context,)).fetchone()[0]
+        if have != n:
+            return None
+        cols = ", ".join(f's."{c}"' for c in STAGE_ROW_COLUMNS)
+        sql = ("SELECT t.id AS trace_id, t.run_id, t.model, t.task_id, t.domain, t.split, "
+               "t.difficulty, t.condition, t.seed, t.arm, t.status, t.simulated, "
+               f"{cols} FROM traces t JOIN stages s ON s.trace_id = t.id "
+               "WHERE s.context = ? ORDER BY t.rowid")
+        parts = list(pd.read_sql_query(sql, self.conn, params=(context,), chunksize=chunk))
+        return (pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]) \
+            if parts else None
 
     def trace_ids(self, run_id: str | None = None) -> set[str]:
         if run_id is None:
@@ -517,6 +592,25 @@ class Workspace:
              json.loads(members) if members and members != "{}" else {})
             for tid, name, correct, members in cur
         ]
+
+    def verdict_table(self) -> Any:
+        """Every verdict's (trace_id, judge, correct) as one pandas DataFrame, in
+        `verdict_rows()` order, read in one query (no Python row per verdict); `correct`
+        holds 1, 0 or missing (unscored)."""
+        import pandas as pd
+
+        return pd.read_sql_query("SELECT trace_id, judge, correct FROM verdicts ORDER BY "
+                                 "rowid", self.conn)
+
+    def member_table(self) -> Any:
+        """Every ensemble member's vote (trace_id, ensemble, member, correct) as one pandas
+        DataFrame, in `verdict_rows()` order and each ensemble's member order."""
+        import pandas as pd
+
+        return pd.read_sql_query(
+            "SELECT v.trace_id AS trace_id, v.judge AS ensemble, m.key AS member, "
+            "m.value AS correct FROM verdicts v, json_each(v.data, '$.members') m "
+            "ORDER BY v.rowid, m.id", self.conn)
 
     def retry_ids(self, judge: str) -> set[str]:
         """Traces whose `judge` verdict is marked ``raw.retry`` (provisional: made before

@@ -20,7 +20,7 @@ from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from agentprop.core import RunSpec, Trace, Verdict
-from agentprop.store._workspace import Workspace
+from agentprop.store._workspace import StageRows, Workspace
 
 T = TypeVar("T")
 
@@ -133,17 +133,19 @@ class BatchWriter(Generic[T]):
 class TraceWriter(BatchWriter[Trace]):
     """The runner's writer: traces, `INSERT OR IGNORE` (a resumed run never duplicates).
     Each of `runs` is stored in the transaction of the first batch holding one of its
-    traces, so a run row never exists without its traces."""
+    traces, so a run row never exists without its traces; so is each trace's stage row
+    when `stages` (context, row function: `experiment.stage_recorder`) is given."""
 
     def __init__(self, path: str | Path, *, runs: Sequence[RunSpec] = (),
-                 **options: Any) -> None:
+                 stages: tuple[str, StageRows] | None = None, **options: Any) -> None:
         self._runs = {r.id: r for r in runs}
+        self._stages = stages
         super().__init__(path, self._put, **options)
 
     def _put(self, ws: Workspace, batch: Sequence[Trace]) -> int:
         due = [self._runs.pop(rid) for rid in dict.fromkeys(t.run_id for t in batch)
                if rid in self._runs]
-        return ws.put_traces(batch, runs=due)
+        return ws.put_traces(batch, runs=due, stages=self._stages)
 
     def __enter__(self) -> TraceWriter:
         return self

@@ -60,6 +60,10 @@ async def test_run_resume_and_start_order(tmp_path: Path) -> None:
     run = ws.get_run("r1")
     assert run is not None and run.suite_checksum == SUITE.checksum
     assert run.config["units"] == 30 and run.config["models"] == ["fake/a"]
+    # each trace's stage row was written with it, against the run's suite
+    assert ws.conn.execute("SELECT COUNT(*), COUNT(DISTINCT context) FROM stages "
+                           "WHERE context LIKE ?", (f"%{SUITE.checksum}",)).fetchone() \
+        == (48, 1)
 
 
 async def test_model_errors_are_kept_after_a_success(tmp_path: Path) -> None:

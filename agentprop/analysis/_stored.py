@@ -1,0 +1,85 @@
+"""The stage table from the store's stage rows: computed once per trace when it is written,
+read as columns by every analysis (docs/architecture.md, "The stored stage table").
+
+A trace's event-derived stage values depend only on its own events and on the suite
+`fabricated` is read against, so they are computed once (`StageRecorder`, called by the
+store in the transaction that writes the trace, or when an older workspace is back-filled)
+and the analysis reads them as columns instead of parsing every trace. S3 depends on the
+primary judge's verdicts, so it is never stored: `stored_stage_frame` joins it in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from agentprop.analysis.invariants import counterfactual_differs, landing_violations
+from agentprop.analysis.stages import (
+    EVENT_COLUMNS,
+    STAGE_COLUMNS,
+    FabricationCheck,
+    TaskLookup,
+    event_stages,
+    typed_stages,
+)
+from agentprop.core import Trace
+
+STAGE_VERSION = 1
+"""Bump whenever a stored stage value would be computed differently (stages.py, noticing,
+the fabrication rule): rows of another version are recomputed, never read."""
+
+STORED_COLUMNS: tuple[str, ...] = (*EVENT_COLUMNS, "answer", "cf_differs", "landing")
+"""The order of a stored row's values (the store's `STAGE_ROW_COLUMNS`)."""
+
+
+def stage_context(suite_checksum: str | None) -> str:
+    """What a stored row was computed with besides its trace: the stage code's version and
+    the suite `fabricated` was read against (``-``: none, `fabricated` undefined)."""
+    return f"stages-v{STAGE_VERSION} suite:{suite_checksum or '-'}"
+
+
+@dataclass
+class StageRecorder:
+    """A trace's stored stage row (`STORED_COLUMNS`), with the text rules for `noticed`
+    (an LLM classifier's readings are read at analysis time, on today's path)."""
+
+    tasks: TaskLookup | None = None
+    rule: FabricationCheck | None = None
+
+    def __call__(self, trace: Trace) -> tuple[Any, ...]:
+        row = event_stages(trace, tasks=self.tasks, rule=self.rule)
+        return (*(row.get(c) for c in EVENT_COLUMNS), trace.final_answer,
+                counterfactual_differs(trace), json.dumps(landing_violations(trace)))
+
+
+def stored_stage_frame(stored: pd.DataFrame, verdicts: Mapping[str, bool | None]
+                       ) -> pd.DataFrame:
+    """The stage table (`stages.stage_frame`'s, `answer` included) from stored rows
+    (`Workspace.stage_frame`), S3 joined from the primary judge's `verdicts` (trace id →
+    correct; a trace without one has S3 <NA>)."""
+    df = stored
+    correct = df["trace_id"].map(pd.Series(verdicts, dtype="boolean")) if verdicts \
+        else pd.Series(pd.NA, index=df.index, dtype="boolean")
+    df["S3"] = ~correct.astype("boolean")
+    df["error"] = df["status"] != "ok"
+    df["recovered"] = None
+    df["stopped_at"] = None
+    for col in ("forced", "simulated"):
+        df[col] = df[col].astype(bool)
+    answers = dict(zip(df["trace_id"], df["answer"], strict=True))
+    out = typed_stages(df[list(STAGE_COLUMNS)].copy())
+    out["answer"] = out["trace_id"].map(answers)  # as `stage_frame` sets it: same dtype
+    return out
+
+
+def stored_checks(stored: pd.DataFrame) -> tuple[dict[str, bool | None], list[str]]:
+    """What `invariants.TraceChecks` gathers from traces, read from stored rows: each
+    trace's `counterfactual_differs` and every landing violation."""
+    differs = {tid: (None if pd.isna(v) else bool(v))
+               for tid, v in zip(stored["trace_id"], stored["cf_differs"], strict=True)}
+    violations = [v for text in stored["landing"] if text != "[]" for v in json.loads(text)]
+    return differs, violations
