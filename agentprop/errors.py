@@ -8,7 +8,8 @@ Errors that are internal signals, not user-facing, deliberately do not derive fr
 `inject.InjectionError` (a domain broke the injection contract: a bug) and
 `labels._app.BadRequest` (answered as HTTP 400), and the external-agent servers'
 `EpisodeClosed`, `UnknownEpisode` and `UnknownEpisodeError` (answered to the agent as a tool
-error or HTTP 404). This module imports nothing from
+error or HTTP 404), and `runner.WorkerLost` (a pool worker died under a unit: the run counts
+the unit as lost, and a rerun runs it). This module imports nothing from
 agentprop, so every layer may use it."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from agentprop.cli._common import install_error_boundary
 from agentprop.errors import AgentpropError
 
 INTERNAL = {"RetryableError", "GoldError", "InjectionError", "BadRequest",
-            "EpisodeClosed", "UnknownEpisode", "UnknownEpisodeError"}
+            "EpisodeClosed", "UnknownEpisode", "UnknownEpisodeError", "WorkerLost"}
 
 
 def _exception_classes() -> dict[str, type[BaseException]]:
