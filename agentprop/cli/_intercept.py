@@ -242,7 +242,7 @@ def evaluate_cmd(
                             conditions=condition, seed=seed, domains=domain, run_id=run_id)
         with open_workspace(workspace, create=not best or spec is not None,
                             write=True) as ws:
-            cfg = _config(ws, config, mode, spec)
+            cfg = _config(ws, config, mode, defaults=spec is not None)
             result = run_evaluation(
                 ws, suite=suite, models=models, config=cfg, split=split, n=n,
                 conditions=condition, seed=seed, concurrency=concurrency, judge=judge,
@@ -298,9 +298,8 @@ def matrix_cmd(
         raise UserError(f"invalid concurrency {concurrency}: must be at least 1")
     if not model:
         raise UserError("give --model (a model id)")
-    for name in mitigation:  # a bad name before anything is written
-        if _guard(name, None) is None:
-            raise UserError(f"invalid mitigation {name!r}")
+    for name in mitigation:  # a bad name (or a framework's guard) before anything is written
+        _guard(name, None)
     if condition:
         from agentprop.inject import expand_conditions
 
@@ -313,7 +312,7 @@ def matrix_cmd(
     probe_models(make_models(models, workspace=None, suite=suite, use_cache=False).values())
     try:
         with open_workspace(workspace, create=True, write=True) as ws:
-            cfg = _config(ws, config, None, _guard("interceptor", None))
+            cfg = _config(ws, config, None, defaults=True)
             out = run_matrix(ws, suite=suite, models=models, config=cfg,
                              mitigations=mitigation or None, conditions=condition or None,
                              split=split, n=n, seed=seed, concurrency=concurrency,
@@ -385,17 +384,17 @@ def _episode_guards(spec: GuardSpec | None
     return lambda unit: spec.framework() if unit.arm == "treatment" else ()
 
 
-def _config(ws: Workspace, config: str, mode: str | None, spec: GuardSpec | None
+def _config(ws: Workspace, config: str, mode: str | None, *, defaults: bool
             ) -> InterceptConfig:
-    """The interceptor configuration; for a guard, `best` falls back to the defaults when
-    no sweep was stored (a built-in mitigation reads its thresholds)."""
+    """The interceptor configuration; with `defaults` (guards: a built-in mitigation reads
+    its thresholds), `best` falls back to the defaults when no sweep was stored."""
     from agentprop.app._intercept import InterceptError, resolve_config
     from agentprop.intercept import InterceptConfig
 
     try:
         return resolve_config(ws, config, mode)
     except InterceptError:
-        if spec is None or config.strip().lower() != "best":
+        if not defaults or config.strip().lower() != "best":
             raise
         return InterceptConfig()
 
