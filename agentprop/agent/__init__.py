@@ -6,6 +6,7 @@ from agentprop.agent._hooks import (
     AgentHooks,
     CallRewrite,
     EpisodeContext,
+    EpisodeStates,
     ResultReview,
 )
 from agentprop.agent._leaked import LeakedCall, leaked_calls
@@ -27,6 +28,7 @@ __all__ = [
     "AgentHooks",
     "CallRewrite",
     "EpisodeContext",
+    "EpisodeStates",
     "LeakedCall",
     "NativeDialect",
     "ResultReview",

@@ -25,14 +25,17 @@ Hooks append their own typed events to `ctx.events`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from agentprop.core import FinalEvent, Message, ModelOutput, Task, ToolCall, TraceEvent, WorkUnit
 from agentprop.domains import Environment, Observation
 
 if TYPE_CHECKING:
     from agentprop.models import Model
+
+S = TypeVar("S")
 
 WARNING_PREFIX = "[interceptor]"
 """Messages a hook adds as a warning (the interceptor's warn mode) start with this; the
@@ -65,6 +68,30 @@ class CallRewrite:
     executed: ToolCall
     history: ToolCall
     observation: Observation | None = None
+
+
+class EpisodeStates(Generic[S]):
+    """Per-episode state of a hook instance that serves several concurrent episodes,
+    keyed by the episode's context (by identity: a context is not hashable, and an id
+    reused by a later context starts fresh). Drop it in `on_episode_end`."""
+
+    def __init__(self, make: Callable[[], S]):
+        self._make = make
+        self._by_id: dict[int, tuple[EpisodeContext, S]] = {}
+
+    def of(self, ctx: EpisodeContext) -> S:
+        entry = self._by_id.get(id(ctx))
+        if entry is None or entry[0] is not ctx:
+            entry = (ctx, self._make())
+            self._by_id[id(ctx)] = entry
+        return entry[1]
+
+    def drop(self, ctx: EpisodeContext) -> None:
+        self._by_id.pop(id(ctx), None)
+
+    def __len__(self) -> int:
+        """Episodes with state (none once every episode ended)."""
+        return len(self._by_id)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agentprop.agent import AgentHooks, CallRewrite, EpisodeContext, ResultReview
+from agentprop.agent import (
+    AgentHooks,
+    CallRewrite,
+    EpisodeContext,
+    EpisodeStates,
+    ResultReview,
+)
 from agentprop.core import (
     FinalEvent,
     GuardAction,
@@ -133,17 +139,13 @@ class GuardHooks(AgentHooks):
         self.name = name
         self.guard = guard
         self.max_rejects = max_rejects
-        self._episodes: dict[int, tuple[EpisodeContext, _Episode]] = {}
+        self._episodes = EpisodeStates(_Episode)
 
     def __repr__(self) -> str:
         return f"GuardHooks({self.name})"
 
     def _state(self, ctx: EpisodeContext) -> _Episode:
-        entry = self._episodes.get(id(ctx))
-        if entry is None or entry[0] is not ctx:
-            entry = (ctx, _Episode())
-            self._episodes[id(ctx)] = entry
-        return entry[1]
+        return self._episodes.of(ctx)
 
     def _ask(self, ctx: EpisodeContext, point: GuardPoint, **about: object) -> Decision:
         view = GuardView(point=point, query=ctx.task.query, events=tuple(ctx.events),
@@ -217,4 +219,4 @@ class GuardHooks(AgentHooks):
                           abstained=True, reason=f"{self.name}: {state.abstain.reason}")
 
     def on_episode_end(self, ctx: EpisodeContext) -> None:
-        self._episodes.pop(id(ctx), None)
+        self._episodes.drop(ctx)

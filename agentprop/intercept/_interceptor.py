@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentprop.agent import WARNING_PREFIX, AgentHooks, EpisodeContext
+from agentprop.agent import WARNING_PREFIX, AgentHooks, EpisodeContext, EpisodeStates
 from agentprop.core import FinalEvent, InterceptEvent, Message, ModelOutput, ToolCall
 from agentprop.domains import Observation
 from agentprop.intercept._config import InterceptConfig
@@ -43,17 +43,13 @@ class Interceptor(AgentHooks):
     def __init__(self, config: InterceptConfig | None = None, *, name: str = "interceptor"):
         self.name = name
         self.config = config or InterceptConfig()
-        self._episodes: dict[int, tuple[EpisodeContext, EpisodeState]] = {}
+        self._episodes = EpisodeStates(EpisodeState)
 
     def __repr__(self) -> str:
         return f"Interceptor({self.config.label}, mode={self.config.mode})"
 
     def _state(self, ctx: EpisodeContext) -> EpisodeState:
-        entry = self._episodes.get(id(ctx))
-        if entry is None or entry[0] is not ctx:
-            entry = (ctx, EpisodeState())
-            self._episodes[id(ctx)] = entry
-        state = entry[1]
+        state = self._episodes.of(ctx)
         state.add_context(ctx.task.query)
         for m in ctx.messages:
             if m.role == "system":
@@ -100,4 +96,4 @@ class Interceptor(AgentHooks):
         )
 
     def on_episode_end(self, ctx: EpisodeContext) -> None:
-        self._episodes.pop(id(ctx), None)
+        self._episodes.drop(ctx)
