@@ -49,6 +49,19 @@ question ("Should I keep it or change it?") is clarify, and "so I don't know whe
 preference otherwise. On a fresh set no one tuned on (noticed_heldout2026b, scored once)
 v3 agrees at κ 0.67, precision 0.94, recall 0.70 (v2: 0.65): phrase rules plateau there,
 so read `noticed` as a lower bound (docs/injection.md).
+
+v4 (issue 21, 2026-12-07) treats noticed_heldout2026b as development data and adds, per
+family of v3's misses there and of three batches of phrasings of our own (the tests): a
+report set against another fact ("the tool says A, but the order shows B": `tension`, which
+with a check beside another tool's call is `verify`, and names no problem on its own);
+"clearly off"; "I don't think it's accurate" / "I'm a bit skeptical"; a value many times
+the usual; results that came back empty, partial, truncated, stuck, stale or only "through
+Thursday"; "when I asked for", a tool that searched X rather than Y; the same item twice;
+understatement ("Small problem:", "Not ideal", "take it with caution"); HTTP status codes
+with their reason; "not plausible" / "not a valid time"; and rules for Dutch, Russian,
+Polish, Korean and Turkish (errors, mismatch, retry, check, confirm, decline). Precision
+guards: "nothing's wrong", an error margin, "usually means", a tip after "si"; "please
+double-check" asks only after a named problem.
 """
 
 from __future__ import annotations
@@ -68,7 +81,7 @@ KINDS: tuple[Kind, ...] = ("requery", "verify", "clarify", "abstain", "mention")
 
 Where = Literal["beside_call", "final", "text_turn"]
 CallRelation = Literal["same_tool", "other_tool"] | None
-Signal = Literal["problem", "retry", "check", "question", "decline", "continue"]
+Signal = Literal["problem", "retry", "check", "question", "decline", "continue", "tension"]
 
 
 @dataclass(frozen=True)
@@ -111,7 +124,14 @@ _ENTITY = (r"(?:city|cities|date|day|patient|product|id|record|location|item|val
            r"argument|person|event|drug|medication|doctor|time|format|one|data|result|results|"
            r"entry|article|order|slot|specialty|account|page|profile|user|customer|flight|"
            r"booking|appointment|reservation|room|file|report|document|model|version|listing|"
+           r"units?|currency|time\s*zone|language|scale|"
            r"store|hotel|address|country|region|town|station|year|month|week)")
+
+_SOURCE = (r"(?:api|tool|service|system|records?|database|db|calendar|status|page|site|lookup|"
+           r"converter|calculator|search|results?|response|data|dataset|logs?|app|server|"
+           r"scheduler|locator|geocoder|directory|feed|endpoint|registry|profile|chart|inventory|"
+           r"tracker|tracking|listing|monograph|portal|sheet|report|(?:tool|system|api)'s\s+\w+)")
+"""A tool or what it returned, as the subject of a report ("the hotel API says")."""
 
 TEXT_RULES: tuple[TextRule, ...] = (
     # -- PROBLEM: the text names a mismatch, an error, or doubt about the data --------------
@@ -220,12 +240,13 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('error', 'mistake', 'wrong', 'incorrect', 'invalid', 'mistaken', 'accidental',
                     'incorrectly', 'bad', 'oops', 'misspel', 'mistyp')),
     TextRule("for X rather than / instead of Y", "problem",
-             _r(r"\b(?:for|is|are|shows?|lists?|refers?\s+to|returned|came\s+back|read|parsed|"
+             _r(r"\b(?:for|(?:is|are|was|were)\s+(?:for|shown|given|listed|quoted|reported|displayed|"
+                r"priced)|shows?|lists?|refers?\s+to|returned|came\s+back|read|parsed|"
                 r"interpreted|treated|took)\b[^.?!]{0,40}"
                 r"\b(?:rather\s+than|instead\s+of)\b"),
              needs=('rather', 'instead')),
     TextRule("but you asked about", "problem",
-             _r(r"(?:\b(?:but|while|whereas|although|even\s+though)|\b(?!(?:sure|yes|ok|okay|"
+             _r(r"(?:\b(?:but|while|whereas|although|even\s+though|though)|\b(?!(?:sure|yes|ok|okay|"
                 r"certainly|course|great|right|here)\b)\w+\s*[;—–])\s+(?:the\s+(?:[\w-]+\s+){0,2})?"
                 rf"{_WHO}\s+(?:(?!also\b)\w+\s+)?(?:{_ASKED}|said|was about|is about|"
                 r"mentions?|were)\b"
@@ -279,7 +300,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"(?:\b(?:I|we)\s+(?:\w+\s+)?|^\W*)(?:can't|cannot|can\s+not|don't|do\s+not|"
                 r"wouldn't|would\s+not|shouldn't|should\s+not|won't)\s+(?:\w+\s+)?(?:trust|"
                 r"rely\s+on)\b|\bbefore\s+trusting\b|"
-                r"\bgrain\s+of\s+salt\b|\b(?:wary|skeptical|sceptical)\s+(?:of|about)\b|\b(?:I|we)\s+(?:\w+\s+)?(?:suspect|doubt)\s+(?:that\s+|"
+                r"\bgrain\s+of\s+salt\b|\b(?:wary|skeptical|sceptical)\s+(?:of|about)\s+(?:the|this|that|"
+                r"these|those|it|its|their|such)\b|\b(?:I|we)\s+(?:\w+\s+)?(?:suspect|doubt)\s+(?:that\s+|"
                 r"whether\s+)?(?:this|that|these|it|the\s+[\w-]+)(?:'s|\s+(?:is|are|was|were|"
                 r"value|figure|number|data|result|reading|record|price))\b|"
                 r"\bmakes?\s+me\s+(?:suspect|doubt|wonder)\b|"
@@ -702,7 +724,8 @@ TEXT_RULES: tuple[TextRule, ...] = (
              _r(r"\b(?:again(?!,?\s+(?:but\s+)?(?:this\s+time\s+)?for\s+(?:the\s+)?(?:next|another|"
                 r"other|second|third|following|a\s+new|new)\b)|retry|retrying|re-?query|"
                 r"re-?querying|re-?run|re-?runn?ing|re-?issue|re-?issuing|once more|instead)\b|"
-                r"\bre-?do(?:ing)?\s+(?:it|that|this|the\s+(?:call|search|query|lookup|request))\b|"
+                r"\bre-?do(?:ing)?\s+(?:it|that|this|with|the\s+(?:call|search|query|lookup|"
+                r"request))\b|"
                 r"\btr(?:y|ying)\s+(?:a|an|the)\s+(?:\w+\s+)?(?:shorter|longer|different|broader|"
                 r"narrower|simpler|wider|more\s+specific|alternative|corrected|fixed|generic|full|"
                 r"official|exact|brand)\s+(?:\w+\s+)?"
@@ -729,9 +752,11 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"look(?:s|ing)?\s+up|look(?:s|ing)?\s+(?:at|in|into)|pull(?:s|ing)?\s+up|"
                 r"see\s+(?:what|which|whether|if)|"
                 r"tr(?:y|ying)\s+(?:the\s+)?[\w-]+\s+(?:tool|api|service|endpoint|lookup|"
-                r"source|database)|fall(?:ing)?\s+back\s+(?:on|to))\b"),
+                r"source|database|feed|provider|site|board)|fall(?:ing)?\s+back\s+(?:on|to)|"
+                r"ask(?:ing)?\s+(?:another|a\s+second|a\s+different)\s+(?:provider|source|"
+                r"service|api|tool))\b"),
              needs=('check', 'compar', 'consult', 'validat', 'confirm', 'verif', 'look',
-                    'pull', 'see ', 'try', 'trying', 'fall')),
+                    'pull', 'see ', 'try', 'trying', 'fall', 'ask')),
     TextRule("(es/pt/fr/it/de/ja/zh) look it up / compare / consult another source", "check",
              _r(r"\b(?:consulto|reviso|cotejo|contrasto|comprobaré|verificaré|confiro|checo|"
                 r"vou\s+(?:verificar|conferir|checar|consultar|comparar)|voy\s+a\s+(?:comprobar|"
@@ -770,8 +795,11 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"tell me which|share|send|give me)\b"),
              needs=('you',)),
     TextRule("please confirm / specify / provide", "question",
-             _r(r"\bplease\s+(?:confirm|clarify|specify|provide|double-check|re-?enter|give|enter|"
-                r"share|choose|select)\b"),
+             _r(r"\bplease\s+(?:confirm|clarify|specify|provide|give|enter|share|choose|select)\b"),
+             needs=('please',)),
+    TextRule("please double-check / re-enter (after a named problem)", "question",
+             _r(r"\bplease\s+(?:double-?check|re-?check|re-?enter|re-?type)\b"),
+             with_problem=True,
              needs=('please',)),
     TextRule("did you mean / which X did you mean / is that correct", "question",
              _r(r"\b(?:did|do)\s+you\s+mean\b|\bwhich\s+(?:\w+\s+){1,2}(?:did|do)\s+you\s+mean\b|"
@@ -810,7 +838,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"was not able to|couldn't|could not|am not going to|won't be able to|"
                 r"will not be able to)"
                 r"\s+(?:reliably\s+|responsibly\s+|"
-                r"accurately\s+)?(?:give|provide|tell|answer|determine|confirm|say|fulfil|"
+                r"accurately\s+)?(?:give|provide|tell|answer|determine|confirm|say|quote|fulfil|"
                 r"fulfill|complete|get reliable|look\s+(?:that|it|this)\s+up|retrieve|fetch|share|"
                 r"load)\b"),
              needs=("can't", 'cannot', 'can not', 'unable', 'able', "won't", "couldn't",
@@ -931,7 +959,7 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"(?:un|une|uno|um|ein)\s+(?:error|erreur|errore|erro|fehler)\b|(?:peu|poco|pouco)\s+"
                 r"(?:plausib\w*|fiable|affidabile|confiable|confiável)|unplausibel|"
                 r"invraisemblable|inverosímil|incomplet\w*|unvollständig|"
-                r"incorrect\w*|incorret\w*|errad[oa]s?|erróne[oa]s?|erroné\w*|errat[oaie]|"
+                r"incorrect\w*|incorret\w*|incomplètes?|errad[oa]s?|erróne[oa]s?|erroné\w*|errat[oaie]|"
                 r"absurd[eoa]?s?|assurd[oaie]|insensé\w*|irréaliste\w*|irreal(?:es|ista)?|"
                 r"unrealistisch|unsinnig|aberrant\w*|"
                 r"sbagliat[oaie]|falsch|fehlerhaft|faux|fausse|fals[oa]s?|extrañ[oa]s?|estranh[oa]s?|"
@@ -955,9 +983,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"間違って|誤って|誤りがあ|途中で切れ|不太对|不太對|不正确|不正確|不准确|不準確|错了|錯了|"
                 r"(?:数据|數據|结果|結果|资料)[^。！？]{0,6}有问题|"
                 r"奇怪|(?<!对)不对|(?<!對)不對|不一致|不符|对不上|對不上|不匹配|不完整|可疑|不可靠|有误|有誤"),
-             guard_negation=True,
+             guard_if=True, guard_negation=True,
              needs=('no', 'não', 'ne', 'non', 'passt', 'passen', 'stimm', 'weicht', 'widersprech',
-                    'contradic', 'contraddic', 'incomplet', 'unvollständig', 'incorrect',
+                    'contradic', 'contraddic', 'incomplet', 'incomplè', 'unvollständig',
+                    'incorrect',
                     'incorret', 'errad', 'erróne', 'erroné', 'errat', 'sbagliat', 'falsch',
                     'fehlerhaft', 'faux', 'fausse', 'falso', 'falsa', 'absurd', 'assurd',
                     'insens', 'irréal', 'irreal', 'unrealistisch', 'unsinnig', 'aberrant',
@@ -1199,10 +1228,10 @@ TEXT_RULES: tuple[TextRule, ...] = (
                 r"per\s+favore)\s+(?:\w+\s+)?(?:bestätig\w*|confirm\w*|conferm\w*)|"
                 r"\bte\s+refieres|\bvous\s+voulez\s+dire|\bmeinen\s+Sie|\bintendi\b|"
                 r"\bquer\s+dizer|\bti\s+riferisci|请确认|請確認|对吗|對嗎|您是指|"
-                r"ご確認いただけ|のことですか"),
+                r"ご確認いただけ|のことですか|確認させてください|教えていただけますか|ご確認ください"),
              needs=('confirm', 'conferm', 'bestätig', 'précis', 'aclar', 'specific', 'especific',
                     'refieres', 'voulez dire', 'meinen', 'intendi', 'dizer', 'riferisci', '确认',
-                    '確認', '对吗', '對嗎', '您是指', 'のことですか')),
+                    '確認', '对吗', '對嗎', '您是指', 'のことですか', '教えていただけ')),
     TextRule("(es/pt/fr/it/de/ja/zh) cannot confirm / tell", "decline",
              _r(r"\bno\s+puedo\s+(?:confirmar|decir|dar|indicar|informar|determinar|asegurar)|"
                 r"\bnão\s+(?:consigo|posso)\s+(?:te\s+|lhe\s+|lhes\s+|vos\s+)?(?:confirmar|dizer|dar|"
@@ -1237,6 +1266,246 @@ TEXT_RULES: tuple[TextRule, ...] = (
              needs=('möchte', 'will', 'werde', 'wollen', 'werden', 'prefiero', 'prefiro',
                     'preferisco', 'no ', 'não', 'non', 'je ne', '控え', '不便', '不会', '不會',
                     '不想')),
+    # -- v4 (issue 21): families of v3's misses on noticed_heldout2026b (scored once) -----
+    TextRule("clearly off / obviously wrong", "problem",
+             _r(r"\b(?:is|are|was|were|'s|looks?|seems?|which\s+is)\s+(?:clearly|obviously|"
+                r"definitely|certainly|surely|plainly|patently)\s+(?:off|wrong|incorrect|"
+                r"bogus|nonsense|absurd|impossible|a\s+mistake|an?\s+(?:\w+\s+)?error|"
+                r"not\s+(?:right|correct|accurate|real|plausible))\b"),
+             guard_if=True, guard_negation=True,
+             needs=('clearly', 'obviously', 'definitely', 'certainly', 'surely', 'plainly',
+                    'patently')),
+    TextRule("I doubt it: not convinced / don't think it's accurate", "problem",
+             _r(r"\bI\s+(?:do\s*n[o']t|don't|do not)\s+(?:really\s+)?(?:think|believe|trust)\s+"
+                r"(?:(?:(?:that|this|these|those|the)\s+\w+|that|this|it|they)(?:'s)?\s*)?(?:is\s+|was\s+|"
+                r"are\s+|were\s+)?(?:\w+\s+)?(?:accurate|right|correct|real|plausible|possible|valid|true|"
+                r"reliable|current|complete)\b|"
+                r"\bI(?:'m|\s+am)\s+(?:a\s+(?:bit|little)\s+|somewhat\s+|rather\s+|quite\s+|very\s+|"
+                r"not\s+entirely\s+)?(?:skeptical|sceptical|doubtful|unconvinced|not\s+convinced|"
+                r"wary|suspicious)\s*(?:that|of\s+(?:the|this|that|it|these|those)\b|"
+                r"about\s+(?:the|this|that|it|these|those)\b|[.,;:!—–-]|$)|"
+                r"\bnot\s+sure\s+(?:that|this|it|they)(?:'s|\s+is|\s+was|\s+are)\s+(?:really\s+)?"
+                r"(?:the\s+(?:one|right|correct|place|city|person|patient|product)|"
+                r"accurate|right|correct|real|current|complete|reliable)|"
+                r"\bhard\s+to\s+believe\b|\btoo\s+good\s+to\s+be\s+true\b"),
+             guard_if=True,
+             needs=('think', 'believe', 'trust', 'skeptic', 'sceptic', 'doubtful', 'convinced',
+                    'wary', 'suspicious', 'not sure', 'hard to', 'too good')),
+    TextRule("a value many times the usual / orders of magnitude off", "problem",
+             _r(r"\b(?:\d+|a\s+hundred|a\s+thousand|ten|twenty|fifty|hundred|thousand)\s*"
+                r"(?:times|x|×)\s+(?:the\s+|a\s+|what\s+|higher|more|larger|greater|bigger|"
+                r"above|over)[^.?!]{0,30}?\b(?:usual|normal|typical|expected|plausible|"
+                r"realistic|range|would\s+expect|standard|recommended|maximum)\b|"
+                r"\borders?\s+of\s+magnitude\b"),
+             needs=('usual', 'normal', 'typical', 'expect', 'plausible', 'realistic', 'range',
+                    'standard', 'recommended', 'maximum', 'magnitude')),
+    TextRule("the result came back empty, partial or truncated", "problem",
+             _r(r"\b(?:response|result|results|data|output|list|reply|payload|record|forecast|"
+                r"listing|feed|page)\s+(?:looked|looks|seems|seemed|was|is|came\s+back|"
+                r"appears?|appeared)\s+(?:to\s+be\s+)?(?:a\s+bit\s+|rather\s+|oddly\s+)?"
+                r"(?:partial|incomplete|truncated|cut\s+off|empty|blank|half-empty)\b|"
+                r"\bcame\s+back\s+(?:empty|blank|null|with\s+nothing|incomplete|partial|"
+                r"truncated|half-empty)\b|\breturned\s+(?:no\s+data|an?\s+empty|null|blank)\b|"
+                r"\b(?:only|just)\s+(?:returned|gave|listed|included|covers?|covered|has|had|"
+                r"shows?|showed|contains?|goes|went|provided|sent)\s+[^.?!]{0,40}?\b(?:through|"
+                r"until|up\s+to|till)\s+(?:\d|monday|tuesday|wednesday|thursday|friday|saturday|"
+                r"sunday|the\s+first|today|tomorrow|noon|midnight|page)|"
+                r"\b(?:is|are|was|were)\s+missing\s+from\s+(?:the|its|their)\b|"
+                r"\b(?:returned|gave|sent|pulled|showed|shows|has|had)\s+(?:an?\s+|the\s+)?(?:outdated|"
+                r"out-of-date|stale|obsolete)\b|\bconflicting\s+(?:info|information|data|results|"
+                r"answers|reports|values|numbers|figures|prices|statuses)\b|"
+                r"\bwithout\s+(?:any|a)\s+(?:\w+\s+)?(?:value|data|number|figure|time|date|"
+                r"amount|reason|details?)\b[^.?!]{0,60}\b(?:may|might|could|so)\b"),
+             guard_if=True,
+             needs=('partial', 'incomplete', 'truncated', 'cut off', 'empty', 'blank', 'null',
+                    'nothing', 'through', 'until', 'up to', 'till', 'without', 'missing',
+                    'outdated', 'out-of-date', 'stale', 'obsolete', 'conflicting')),
+    TextRule("(es/pt/fr/it/de/ja/zh) the data stops early / part is missing", "problem",
+             _r(r"\b(?:solo|soltanto|solamente|nur|seulement|uniquement|sólo|só|apenas)\s+"
+                r"(?:\w+\s+)?(?:fino|bis|jusqu|hasta|até)\b|"
+                r"\b(?:quindi|perciò|also|daher|donc|alors|así\s+que|por\s+lo\s+que|então|"
+                r"portanto|so)\s+(?:manca|mancano|fehlt|fehlen|manque|manquent|falta|faltan|"
+                r"faltam)\b|(?:数据|資料|データ)[^。]{0,30}(?:只到|只有到|までしか)|"
+                r"(?:缺少|缺失|欠けて|抜けて)"),
+             guard_if=True,
+             needs=('solo', 'soltanto', 'solamente', 'nur', 'seulement', 'uniquement', 'sólo', 'só',
+                    'apenas', 'manca', 'fehl', 'manque', 'falta', '只', 'しか', '缺', '欠け',
+                    '抜け')),
+    TextRule("stale: stamped last week / has surely changed since", "problem",
+             _r(r"\b(?:stamped|timestamped|cached)\s+(?:from\s+|on\s+)?(?:last\s+|a\s+(?:week|"
+                r"month|year)|\d+\s+(?:days|weeks|months|years)|over\s+a\s+(?:week|month|year))|"
+                r"\b(?:have|has)\s+(?:almost\s+certainly|probably|likely|surely|very\s+likely|"
+                r"most\s+likely)\s+changed\b|\b(?:data|results?|prices?|fares?|rates?|figures|"
+                r"numbers|feed|listing)\s+(?:\w+\s+){0,3}(?:from|dated|for)\s+last\s+year\b|"
+                r"\b(?:could|might|may|would)\s+(?:easily\s+)?mislead\b|"
+                r"不是最新|并非最新|過時|过时|去年的|最新ではない|古いデータ|\bveraltet\w*|"
+                r"\bnicht\s+(?:mehr\s+)?aktuell\b|\bpas\s+à\s+jour\b|\bobsolètes?\b|"
+                r"\bdesactualizad[oa]s?\b|\bnon\s+aggiornat[oiea]\b|\bdesatualizad[oa]s?\b"),
+             guard_if=True, guard_negation=True,
+             needs=('stamped', 'cached', 'changed', 'last year', 'mislead', '最新', '过时',
+                    '過時', '去年', '古い', 'veraltet', 'aktuell', 'à jour', 'obsol',
+                    'desactualizad', 'aggiornat', 'desatualizad')),
+    TextRule("the tool gave X when / rather than what I asked", "problem",
+             _r(r"\bwhen\s+I\s+(?:had\s+)?(?:asked|searched|looked)\s+for\b|"
+                rf"\b{_SOURCE}\s+(?:\w+\s+)?(?:searched|looked\s+up|returned|gave|pulled|fetched|"
+                r"used|picked|matched|resolved|geocoded|defaulted)\b[^.?!;]{0,60}?"
+                r"\b(?:rather\s+than|instead\s+of)\b|"
+                r"\b(?:user|you)\s+(?:wanted|asked\s+for|requested)\s+[^.?!;]{1,30}[;,]\s*"
+                r"(?:redo|re-?do|retry|re-?run|call\s+again|fix)"),
+             needs=('when i', 'rather than', 'instead of', 'wanted', 'asked for', 'requested')),
+    TextRule("not plausible / not a valid time / doesn't look complete / doesn't square", "problem",
+             _r(r"\b(?:is|are|was|were|'s|seems?|sounds?)\s+(?:not|n't|hardly|barely)\s+(?:a\s+|an\s+)?"
+                r"(?:plausible|realistic|believable|credible|valid|real|possible)\b|"
+                r"\b(?:isn't|aren't|wasn't)\s+(?:a\s+|an\s+)?(?:plausible|realistic|believable|"
+                r"credible|valid|real|possible)\b|"
+                r"\b(?:does\s*n[o']t|doesn't|does\s+not|did\s*n[o']t|didn't)\s+(?:look|seem|appear)\s+"
+                r"(?:to\s+be\s+)?(?:complete|right|correct|plausible|real|valid|accurate|realistic|"
+                r"current|up\s+to\s+date)\b|"
+                r"\b(?:does\s*n[o']t|doesn't|does\s+not|did\s*n[o']t|didn't)\s+(?:square|tally|"
+                r"jibe|reconcile)\s+with\b"),
+             guard_if=True,
+             needs=('not', "n't", 'hardly', 'barely')),
+    TextRule("stuck / glitched / the data is a bit stale", "problem",
+             _r(r"\b(?:looks?|seems?|appears?|is|was|got)\s+(?:to\s+be\s+)?(?:\w+\s+)?(?:stuck|frozen)\b|"
+                r"\b(?:has\s*n[o']t|hasn't|has\s+not)\s+(?:been\s+)?updated\s+(?:since|for|in)\b|"
+                rf"\b{_SOURCE}\s+(?:\w+\s+)?(?:glitched|hiccup(?:ed|ped)|choked|flaked|"
+                r"misbehaved|froze)\b|"
+                r"\bcame\s+back\s+without\s+(?:a|an|any)\b|"
+                r"\b(?:data|results?|prices?|info\w*|feed|figures|numbers|rates?|listing)(?:'s|\s+is|"
+                r"\s+are|\s+seems?|\s+looks?|\s+may\s+be|\s+might\s+be|\s+could\s+be)\s+(?:a\s+"
+                r"(?:little|bit)\s+|slightly\s+|rather\s+|quite\s+|somewhat\s+|probably\s+)?"
+                r"(?:stale|outdated|out\s+of\s+date|old)\b"),
+             guard_if=True, guard_negation=True,
+             needs=('stuck', 'frozen', 'froze', 'updated', 'glitch', 'hiccup', 'choked', 'flaked',
+                    'misbehaved', 'without', 'stale', 'outdated', 'out of date', 'old')),
+    TextRule("understatement: small problem / not ideal / oops / take it with caution", "problem",
+             _r(r"^\W*(?:(?:a\s+)?(?:small|slight|minor|tiny|quick|one)\s+)?(?:problem|snag|issue|"
+                r"hiccup|glitch)\s*[:—–-]|^\W*(?:not\s+ideal|uh-?oh|oops|whoops)\b|"
+                r"\b(?:take|treat|read|use)\s+(?:it|this|that|these|them|those|the\s+\w+)\s+with\s+"
+                r"(?:caution|care|some\s+caution)\b|"
+                r"\b(?:seems?|looks?|is|are)\s+(?:\w+\s+)?too\s+(?:old|stale|outdated)\b|"
+                r"\b(?:400|401|403|404|408|409|422|429|500|502|503|504)\b\s*[:(-]?\s*(?:bad\s+request|"
+                r"unauthori[sz]ed|forbidden|not\s+found|request\s+timeout|conflict|unprocessable|"
+                r"too\s+many\s+requests|internal\s+server\s+error|bad\s+gateway|"
+                r"service\s+unavailable|gateway\s+time-?out)\b"),
+             guard_if=True,
+             needs=('problem', 'snag', 'issue', 'hiccup', 'glitch', 'ideal', 'uh', 'oops',
+                    'caution',
+                    'care', 'too', '40', '42', '50')),
+    TextRule("the same item twice / duplicated entries", "problem",
+             _r(r"\b(?:returned|listed|showed|gave|lists|shows|has|had|contains|contained|"
+                r"included)\s+(?:the\s+same\s+\w+|it|them|this|that|each\s+\w+)\s+twice\b|"
+                r"\bduplicated?\s+(?:entries|results|records|rows|items|slots|events|lines)\b"),
+             needs=('twice', 'duplicate')),
+    TextRule("(es/pt/fr/it/de/ja/zh) doubtful / suspect / an input error", "problem",
+             _r(r"\b(?:douteu(?:x|se|ses)|dubbi[oa]|duvidos[oa]s?|dudos[oa]s?|zweifelhaft\w*|"
+                r"verdächtig\w*|fragwürdig\w*)\b|^\W*auffällig\b|"
+                r"\b\w*(?:eingabe|tipp|daten|übertragungs|erfassungs)fehler\b|"
+                r"一致して(?:いません|いない|おりません)|合って(?:いません|いない)|怪しい"),
+             guard_if=True, guard_negation=True,
+             needs=('douteu', 'dubbi', 'duvidos', 'dudos', 'zweifel', 'verdächtig', 'fragwürdig',
+                    'auffällig', 'fehler', '一致', '合って', '怪し')),
+    TextRule("so none is available (after a named problem)", "decline",
+             _r(r"\bso\s+(?:no|there's\s+no|there\s+is\s+no)\s+(?:\w+\s+){0,2}(?:is\s+|are\s+)?"
+                r"available\b|\b(?:is|are)\s+(?:not|n't)\s+available\s+(?:right\s+now|at\s+the\s+"
+                r"moment|for\s+now)\b"),
+             with_problem=True,
+             needs=('available',)),
+    TextRule("I'd rather not quote it (after a named problem)", "decline",
+             _r(r"\bI(?:'d|\s+would)\s+rather\s+not\s+(?:\w+\s+)?(?:quote|give|share|pass|report|"
+                r"use|rely|provide|state|tell|repeat|guess|answer)"),
+             with_problem=True,
+             needs=('rather not',)),
+    # -- v4: Dutch, Russian, Polish, Korean and Turkish, one rule per signal ------------------
+    TextRule("(nl/ru/pl/ko/tr) an error / failed / wrong / does not match / odd", "problem",
+             _r(r"\b(?:foutmelding|mislukt\w*|foutie\w*|onjuist\w*|ongeldig\w*|verdacht\w*|"
+                r"onvolledig\w*|verouderd\w*|vreemd\w*|klop(?:t|pen)\s+(?:\w+\s+)?niet|"
+                r"kom(?:t|en)\s+(?:\w+\s+)?niet\s+"
+                r"overeen|verkeerde?\s+\w+|(?:een|de)\s+fout)\b|"
+                r"(?:ошибк\w*|ошибок|не\s+удалось|неверн\w*|неправильн\w*|некорректн\w*|"
+                r"не\s+совпада\w*|не\s+соответству\w*|странн\w*|подозрительн\w*|неполн\w*|"
+                r"устаревш\w*|сбо[йя]|тайм-?аут|друг(?:ой|ого|ую|ие)\s+(?:город|пациент|товар|"
+                r"дат|рейс|врач))(?!\w)(?!\s+нет)|"
+                r"\b(?:błąd\w*|błęd\w*|nie\s+powiodł\w*|nieprawidłow\w*|niepoprawn\w*|"
+                r"nie\s+zgadza\w*|nie\s+pasuj\w*|dziwn\w*|podejrzan\w*|niepełn\w*|nieaktualn\w*|"
+                r"niewłaściw\w*|limit\s+czasu|inn(?:e|ego|y|ą)\s+(?:miast\w*|pacjent\w*|produkt\w*|"
+                r"dat\w*))|"
+                r"(?:오류|에러|실패|잘못(?:된|되었|됐)|일치하지\s*않|맞지\s*않|이상(?:한|합니다|하네요|해요)|"
+                r"의심스러|불완전|오래된\s*데이터|시간\s*초과|다른\s*(?:도시|환자|날짜|제품))"
+                r"(?!\w*\s*(?:가|는|이)?\s*없)|"
+                r"\b(?:hata(?!\s*(?:yok|bulunamad))\w*|başarısız\w*|yanlış\w*|eşleşmiyor|"
+                r"uyuşmuyor|tuhaf\w*|garip\w*|şüpheli\w*|eksik\w*|güncel\s+değil|zaman\s+aşımı|"
+                r"geçersiz\w*|farklı\s+bir\s+(?:şehir|hasta|tarih|ürün))"),
+             guard_if=True, guard_negation=True,
+             needs=('fout', 'mislukt', 'onjuist', 'ongeldig', 'verdacht', 'onvolledig',
+                    'verouderd', 'vreemd', 'klop', 'kom', 'verkeerd', 'ошиб', 'не ', 'невер',
+                    'неправ', 'некорр', 'странн', 'подозр', 'неполн', 'устар', 'сбо', 'тайм',
+                    'друг', 'błąd', 'błęd', 'nie ', 'nieprawid', 'niepopraw', 'dziwn', 'podejrz',
+                    'niepełn', 'nieaktual', 'niewłaś', 'limit', 'inn', '오류', '에러', '실패',
+                    '잘못',
+                    '일치', '맞지', '이상', '의심', '불완전', '오래된', '초과', '다른', 'hata',
+                    'başar', 'yanl', 'eşleşmiyor', 'uyuşmuyor', 'tuhaf', 'garip',
+                    'şüpheli', 'eksik', 'güncel', 'zaman', 'geçersiz', 'farkl')),
+    TextRule("(nl/ru/pl/ko/tr) retry", "retry",
+             _r(r"\b(?:opnieuw|nogmaals|nog\s+een\s+keer|повтор\w*|ещё\s+раз|еще\s+раз|заново|"
+                r"ponownie|jeszcze\s+raz|ponawiam\w*|tekrar\w*|yeniden)\b|"
+                r"(?:다시|재시도|재검색|재조회)"),
+             needs=('opnieuw', 'nogmaals', 'nog een', 'повтор', 'раз', 'заново', 'ponown',
+                    'jeszcze', 'ponawiam', 'tekrar', 'yeniden', '다시', '재시도', '재검색',
+                    '재조회')),
+    TextRule("(nl/ru/pl/ko/tr) check", "check",
+             _r(r"\b(?:controleer\w*|verifie\w*|verifië\w*|dubbelcheck\w*|vergelijk\w*|"
+                r"провер\w*|сверю|сверить|sprawdz\w*|sprawdź\w*|sprawdzę|zweryfikuj\w*|"
+                r"porówna\w*|kontrol\s+ed\w*|doğrula\w*|teyit\s+ed\w*)|"
+                r"(?:확인하겠|확인해\s*보겠|확인합니다|검증|대조)"),
+             needs=('controle', 'verifi', 'dubbelcheck', 'vergelijk', 'провер', 'свер', 'sprawdz',
+                    'sprawdź', 'zweryfik', 'porówna', 'kontrol', 'doğrula', 'teyit', '확인', '검증',
+                    '대조')),
+    TextRule("(nl/ru/pl/ko/tr) could you confirm / which did you mean", "question",
+             _r(r"\b(?:kunt\s+u\s+(?:\w+\s+){0,3}bevestigen|kun\s+je\s+(?:\w+\s+){0,3}bevestigen|"
+                r"bedoelt\s+u|"
+                r"bedoel\s+je|подтвердите|уточните|вы\s+имели\s+в\s+виду|potwierdź\w*|"
+                r"czy\s+chodziło|miał(?:eś|aś|/a)?\s+na\s+myśli|doprecyzuj\w*|onaylar\s+mısınız|"
+                r"teyit\s+eder\s+misiniz|demek\s+istediniz|kastettiniz)|"
+                r"(?:확인해\s*주시겠|확인해\s*주세요|말씀하신\s*(?:것|게)|맞으신가요|맞나요\s*\?)"),
+             needs=('bevestigen', 'bedoel', 'подтвердите', 'уточните', 'имели', 'potwierdź',
+                    'chodziło', 'myśli', 'doprecyz', 'onaylar', 'teyit', 'istediniz',
+                    'kastettiniz', '확인해', '말씀하신', '맞으신', '맞나요')),
+    TextRule("(nl/ru/pl/ko/tr) cannot give / confirm it", "decline",
+             _r(r"\b(?:kan\s+(?:ik\s+)?(?:\w+\s+){0,3}niet\s+(?:bevestigen|geven|zeggen|noemen)|"
+                r"не\s+могу\s+(?:\w+\s+)?(?:дать|сказать|подтвердить|назвать|указать)|"
+                r"nie\s+mogę\s+(?:\w+\s+)?(?:podać|potwierdzić|powiedzieć|wskazać)|"
+                r"veremiyorum|söyleyemiyorum|onaylayamıyorum|belirtemiyorum)|"
+                r"(?:알려|드릴|제공할|확인해\s*드릴|말씀드릴)\s*수\s*없"),
+             needs=('kan', 'не могу', 'nie mogę', 'veremiyorum', 'söyleyemiyorum',
+                    'onaylayamıyorum', 'belirtemiyorum', '수')),
+    # -- TENSION: the tool's report, then a fact set against it ("says A, but B") ----------
+    TextRule("the tool says A, but B", "tension",
+             _r(rf"\b{_SOURCE}\s+(?:also\s+|still\s+|clearly\s+)?"
+                r"(?:says?|said|shows?|showed|shown|lists?|listed|indicates?|indicated|"
+                r"reports?|reported|returned|gave|claims?|claimed|states?|stated|reads?|"
+                r"marks?|marked|has\s+it|had\s+it)\b(?:[^.?!]|\.(?=\d)){0,100}?"
+                r"(?:(?:,|;|—|–|\s-)\s*(?:but|yet|whereas)|\bbut)"
+                r"\s+(?!I\b|I'|I’|we\b|let\b|let's|you\b|if\b|still\b|otherwise\b|also\b|"
+                r"here\b|for\s+now\b|either\s+way\b|anyway\b)"
+                # the clause set against the report names another source or a conflict
+                rf"(?:[^.?!]|\.(?=\d)){{0,80}}?\b(?:{_SOURCE}|order|booking|reservation|invoice|"
+                r"receipt|ticket|label|address|lists?|says?|shows?|reads?|has|overlap\w*|"
+                r"conflict\w*|contradict\w*|no|not|never|zero|none|nothing|different|another|"
+                r"that's|that\s+is|which\s+is|its\s+own)\b|"
+                r"\b(?:dice|indica|muestra|figura|aparece|devolvió|marca|indique|affiche|dit|"
+                r"montre|annonce|renvoie|mostra|riporta|segna|diz|consta|mostra|zeigt|meldet|"
+                r"liefert|laut)\b(?:[^.?!]|[.,](?=\d)){0,100}?\b(?:pero|mais|ma|mas|aber|jedoch|doch|però)\s+"
+                r"(?!(?:je|yo|io|eu|ich|wir|nous|vous|voy|vou|vado)\b)|"
+                r"(?:では|によると)[^。]{0,60}(?:ですが|ますが|だが|けど|のに)|"
+                r"(?:显示|顯示|说|說|返回|写着|寫著)[^。]{0,60}(?:但|但是|可是|却|卻)"),
+             guard_if=True,
+             needs=('say', 'said', 'show', 'list', 'indicat', 'report', 'returned', 'gave',
+                    'claim', 'state', 'read', 'mark', 'has it', 'had it', 'dice', 'indica',
+                    'muestra', 'figura', 'aparece', 'devolvió', 'marca', 'indique', 'affiche',
+                    'dit', 'montre', 'annonce', 'renvoie', 'mostra', 'riporta', 'segna', 'diz',
+                    'consta', 'zeigt', 'meldet', 'liefert', 'laut', 'では', 'によると', '显示',
+                    '顯示', '说', '說', '返回', '写着', '寫著')),
 )
 """The text rules, each applied per sentence. See the module docstring for how signals map
 to kinds."""
@@ -1257,6 +1526,12 @@ _EXCLUDE: tuple[re.Pattern[str], ...] = (
        r"diagnose)\b|诊断|診斷|治疗建议|治療建議|用药建议|用藥建議|投资建议|投資建議|理财建议|"
        r"法律意见|法律意見|专业建议|專業建議|診断(?:は|を|が|の)|医学的(?:な)?(?:助言|アドバイス|判断)|"
        r"投資(?:の)?(?:助言|アドバイス)"),
+    # what an error usually means, told as advice ("a timeout usually means ...")
+    _r(r"\b(?:usually|typically|generally|often|normally)\s+means\b"),
+    # an offer put as a confirmation ("please confirm if you'd like me to book it")
+    _r(r"\bplease\s+confirm\s+(?:if|whether)\s+you(?:'d|\s+would)?\s+(?:like|want)\b"),
+    # an error margin or error bars are the data's precision, not a fault
+    _r(r"\berror\s+(?:margin|bars?)\b|\bmargins?\s+of\s+error\b"),
     # scheduled downtime told as information ("down for maintenance every Sunday")
     _r(r"\bmaintenance\b[^.?!]{0,40}\b(?:every|each|weekly|nightly|daily)\b|"
        r"\b(?:every|each|weekly|nightly|daily)\b[^.?!]{0,40}\bmaintenance\b"),
@@ -1264,7 +1539,9 @@ _EXCLUDE: tuple[re.Pattern[str], ...] = (
     _r(r"\b(?:can't|cannot|can\s+not|unable\s+to)\s+(?:provide|give|show)\s+[^.?!]{0,30}"
        r"\b(?:beyond|further\s+than|older\s+than|more\s+than)\s+\d"),
 )
-_NEGATION_BEFORE = re.compile(r"\b(?:no|not|without|never|free\s+(?:of|from)|sin|sans|senza|sem|"
+_NEGATION_BEFORE = re.compile(r"\b(?:no|not|nothing(?:'s|\s+is|\s+was|\s+looks|\s+seems)|without|"
+                              r"never|free\s+(?:of|from)|"
+                              r"sin|sans|senza|sem|geen|niet|zonder|нет|не|без|nie|bez|brak|"
                               r"ohne|keine?n?|"
                               r"aucune?|ningún|ninguna|nessun[oa]?|nenhum[a]?)\b"
                               r"(?:\W+\w+){0,3}\W*$|(?:没有|沒有|无|無|なし)\W{0,2}$",
@@ -1340,7 +1617,7 @@ def classify_text(text: str | None, where: Where, call: CallRelation = None) -> 
     if where == "beside_call":
         if call == "same_tool" and ("retry" in s or ("problem" in s and "continue" not in s)):
             return "requery"
-        if call == "other_tool" and "problem" in s and ({"check", "retry"} & s):
+        if call == "other_tool" and ({"problem", "tension"} & s) and ({"check", "retry"} & s):
             return "verify"
     if "question" in s:
         return "clarify"

@@ -108,7 +108,7 @@ def test_every_rule_is_exercised_by_some_labelled_example() -> None:
     rows = [r for n in ("noticed_validation.jsonl", "noticed_holdout.jsonl",
                         "noticed_v2_dev.jsonl") for r in _load(n)]
     rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS
-             + _V3_FAMILIES]
+             + _V3_FAMILIES + _V4_FAMILIES + _V4_OTHER_LANGUAGES + _V4_PHRASINGS]
     unused = [rule.name for rule in TEXT_RULES
               if not any(rule.pattern.search(r["text"]) for r in rows)]
     assert unused == []
@@ -1818,9 +1818,412 @@ def test_the_word_gate_changes_no_result() -> None:
                         "noticed_holdout2.jsonl", "noticed_v2_dev.jsonl") for r in _load(n)]
     rows += [{"text": t} for t in _HARD_NEGATIVES_V2]
     rows += [{"text": x[0]} for x in _V2_FAMILIES + _V2_OTHER_LANGUAGES + _V2_PHRASINGS
-             + _V3_FAMILIES + _V3_HARD_NEGATIVES]
-    rows += _load("noticed_heldout2026.jsonl")
+             + _V3_FAMILIES + _V3_HARD_NEGATIVES + _V4_FAMILIES + _V4_OTHER_LANGUAGES
+             + _V4_HARD_NEGATIVES + _V4_PHRASINGS + _V4_PHRASING_NEGATIVES
+             + _V4_OTHER_LANGUAGE_NEGATIVES]
+    rows += _load("noticed_heldout2026.jsonl") + _load("noticed_heldout2026b.jsonl")
     texts = [r["text"] for r in rows] + [r["text"].upper() for r in rows]
     for text in texts:
         assert text_signals(text) == text_signals(text, gate=False), text
     assert all(rule.needs for rule in TEXT_RULES)
+
+
+# v4 (issue 21): one family per miss of v3 on noticed_heldout2026b, each in phrasings of our
+# own (none copied from a labelled file), with near misses that must stay silent.
+_V4_FAMILIES = [
+    ("The pharmacy tool quotes 3,000 mg per tablet, about fifty times the usual strength. "
+     "Let me confirm on the manufacturer's leaflet.", "beside_call", "other_tool", "verify"),
+    ("The tracking page says the parcel was delivered on the 3rd, but the order was placed "
+     "on the 5th. Pulling up the carrier's scan history.", "beside_call", "other_tool", "verify"),
+    ("The booking system shows the room as free, yet the hotel's own calendar has it taken. "
+     "Checking the channel manager.", "beside_call", "other_tool", "verify"),
+    ("Le portail indique un vol à 9 h, mais la réservation dit 19 h. Je vérifie auprès de la "
+     "compagnie.", "beside_call", "other_tool", "verify"),
+    ("La API dice que hay 40 unidades, pero el almacén marca cero. Voy a revisar el inventario "
+     "central.", "beside_call", "other_tool", "verify"),
+    ("The rate tool gave 1 GBP = 0.02 USD, which is obviously wrong. Trying the ECB feed.",
+     "beside_call", "other_tool", "verify"),
+    ("The exchange service reports 1 EUR as 900 USD — orders of magnitude off. I'll ask "
+     "another provider.", "beside_call", "other_tool", "verify"),
+    ("The listing claims 2,000 reviews at 5.0 stars; I'm somewhat skeptical of that. It costs "
+     "$89 a night.", "final", None, "mention"),
+    ("The weather service only returned data up to Wednesday, so the weekend is not covered. "
+     "Mon 18 °C, Tue 20 °C, Wed 17 °C.", "final", None, "mention"),
+    ("The search response looked truncated after the fourth hotel; here are those four.",
+     "final", None, "mention"),
+    ("The stock endpoint came back empty, so I'll skip that item and price the others.",
+     "beside_call", "same_tool", "mention"),
+    ("Il servizio ha fornito i dati solo fino a martedì, quindi mancano gli altri giorni.",
+     "final", None, "mention"),
+    ("Der Dienst liefert nur bis 12 Uhr Daten, also fehlt der Nachmittag.", "final", None,
+     "mention"),
+    ("The fares are stamped from last month, and seat prices have most likely changed, so "
+     "treat them as a rough guide: $320 return.", "final", None, "mention"),
+    ("I'd rather not give you that dosage: the record it comes from looks corrupted.",
+     "final", None, "abstain"),
+    ("Passing on that balance could mislead you — the account feed is dated last year.",
+     "final", None, "mention"),
+    ("The directory returned Dr. Mendez's profile when I searched for Dr. Mendes. Booking "
+     "aside, here is Dr. Mendez's clinic address.", "final", None, "mention"),
+    ("The geocoder resolved the address to Portland, Maine rather than Portland, Oregon; "
+     "showing Oregon stores below anyway.", "final", None, "mention"),
+    ("Thought: results are in kelvin, the user wanted Celsius; redo with units=metric",
+     "beside_call", "same_tool", "requery"),
+    ("The calendar listed the same meeting twice, so I counted it once: you have 3 meetings.",
+     "final", None, "mention"),
+    ("I don't think that price is real — $1 for a laptop. Should I check the seller, or skip "
+     "it?", "final", None, "clarify"),
+    ("I'm not sure this is the patient you meant: the record is for a John Smith born in "
+     "1950. Could you confirm the date of birth?", "final", None, "clarify"),
+    ("Cette valeur me paraît douteuse : 45 °C à Oslo en avril.", "final", None, "mention"),
+    ("Auffällig: das Lieferdatum liegt vor dem Bestelldatum.", "text_turn", None, "mention"),
+    ("Vermutlich ein Tippfehler im Datensatz: Geburtsjahr 2091.", "text_turn", None, "mention"),
+    ("注文日と発送日が合っていません。発送履歴を確認します。",
+     "beside_call", "other_tool", "verify"),
+    ("天气接口显示今天是晴天，但是同一个接口又报了暴雨预警，我再查一下预警系统。", "beside_call",
+     "other_tool", "verify"),
+    ("El precio parece dudoso: 0,50 € por un televisor.", "final", None, "mention"),
+]
+
+_V4_HARD_NEGATIVES = [
+    ("The forecast service says it will rain this morning, but it clears up by noon. Checking "
+     "the hourly breakdown next.", "beside_call", "other_tool"),
+    ("The API says the flight is on time, but I'll confirm with the airport board as usual.",
+     "beside_call", "other_tool"),
+    ("The store page shows it in stock, though delivery takes a week. Let me check shipping "
+     "options.", "beside_call", "other_tool"),
+    ("The system shows two appointments; if that looks wrong, check your patient portal.",
+     "final", None),
+    ("The forecast is 14 °C with an error margin of 2 °C. Now fetching Lyon.", "beside_call",
+     "same_tool"),
+    ("Nothing's wrong with the booking: check-in is at 3 pm.", "final", None),
+    ("The lookup returned no results for that date, so you have no events on Friday.",
+     "final", None),
+    ("The report lists 12 items, but only 3 are overdue: A, B and C.", "final", None),
+    ("Prices change often, so book soon. The cheapest is $120.", "final", None),
+    ("I used the metric units rather than imperial, as your profile prefers: 21 °C.",
+     "final", None),
+    ("The recipe uses butter instead of oil; here it is.", "final", None),
+    ("Take it twice a day with food.", "final", None),
+    ("It's about ten times the price of the basic model, which is normal for a pro camera: "
+     "$2,400.", "final", None),
+    ("The data covers the whole week: Mon 18 °C through Sun 22 °C.", "final", None),
+    ("Il sistema dice che il pacco arriva domani, ma il negozio chiude alle 18.", "final", None),
+    ("Your order is dated last Tuesday and was delivered on Friday.", "final", None),
+    ("Der Kalender zeigt zwei Termine, aber nur einer ist heute: 10 Uhr Zahnarzt.", "final",
+     None),
+    ("I'm skeptical of fad diets in general, but your plan looks balanced.", "final", None),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "call", "kind"), _V4_FAMILIES)
+def test_v4_families(text: str, where: str, call: str | None, kind: str) -> None:
+    assert classify_text(text, where, call) == kind, text_signals(text)
+
+
+@pytest.mark.parametrize(("text", "where", "call"), _V4_HARD_NEGATIVES)
+def test_v4_hard_negatives(text: str, where: str, call: str | None) -> None:
+    assert classify_text(text, where, call) is None, text_signals(text)
+
+
+# v4: phrasings of our own per family of the rule (understatement, HTTP codes, stale or stuck
+# data, implausible values, contradicting sources...), written before they were run.
+_V4_PHRASINGS = [
+    ("The record gives two different birth dates, which is inconsistent. Please double-check "
+     "your date of birth.", "final", None, "clarify"),
+    ("Hmm, that returned Paris, Texas. Retrying with country=FR.",
+     "beside_call", "same_tool", "requery"),
+    ("The flights endpoint answered 429 Too Many Requests; waiting a moment and "
+     "calling it again.", "beside_call", "same_tool", "requery"),
+    ("Got a timeout from the weather service. One more try.",
+     "beside_call", "same_tool", "requery"),
+    ("That lookup gave me last year's prices — re-running it with year=2025.",
+     "beside_call", "same_tool", "requery"),
+    ("Thought: the observation lists patient P-2231 but I asked for P-2213. I should "
+     "call get_patient again with the right id.\nAction: get_patient",
+     "beside_call", "same_tool", "requery"),
+    ("{\"thought\": \"tool said invalid date format; resend as YYYY-MM-DD\", \"tool\": "
+     "\"get_events\"}", "beside_call", "same_tool", "requery"),
+    ("The weather tool handed back Fahrenheit although I requested Celsius. Asking "
+     "again with unit=celsius.", "beside_call", "same_tool", "requery"),
+    ("Empty list — that can't be right for a Saturday at a busy clinic. Querying the "
+     "slots again with the full clinic name.", "beside_call", "same_tool", "requery"),
+    ("The price feed shows the stock at $0.01, which doesn't square with yesterday's "
+     "close of $182. Cross-checking with the quotes API.", "beside_call", "other_tool", "verify"),
+    ("The order API claims delivery on 2025-06-10, a week before the order date. "
+     "Looking at the shipment log to see which is right.", "beside_call", "other_tool", "verify"),
+    ("Seat map shows 12 free seats while the booking endpoint says the flight is "
+     "full. Checking the airline's availability API.", "beside_call", "other_tool", "verify"),
+    ("Temperature of 61 °C for Madrid in June is not plausible. I'll compare with the "
+     "climate service.", "beside_call", "other_tool", "verify"),
+    ("This record doesn't look complete (no dosage field). Pulling the full chart to "
+     "confirm.", "beside_call", "other_tool", "verify"),
+    ("The search returned several people named Anna Kowalski. Which one do you mean — "
+     "the one born in 1984 or in 1991?", "final", None, "clarify"),
+    ("The system lists your appointment on Feb 30, which isn't a real date. Could you "
+     "tell me which day you booked?", "final", None, "clarify"),
+    ("I got results for Georgia the country, not the US state — did you mean Atlanta, "
+     "GA?", "final", None, "clarify"),
+    ("I can't give you a reliable forecast: the weather service returned an error "
+     "three times.", "final", None, "abstain"),
+    ("The pharmacy database seems corrupted for this drug, so I won't state a dose.",
+     "final", None, "abstain"),
+    ("Since the account feed failed, I'm unable to tell you your current balance.",
+     "final", None, "abstain"),
+    ("Because the inventory numbers contradict each other, I can't say whether it's "
+     "in stock.", "final", None, "abstain"),
+    ("Note: the tool returned the forecast for tomorrow instead of today. Today: 17 "
+     "°C and clear (from the hourly data).", "final", None, "mention"),
+    ("Heads-up: one of the three hotels came back without a price, so I've left it "
+     "out.", "final", None, "mention"),
+    ("The carrier's tracking looks stuck — no scans since Monday. It's still listed "
+     "as in transit.", "final", None, "mention"),
+    ("Your total is $54.20. (The tool's tax line seemed off, so I added the 8% "
+     "myself.)", "final", None, "mention"),
+    ("The data's a little stale (last updated 3 days ago), but here's what it shows: "
+     "12 units.", "final", None, "mention"),
+    ("Apologies — the first lookup failed, which is why this took a moment. Dr. Rao "
+     "is free at 10:30.", "final", None, "mention"),
+    ("The forecast tool glitched on Sunday, so I only have Mon–Sat for you.",
+     "final", None, "mention"),
+    ("Per the tracking API your parcel was delivered… to Norway. I suspect a mix-up "
+     "with another parcel. It's worth contacting the carrier.", "final", None, "mention"),
+    ("Rain at 0% probability but 30 mm expected? The forecast contradicts itself; I'd "
+     "plan for rain.", "final", None, "mention"),
+    ("Interesting: the hotel is apparently 4,000 km from the city centre. Probably a "
+     "geocoding glitch; the address is Rua Augusta 12.", "final", None, "mention"),
+    ("Observation looks garbled (half the JSON is missing). Proceeding with what's "
+     "there: 2 events.", "text_turn", None, "mention"),
+    ('Wait, this is the forecast for the wrong week.', 'text_turn', None, 'mention'),
+    ("The tool says the meeting is at 25:00. That's not a valid time.",
+     "text_turn", None, "mention"),
+    ("El sistema devolvió un error 500 al consultar la cita. Lo intento de nuevo.",
+     "beside_call", "same_tool", "requery"),
+    ("O resultado veio para outro paciente. Vou consultar o prontuário para confirmar.",
+     "beside_call", "other_tool", "verify"),
+    ("Le service a renvoyé une erreur ; je ne peux pas vous donner la météo.",
+     "final", None, "abstain"),
+    ("Die Wetter-API hat einen Fehler gemeldet. Ich versuche es erneut.",
+     "beside_call", "same_tool", "requery"),
+    ("Il prezzo restituito sembra sbagliato (0 €). Puoi confermare il prodotto?",
+     "final", None, "clarify"),
+    ('天気APIがエラーを返しました。もう一度試します。', 'beside_call', 'same_tool', 'requery'),
+    ('查询结果是上海，不是您问的北京。我再查一次。', 'beside_call', 'same_tool', 'requery'),
+    ('Сервис вернул ошибку, повторяю запрос.', 'beside_call', 'same_tool', 'requery'),
+    ("API pogodowe zwróciło dane dla innego miasta. Ponawiam zapytanie.",
+     "beside_call", "same_tool", "requery"),
+    ('일정 조회 결과가 요청하신 날짜와 맞지 않습니다. 날짜를 확인해 주시겠어요?',
+     'final', None, 'clarify'),
+    ('Hava durumu servisi hata verdi; tekrar deniyorum.', 'beside_call', 'same_tool', 'requery'),
+    ("De prijs die de tool gaf lijkt me onjuist. Ik controleer het bij de winkel.",
+     "beside_call", "other_tool", "verify"),
+    ("Well, a 900-year-old patient. Sure. I'll flag the birth year as a data error.",
+     "text_turn", None, "mention"),
+    ("Great, a 'sunny' forecast with 40 mm of rain. I'll note the inconsistency.",
+     "final", None, "mention"),
+    ("The calendar insists you have 14 meetings at 9 am. I'll double-check with "
+     "get_event.", "beside_call", "other_tool", "verify"),
+    ("Slight snag: the booking tool rejected the date format. Sending it again as "
+     "2025-06-20.", "beside_call", "same_tool", "requery"),
+    ("Not ideal — the clinic API handed me yesterday's schedule. Here's what it shows "
+     "anyway: 3 free slots.", "final", None, "mention"),
+    ("Small problem: the converter rounded everything to whole euros. The total is "
+     "about €40.", "final", None, "mention"),
+    ("Hmm, 0 results for 'ibuprofen' in a pharmacy database? Unlikely. Trying the "
+     "generic name search again.", "beside_call", "same_tool", "requery"),
+    ("That's a lot of rain for the Atacama: 200 mm in a day. I'd take it with caution.",
+     "final", None, "mention"),
+    ("The tool gave two different prices for the same SKU ($19 and $29). Could you "
+     "tell me which listing you're looking at?", "final", None, "clarify"),
+    ("I'm not confident in this result: the patient's age shows as -3.", 'final', None, 'mention'),
+    ("These numbers don't add up — 3 + 4 items but a total of 9. Recomputing with the "
+     "cart tool.", "beside_call", "same_tool", "requery"),
+    ("The fare tool keeps timing out, so I can't quote a price right now.",
+     "final", None, "abstain"),
+    ("I wasn't able to get a valid response from the pharmacy service, so I can't "
+     "confirm the interaction.", "final", None, "abstain"),
+    ("Result seems to be for ZIP 94103, not 94013 as you wrote. Re-querying with "
+     "94013.", "beside_call", "same_tool", "requery"),
+    ("The forecast came back in the wrong units (Kelvin). Converting: 21 °C.",
+     "final", None, "mention"),
+    ("The response was cut off mid-list; fetching page 2 to get the rest.",
+     "beside_call", "same_tool", "requery"),
+    ("Weird — the calendar shows the dentist twice at 9:00. I'll look at each event "
+     "to see which is real.", "beside_call", "other_tool", "verify"),
+    ("The search results are from 2019, which seems too old for current prices. Is "
+     "that okay, or should I look elsewhere?", "final", None, "clarify"),
+    ("Observation: status=ERROR, code=E42. I'll retry once.",
+     "beside_call", "same_tool", "requery"),
+    ("Caution: the thermometer reading in the record (52 °C) is almost certainly a "
+     "typo. Everything else is normal.", "final", None, "mention"),
+    ("Doesn't look like that patient exists in this clinic's system. Did you mean "
+     "Maria Lopes rather than Maria Lopez?", "final", None, "clarify"),
+    ("The tool's answer contradicts the label you quoted. Which one should I go with?",
+     "final", None, "clarify"),
+    ("Il risultato non corrisponde alla città richiesta; riprovo con Napoli.",
+     "beside_call", "same_tool", "requery"),
+    ("Der Server hat mit einem Timeout geantwortet. Nochmal.",
+     "beside_call", "same_tool", "requery"),
+    ('Les données semblent incomplètes : il manque mardi et mercredi.', 'final', None, 'mention'),
+    ("La respuesta parece truncada; vuelvo a pedir la lista completa.",
+     "beside_call", "same_tool", "requery"),
+    ('ツールの結果が別の患者のものでした。患者IDを確認させてください。', 'final', None, 'clarify'),
+    ('返回的价格是0元，这显然不对。我换一个工具核实一下。', 'beside_call', 'other_tool', 'verify'),
+    ("⚠️ The forecast API returned data for Paris, Texas. Calling it again for Paris, "
+     "France.", "beside_call", "same_tool", "requery"),
+    ("err 502. retry", "beside_call", "same_tool", "requery"),
+    ("Thought: The observation has an empty 'results' array even though this product "
+     "clearly exists. I will search again by SKU.", "beside_call", "same_tool", "requery"),
+    ("**Note:** the drug database returned an outdated monograph (2014). The "
+     "interaction is listed as moderate.", "final", None, "mention"),
+    ("The tool's answer was gibberish, so I can't tell you the opening hours.",
+     "final", None, "abstain"),
+    ("Looks like the request didn't go through. Trying once more.",
+     "beside_call", "same_tool", "requery"),
+    ("The patient record seems to belong to someone else (different date of birth). "
+     "Can you confirm the patient's full name?", "final", None, "clarify"),
+    ("Hmm, the calendar tool says there's no event, though you mentioned one at 3 pm. "
+     "Let me search by title instead.", "beside_call", "other_tool", "verify"),
+    ("I got an 'invalid API key' message from the weather service, so no forecast is "
+     "available right now.", "final", None, "abstain"),
+    ("Tool output: 'ERROR: city not found'. Maybe it needs the English name — "
+     "retrying with 'Munich'.", "beside_call", "same_tool", "requery"),
+    ("Odd: the total excludes the second item. I'll recompute the cart before "
+     "answering.", "text_turn", None, "mention"),
+    ("The price of $0 can't be correct; I'll leave it out of the comparison.",
+     "final", None, "mention"),
+    ("The order lookup is returning someone else's order. Before I go on: is your "
+     "order number 58213 or 58231?", "final", None, "clarify"),
+    ("The data for Wednesday is missing from the tool's response, so I'll only "
+     "summarise Mon–Tue.", "final", None, "mention"),
+    ("I'm getting conflicting info: one tool says the store is open, another says "
+     "closed. I'd call ahead.", "final", None, "mention"),
+]
+
+_V4_PHRASING_NEGATIVES = [
+    ("Thought: I now have the forecast. Final Answer: 22 °C and sunny.", "final", None),
+    ("Calling get_weather for Paris.", "beside_call", "same_tool"),
+    ("**Summary:** 3 events, no conflicts.", "final", None),
+    ("The drug database lists no interaction between these two.", "final", None),
+    ("The tool returned 0 results for vegan restaurants in that village, so there "
+     "aren't any listed.", "final", None),
+    ("Your appointment is confirmed. Please arrive 10 minutes early.", "final", None),
+    ("It'll be cooler tomorrow, though still dry.", "final", None),
+    ("I'll now check the second patient's allergies.", "beside_call", "other_tool"),
+    ("The flight arrives at 14:05; the connection leaves at 15:30, so you have enough "
+     "time.", "final", None),
+    ("One tool gives the temperature, the other the humidity: 18 °C and 60 %.", "final", None),
+    ("The store is open until 9 pm today.", "final", None),
+    ("Prices include VAT; shipping is free over $50.", "final", None),
+    ("As requested, I removed the duplicate entry from your calendar.", "final", None),
+    ("The total excludes shipping, which is added at checkout.", "final", None),
+    ('Let me check the forecast for Lisbon next.', 'beside_call', 'same_tool'),
+    ('Now the return flight.', 'beside_call', 'same_tool'),
+    ("To confirm the appointment details, I'll look up the doctor's schedule.",
+     "beside_call", "other_tool"),
+    ('Thanks for waiting! Your order ships tomorrow.', 'final', None),
+    ('Sorry for the delay — here are your three events for Friday.', 'final', None),
+    ('There are no appointments available on Sunday; the clinic is closed.', 'final', None),
+    ('No interactions were found between ibuprofen and amoxicillin.', 'final', None),
+    ("I couldn't find any orders under that email address.", 'final', None),
+    ('If the total looks wrong at checkout, clear your cart and try again.', 'final', None),
+    ('Please double-check the spelling of names before you submit the form.', 'final', None),
+    ("I can't provide a diagnosis, but the record shows normal blood pressure.", 'final', None),
+    ('Would you like me to book the 10:30 slot?', 'final', None),
+    ('The error rate of the test is under 1%, so the result is reliable.', 'final', None),
+    ('Your refund failed to arrive? Refunds usually take 5–7 business days.', 'final', None),
+    ("The store says it's out of stock, but it will be back on Friday.", 'final', None),
+    ('Temperatures will be unusually high this week: 35 °C on Wednesday.', 'final', None),
+    ("Next, I'll verify that the new time fits your calendar.", 'beside_call', 'other_tool'),
+    ('Fetching Munich now; Berlin is done.', 'beside_call', 'same_tool'),
+    ('Action: get_weather\nAction Input: {"city": "Oslo"}', 'beside_call', 'same_tool'),
+    ("Here's the forecast: Tue 21 °C, Wed 23 °C. Let me know if you want the weekend "
+     "too.", "final", None),
+    ('The flight is delayed by 40 minutes; the new departure is 14:10.', 'final', None),
+    ("Your prescription was declined by insurance; the pharmacy can offer a generic.",
+     "final", None),
+    ("The cheapest option is the 7:05 flight at $129, rather than the 9:40 at $189.",
+     "final", None),
+    ('I re-checked your cart: two items, $48 total.', 'final', None),
+    ('Der Kalender ist für Freitag leer, Sie haben also frei.', 'final', None),
+    ("Le vol est à l'heure, départ 9 h 15.", 'final', None),
+    ('El pedido llegó ayer por la tarde.', 'final', None),
+    ('预约已确认：周三上午10点。', 'final', None),
+    ('予約は水曜日の10時に確定しました。', 'final', None),
+    ('Ваш заказ будет доставлен завтра.', 'final', None),
+    ('Zamówienie dotrze jutro.', 'final', None),
+    ('예약이 수요일 오전 10시로 확정되었습니다.', 'final', None),
+    ('Siparişiniz yarın teslim edilecek.', 'final', None),
+    ('Uw bestelling wordt morgen bezorgd.', 'final', None),
+    ("Thought: I have both temperatures. Final Answer: Rome is warmer (24 °C vs 19 "
+     "°C).", "final", None),
+    ('The tool returned 3 results; showing all of them below.', 'final', None),
+    ('Both sources agree: 18 °C and cloudy.', 'final', None),
+    ('The old booking was cancelled as you asked, and the new one is at 11:00.', 'final', None),
+    ("I'll check whether the pharmacy has it in stock.", 'beside_call', 'other_tool'),
+    ('Good news: the clinic has three free slots tomorrow.', 'final', None),
+    ("I'll retrieve the forecast for both cities and compare them.", 'beside_call', 'same_tool'),
+    ("Here you go! No problems with your order; it's on its way.", 'final', None),
+    ('The tool found 2 matching products; the cheaper one is $19.', 'final', None),
+    ('Error codes like E42 mean the printer needs a new cartridge.', 'final', None),
+    ("A timeout on the payment page usually means you should wait a minute and try "
+     "again.", "final", None),
+    ("It's stuck in customs? That's common for international parcels; expect 2–3 "
+     "extra days.", "final", None),
+    ('The patient is not allergic to penicillin and takes no other medication.', 'final', None),
+    ('The forecast changed overnight: now 22 °C instead of 24 °C.', 'final', None),
+    ('Both events are confirmed for Friday.', 'final', None),
+    ("Next I'll pull the hotel reviews to compare.", 'beside_call', 'other_tool'),
+    ('Der Flug ist pünktlich.', 'final', None),
+    ('La commande est en route ; livraison prévue jeudi.', 'final', None),
+    ('Ecco il meteo: 24 °C e sole.', 'final', None),
+    ("I couldn't find any flights on that route on Sunday; there are three on Monday.",
+     "final", None),
+    ("The drug checker says there's no interaction, and the label agrees.", 'final', None),
+    ('Prices are as of today, 9:00.', 'final', None),
+    ("Please confirm if you'd like me to book it.", 'final', None),
+    ('The store lists 4 colours: black, white, blue and red.', 'final', None),
+]
+
+# v4: Dutch, Russian, Polish, Korean and Turkish (one rule per signal), with negations.
+_V4_OTHER_LANGUAGES = [
+    ("De API gaf een foutmelding terug. Ik probeer het opnieuw.",
+     "beside_call", "same_tool", "requery"),
+    ("Этот прогноз для другого города, а не для Казани. Повторяю запрос.",
+     "beside_call", "same_tool", "requery"),
+    ('Serwis zwrócił błąd 500. Sprawdzę w innym źródle.', 'beside_call', 'other_tool', 'verify'),
+    ('날씨 API에서 오류가 발생했습니다. 다시 시도하겠습니다.',
+     'beside_call', 'same_tool', 'requery'),
+    ("Sonuç farklı bir şehir için geldi; İzmir'i mi kastettiniz?", 'final', None, 'clarify'),
+    ("Deze gegevens kloppen niet met uw boeking. Kunt u de datum bevestigen?",
+     "final", None, "clarify"),
+    ('Сервис не отвечает, поэтому я не могу назвать точную цену.', 'final', None, 'abstain'),
+    ('Nie mogę potwierdzić wizyty: system zwrócił nieprawidłowe dane.', 'final', None, 'abstain'),
+    ('결과가 이상합니다. 재고가 -5개로 표시됩니다.', 'final', None, 'mention'),
+    ('Fiyat bilgisi eksik geldi, yine de toplam yaklaşık 300 TL.', 'final', None, 'mention'),
+]
+
+_V4_OTHER_LANGUAGE_NEGATIVES = [
+    ('Ошибок нет, у вас три встречи.', 'final', None),
+    ('Nie ma błędów, zamówienie wysłane.', 'final', None),
+    ('오류가 없습니다. 내일은 맑음입니다.', 'final', None),
+    ('Hata yok, siparişiniz yolda.', 'final', None),
+    ('Morgen wordt het 18 °C en zonnig.', 'final', None),
+    ('Завтра в Москве +18 °C, без осадков.', 'final', None),
+    ('Jutro w Krakowie 18 °C, słonecznie.', 'final', None),
+    ('내일 서울은 18도, 맑음입니다.', 'final', None),
+    ("Yarın İstanbul'da hava 18 °C ve güneşli.", 'final', None),
+    ('Uw bestelling wordt morgen bezorgd.', 'final', None),
+    ('Ваш заказ будет доставлен завтра.', 'final', None),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "call", "kind"), _V4_PHRASINGS + _V4_OTHER_LANGUAGES)
+def test_v4_phrasings(text: str, where: str, call: str | None, kind: str) -> None:
+    assert classify_text(text, where, call) == kind, text_signals(text)
+
+
+@pytest.mark.parametrize(("text", "where", "call"),
+                         _V4_PHRASING_NEGATIVES + _V4_OTHER_LANGUAGE_NEGATIVES)
+def test_v4_phrasing_negatives(text: str, where: str, call: str | None) -> None:
+    assert classify_text(text, where, call) is None, text_signals(text)
