@@ -29,9 +29,9 @@ from agentprop.analysis.noticing import classify_text
 FIXTURES = Path(__file__).parents[1] / "tests" / "fixtures"
 SETS = ("noticed_v2_dev.jsonl", "noticed_validation.jsonl", "noticed_holdout.jsonl",
         "noticed_holdout2.jsonl",
-        "noticed_heldout2026.jsonl", "noticed_heldout2026b.jsonl")
+        "noticed_heldout2026.jsonl", "noticed_heldout2026b.jsonl", "noticed_heldout2026c.jsonl")
 BROKEN_DOWN = "noticed_v2_dev.jsonl"  # per family and per language
-HELD_OUT = "noticed_heldout2026b.jsonl"  # written by --write unless --labels names another set
+HELD_OUT = "noticed_heldout2026c.jsonl"  # written by --write unless --labels names another set
 
 
 def load(path: Path) -> list[dict]:

@@ -162,13 +162,13 @@ def test_the_cards_gather_every_shipped_file() -> None:
     assert cards["held_out"]["fabricated"] is True
     assert cards["stress"]["facts"]["paraphrase"]["expect"] == "stable"
     assert cards["stress"]["noticed"]["notice"]["expect"] == "flip"
-    # The card is the v3 rules' one scoring of noticed_heldout2026b, a set written and
+    # The card is the v4 rules' one scoring of noticed_heldout2026c, a set written and
     # labelled before and without the rules (bench_noticed.py --labels PATH --write).
-    rows = [json.loads(x) for x in (FIXTURES / "noticed_heldout2026b.jsonl").read_text(
+    rows = [json.loads(x) for x in (FIXTURES / "noticed_heldout2026c.jsonl").read_text(
         encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
     said = [classify_text(r["text"], r["where"], r["call"]) is not None for r in rows]
     k = cohen_kappa(said, [bool(r["noticed"]) for r in rows], n_resamples=1000, rng=42)
     noticed = cards["judges"]["noticed"]
-    assert noticed["n"] == len(rows) and noticed["set"].endswith("noticed_heldout2026b.jsonl")
+    assert noticed["n"] == len(rows) and noticed["set"].endswith("noticed_heldout2026c.jsonl")
     assert noticed["kappa_lo"] <= noticed["kappa"] <= noticed["kappa_hi"]
     assert k.kappa == pytest.approx(noticed["kappa"])
