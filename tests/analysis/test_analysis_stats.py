@@ -143,3 +143,23 @@ def test_a_share_of_zero_or_one_gets_the_exact_bound_not_a_point() -> None:
     # a share strictly inside (0, 1) keeps its percentile interval
     mixed = proportion_ci([True, False] * 5, n_resamples=200, rng=1)
     assert 0 < mixed.lo < 0.5 < mixed.hi < 1
+
+
+@pytest.mark.parametrize(("k", "n", "trials"), [(1, 3, None), (7, 130, None),
+                                                 (4000, 200, None), (5, 65, 9)])
+def test_resample_weights_are_the_counts_of_one_draw_of_every_replicate(
+        k: int, n: int, trials: int | None) -> None:
+    # the weights are drawn in blocks of replicates, as 32-bit integers: the same counts as
+    # the one 64-bit draw of every replicate they replace, and the generator left in the
+    # same state (a statistic drawn after them sees the same stream)
+    from agentprop.analysis._stats import resample_weights
+
+    g, ref = np.random.default_rng(11), np.random.default_rng(11)
+    w = resample_weights(k, n, g, trials=trials)
+    m = k if trials is None else trials
+    draws = ref.integers(0, k, size=(n, m), dtype=np.int64)
+    expected = np.stack([np.bincount(row, minlength=k) for row in draws])
+    assert w.dtype == np.float64 and w.shape == (n, k)
+    assert np.array_equal(w, expected)
+    assert g.bit_generator.state == ref.bit_generator.state
+    assert g.integers(0, 5, size=9).tolist() == ref.integers(0, 5, size=9).tolist()
