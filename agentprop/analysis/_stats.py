@@ -232,8 +232,18 @@ def _as_float_bool(x: npt.ArrayLike) -> FloatArray:
 
 
 def _codes(values: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
-    uniq, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
-    return inv.astype(np.int64), uniq
+    """Each value's index among the distinct values as strings, sorted, and those values
+    (`np.unique(values.astype(str), return_inverse=True)`, by hashing instead of sorting
+    every value: cluster ids are hundreds of thousands of task ids)."""
+    import pandas as pd
+
+    arr = np.asarray(values)
+    if not (arr.dtype.kind == "U" or (arr.dtype.kind == "O" and len(arr)
+                                      and pd.api.types.infer_dtype(arr, skipna=False)
+                                      == "string")):
+        arr = arr.astype(str)
+    codes, uniq = pd.factorize(arr.ravel(), sort=True)
+    return np.asarray(codes, dtype=np.int64), np.asarray(uniq, dtype=str)
 
 
 # -- agreement ------------------------------------------------------------------------------

@@ -163,3 +163,21 @@ def test_resample_weights_are_the_counts_of_one_draw_of_every_replicate(
     assert np.array_equal(w, expected)
     assert g.bit_generator.state == ref.bit_generator.state
     assert g.integers(0, 5, size=9).tolist() == ref.integers(0, 5, size=9).tolist()
+
+
+@pytest.mark.parametrize("values", [
+    np.array(["retail_0002", "calendar_0010", "retail_0002", "Zeta", "ä", ""], dtype=object),
+    np.array(["b", "a", "b"]),
+    np.array([3, 1, 2, 3]),
+    np.array(["b", 1.5, None, "b"], dtype=object),
+    np.array([], dtype=object),
+])
+def test_cluster_codes_are_np_unique_of_the_values_as_strings(values: np.ndarray) -> None:
+    # the cluster codes decide which weight column is which task: they must be those of
+    # np.unique over the values as strings (sorted), whatever they are computed with
+    from agentprop.analysis._stats import _codes
+
+    uniq, inv = np.unique(values.astype(str), return_inverse=True)
+    codes, got = _codes(values)
+    assert codes.tolist() == inv.ravel().tolist()
+    assert got.tolist() == uniq.tolist()
