@@ -9,7 +9,7 @@ Then runs `agentprop analyze -w W --json` and `agentprop report -w W` as separat
 processes (the way a user does) and measures each one's wall time and peak RSS (its own
 rusage, from wait4). The last line printed is one JSON object: traces, build_s,
 analyze_s, report_s, peak_rss_mb (the larger of the two commands'), and per command
-rss. Targets (issue #25): 200k traces in 30 s and 1 GB, 1M in 2 min and 4 GB.
+rss and CPU seconds. Targets (issue #25): 200k traces in 30 s and 1 GB, 1M in 2 min and 4 GB.
 """
 
 from __future__ import annotations
@@ -64,9 +64,11 @@ def build(path: Path, n_traces: int, batch: int = 5000, stored_stages: bool = Tr
 
 
 def timed(args: list[str], out: Path | None = None, ok: tuple[int, ...] = (0,),
-          src: Path = ROOT) -> tuple[float, float, str]:
-    """Run `agentprop ARGS` as a child process: seconds, its peak RSS in MB, stdout
-    (an exit status outside `ok` stops the benchmark)."""
+          src: Path = ROOT) -> tuple[float, float, str, float]:
+    """Run `agentprop ARGS` as a child process: seconds, its peak RSS in MB, stdout, and
+    its CPU seconds (user + system: on a shared machine, the wall time also counts the
+    time other processes held the cores; an exit status outside `ok` stops the
+    benchmark)."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as buf, tempfile.TemporaryFile() as err:
@@ -84,7 +86,8 @@ def timed(args: list[str], out: Path | None = None, ok: tuple[int, ...] = (0,),
                              + err.read().decode()[-2000:])
     if out is not None:
         out.write_text(text)
-    return seconds, usage.ru_maxrss / 1024, text  # ru_maxrss is in KB on Linux
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, usage.ru_maxrss / 1024, text, cpu  # ru_maxrss is in KB on Linux
 
 
 def main() -> None:
@@ -109,21 +112,26 @@ def main() -> None:
             build_s = build(base, args.traces, stored_stages=not args.no_stages)
             print(f"built {args.traces} traces in {build_s:.1f} s: {base}", flush=True)
         common = ["-w", str(base), "--resamples", str(args.resamples)]
-        analyze_s, analyze_mb, _ = timed(["analyze", *common, "--json"],
-                                         base / "analyze.json", src=args.src)
-        print(f"analyze {analyze_s:.1f} s, peak RSS {analyze_mb:.0f} MB", flush=True)
+        analyze_s, analyze_mb, _, analyze_cpu = timed(["analyze", *common, "--json"],
+                                                      base / "analyze.json", src=args.src)
+        print(f"analyze {analyze_s:.1f} s (CPU {analyze_cpu:.1f} s), peak RSS "
+              f"{analyze_mb:.0f} MB", flush=True)
         # report exits 1 on invariant violations, which the synthetic arms have (their
         # pairing is bench_analysis's, not a run's): the report is written all the same
         (base / "report" / "numbers.json").unlink(missing_ok=True)
-        report_s, report_mb, _ = timed(["report", *common], ok=(0, 1), src=args.src)
+        report_s, report_mb, _, report_cpu = timed(["report", *common], ok=(0, 1),
+                                                   src=args.src)
         if not (base / "report" / "numbers.json").is_file():
             raise SystemExit("agentprop report wrote no numbers.json")
-        print(f"report {report_s:.1f} s, peak RSS {report_mb:.0f} MB", flush=True)
+        print(f"report {report_s:.1f} s (CPU {report_cpu:.1f} s), peak RSS {report_mb:.0f} MB",
+              flush=True)
     finally:
         if not args.keep and args.workspace is None:
             shutil.rmtree(base.parent, ignore_errors=True)
     print(json.dumps({"traces": args.traces, "build_s": round(build_s, 1),
                       "analyze_s": round(analyze_s, 1), "report_s": round(report_s, 1),
+                      "analyze_cpu_s": round(analyze_cpu, 1),
+                      "report_cpu_s": round(report_cpu, 1),
                       "peak_rss_mb": round(max(analyze_mb, report_mb)),
                       "analyze_rss_mb": round(analyze_mb), "report_rss_mb": round(report_mb),
                       "load": os.getloadavg()[0]}))

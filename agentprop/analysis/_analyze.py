@@ -143,11 +143,11 @@ class AnalysisContext:
     def agreement_reference(self) -> str | None:
         """The stated reference judge of judge agreement: the facts judge when it ran."""
         verdicts = self.inp.verdicts
-        present = set(verdicts["judge"]) if not verdicts.empty else set()
+        present = set(verdicts["judge"].unique()) if not verdicts.empty else set()
         return FACTS if FACTS in present else None
 
     @cached_property
-    def tasks(self) -> dict[str, str]:
+    def tasks(self) -> pd.Series:
         return task_map(self.stages)
 
 
@@ -187,7 +187,7 @@ def analysis_info(ctx: AnalysisContext) -> dict[str, Any]:
         "constant_by_construction": constant_by_construction(
             ctx.propagation, imported=bool(inp.workspace.imported)),
         "simulated_models": sorted(set(st.loc[st["simulated"].fillna(False).astype(bool),
-                                              "model"])) if len(st) else [],
+                                              "model"].unique())) if len(st) else [],
         **inp.workspace.info(),
         **({"noticed_classifier": inp.noticed_classifier} if inp.noticed_classifier else {}),
         **risk_coverage_info(inp.sweep_guarantee),
@@ -238,12 +238,14 @@ def constant_by_construction(propagation: pd.DataFrame, *, imported: bool) -> li
     return out
 
 
-def task_map(stages: pd.DataFrame) -> dict[str, str]:
-    """trace id → task id (judge agreement resamples tasks when traces share one)."""
+def task_map(stages: pd.DataFrame) -> pd.Series:
+    """trace id → task id, as a Series indexed by trace id (judge agreement resamples
+    tasks when traces share one; `_judges.tasks_of` looks traces up in it)."""
     if stages.empty:
-        return {}
-    return dict(zip(stages["trace_id"].astype(str), stages["task_id"].astype(str),
-                    strict=True))
+        return pd.Series(dtype=object)
+    return pd.Series(stages["task_id"].astype(str).to_numpy(dtype=object),
+                     index=pd.Index(stages["trace_id"].astype(str).to_numpy(dtype=object)),
+                     dtype=object)
 
 
 def _num(x: Any) -> float | None:

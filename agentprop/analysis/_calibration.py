@@ -24,12 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from agentprop.analysis._stats import (
     N_RESAMPLES,
     Estimate,
     FloatArray,
     Resampler,
+    _codes,
     _safe_div,
     estimate_from_reps,
     make_rng,
@@ -158,7 +160,7 @@ def mix_corrections(items: Sequence[MixItem], trace_ids: npt.ArrayLike, tasks: n
     by task when traces share one). NaN when undefined (no labels, a zero denominator,
     se + sp ≤ 1 for Rogan–Gladen)."""
     ids = np.asarray(trace_ids, dtype=str)
-    union, inv = np.unique(np.concatenate([ids, mix.trace_ids]), return_inverse=True)
+    inv, union = _codes(np.concatenate([ids, mix.trace_ids]))
     k = union.size
     task_of = np.empty(k, dtype=object)
     task_of[inv[ids.size:]] = mix.tasks
@@ -177,7 +179,7 @@ def mix_corrections(items: Sequence[MixItem], trace_ids: npt.ArrayLike, tasks: n
         if it.times_num is not None and it.times_den is not None:
             cols += [spread(it.times_num), spread(it.times_den)]
     data = np.column_stack([*cols, cells])
-    shared = len(set(task_of.tolist())) < k
+    shared = len(pd.unique(task_of)) < k
     rs = Resampler(data, clusters=task_of.astype(str) if shared else None,
                    n_resamples=n_resamples, rng=rng)
     point = data.sum(axis=0)[None, :]

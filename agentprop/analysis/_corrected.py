@@ -249,17 +249,51 @@ def corrected_rates(stages: pd.DataFrame, inp: CorrectedInput, *,
     rows: list[dict[str, Any]] = []
     if stages.empty:
         return frame(rows, KEYS)
-    for spec in RATES:
-        rows += _rate_rows(stages, spec, inp, n_resamples, seed)
+    plans = [p for spec in RATES if (p := _rate_plan(stages, spec, inp)) is not None]
+    rows += _rates_rows(stages, plans, inp, n_resamples, seed)
     rows += arm_rows(stages, inp, n_resamples=n_resamples, seed=seed)
     return frame(rows, KEYS)
 
 
-def _rate_rows(stages: pd.DataFrame, spec: RateSpec, inp: CorrectedInput,
-               n_resamples: int, seed: int) -> list[dict[str, Any]]:
+def _rates_rows(stages: pd.DataFrame, plans: list[_RatePlan], inp: CorrectedInput,
+                n_resamples: int, seed: int) -> list[dict[str, Any]]:
+    """Every rate's rows, rate by rate as the table reads; computed group by group."""
+    if not plans:
+        return []
+    known_all, _ = injected_traces(stages, inp.conditions)
+    known_all = known_all[~known_all["error"].fillna(False).astype(bool)
+                          & known_all["S1"].notna()]
+    done: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    # the judged rates of a group share its task bootstrap (the propagation table's
+    # stream, which depends on the group only): one weight matrix per group, not per rate
+    for group in dict.fromkeys(g for p in plans for g, _ in p.groups):
+        base = known_all if group == POOLED else known_all[known_all["model"] == group]
+        rs = task_resampler(base, seed, (group,), n_resamples)
+        for i, plan in enumerate(plans):
+            for name, g in plan.groups:
+                if name == group:
+                    done[(i, group)] = _group_rows(plan, group, g, base, rs, n_resamples, seed)
+    return [r for i, plan in enumerate(plans) for group, _ in plan.groups
+            for r in done[(i, group)]]
+
+
+@dataclass(frozen=True)
+class _RatePlan:
+    """One rate's population, labels and notes, and its groups (per model, then pooled)."""
+
+    spec: RateSpec
+    human: pd.Series
+    mix: LabelMix | None
+    design: LabelDesign | None
+    in_design: pd.Series | None
+    warn: str
+    groups: list[tuple[str, pd.DataFrame]]
+
+
+def _rate_plan(stages: pd.DataFrame, spec: RateSpec, inp: CorrectedInput) -> _RatePlan | None:
     pop = rate_population(stages, spec, inp.conditions)
     if pop.empty:
-        return []
+        return None
     human = consensus(inp.labels, spec.question)
     mix = _mix(inp, spec.question, stages, spec.event, human)
     design = inp.design if inp.design is not None and \
@@ -269,36 +303,36 @@ def _rate_rows(stages: pd.DataFrame, spec: RateSpec, inp: CorrectedInput,
     instrument = inp.instrument_of(spec.question)
     warn = ("" if inp.validated(instrument) else
             f"warning: unvalidated: {instrument} has no validity card")
-    out: list[dict[str, Any]] = []
     groups = [(str(m), g) for m, g in pop.groupby("model", sort=True)]
     groups.append((POOLED, pop))
-    known_all, _ = injected_traces(stages, inp.conditions)
-    known_all = known_all[~known_all["error"].fillna(False).astype(bool)
-                          & known_all["S1"].notna()]
-    for group, g in groups:
-        keys = {"rate": spec.name, "group": group}
-        key = f"{spec.name}|{group}"
-        # the judged rate and its replicates on the propagation table's stream
-        base = known_all if group == POOLED else known_all[known_all["model"] == group]
-        rs = task_resampler(base, seed, (group,), n_resamples)
-        e = as_float(base[spec.event]) if spec.event in base else np.full(len(base), np.nan)
-        c = np.ones(len(base)) if spec.given is None else as_float(base[spec.given])
-        known = ~np.isnan(c) & (c > 0) & ~np.isnan(e)
-        judged = rs.ratio(np.where(known, e, 0.0), known.astype(float))
-        out.append(row(keys, key, "judge_only", judged, note=warn))
-        fixed = (calibrated(base, spec.event, spec.given, mix, spec.name, group,
-                            n_resamples=n_resamples, seed=seed) if mix is not None else None)
-        out += _mix_rows(keys, key, fixed, judged.n, warn)
-        f = as_float(g[spec.event])
-        cells = (design_cells(g, design, in_design.loc[g.index], f)
-                 if design is not None and in_design is not None else None)
-        data = _ppi_data(g, f, human, cells)
-        rng_key = ("corrected", spec.name, group)
-        res = ppi_estimate(data, n_resamples=n_resamples, rng=group_rng(seed, *rng_key))
-        alone = ppi_estimate(data, lam=0.0, n_resamples=n_resamples,
-                             rng=group_rng(seed, *rng_key))
-        out += _ppi_rows(keys, key, res, alone, len(g), _design_note(design, spec.question),
-                         warn)
+    return _RatePlan(spec, human, mix, design, in_design, warn, groups)
+
+
+def _group_rows(plan: _RatePlan, group: str, g: pd.DataFrame, base: pd.DataFrame,
+                rs: Resampler, n_resamples: int, seed: int) -> list[dict[str, Any]]:
+    """One rate's rows for one group: judged (on `rs`, the group's task bootstrap of
+    `base`), corrected by the label mix, and PPI++ over the rate's traces `g`."""
+    spec, design, in_design = plan.spec, plan.design, plan.in_design
+    keys = {"rate": spec.name, "group": group}
+    key = f"{spec.name}|{group}"
+    e = as_float(base[spec.event]) if spec.event in base else np.full(len(base), np.nan)
+    c = np.ones(len(base)) if spec.given is None else as_float(base[spec.given])
+    known = ~np.isnan(c) & (c > 0) & ~np.isnan(e)
+    judged = rs.ratio(np.where(known, e, 0.0), known.astype(float))
+    out = [row(keys, key, "judge_only", judged, note=plan.warn)]
+    fixed = (calibrated(base, spec.event, spec.given, plan.mix, spec.name, group,
+                        n_resamples=n_resamples, seed=seed) if plan.mix is not None else None)
+    out += _mix_rows(keys, key, fixed, judged.n, plan.warn)
+    f = as_float(g[spec.event])
+    cells = (design_cells(g, design, in_design.loc[g.index], f)
+             if design is not None and in_design is not None else None)
+    data = _ppi_data(g, f, plan.human, cells)
+    rng_key = ("corrected", spec.name, group)
+    res = ppi_estimate(data, n_resamples=n_resamples, rng=group_rng(seed, *rng_key))
+    alone = ppi_estimate(data, lam=0.0, n_resamples=n_resamples,
+                         rng=group_rng(seed, *rng_key))
+    out += _ppi_rows(keys, key, res, alone, len(g), _design_note(design, spec.question),
+                     plan.warn)
     return out
 
 

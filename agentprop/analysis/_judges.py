@@ -32,6 +32,20 @@ MAJORITY_NAMES = ("majority", "ensemble")
 HUMAN = "human"
 KEYS = ["judge", "reference"]
 
+TaskMap = Mapping[str, str] | pd.Series
+"""trace id → task id: a mapping, or a Series indexed by trace id (`task_map`'s)."""
+
+
+def tasks_of(trace_ids: Sequence[Any] | pd.Index, tasks: TaskMap) -> np.ndarray:
+    """The task id of each trace id, as strings (a trace not in `tasks` is its own task),
+    looked up as columns, not one id at a time."""
+    ids = np.asarray(trace_ids, dtype=object).astype(str)
+    lookup = tasks if isinstance(tasks, pd.Series) else pd.Series(dict(tasks), dtype=object)
+    if lookup.index.has_duplicates:  # as a dict built from the pairs: the last one wins
+        lookup = lookup[~lookup.index.duplicated(keep="last")]
+    found = lookup.reindex(pd.Index(ids, dtype=object)).to_numpy(dtype=object)
+    return np.where(pd.isna(found), ids, found).astype(str)
+
 
 def human_consensus(labels: pd.DataFrame) -> pd.Series:
     """One human verdict per trace (True = correct) from possibly several annotators.
@@ -157,7 +171,7 @@ def judge_agreement(
     *,
     members: pd.DataFrame | None = None,
     reference: str | None = None,
-    tasks: Mapping[str, str] | None = None,
+    tasks: TaskMap | None = None,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
 ) -> pd.DataFrame:
@@ -177,8 +191,7 @@ def judge_agreement(
     w = _wide(verdicts)
     judges = list(w.columns)
     col = {j: w[j].to_numpy(dtype=float) for j in judges}
-    task_of = (np.asarray([str(tasks.get(str(t), t)) for t in w.index]) if tasks is not None
-               else None)
+    task_of = tasks_of(w.index, tasks) if tasks is not None else None
     opts: dict[str, Any] = {"n_resamples": n_resamples, "seed": seed, "tasks": task_of}
     human = human_consensus(labels) if labels is not None else pd.Series(dtype="boolean")
     if len(human):
@@ -187,12 +200,13 @@ def judge_agreement(
             rows += _pair_rows(col[j], h, str(j), HUMAN, metric="kappa", **opts)
     maj = majority_judge(verdicts, members)
     if maj is not None and maj in w.columns:
+        panel = (set(members.loc[members["ensemble"] == maj, "member"].unique())
+                 if members is not None and not members.empty else set())
         for j in judges:
             if j == maj:
                 continue
             rows += _pair_rows(col[j], col[maj], str(j), str(maj), metric="kappa", **opts)
-            if members is not None and not members.empty and \
-                    j in set(members[members["ensemble"] == maj]["member"]):
+            if members is not None and j in panel:
                 loo = _leave_one_out(members, maj, str(j))
                 rows += _pair_rows(col[j], _as_col(loo, w.index), str(j), str(maj),
                                    metric="kappa_loo", extra=False, **opts)
@@ -259,7 +273,7 @@ def calibration_pairs(verdicts: pd.DataFrame, labels: pd.DataFrame, judge: str) 
 
 
 def label_mix(verdicts: pd.DataFrame, labels: pd.DataFrame, judge: str,
-              tasks: Mapping[str, str]) -> LabelMix:
+              tasks: TaskMap) -> LabelMix:
     """The answer labels with `judge`'s verdict on them, per trace (the event is a wrong
     answer); `tasks`: trace id → task id (a trace not in it is its own task)."""
     human = human_consensus(labels)
@@ -268,7 +282,7 @@ def label_mix(verdicts: pd.DataFrame, labels: pd.DataFrame, judge: str,
     both = pd.concat([j.astype(bool).rename("j"), human.rename("h")], axis=1,
                      join="inner").dropna()
     ids = [str(t) for t in both.index]
-    return LabelMix.of(ids, [tasks.get(t, t) for t in ids], ~both["j"].astype(bool),
+    return LabelMix.of(ids, tasks_of(ids, tasks), ~both["j"].astype(bool),
                        ~both["h"].astype(bool))
 
 

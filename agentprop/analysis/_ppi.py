@@ -239,7 +239,7 @@ class _Replicates:
         tasks = [c for d in items for c in (d.clusters, d.clusters_u) if c is not None]
         _, uniq = _codes(np.concatenate(tasks) if tasks else np.array([], str))
         self.k = len(uniq)
-        self.weights = resample_weights(self.k, n_resamples, make_rng(rng)).astype(float)
+        self.weights = resample_weights(self.k, n_resamples, make_rng(rng))
         self._lookup = {str(t): i for i, t in enumerate(uniq)}
 
     def moments(self, d: PPIData, codes: npt.NDArray[np.int64],

@@ -112,22 +112,38 @@ def _widen_edge(est: Estimate, x: FloatArray, d: FloatArray, k: int,
     return Estimate(est.value, est.n, lo, hi)
 
 
+_DRAW_ROWS = 64
+"""Replicates drawn per call of the generator in `resample_weights` (bounds the draws held
+at once; the stream, and so every count, is the same as one call's)."""
+
+
 def resample_weights(
     k: int, n_resamples: int, rng: np.random.Generator, probs: FloatArray | None = None,
     trials: int | None = None,
-) -> npt.NDArray[np.int64]:
-    """Row b = how often each of k units (or patterns with `probs`) is drawn in replicate b.
+) -> FloatArray:
+    """Row b = how often each of k units (or patterns with `probs`) is drawn in replicate b,
+    as floats (every statistic is a matrix product with it).
 
     Equal probabilities (units, clusters): k uniform draws per replicate, counted (the same
-    distribution as a multinomial, and far cheaper for thousands of tasks)."""
+    distribution as a multinomial, and far cheaper for thousands of tasks). The draws are
+    made a block of replicates at a time and counted row by row: the same values as one
+    `rng.integers(0, k, size=(n_resamples, m))` (32-bit draws are the stream of 64-bit
+    ones below 2³²), leaving the generator in the same state, without holding every draw
+    and with each row's counts in cache."""
     if k == 0:
-        return np.zeros((n_resamples, 0), dtype=np.int64)
+        return np.zeros((n_resamples, 0))
     if probs is None:
         m = k if trials is None else trials
-        draws = rng.integers(0, k, size=(n_resamples, m), dtype=np.int64)
-        draws += (np.arange(n_resamples, dtype=np.int64) * k)[:, None]
-        return np.bincount(draws.ravel(), minlength=n_resamples * k).reshape(n_resamples, k)
-    return rng.multinomial(k if trials is None else trials, probs, size=n_resamples)
+        out = np.empty((n_resamples, k))
+        dtype = np.int32 if k <= np.iinfo(np.int32).max else np.int64
+        for start in range(0, n_resamples, _DRAW_ROWS):
+            block = rng.integers(0, k, size=(min(_DRAW_ROWS, n_resamples - start), m),
+                                 dtype=dtype)
+            for i, row in enumerate(block):
+                out[start + i] = np.bincount(row, minlength=k)
+        return out
+    return np.asarray(rng.multinomial(k if trials is None else trials, probs,
+                                      size=n_resamples), dtype=np.float64)
 
 
 def _safe_div(num: Any, den: Any) -> Any:
@@ -216,8 +232,18 @@ def _as_float_bool(x: npt.ArrayLike) -> FloatArray:
 
 
 def _codes(values: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
-    uniq, inv = np.unique(np.asarray(values).astype(str), return_inverse=True)
-    return inv.astype(np.int64), uniq
+    """Each value's index among the distinct values as strings, sorted, and those values
+    (`np.unique(values.astype(str), return_inverse=True)`, by hashing instead of sorting
+    every value: cluster ids are hundreds of thousands of task ids)."""
+    import pandas as pd
+
+    arr = np.asarray(values)
+    if not (arr.dtype.kind == "U" or (arr.dtype.kind == "O" and len(arr)
+                                      and pd.api.types.infer_dtype(arr, skipna=False)
+                                      == "string")):
+        arr = arr.astype(str)
+    codes, uniq = pd.factorize(arr.ravel(), sort=True)
+    return np.asarray(codes, dtype=np.int64), np.asarray(uniq, dtype=str)
 
 
 # -- agreement ------------------------------------------------------------------------------
@@ -276,7 +302,7 @@ def cohen_kappa(
     codes, uniq = _codes(np.asarray(clusters)[keep])
     per = np.stack([np.bincount(codes, weights=cells[:, j], minlength=len(uniq))
                     for j in range(4)], axis=1)
-    w = resample_weights(len(uniq), n_resamples, make_rng(rng)).astype(float)
+    w = resample_weights(len(uniq), n_resamples, make_rng(rng))
     rep = w @ per
     reps = _kappa_from_counts(rep[:, 0], rep[:, 1], rep[:, 2], rep[:, 3])
     lo, hi = _percentile(np.asarray(reps, dtype=float), alpha)
@@ -534,7 +560,7 @@ class Resampler:
             k = len(uniq)
             self.sizes = np.bincount(self.codes, minlength=k).astype(float)
             self.per_draw_sum = True
-            self.weights = resample_weights(k, n_resamples, g).astype(float)
+            self.weights = resample_weights(k, n_resamples, g)
         else:
             filled = np.where(np.isnan(feats), -1.0, feats)
             uniq_rows, inv, counts = np.unique(
@@ -546,7 +572,7 @@ class Resampler:
             self.per_draw_sum = False
             self.weights = (
                 resample_weights(k, n_resamples, g, probs=counts / counts.sum(),
-                                 trials=self.n_units).astype(float)
+                                 trials=self.n_units)
                 if k else np.zeros((n_resamples, 0))
             )
         self.k = k

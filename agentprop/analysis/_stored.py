@@ -56,13 +56,14 @@ class StageRecorder:
                 counterfactual_differs(trace), json.dumps(landing_violations(trace)))
 
 
-def stored_stage_frame(stored: pd.DataFrame, verdicts: Mapping[str, bool | None]
-                       ) -> pd.DataFrame:
+def stored_stage_frame(stored: pd.DataFrame,
+                       verdicts: Mapping[str, bool | None] | pd.Series) -> pd.DataFrame:
     """The stage table (`stages.stage_frame`'s, `answer` included) from stored rows
     (`Workspace.stage_frame`), S3 joined from the primary judge's `verdicts` (trace id →
-    correct; a trace without one has S3 <NA>)."""
+    correct, a mapping or a Series by trace id; a trace without one has S3 <NA>)."""
     df = stored
-    correct = df["trace_id"].map(pd.Series(verdicts, dtype="boolean")) if verdicts \
+    by_trace = verdicts if isinstance(verdicts, pd.Series) else pd.Series(verdicts)
+    correct = df["trace_id"].map(by_trace.astype("boolean")) if len(by_trace) \
         else pd.Series(pd.NA, index=df.index, dtype="boolean")
     df["S3"] = ~correct.astype("boolean")
     df["error"] = df["status"] != "ok"
@@ -70,7 +71,7 @@ def stored_stage_frame(stored: pd.DataFrame, verdicts: Mapping[str, bool | None]
     df["stopped_at"] = None
     for col in ("forced", "simulated"):
         df[col] = df[col].astype(bool)
-    answers = dict(zip(df["trace_id"], df["answer"], strict=True))
+    answers = pd.Series(df["answer"].array, index=pd.Index(df["trace_id"].array))
     out = typed_stages(df[list(STAGE_COLUMNS)].copy())
     out["answer"] = out["trace_id"].map(answers)  # as `stage_frame` sets it: same dtype
     return out

@@ -77,6 +77,13 @@ def label_frame(labels: Iterable[Label]) -> pd.DataFrame:
                         columns=["trace_id", "annotator", "label", "question"])
 
 
+def _verdict_map(primary: Mapping[str, bool | None] | pd.Series) -> Mapping[str, bool | None]:
+    """trace id → correct (None: unscored) from a Series by trace id, or the mapping."""
+    if not isinstance(primary, pd.Series):
+        return primary
+    return {str(tid): None if pd.isna(c) else bool(c) for tid, c in primary.items()}
+
+
 def primary_verdicts(verdicts: Iterable[VerdictLike], judge: str) -> dict[str, bool | None]:
     return {tid: correct for tid, name, correct, _ in map(_row, verdicts) if name == judge}
 
@@ -280,15 +287,18 @@ def build_input(
 
     if verdict_tables is not None:
         vframe, mframe = verdict_columns(*verdict_tables)
-        own = vframe[vframe["judge"] == primary_judge]
-        primary: dict[str, bool | None] = {
-            tid: None if pd.isna(c) else bool(c)
-            for tid, c in zip(own["trace_id"], own["correct"], strict=True)}
+        # trace id → correct (<NA> unscored), the last verdict of a trace as in a dict
+        own = vframe[vframe["judge"] == primary_judge].drop_duplicates("trace_id",
+                                                                       keep="last")
+        primary: Mapping[str, bool | None] | pd.Series = pd.Series(
+            own["correct"].to_numpy(), index=pd.Index(own["trace_id"].to_numpy(dtype=object)),
+            dtype="boolean")
     else:
         vframe, mframe = verdict_frame(verdicts), members_frame(verdicts)
         primary = primary_verdicts(verdicts, primary_judge)
     return AnalysisInput(
-        stages=stage_frame(traces, primary, tasks=tasks, rule=rule, noticed=noticed)
+        stages=stage_frame(traces, _verdict_map(primary), tasks=tasks, rule=rule,
+                           noticed=noticed)
         if stored_stages is None else stored_stage_frame(stored_stages, primary),
         verdicts=vframe,
         members=mframe,

@@ -143,3 +143,41 @@ def test_a_share_of_zero_or_one_gets_the_exact_bound_not_a_point() -> None:
     # a share strictly inside (0, 1) keeps its percentile interval
     mixed = proportion_ci([True, False] * 5, n_resamples=200, rng=1)
     assert 0 < mixed.lo < 0.5 < mixed.hi < 1
+
+
+@pytest.mark.parametrize(("k", "n", "trials"), [(1, 3, None), (7, 130, None),
+                                                 (4000, 200, None), (5, 65, 9)])
+def test_resample_weights_are_the_counts_of_one_draw_of_every_replicate(
+        k: int, n: int, trials: int | None) -> None:
+    # the weights are drawn in blocks of replicates, as 32-bit integers: the same counts as
+    # the one 64-bit draw of every replicate they replace, and the generator left in the
+    # same state (a statistic drawn after them sees the same stream)
+    from agentprop.analysis._stats import resample_weights
+
+    g, ref = np.random.default_rng(11), np.random.default_rng(11)
+    w = resample_weights(k, n, g, trials=trials)
+    m = k if trials is None else trials
+    draws = ref.integers(0, k, size=(n, m), dtype=np.int64)
+    expected = np.stack([np.bincount(row, minlength=k) for row in draws])
+    assert w.dtype == np.float64 and w.shape == (n, k)
+    assert np.array_equal(w, expected)
+    assert g.bit_generator.state == ref.bit_generator.state
+    assert g.integers(0, 5, size=9).tolist() == ref.integers(0, 5, size=9).tolist()
+
+
+@pytest.mark.parametrize("values", [
+    np.array(["retail_0002", "calendar_0010", "retail_0002", "Zeta", "ä", ""], dtype=object),
+    np.array(["b", "a", "b"]),
+    np.array([3, 1, 2, 3]),
+    np.array(["b", 1.5, None, "b"], dtype=object),
+    np.array([], dtype=object),
+])
+def test_cluster_codes_are_np_unique_of_the_values_as_strings(values: np.ndarray) -> None:
+    # the cluster codes decide which weight column is which task: they must be those of
+    # np.unique over the values as strings (sorted), whatever they are computed with
+    from agentprop.analysis._stats import _codes
+
+    uniq, inv = np.unique(values.astype(str), return_inverse=True)
+    codes, got = _codes(values)
+    assert codes.tolist() == inv.ravel().tolist()
+    assert got.tolist() == uniq.tolist()

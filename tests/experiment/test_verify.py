@@ -197,3 +197,24 @@ def test_report_runs_the_invariant_checks(study: Path, tmp_path: Path) -> None:
     assert (ws / "report" / "index.html").exists()  # written all the same
     res = runner.invoke(app, ["report", "-w", str(ws), "--resamples", "50", "--no-verify"])
     assert res.exit_code == 0
+
+
+def test_violations_print_as_one_line_each_in_batches(capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    # `report` prints its violations a thousand to a print: the same text as a print each
+    import io
+
+    import typer
+    from rich.text import Text
+
+    from agentprop.cli._analyze import _print_verification
+    from agentprop.cli._common import SafeConsole
+
+    found = [f"v{i} \x1b[31m tab\there é" for i in range(2345)] + ["two\nlines"]
+    with pytest.raises(typer.Exit):
+        _print_verification(found, "n traces")
+    one = io.StringIO()
+    each = SafeConsole(file=one, stderr=True)
+    for v in found:
+        each.print(Text(f"verify: {v}"), soft_wrap=True, highlight=False)
+    assert capsys.readouterr().err == one.getvalue() + f"verify: {len(found)} violation(s)\n"
