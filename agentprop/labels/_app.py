@@ -29,10 +29,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from agentprop.core import (
@@ -249,345 +250,359 @@ class _State:
         return next((t for t in order if t not in self.mine), None)
 
 
+@dataclass(frozen=True)
+class _HandlerContext:
+    """What a handler class serves: the workspace, the tasks' lookup, and whether it logs."""
+
+    workspace_path: Path
+    get_task: Callable[[str], Task | None]
+    quiet: bool
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """The label app's requests; `make_handler` binds it to one workspace (`ctx`)."""
+
+    server_version = "agentprop-label"
+    ctx: ClassVar[_HandlerContext]
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if not self.ctx.quiet:
+            super().log_message(format, *args)
+
+    # -- plumbing ---------------------------------------------------------------------
+    def _send(self, status: int, body: str, nonce: str = "") -> None:
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        # "same-origin", not "no-referrer": under no-referrer a browser sends
+        # `Origin: null` on our own form posts, and null cannot tell them from a
+        # cross-site post out of a sandboxed frame
+        self.send_header("Referrer-Policy", "same-origin")
+        self.send_header(
+            "Content-Security-Policy",
+            f"default-src 'none'; style-src 'nonce-{nonce}'; script-src 'nonce-{nonce}'; "
+            "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        )
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _redirect(self, location: str) -> None:
+        self.send_response(HTTPStatus.SEE_OTHER)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _error(self, status: int, message: str) -> None:
+        nonce = secrets.token_urlsafe(12)
+        body = f"<h1>{esc(status)}</h1><p>{esc(message)}</p><p><a href=\"/\">start</a></p>"
+        self._send(status, _page("error", body, nonce), nonce)
+
+    def _open(self) -> Workspace:
+        return Workspace(self.ctx.workspace_path, create=False, check=False)  # checked at start
+
+    # -- GET --------------------------------------------------------------------------
+    def _host_ok(self) -> bool:
+        """DNS rebinding: only the names this server was bound to (421 otherwise)."""
+        srv = self.server
+        if host_allowed(self.headers.get("Host"), getattr(srv, "bound_host", "127.0.0.1"),
+                        int(getattr(srv, "server_port", 0))):
+            return True
+        self._error(MISDIRECTED, "this server answers only to the names it was bound to"
+                    " (127.0.0.1, localhost, [::1], --host)")
+        return False
+
+    def _headers_read(self) -> None:
+        """The request line and headers are in: their deadline no longer applies."""
+        clear = getattr(self.server, "clear_deadline", None)
+        if clear is not None:
+            clear(self.connection)
+
+    def do_GET(self) -> None:
+        self._guarded(self._get)
+
+    def do_POST(self) -> None:
+        self._guarded(self._post)
+
+    def _guarded(self, action: Callable[[], None]) -> None:
+        """Host check, then `action`; a client that left gets nothing, a bad request
+        400, a bug 500 (one bad request must not kill the server)."""
+        self._headers_read()
+        try:
+            if self._host_ok():
+                action()
+        except ConnectionError:
+            return
+        except BadRequest as e:
+            self._safe_error(HTTPStatus.BAD_REQUEST, str(e))
+        except Exception as e:
+            self._safe_error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
+
+    def _safe_error(self, status: int, message: str) -> None:
+        with contextlib.suppress(OSError):
+            self._error(status, message)
+
+    def _get(self) -> None:
+        parts = urlsplit(self.path)
+        q = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        if parts.path == "/":
+            self._index()
+        elif parts.path == "/label":
+            self._label(q)
+        elif parts.path == "/done":
+            self._done(q)
+        else:
+            self._error(HTTPStatus.NOT_FOUND, "no such page")
+
+    def _annotator(self, q: dict[str, str]) -> str | None:
+        """The annotator's name; None when missing or too long. A name with control
+        characters is a BadRequest (stored text must never drive a terminal)."""
+        name = " ".join(q.get("annotator", "").split())
+        if has_control_chars(name):
+            raise BadRequest("a name cannot hold control characters")
+        return name if 0 < len(name) <= MAX_NAME else None
+
+    def _index(self) -> None:
+        nonce = secrets.token_urlsafe(12)
+        with self._open() as ws:
+            n = len(ws.label_sample())
+        body = (
+            "<h1>agentprop · label answers</h1>"
+            '<div class="card">'
+            "<p>For each item you see the question, the reference answer and the agent's "
+            "final answer. Mark the agent's answer <b>correct</b>, <b>incorrect</b> or "
+            "<b>unsure</b> (when you cannot tell). Keyboard: <kbd>c</kbd> <kbd>i</kbd> "
+            "<kbd>u</kbd> to label, <kbd>n</kbd>/<kbd>b</kbd> to move.</p>"
+            f"<p>The sample has <b>{n}</b> item(s). Enter your name to start; with the "
+            "same name you resume where you stopped.</p>"
+            '<form method="get" action="/label">'
+            f'<input id="annotator" name="annotator" maxlength="{MAX_NAME}" required '
+            'autofocus placeholder="your name"> <button id="start" type="submit">Start'
+            "</button></form></div>"
+        )
+        if n == 0:
+            body += ('<p class="muted">No label sample yet: run '
+                     "<code>agentprop label sample --workspace W</code>.</p>")
+        self._send(HTTPStatus.OK, _page("agentprop labels", body, nonce), nonce)
+
+    def _label(self, q: dict[str, str]) -> None:
+        annotator = self._annotator(q)
+        if annotator is None:
+            self._redirect("/")
+            return
+        view = _view(q)
+        keep = {"view": "full"} if view == "full" else {}  # the choice stays on
+        with self._open() as ws:
+            st = _State(ws, annotator)
+            tid = q.get("trace")
+            if not tid:
+                nxt = st.next_unlabelled()
+                if nxt is None:
+                    self._redirect(_url("/done", annotator=annotator))
+                else:
+                    self._redirect(_url("/label", annotator=annotator, trace=nxt, **keep))
+                return
+            if tid not in st.queue:
+                self._error(HTTPStatus.NOT_FOUND, "this item is not in your sample")
+                return
+            trace = ws.get_trace(tid)
+        if trace is None:
+            self._error(HTTPStatus.NOT_FOUND, "trace not in the workspace")
+            return
+        self._send_item(annotator, st, trace, view)
+
+    def _send_item(self, annotator: str, st: _State, trace: Trace,
+                   view: LabelView = "blind") -> None:
+        nonce = secrets.token_urlsafe(12)
+        i = st.queue.index(trace.id)
+        n = len(st.queue)
+        full = view == "full"
+        keep = {"view": "full"} if full else {}
+        question, reference = _question_reference(trace, self.ctx.get_task(trace.task_id))
+        current = st.mine.get(trace.id)
+        back = (_url("/label", annotator=annotator, trace=st.queue[i - 1], **keep)
+                if i > 0 else "")
+        nxt = (_url("/label", annotator=annotator, trace=st.queue[i + 1], **keep)
+               if i + 1 < n else _url("/done", annotator=annotator))
+        other = _url("/label", annotator=annotator, trace=trace.id,
+                     **({} if full else {"view": "full"}))
+        # blind by default: nothing that tells the condition or the corruption; the
+        # annotator may unblind, and the label then records that it was made so
+        switch = (
+            '<p class="view" id="view">Unblinded view: the injection and the agent\'s '
+            "proposed arguments are shown, and your labels are recorded as made "
+            f'unblinded. <a id="blind" href="{esc(other)}">back to the blind view</a></p>'
+            if full else
+            '<p class="view muted" id="view">Blind view: nothing here tells whether or '
+            f'how this episode was corrupted. <a id="unblind" href="{esc(other)}">show '
+            "the injection details</a> (your labels are then recorded as unblinded)</p>")
+        cur = ' class="current"'
+        buttons = "".join(
+            f'<button type="submit" name="label" value="{v}" id="btn-{v}"'
+            f'{cur if current and current.label == v else ""}>'
+            f"{v.capitalize()} <kbd>{v[0]}</kbd></button>"
+            for v in LABELS
+        )
+        n_obs = sum(1 for ev in trace.events if isinstance(ev, ToolResultEvent))
+        n_done = sum(1 for t in st.queue if t in st.mine)
+        # the decision comes right after the answer, so opening the observations never
+        # pushes the buttons off the screen
+        body = (
+            '<header><span class="title">agentprop · labels</span>'
+            f'<span>item <span class="progress" id="progress">{i + 1} / {n}</span></span>'
+            f'<span class="muted"><progress max="{n}" value="{n_done}"></progress> '
+            f"labelled {n_done} of {n}</span>"
+            + _plan_badge(st.progress)
+            + '<span class="grow"></span>'
+            f'<span class="muted">annotator <b id="who">{esc(annotator)}</b> · '
+            '<a href="/">switch</a></span></header>'
+            f'<div class="box q"><h2>Question</h2><pre id="question">{esc(question)}</pre>'
+            "</div>"
+            '<div class="box ref"><h2>Reference answer</h2>'
+            f'<pre id="reference">{esc(reference)}</pre></div>'
+            '<div class="box ans"><h2>Agent\'s final answer</h2>'
+            f'<pre id="answer">{esc(_answer_text(trace, full))}</pre></div>'
+            '<form method="post" action="/label" id="form" class="decide">'
+            f'<input type="hidden" name="annotator" value="{esc(annotator)}">'
+            f'<input type="hidden" name="trace" value="{esc(trace.id)}">'
+            f'<input type="hidden" name="view" value="{view}">'
+            '<h2>Is the agent\'s answer correct?'
+            + (f' <span class="muted">(your label: <b id="current">{esc(current.label)}'
+               "</b>)</span>" if current else "") + "</h2>"
+            f'<div class="bar">{buttons}</div>'
+            '<label class="note" for="note">Note (optional, saved with the label)</label>'
+            f'<textarea name="note" id="note" maxlength="{MAX_NOTE}">'
+            f"{esc(current.note if current else '')}</textarea></form>"
+            '<div class="nav">'
+            + (f'<a id="back" href="{esc(back)}">← back <kbd>b</kbd></a>' if back
+               else '<span class="muted">← back</span>')
+            + f'<a id="next" href="{esc(nxt)}">next <kbd>n</kbd> →</a>'
+            '<span class="muted">skip without labelling</span></div>'
+            f'<details id="obs"><summary>Tool observations ({n_obs}) <kbd>t</kbd>'
+            f"</summary>{switch}{_observations_html(trace, full)}</details>"
+            '<p class="muted">Keys: <kbd>c</kbd> correct · <kbd>i</kbd> incorrect · '
+            "<kbd>u</kbd> unsure · <kbd>n</kbd>/<kbd>→</kbd> next · <kbd>b</kbd>/"
+            "<kbd>←</kbd> back · <kbd>t</kbd> observations</p>"
+        )
+        self._send(HTTPStatus.OK, _page(f"item {i + 1}", body, nonce, script=True), nonce)
+
+    def _done(self, q: dict[str, str]) -> None:
+        annotator = self._annotator(q)
+        if annotator is None:
+            self._redirect("/")
+            return
+        with self._open() as ws:
+            st = _State(ws, annotator)
+        done = [t for t in st.queue if t in st.mine]
+        counts = {v: sum(1 for t in done if st.mine[t].label == v) for v in LABELS}
+        nonce = secrets.token_urlsafe(12)
+        left = len(st.queue) - len(done)
+        first = _url("/label", annotator=annotator, trace=st.queue[0]) if st.queue else "/"
+        if not st.queue:
+            body = (
+                '<h1 id="done">Nothing to label</h1><div class="card">'
+                f"<p>There is no item for <b>{esc(annotator)}</b>: the sample is empty, "
+                "or its items are assigned to or already labelled by other annotators."
+                "</p><p>To add items: <code>agentprop label sample --workspace W</code>"
+                ' (see its options for overlap and annotators). <a href="/">back</a>'
+                "</p></div>"
+            )
+            self._send(HTTPStatus.OK, _page("done", body, nonce), nonce)
+            return
+        body = (
+            f'<h1 id="done">{"Done" if left == 0 else "Not finished"}</h1>'
+            '<div class="card">'
+            f"<p><b>{esc(annotator)}</b>: labelled {len(done)} of {len(st.queue)} item(s)"
+            + (f", <b>{left} left</b>" if left else "") + ".</p>"
+            f'<p><progress max="{max(1, len(st.queue))}" value="{len(done)}"></progress>'
+            "</p>"
+            '<div class="counts">' + "".join(
+                f"<span><b>{v}</b>{esc(k)}</span>" for k, v in counts.items()) + "</div>"
+            + ("<p>Thank you. The labels are saved in the workspace; "
+               "<code>agentprop report</code> uses them.</p>" if left == 0 else "")
+            + _plan_table(st.progress)
+            + f'<p><a href="{esc(first)}">review from the start</a> · '
+            f'<a href="{esc(_url("/label", annotator=annotator))}">'
+            + ("resume" if left else "check for new items") + "</a></p></div>"
+        )
+        self._send(HTTPStatus.OK, _page("done", body, nonce), nonce)
+
+    # -- POST -------------------------------------------------------------------------
+    def _read_form(self) -> dict[str, str] | None:
+        """The urlencoded body as a dict; BadRequest when it is not one; None when the
+        client did not send it in time (the connection is then closed)."""
+        raw_length = (self.headers.get("Content-Length") or "0").strip()
+        if not raw_length.isdigit():
+            raise BadRequest("invalid Content-Length")
+        length = int(raw_length)
+        if length > MAX_BODY:
+            self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request too large")
+            return None
+        srv = self.server
+        set_deadline = getattr(srv, "set_deadline", None)
+        if set_deadline is not None:
+            set_deadline(self.connection, getattr(srv, "body_timeout_s", 30.0))
+        try:
+            body = self.rfile.read(length)
+        except (TimeoutError, OSError):
+            return None
+        finally:
+            self._headers_read()
+        if len(body) < length:  # the client went away or ran out of time
+            self.close_connection = True
+            return None
+        try:
+            text = body.decode("utf-8")
+            pairs = parse_qs(text, keep_blank_values=True, strict_parsing=False,
+                             errors="strict", max_num_fields=16)
+        except (UnicodeDecodeError, ValueError):
+            raise BadRequest("the form is not UTF-8 urlencoded text") from None
+        return {k: v[0] for k, v in pairs.items()}
+
+    def _post(self) -> None:
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        if cross_site_refusal("POST", headers) is not None:
+            self._error(HTTPStatus.FORBIDDEN, "cross-site request refused")
+            return
+        if urlsplit(self.path).path != "/label":
+            self._error(HTTPStatus.NOT_FOUND, "no such page")
+            return
+        form = self._read_form()
+        if form is None:
+            return
+        annotator = self._annotator(form)
+        value = form.get("label", "")
+        tid = form.get("trace", "")
+        if annotator is None or value not in LABELS:
+            self._error(HTTPStatus.BAD_REQUEST, "a name and a label are required")
+            return
+        with self._open() as ws:
+            st = _State(ws, annotator)
+            if tid not in st.queue:
+                self._error(HTTPStatus.BAD_REQUEST, "this item is not in your sample")
+                return
+            view = _view(form)
+            ws.put_labels([Label(trace_id=tid, annotator=annotator, label=value,
+                                 note=form.get("note", "")[:MAX_NOTE], view=view)])
+            st = _State(ws, annotator)
+        nxt = st.next_unlabelled(tid)
+        if nxt is None:
+            self._redirect(_url("/done", annotator=annotator))
+        else:
+            self._redirect(_url("/label", annotator=annotator, trace=nxt,
+                                **({"view": "full"} if view == "full" else {})))
+
+
 def make_handler(workspace_path: Path, get_task: Callable[[str], Task | None],
                  *, quiet: bool = True, socket_timeout_s: float | None = None
                  ) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "agentprop-label"
-        # each read waits at most this long, a backstop for servers run without
-        # LabelServer's deadlines (the whole-request deadlines are LabelServer's)
-        timeout = socket_timeout_s
-
-        def log_message(self, format: str, *args: Any) -> None:
-            if not quiet:
-                super().log_message(format, *args)
-
-        # -- plumbing ---------------------------------------------------------------------
-        def _send(self, status: int, body: str, nonce: str = "") -> None:
-            data = body.encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            # "same-origin", not "no-referrer": under no-referrer a browser sends
-            # `Origin: null` on our own form posts, and null cannot tell them from a
-            # cross-site post out of a sandboxed frame
-            self.send_header("Referrer-Policy", "same-origin")
-            self.send_header(
-                "Content-Security-Policy",
-                f"default-src 'none'; style-src 'nonce-{nonce}'; script-src 'nonce-{nonce}'; "
-                "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-            )
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _redirect(self, location: str) -> None:
-            self.send_response(HTTPStatus.SEE_OTHER)
-            self.send_header("Location", location)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def _error(self, status: int, message: str) -> None:
-            nonce = secrets.token_urlsafe(12)
-            body = f"<h1>{esc(status)}</h1><p>{esc(message)}</p><p><a href=\"/\">start</a></p>"
-            self._send(status, _page("error", body, nonce), nonce)
-
-        def _open(self) -> Workspace:
-            return Workspace(workspace_path, create=False, check=False)  # checked at start
-
-        # -- GET --------------------------------------------------------------------------
-        def _host_ok(self) -> bool:
-            """DNS rebinding: only the names this server was bound to (421 otherwise)."""
-            srv = self.server
-            if host_allowed(self.headers.get("Host"), getattr(srv, "bound_host", "127.0.0.1"),
-                            int(getattr(srv, "server_port", 0))):
-                return True
-            self._error(MISDIRECTED, "this server answers only to the names it was bound to"
-                        " (127.0.0.1, localhost, [::1], --host)")
-            return False
-
-        def _headers_read(self) -> None:
-            """The request line and headers are in: their deadline no longer applies."""
-            clear = getattr(self.server, "clear_deadline", None)
-            if clear is not None:
-                clear(self.connection)
-
-        def do_GET(self) -> None:
-            self._guarded(self._get)
-
-        def do_POST(self) -> None:
-            self._guarded(self._post)
-
-        def _guarded(self, action: Callable[[], None]) -> None:
-            """Host check, then `action`; a client that left gets nothing, a bad request
-            400, a bug 500 (one bad request must not kill the server)."""
-            self._headers_read()
-            try:
-                if self._host_ok():
-                    action()
-            except ConnectionError:
-                return
-            except BadRequest as e:
-                self._safe_error(HTTPStatus.BAD_REQUEST, str(e))
-            except Exception as e:
-                self._safe_error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
-
-        def _safe_error(self, status: int, message: str) -> None:
-            with contextlib.suppress(OSError):
-                self._error(status, message)
-
-        def _get(self) -> None:
-            parts = urlsplit(self.path)
-            q = {k: v[0] for k, v in parse_qs(parts.query).items()}
-            if parts.path == "/":
-                self._index()
-            elif parts.path == "/label":
-                self._label(q)
-            elif parts.path == "/done":
-                self._done(q)
-            else:
-                self._error(HTTPStatus.NOT_FOUND, "no such page")
-
-        def _annotator(self, q: dict[str, str]) -> str | None:
-            """The annotator's name; None when missing or too long. A name with control
-            characters is a BadRequest (stored text must never drive a terminal)."""
-            name = " ".join(q.get("annotator", "").split())
-            if has_control_chars(name):
-                raise BadRequest("a name cannot hold control characters")
-            return name if 0 < len(name) <= MAX_NAME else None
-
-        def _index(self) -> None:
-            nonce = secrets.token_urlsafe(12)
-            with self._open() as ws:
-                n = len(ws.label_sample())
-            body = (
-                "<h1>agentprop · label answers</h1>"
-                '<div class="card">'
-                "<p>For each item you see the question, the reference answer and the agent's "
-                "final answer. Mark the agent's answer <b>correct</b>, <b>incorrect</b> or "
-                "<b>unsure</b> (when you cannot tell). Keyboard: <kbd>c</kbd> <kbd>i</kbd> "
-                "<kbd>u</kbd> to label, <kbd>n</kbd>/<kbd>b</kbd> to move.</p>"
-                f"<p>The sample has <b>{n}</b> item(s). Enter your name to start; with the "
-                "same name you resume where you stopped.</p>"
-                '<form method="get" action="/label">'
-                f'<input id="annotator" name="annotator" maxlength="{MAX_NAME}" required '
-                'autofocus placeholder="your name"> <button id="start" type="submit">Start'
-                "</button></form></div>"
-            )
-            if n == 0:
-                body += ('<p class="muted">No label sample yet: run '
-                         "<code>agentprop label sample --workspace W</code>.</p>")
-            self._send(HTTPStatus.OK, _page("agentprop labels", body, nonce), nonce)
-
-        def _label(self, q: dict[str, str]) -> None:
-            annotator = self._annotator(q)
-            if annotator is None:
-                self._redirect("/")
-                return
-            view = _view(q)
-            keep = {"view": "full"} if view == "full" else {}  # the choice stays on
-            with self._open() as ws:
-                st = _State(ws, annotator)
-                tid = q.get("trace")
-                if not tid:
-                    nxt = st.next_unlabelled()
-                    if nxt is None:
-                        self._redirect(_url("/done", annotator=annotator))
-                    else:
-                        self._redirect(_url("/label", annotator=annotator, trace=nxt, **keep))
-                    return
-                if tid not in st.queue:
-                    self._error(HTTPStatus.NOT_FOUND, "this item is not in your sample")
-                    return
-                trace = ws.get_trace(tid)
-            if trace is None:
-                self._error(HTTPStatus.NOT_FOUND, "trace not in the workspace")
-                return
-            self._send_item(annotator, st, trace, view)
-
-        def _send_item(self, annotator: str, st: _State, trace: Trace,
-                       view: LabelView = "blind") -> None:
-            nonce = secrets.token_urlsafe(12)
-            i = st.queue.index(trace.id)
-            n = len(st.queue)
-            full = view == "full"
-            keep = {"view": "full"} if full else {}
-            question, reference = _question_reference(trace, get_task(trace.task_id))
-            current = st.mine.get(trace.id)
-            back = (_url("/label", annotator=annotator, trace=st.queue[i - 1], **keep)
-                    if i > 0 else "")
-            nxt = (_url("/label", annotator=annotator, trace=st.queue[i + 1], **keep)
-                   if i + 1 < n else _url("/done", annotator=annotator))
-            other = _url("/label", annotator=annotator, trace=trace.id,
-                         **({} if full else {"view": "full"}))
-            # blind by default: nothing that tells the condition or the corruption; the
-            # annotator may unblind, and the label then records that it was made so
-            switch = (
-                '<p class="view" id="view">Unblinded view: the injection and the agent\'s '
-                "proposed arguments are shown, and your labels are recorded as made "
-                f'unblinded. <a id="blind" href="{esc(other)}">back to the blind view</a></p>'
-                if full else
-                '<p class="view muted" id="view">Blind view: nothing here tells whether or '
-                f'how this episode was corrupted. <a id="unblind" href="{esc(other)}">show '
-                "the injection details</a> (your labels are then recorded as unblinded)</p>")
-            cur = ' class="current"'
-            buttons = "".join(
-                f'<button type="submit" name="label" value="{v}" id="btn-{v}"'
-                f'{cur if current and current.label == v else ""}>'
-                f"{v.capitalize()} <kbd>{v[0]}</kbd></button>"
-                for v in LABELS
-            )
-            n_obs = sum(1 for ev in trace.events if isinstance(ev, ToolResultEvent))
-            n_done = sum(1 for t in st.queue if t in st.mine)
-            # the decision comes right after the answer, so opening the observations never
-            # pushes the buttons off the screen
-            body = (
-                '<header><span class="title">agentprop · labels</span>'
-                f'<span>item <span class="progress" id="progress">{i + 1} / {n}</span></span>'
-                f'<span class="muted"><progress max="{n}" value="{n_done}"></progress> '
-                f"labelled {n_done} of {n}</span>"
-                + _plan_badge(st.progress)
-                + '<span class="grow"></span>'
-                f'<span class="muted">annotator <b id="who">{esc(annotator)}</b> · '
-                '<a href="/">switch</a></span></header>'
-                f'<div class="box q"><h2>Question</h2><pre id="question">{esc(question)}</pre>'
-                "</div>"
-                '<div class="box ref"><h2>Reference answer</h2>'
-                f'<pre id="reference">{esc(reference)}</pre></div>'
-                '<div class="box ans"><h2>Agent\'s final answer</h2>'
-                f'<pre id="answer">{esc(_answer_text(trace, full))}</pre></div>'
-                '<form method="post" action="/label" id="form" class="decide">'
-                f'<input type="hidden" name="annotator" value="{esc(annotator)}">'
-                f'<input type="hidden" name="trace" value="{esc(trace.id)}">'
-                f'<input type="hidden" name="view" value="{view}">'
-                '<h2>Is the agent\'s answer correct?'
-                + (f' <span class="muted">(your label: <b id="current">{esc(current.label)}'
-                   "</b>)</span>" if current else "") + "</h2>"
-                f'<div class="bar">{buttons}</div>'
-                '<label class="note" for="note">Note (optional, saved with the label)</label>'
-                f'<textarea name="note" id="note" maxlength="{MAX_NOTE}">'
-                f"{esc(current.note if current else '')}</textarea></form>"
-                '<div class="nav">'
-                + (f'<a id="back" href="{esc(back)}">← back <kbd>b</kbd></a>' if back
-                   else '<span class="muted">← back</span>')
-                + f'<a id="next" href="{esc(nxt)}">next <kbd>n</kbd> →</a>'
-                '<span class="muted">skip without labelling</span></div>'
-                f'<details id="obs"><summary>Tool observations ({n_obs}) <kbd>t</kbd>'
-                f"</summary>{switch}{_observations_html(trace, full)}</details>"
-                '<p class="muted">Keys: <kbd>c</kbd> correct · <kbd>i</kbd> incorrect · '
-                "<kbd>u</kbd> unsure · <kbd>n</kbd>/<kbd>→</kbd> next · <kbd>b</kbd>/"
-                "<kbd>←</kbd> back · <kbd>t</kbd> observations</p>"
-            )
-            self._send(HTTPStatus.OK, _page(f"item {i + 1}", body, nonce, script=True), nonce)
-
-        def _done(self, q: dict[str, str]) -> None:
-            annotator = self._annotator(q)
-            if annotator is None:
-                self._redirect("/")
-                return
-            with self._open() as ws:
-                st = _State(ws, annotator)
-            done = [t for t in st.queue if t in st.mine]
-            counts = {v: sum(1 for t in done if st.mine[t].label == v) for v in LABELS}
-            nonce = secrets.token_urlsafe(12)
-            left = len(st.queue) - len(done)
-            first = _url("/label", annotator=annotator, trace=st.queue[0]) if st.queue else "/"
-            if not st.queue:
-                body = (
-                    '<h1 id="done">Nothing to label</h1><div class="card">'
-                    f"<p>There is no item for <b>{esc(annotator)}</b>: the sample is empty, "
-                    "or its items are assigned to or already labelled by other annotators."
-                    "</p><p>To add items: <code>agentprop label sample --workspace W</code>"
-                    ' (see its options for overlap and annotators). <a href="/">back</a>'
-                    "</p></div>"
-                )
-                self._send(HTTPStatus.OK, _page("done", body, nonce), nonce)
-                return
-            body = (
-                f'<h1 id="done">{"Done" if left == 0 else "Not finished"}</h1>'
-                '<div class="card">'
-                f"<p><b>{esc(annotator)}</b>: labelled {len(done)} of {len(st.queue)} item(s)"
-                + (f", <b>{left} left</b>" if left else "") + ".</p>"
-                f'<p><progress max="{max(1, len(st.queue))}" value="{len(done)}"></progress>'
-                "</p>"
-                '<div class="counts">' + "".join(
-                    f"<span><b>{v}</b>{esc(k)}</span>" for k, v in counts.items()) + "</div>"
-                + ("<p>Thank you. The labels are saved in the workspace; "
-                   "<code>agentprop report</code> uses them.</p>" if left == 0 else "")
-                + _plan_table(st.progress)
-                + f'<p><a href="{esc(first)}">review from the start</a> · '
-                f'<a href="{esc(_url("/label", annotator=annotator))}">'
-                + ("resume" if left else "check for new items") + "</a></p></div>"
-            )
-            self._send(HTTPStatus.OK, _page("done", body, nonce), nonce)
-
-        # -- POST -------------------------------------------------------------------------
-        def _read_form(self) -> dict[str, str] | None:
-            """The urlencoded body as a dict; BadRequest when it is not one; None when the
-            client did not send it in time (the connection is then closed)."""
-            raw_length = (self.headers.get("Content-Length") or "0").strip()
-            if not raw_length.isdigit():
-                raise BadRequest("invalid Content-Length")
-            length = int(raw_length)
-            if length > MAX_BODY:
-                self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request too large")
-                return None
-            srv = self.server
-            set_deadline = getattr(srv, "set_deadline", None)
-            if set_deadline is not None:
-                set_deadline(self.connection, getattr(srv, "body_timeout_s", 30.0))
-            try:
-                body = self.rfile.read(length)
-            except (TimeoutError, OSError):
-                return None
-            finally:
-                self._headers_read()
-            if len(body) < length:  # the client went away or ran out of time
-                self.close_connection = True
-                return None
-            try:
-                text = body.decode("utf-8")
-                pairs = parse_qs(text, keep_blank_values=True, strict_parsing=False,
-                                 errors="strict", max_num_fields=16)
-            except (UnicodeDecodeError, ValueError):
-                raise BadRequest("the form is not UTF-8 urlencoded text") from None
-            return {k: v[0] for k, v in pairs.items()}
-
-        def _post(self) -> None:
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            if cross_site_refusal("POST", headers) is not None:
-                self._error(HTTPStatus.FORBIDDEN, "cross-site request refused")
-                return
-            if urlsplit(self.path).path != "/label":
-                self._error(HTTPStatus.NOT_FOUND, "no such page")
-                return
-            form = self._read_form()
-            if form is None:
-                return
-            annotator = self._annotator(form)
-            value = form.get("label", "")
-            tid = form.get("trace", "")
-            if annotator is None or value not in LABELS:
-                self._error(HTTPStatus.BAD_REQUEST, "a name and a label are required")
-                return
-            with self._open() as ws:
-                st = _State(ws, annotator)
-                if tid not in st.queue:
-                    self._error(HTTPStatus.BAD_REQUEST, "this item is not in your sample")
-                    return
-                view = _view(form)
-                ws.put_labels([Label(trace_id=tid, annotator=annotator, label=value,
-                                     note=form.get("note", "")[:MAX_NOTE], view=view)])
-                st = _State(ws, annotator)
-            nxt = st.next_unlabelled(tid)
-            if nxt is None:
-                self._redirect(_url("/done", annotator=annotator))
-            else:
-                self._redirect(_url("/label", annotator=annotator, trace=nxt,
-                                    **({"view": "full"} if view == "full" else {})))
-
-    return Handler
+    """A handler class for `workspace_path`. `socket_timeout_s`: each read waits at most
+    this long, a backstop for servers run without LabelServer's deadlines (the
+    whole-request deadlines are LabelServer's)."""
+    ctx = _HandlerContext(workspace_path, get_task, quiet)
+    return type("Handler", (_Handler,), {"ctx": ctx, "timeout": socket_timeout_s})
 
 
 class LabelServer(ThreadingHTTPServer):
