@@ -70,8 +70,20 @@ def _key(form: str) -> str:
 _TOKEN = re.compile(r"[a-z0-9]+(?:[_.-][a-z0-9]+|['’](?!s\b)[a-z0-9]+)*")
 
 
+# an elided article or preposition is not part of the name after it ("l'oméprazole",
+# "dell'amlodipina", "d'Amsterdam")
+_ELISION = re.compile(r"(?:l|d|dell|all|nell|dall|sull|un|qu)['’](?=[a-z])")
+
+
 def tokens(text: str) -> list[tuple[str, int, int]]:
-    return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    out = []
+    for m in _TOKEN.finditer(text):
+        w, a = m.group(0), m.start()
+        e = _ELISION.match(w)
+        if e:
+            w, a = w[e.end():], a + e.end()
+        out.append((w, a, m.end()))
+    return out
 
 
 @dataclass(frozen=True)

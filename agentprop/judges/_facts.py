@@ -189,9 +189,14 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
     r.add_dates()
     _resolve_weekdays(r, ents)
     if ents.query is None:
-        ents.query = ([n.value for n in find_numbers(task.query)],
-                      {t for _, t in find_times(task.query)},
-                      {d.isoformat() for _, ds in find_dates(task.query) for d in ds})
+        q_dates, q_times = find_dates(task.query), find_times(task.query)
+        # a day of month or hour of the query ("on 25 June") is no quantity the answer may
+        # repeat unchecked: "(roughly 25 °C)" is still checked
+        inside = [s for s, _ in q_dates] + [s for s, _ in q_times]
+        ents.query = ([n.value for n in find_numbers(task.query)
+                       if not any(a <= n.span[0] < b for a, b in inside)],
+                      {t for _, t in q_times},
+                      {d.isoformat() for _, ds in q_dates for d in ds})
     qn, qt, qd = ents.query
     return _Ctx(task, r, ents, vocab, query_numbers=qn, query_times=qt, query_days=qd)
 
@@ -336,6 +341,8 @@ def _number_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         return "missing", None
     groups = _alternative_groups(ctx, [n.span for n in nums])
     for i in hits:
+        if _mean_of_high(ctx, f, nums[i]):
+            continue
         group = next((g for g, rng in groups if i in g and not rng), None)
         if group is not None and not all(_value_ok(f, nums[j]) for j in group):
             continue
@@ -347,6 +354,25 @@ def _number_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             continue
         return "stated", ctx.r.text[a:b]
     return "uncommitted", None
+
+
+_MEAN_WORD = re.compile(r"(?<![a-z])(?:average[sd]?|averaging|avg|mean|durchschnitt\w*|mittel\w*"
+                        r"|moyenne?s?|promedi\w+|medi[ao]|gemiddeld\w*|среднем|средн\w+)"
+                        r"(?![a-z])|平均|평균")
+_HIGH_WORD = re.compile(r"(?<![a-z])(?:highs?|max\w*|peak\w*|daytime|hoch\w*|hochst\w*|"
+                        r"tageshoch\w*|haute|elevee|alta|maxim\w*|hoogste|максим\w*)(?![a-z])"
+                        r"|最高|최고")
+
+
+def _mean_of_high(ctx: _Ctx, f: Fact, n: Number) -> bool:
+    """`n` is a value `f` accepts in its stead (a day's high for "how warm") but the
+    answer calls it the mean ("averages around 14 °C" when 14 is the high and the mean
+    9.9): a high stated as the mean is a false claim, not an answer."""
+    if not f.accepts or _value_ok(f.model_copy(update={"accepts": []}), n):
+        return False
+    lo, hi = ctx.r.clause(n.span[0])
+    seg = ctx.r.low[lo:hi]
+    return bool(_MEAN_WORD.search(seg)) and not _HIGH_WORD.search(seg)
 
 
 _DOUBT = re.compile(r"\bor\b|\beither\b|\bone of\b|\bmaybe\b|\bperhaps\b|\bprobably\b"
@@ -504,20 +530,26 @@ def _occurrences_except(low: str, pool: frozenset[str], but: frozenset[str]
     return [o for o in _occurrences(low, pool) if o[2] not in but]
 
 
+_SELF_NEGATIVE = frozenset(("no", "not", "none", "do", "does", "don't", "doesn't"))
+
+
 def _positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6,
               after: bool = False) -> bool:
     """Not negated (with `after`, also not right after it: "rain is not expected") — a
     phrase that is itself negative ("no known allergies") counts as stated, not as its
     own negation. A name is not checked after: in "X and Y don't interact" the
     negation is the interaction's."""
-    if phrase.split()[0] in ("no", "not", "none", "do", "does", "don't", "doesn't"):
-        return True
+    first = phrase.split()[0]
+    if first in _SELF_NEGATIVE or first in lang.NEGATIONS or first[:1] in lang.CJK_NEGATIONS:
+        return True  # negative concord: "n'a aucune interaction", "no hay ninguna", "没有"
+
     return not (ctx.r.negated(start, window)
                 or (after and ctx.r.negated_after(start + len(phrase))))
 
 
+# the noun or verb of an interaction with any ending ("interazioni", "Wechselwirkungen")
 _INTERACTION_WORD = re.compile(r"\b(?:interact\w*|react\w*|clash\w*|" + "|".join(
-    lang.INTERACTS) + r")\b")
+    w[:-1] + r"\w*" if w.isascii() else w for w in lang.INTERACTS) + r")(?!\w)")
 
 
 def _name_positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6) -> bool:
@@ -527,9 +559,16 @@ def _name_positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6) -> bo
         return True
     lo = max(ctx.r.clause(start)[0], start - 40)
     seg = ctx.r.low[lo:start]
-    neg = max((m.end() for m in re.finditer(r"\b(?:not|no|never|without)\b|n't\b", seg)),
-              default=0)
+    neg = max((m.end() for m in re.finditer(r"\b(?:not|no|never|without|nor|none|neither)\b"
+                                             r"|n't\b", seg)), default=0)
+    if neg and _WITH_GAP.fullmatch(seg, neg):
+        return True  # "nor with X", "none with X": the elided interaction is negated
     return bool(_INTERACTION_WORD.search(seg, neg))
+
+
+_WITH_GAP = re.compile(r"\s+(?:either\s+)?(?:with|against|mit|avec|con|com|met)\s+"
+                       r"(?:(?:the|" + "|".join(w for w in lang.NAME_OPENERS if "'" not in w)
+                       + r")\s+)?")
 
 
 # "no allergies" in other languages: a negation a few words before an allergy word ("não
@@ -1268,6 +1307,36 @@ def _group_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
             if _entity_status(ctx, g)[0] == "contradicted":
                 out.append({"key": g.key, "kind": "list", "found": str(g.value),
                             "why": "a true item negated"})
+    return out + _cross_group(ctx, groups)
+
+
+def _cross_group(ctx: _Ctx, groups: dict[str, list[Fact]]) -> list[dict[str, Any]]:
+    """An item of one of the task's lists said as one of another (an allergy among the
+    current medications: "her current meds: no interaction with X" where X is the allergy):
+    in a sentence with the other list's cues and none of its own. A name the query or a
+    checked pair names may be spoken of anywhere."""
+    if len(groups) < 2:
+        return []
+    free = folded([ctx.task.query, *(x for g in ctx.task.expected_facts
+                                      for x in g.about.get("drug", []))])
+    qlow = " ".join(free)
+    out: list[dict[str, Any]] = []
+    for name in groups:
+        cues = GROUP_CUES.get(name, ())
+        if not cues:
+            continue
+        for other, items in groups.items():
+            own_cues = GROUP_CUES.get(other, ())
+            if other == name or not own_cues:
+                continue
+            names = folded(x for g in items for x in [str(g.value), *g.aliases]
+                           if fold(str(x)) not in qlow)
+            for a, b, phrase in _occurrences(ctx.r.low, names):
+                seg = ctx.r.low[slice(*ctx.r.sentence(a))]
+                if any(c in seg for c in cues) and not any(c in seg for c in own_cues) \
+                        and _name_positive(ctx, a, phrase) and ctx.r.asserted(a):
+                    out.append({"key": name, "kind": "list", "found": ctx.r.text[a:b],
+                                "why": f"one of the {other}, not of the {name}"})
     return out
 
 

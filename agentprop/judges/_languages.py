@@ -117,7 +117,49 @@ NO_INTERACTION = ("keine wechselwirkung", "keine bekannte wechselwirkung",
                   "no hay interaccion", "no hay interaccion conocida", "nessuna interazione",
                   "non interagiscono", "nao ha interacao", "nao ha interacao conhecida",
                   "sem interacao", "nenhuma interacao", "geen interactie",
-                  "geen bekende interactie", "没有相互作用", "无相互作用", "相互作用はありません")
+                  "geen bekende interactie", "没有相互作用", "无相互作用", "相互作用はありません",
+                  # a verb negated ("no interactúan", "interagieren nicht")
+                  "no interactuan", "no interactua", "nao interagem", "nao interage",
+                  "non interagisce", "n'interagit pas", "n'interagissent pas",
+                  "interagieren nicht", "interagiert nicht", "interageren niet",
+                  "interageert niet", "不会相互作用", "无已知相互作用", "没有已知的相互作用",
+                  "相互作用なし", "相互作用はない", "상호작용 없음", "상호작용이 없습니다",
+                  "нет взаимодействия", "не взаимодействуют")
+
+
+def _no_interaction_forms() -> tuple[str, ...]:
+    """A negated "there is / it has an interaction", by language: each negation (with its
+    verb) before the noun, and the noun with "known" after it ("no tiene ninguna interacción
+    conocida", "não tem interação"): one rule, not one phrase at a time."""
+    forms = {
+        "interaccion": ("no hay", "no tiene", "no existe", "no presenta", "no hay ninguna",
+                        "no tiene ninguna", "sin", "ninguna"),
+        "interacao": ("nao ha", "nao tem", "nao existe", "nao apresenta", "nao ha nenhuma",
+                      "nao tem nenhuma", "sem", "nenhuma"),
+        "interazione": ("non c'e", "non ha", "non esiste", "non c'e nessuna", "non ha nessuna",
+                        "nessuna", "senza"),
+        "interaction": ("aucune", "n'a aucune", "n'y a aucune", "il n'y a aucune", "sans",
+                        "n'a pas d'", "n'y a pas d'", "il n'y a pas d'", "pas d'"),
+        "wechselwirkung": ("keine", "ohne", "es gibt keine", "hat keine"),
+        "interactie": ("geen", "zonder", "er is geen", "heeft geen"),
+    }
+    known = ("conocida", "conhecida", "nota", "connue", "bekannte", "bekende")
+    plural = {"interaccion": "interacciones", "interacao": "interacoes",
+              "interazione": "interazioni", "interaction": "interactions",
+              "wechselwirkung": "wechselwirkungen", "interactie": "interacties"}
+    forms.update({plural[n]: v for n, v in forms.items()})
+    out = []
+    for noun, negs in forms.items():
+        for neg in negs:
+            head = f"{neg}{noun}" if neg.endswith("'") else f"{neg} {noun}"
+            out.append(head)
+            out += [f"{head} {k}" for k in known]
+            if noun.startswith(("wechselwirkung", "interactie")):
+                out += [f"{neg} {k} {noun}" for k in ("bekannte", "bekende")]
+    return tuple(dict.fromkeys(out))
+
+
+NO_INTERACTION = NO_INTERACTION + _no_interaction_forms()
 SEVERITY: dict[str, str] = {
     **dict.fromkeys(("schwer", "schwerwiegend", "ernst", "grave", "severa", "severo",
                      "elevee", "elevata", "elevada", "ernstig", "严重", "重度", "重大"), "high"),
@@ -128,7 +170,12 @@ SEVERITY: dict[str, str] = {
 }
 # offering alternatives or doubt ("Madrid oder Sydney", "vielleicht", "peut-être")
 # "and" and "or" joining two names ("Insulin und Atorvastatin", "X ou Y")
-AND_OR = ("und", "oder", "et", "ou", "y", "o", "e", "ni", "en", "of")
+AND_OR = ("und", "oder", "et", "ou", "y", "o", "e", "ni", "en", "of", "nor", "sowie")
+# articles and prepositions that may open a coordinated name ("la simvastatine, la
+# clarithromycine et le paracétamol", "con la X ni con la Y")
+NAME_OPENERS = ("la", "le", "les", "l'", "el", "los", "las", "il", "lo", "gli", "i", "o", "os",
+                "a", "as", "der", "die", "das", "den", "dem", "het", "de", "avec", "con",
+                "com", "mit", "met", "du", "al", "ao", "à", "a la")
 ALTERNATIVES = ("oder", "entweder", "ou", "soit", "o", "oppure", "或者", "还是", "または")
 HEDGES = ("vielleicht", "moglicherweise", "eventuell", "peut-etre", "quizas", "quiza",
           "tal vez", "posiblemente", "forse", "probabilmente", "talvez", "possivelmente",
@@ -153,6 +200,8 @@ NEGATIONS = frozenset({"nicht", "kein", "keine", "keinen", "keiner", "ohne", "pa
                        # "je n'ai rien commandé", "nichts gebucht", "no he pedido nada"
                        "rien", "n'ai", "n'a", "n'est", "n'avons", "n'ont", "nichts", "nie",
                        "nada", "niente", "nulla", "nemmeno"})
+# a CJK phrase opening with one of these negates itself ("没有相互作用", "無し")
+CJK_NEGATIONS = frozenset("没無无不非")
 
 # -- decisions -------------------------------------------------------------------------------
 
@@ -281,13 +330,15 @@ def inflected(word: str) -> tuple[str, ...]:
 
 def drug_spellings(name: str) -> list[str]:
     """A drug's name as other languages spell it: German drops a final -e ("Morphin"),
-    the Romance languages end it in -a or -o ("morfina", "prednisona", "ibuprofeno")."""
+    French adds one ("simvastatine"), the Romance languages end it in -a or -o ("morfina",
+    "prednisona", "paracetamolo") and write th, y as t, i ("claritromicina")."""
     words = name.split()
     if len(words) != 1 or len(name) < 6:
         return []
     n = name.lower()
     stem = n[:-1] if n.endswith("e") else n
-    out = {stem, stem + "a", stem + "o"}
+    out = {stem, stem + "a", stem + "o", stem + "e"}
+    out |= {x.replace("th", "t").replace("y", "i") for x in out}
     if "ph" in stem:
         out |= {x.replace("ph", "f") for x in out}
     if n.endswith("ine"):

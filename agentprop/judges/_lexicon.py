@@ -22,6 +22,8 @@ SEVERITY_TERMS: dict[str, frozenset[str]] = {
         "severity of none", "severity level: none", "severity level none",
         "no interaction risk", "free of interactions", "interaction-free", "none known",
         "none reported", "none documented", "none listed",
+        # elliptical after a first "no interaction with X": "... and none with Y"
+        "none with", "nor with", "neither with", "none either with",
         *lang.NO_INTERACTION)},
     **{t: frozenset({v}) for w, v in lang.SEVERITY.items() for t in lang.inflected(w)},
     **{t: frozenset({"low"}) for t in ("minor", "mild", "low", "slight", "minimal")},

@@ -38,7 +38,10 @@ _WORD = re.compile(r"[a-z0-9']+")
 # the gap between two coordinated names ("X or Y", "X, Y and Z", "X and with Y")
 _COORD_GAP = re.compile(r"\s*(?:,\s*|\s(?:and|or|nor|as well as|plus|"
                         + "|".join(lang.AND_OR) + r")\s+|\s*[/&]\s*|,\s*(?:and|or)\s+)"
-                        r"(?:(?:with|to|on|for|of|the|your|her|his|their)\s+)?")
+                        r"(?:(?:with|to|on|for|of|the|your|her|his|their|"
+                        + "|".join(w for w in lang.NAME_OPENERS if not w.endswith("'"))
+                        + r")\s+|l')?(?:(?:the|" + "|".join(
+                            w for w in lang.NAME_OPENERS if not w.endswith("'")) + r")\s+)?")
 # "no" as a determiner, the words that end its scope, and words after it that are no noun
 _DETERMINER_NEG = frozenset({"no", "none", "without"}) | lang.DETERMINER_NEGATIONS
 _SCOPE_ENDS = frozenset({"in", "at", "between", "with", "for", "during", "from", "on", "across",

@@ -1,0 +1,117 @@
+"""The facts judge v5: each test pins one family of wrong verdicts found on the second 2026
+held-out set once it was scored (`tests/fixtures/facts_heldout2026b.jsonl`), with phrasings
+of its own on real suite tasks: positives and near-miss negatives."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentprop.judges import check_answer
+from agentprop.judges._entities import Vocabulary, query_vocabulary
+from agentprop.suite import Suite, load_suite
+
+
+@pytest.fixture(scope="module")
+def suite() -> Suite:
+    return load_suite()
+
+
+@pytest.fixture(scope="module")
+def vocab(suite: Suite) -> Vocabulary:
+    return query_vocabulary(suite.tasks)
+
+
+def _ok(suite: Suite, vocab: Vocabulary, tid: str, answer: str) -> bool | None:
+    task = suite.get(tid)
+    assert task is not None, tid
+    return check_answer(task, answer, vocabulary=vocab)[0]
+
+
+# weather_0021: Beijing in April, mean 14.8 °C, average high 20.3 °C (the high is accepted
+# for "how warm", but not when the answer calls it the mean)
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Beijing in April: highs around 20 °C on average.", True),
+    ("In April Beijing averages 14.8 °C; days reach about 20 °C.", True),
+    ("Beijing in April is usually around 20 °C during the day.", True),
+    ("The April mean in Beijing is about 20.3 °C.", False),
+    ("Beijing usually averages 20 °C in April.", False),
+    ("Im April liegt Peking im Durchschnitt bei etwa 20 °C.", False),
+    ("Pékin en avril : environ 20 °C en moyenne.", False),
+    ("北京4月平均气温约20.3°C。", False),
+])
+def test_a_high_stated_as_the_mean(suite: Suite, vocab: Vocabulary, answer: str,
+                                   expected: bool) -> None:
+    assert _ok(suite, vocab, "weather_0021", answer) is expected
+
+
+# weather_0024: Oslo on 2025-06-18, 60.5 °F (15.8 °C), sunny; the query's day "18" is no
+# quantity, so "(about 18 °C)" is still checked
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Oslo on June 18: sunny, 60.5 °F (about 16 °C).", True),
+    ("Sunny in Oslo on the 18th, around 60 °F, or roughly 15.8 °C.", True),
+    ("Oslo on June 18: sunny, 60.5 °F (about 18 °C).", False),
+    ("Oslo, 18 June: 60.5 °F, which is roughly 20 °C, and sunny.", False),
+])
+def test_a_false_conversion_beside_the_value(suite: Suite, vocab: Vocabulary, answer: str,
+                                             expected: bool) -> None:
+    assert _ok(suite, vocab, "weather_0024", answer) is expected
+
+
+# medical_0029: fluconazole vs warfarin (high) and amiodarone (none); codeine is an allergy
+# medical_0017: fluoxetine vs sertraline, omeprazole, amlodipine (all none)
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ("medical_0029", "Fluconazole: a high-severity interaction with warfarin, none with "
+     "amiodarone.", True),
+    ("medical_0029", "Fluconazole vs. the current medications: warfarin, high severity; "
+     "amiodarone, no interaction. Note the codeine allergy.", True),
+    ("medical_0029", "Fluconazole vs. current meds: major with warfarin, none with amiodarone, "
+     "none with codeine.", False),
+    ("medical_0029", "She is on warfarin, amiodarone and codeine; fluconazole interacts "
+     "severely with warfarin and not with amiodarone.", False),
+])
+def test_an_item_of_another_list(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                                 expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Fluoxetine has no known interaction with sertraline, and none with omeprazole or "
+     "amlodipine.", True),
+    ("No interaction with sertraline, nor with omeprazole, nor with amlodipine.", True),
+    ("No interaction with sertraline or omeprazole, but a moderate one with amlodipine.", False),
+])
+def test_an_elided_no_interaction(suite: Suite, vocab: Vocabulary, answer: str,
+                                  expected: bool) -> None:
+    assert _ok(suite, vocab, "medical_0017", answer) is expected
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ("medical_0017", "La fluoxétine n'a aucune interaction connue avec la sertraline, "
+     "l'oméprazole et l'amlodipine.", True),
+    ("medical_0017", "La fluoxetina no tiene interacción con sertralina, omeprazol ni "
+     "amlodipino.", True),
+    ("medical_0017", "A fluoxetina não tem nenhuma interação com sertralina, omeprazol e "
+     "amlodipina.", True),
+    ("medical_0017", "La fluoxetina non ha interazioni con sertralina, omeprazolo e "
+     "amlodipina.", True),
+    ("medical_0017", "Fluoxetin hat keine bekannte Wechselwirkung mit Sertralin, Omeprazol "
+     "oder Amlodipin.", True),
+    ("medical_0029", "Il fluconazolo ha un'interazione grave con il warfarin; nessuna "
+     "interazione con l'amiodarone.", True),
+    # a second clause with a level, or every pair denied when one is high
+    ("medical_0017", "La fluoxétine n'a pas d'interaction avec la sertraline, mais une "
+     "interaction grave avec l'amlodipine.", False),
+    ("medical_0017", "La fluoxetina no tiene interacción con sertralina, pero sí una "
+     "interacción moderada con omeprazol.", False),
+    ("medical_0029", "Le fluconazole n'a aucune interaction avec la warfarine ni avec "
+     "l'amiodarone.", False),
+])
+def test_negative_concord_and_drug_names_in_other_languages(
+        suite: Suite, vocab: Vocabulary, tid: str, answer: str, expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
