@@ -902,11 +902,15 @@ def _replaced(ctx: _Ctx, f: Fact) -> bool:
     return False
 
 
+_FOREIGN_ACTS = {"deleted": lang.DELETED, "moved": lang.MOVED, "created": lang.CREATED,
+                 "booked": lang.BOOKED, "ordered": lang.ORDERED}
+
+
 def _other_target(ctx: _Ctx, f: Fact) -> str | None:
     """The action said done to another entity ("I removed the Parent-teacher meeting"
     when the Project sync was to go), where the answer never names `f`'s own: the
     name it acted on, else None."""
-    verbs = ACTION_VERBS.get(str(f.relation), ())
+    verbs = (*ACTION_VERBS.get(str(f.relation), ()), *_FOREIGN_ACTS.get(str(f.relation), ()))
     for cat in ("event", "product"):
         names = f.about.get(cat)
         if not names or not verbs:
@@ -922,6 +926,26 @@ def _other_target(ctx: _Ctx, f: Fact) -> str | None:
                 m for m in ctx.r.mentions.get(cat, []) if a < m.start < hi][:1]
             if atts and not any(m.ent in mine for m in atts):
                 return ctx.r.text[atts[0].start:atts[0].end]
+        if cat == "event":
+            return _other_time(ctx, f, mine, verbs)
+    return None
+
+
+def _other_time(ctx: _Ctx, f: Fact, mine: set[str], verbs: Iterable[str]) -> str | None:
+    """With the asked event never named (its title in another language, "a sua aula de
+    yoga"), a clock time in the action's sentence that is none of the asked event's times
+    says the action was done to another: the time, else None."""
+    truth = {canonical_time(str(g.value)) for g in ctx.task.expected_facts
+             if g.kind == "time" and set(g.about.get("event", [])) & mine}
+    if not truth:
+        return None
+    for a, _, _ in _occurrences(ctx.r.low, verbs):
+        if ctx.r.negated(a) or not ctx.r.asserted(a):
+            continue
+        lo, hi = ctx.r.sentence(a)
+        for (x, y), t in ctx.r.times:
+            if lo <= x < hi and t not in truth and t not in ctx.query_times:
+                return ctx.r.text[x:y]
     return None
 
 
@@ -1307,7 +1331,48 @@ def _group_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
             if _entity_status(ctx, g)[0] == "contradicted":
                 out.append({"key": g.key, "kind": "list", "found": str(g.value),
                             "why": "a true item negated"})
-    return out + _cross_group(ctx, groups)
+    return out + _cross_group(ctx, groups) + _unknown_tail(ctx, groups)
+
+
+# the last item of a list, after its coordinator: up to three words closing the clause
+_TAIL = re.compile(r"\s*,?\s+(?:and|or|plus|" + "|".join(lang.AND_OR) + r")\s+"
+                   r"((?:[^\W\d_][\w'-]*\s*){1,3}?)\s*(?:[.;!)\n]|$)")
+_TAIL_STOP = frozenset((
+    "the", "a", "an", "it", "is", "that", "that's", "this", "nothing", "else", "more", "other",
+    "others", "daily", "both", "all", "none", "too", "also", "only", "currently", "regularly",
+    "needed", "so", "on", "as", "well", "etc", "others", "no", "not", "there", "those",
+    "these", "them", "they", "her", "his", "their", "with", "lithium", "medication",
+    "medications", "meds", "drugs", "allergies", "allergy", "known")) | lang.NEGATIONS
+
+
+def _unknown_tail(ctx: _Ctx, groups: dict[str, list[Fact]]) -> list[dict[str, Any]]:
+    """A complete list closed by a name no fact knows ("takes methotrexate, trimethoprim
+    and folic acid" for a patient on the first two): an invented extra item, whatever its
+    language. Only after a true item, in a sentence with the list's cues."""
+    out: list[dict[str, Any]] = []
+    known = _own_names(ctx) | folded(lang.NAME_OPENERS)
+    for name in ("medications", "allergies"):
+        members = groups.get(name)
+        if not members:
+            continue
+        truth = folded(x for g in members for x in [str(g.value), *g.aliases])
+        truth |= _spellings(members)
+        for a, b, _ in _occurrences(ctx.r.low, truth):
+            m = _TAIL.match(ctx.r.low, b)
+            if m is None:
+                continue
+            words = m.group(1).split()
+            seg = ctx.r.low[slice(*ctx.r.sentence(a))]
+            if any(w in _TAIL_STOP for w in words) or " ".join(words) in known | truth \
+                    or not any(c in seg for c in GROUP_CUES[name]):
+                continue
+            out.append({"key": name, "kind": "list", "found": ctx.r.text[m.start(1):m.end(1)],
+                        "why": f"not in the {name}"})
+    return out
+
+
+def _spellings(members: list[Fact]) -> frozenset[str]:
+    return folded(x for g in members for x in lang.drug_spellings(str(g.value)))
 
 
 def _cross_group(ctx: _Ctx, groups: dict[str, list[Fact]]) -> list[dict[str, Any]]:

@@ -115,3 +115,40 @@ def test_an_elided_no_interaction(suite: Suite, vocab: Vocabulary, answer: str,
 def test_negative_concord_and_drug_names_in_other_languages(
         suite: Suite, vocab: Vocabulary, tid: str, answer: str, expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+# medical_0016: Aisha Garcia (P049) takes allopurinol, losartan and atorvastatin
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Aisha Garcia (P049) takes allopurinol, losartan and atorvastatin.", True),
+    ("Aisha Garcia nimmt Allopurinol, Losartan und Atorvastatin.", True),
+    ("Aisha Garcia takes allopurinol, losartan and atorvastatin, all daily.", True),
+    ("Aisha Garcia takes allopurinol, losartan, atorvastatin and vitamin D.", False),
+    ("La paciente toma alopurinol, losartán, atorvastatina y hierro.", False),
+    ("Aisha Garcia prend de l'allopurinol, du losartan, de l'atorvastatine et de la "
+     "metformine.", False),
+    ("Aisha Garcia is on allopurinol, losartan, atorvastatin and fish oil.", False),
+])
+def test_a_list_closed_by_an_unknown_item(suite: Suite, vocab: Vocabulary, answer: str,
+                                          expected: bool) -> None:
+    assert _ok(suite, vocab, "medical_0016", answer) is expected
+
+
+# calendar_0001: delete the Dentist appointment (2025-06-20, 11:15–12:00); the day also has
+# the Parent-teacher meeting 15:45–16:15. A translated title is not matched, so the time
+# says which event the action was on.
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Done: I removed the Dentist appointment at 11:15 on June 20.", True),
+    ("Erledigt: Ihr Zahnarzttermin am 20. Juni um 11:15 Uhr wurde gelöscht.", True),
+    ("Listo, eliminé su cita con el dentista del 20 de junio a las 11:15.", True),
+    ("Erledigt: der Elternabend am 20. Juni um 15:45 wurde gelöscht.", False),
+    ("Listo, eliminé la reunión de padres del 20 de junio a las 15:45.", False),
+    ("Done: I cancelled your 15:45 meeting on June 20.", False),
+    ("已删除您6月20日15:45的家长会。", False),
+])
+def test_an_action_at_another_events_time(suite: Suite, vocab: Vocabulary, answer: str,
+                                          expected: bool) -> None:
+    assert _ok(suite, vocab, "calendar_0001", answer) is expected
