@@ -1362,6 +1362,11 @@ def _unknown_tail(ctx: _Ctx, groups: dict[str, list[Fact]]) -> list[dict[str, An
             if m is None:
                 continue
             words = m.group(1).split()
+            while words and words[0] in known:  # an article: "et de la metformine"
+                words = words[1:]
+            words[:1] = [re.sub(r"^\w{1,4}['’]", "", w) for w in words[:1]]  # "l'amlodipine"
+            if not words:
+                continue
             seg = ctx.r.low[slice(*ctx.r.sentence(a))]
             if any(w in _TAIL_STOP for w in words) or " ".join(words) in known | truth \
                     or not any(c in seg for c in GROUP_CUES[name]):

@@ -175,7 +175,8 @@ AND_OR = ("und", "oder", "et", "ou", "y", "o", "e", "ni", "en", "of", "nor", "so
 # clarithromycine et le paracétamol", "con la X ni con la Y")
 NAME_OPENERS = ("la", "le", "les", "l'", "el", "los", "las", "il", "lo", "gli", "i", "o", "os",
                 "a", "as", "der", "die", "das", "den", "dem", "het", "de", "avec", "con",
-                "com", "mit", "met", "du", "al", "ao", "à", "a la")
+                "com", "mit", "met", "du", "al", "ao", "à", "a la", "des", "del", "della",
+                "dos")
 ALTERNATIVES = ("oder", "entweder", "ou", "soit", "o", "oppure", "或者", "还是", "または")
 HEDGES = ("vielleicht", "moglicherweise", "eventuell", "peut-etre", "quizas", "quiza",
           "tal vez", "posiblemente", "forse", "probabilmente", "talvez", "possivelmente",
