@@ -553,6 +553,37 @@ _RANGE_RE = re.compile(
 )
 _WORD_TIME_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 _UHR_RE = re.compile(r"(?<![\d:])([01]?\d|2[0-3])\s*uhr\b", re.IGNORECASE)  # "14 Uhr"
+# "à 17h", "de 9h à 10h": an hour with "h" and no minutes, only after a word that opens a
+# time (a bare "3 h" is as often a duration)
+_FR_H_RE = re.compile(r"(?:(?<=à )|(?<=a )|(?<=de )|(?<=vers )|(?<=des )|(?<=dès )|(?<=-)"
+                      r"|(?<=–)|(?<=jusqu'à )|(?<=las )|(?<=alle )|(?<=às ))"
+                      r"([01]?\d|2[0-3])h(?![a-z0-9])", re.IGNORECASE)
+# Chinese, Japanese and Korean clock times: "午前8時", "下午3点半", "8点30分", "오후 3시 30분";
+# the end of a range without its own am/pm takes the start's ("午後2時から3時")
+_CJK_PM = ("午後", "下午", "晚上", "傍晚", "夜", "오후", "저녁", "밤")
+_CJK_AM = ("午前", "上午", "早上", "凌晨", "清晨", "오전", "아침", "中午")
+_CJK_TIME_RE = re.compile(
+    r"(?P<pre>" + "|".join(_CJK_PM + _CJK_AM) + r")?\s*"
+    r"(?<![\d.,])(?P<h>[012]?\d)\s*[時时点點시](?![間间간])"
+    r"(?:\s*(?:(?P<m>[0-5]?\d)\s*[分분]|(?P<half>半|반)))?")
+_CJK_RANGE_GAP = re.compile(r"\s*(?:부터|から|到|至|~|〜|-|–|—)\s*")
+
+
+def _cjk_times(text: str) -> list[tuple[Span, str]]:
+    out: list[tuple[Span, str]] = []
+    prev: tuple[int, str | None] | None = None  # the last time's end and its am/pm
+    for m in _CJK_TIME_RE.finditer(text):
+        h, mins = int(m["h"]), 30 if m["half"] else int(m["m"] or 0)
+        pre = m["pre"]
+        if pre is None and prev is not None and _CJK_RANGE_GAP.fullmatch(text, prev[0],
+                                                                          m.start()):
+            pre = prev[1]
+        if (pre in _CJK_PM and 1 <= h < 12) or (pre == "中午" and h < 6):
+            h += 12
+        if h < 24:
+            out.append((m.span(), f"{h:02d}:{mins:02d}"))
+        prev = (m.end(), pre)
+    return out
 
 
 def _hm(h: int, m: int, ampm: str | None) -> str | None:
@@ -594,9 +625,11 @@ def find_times(text: str) -> list[tuple[Span, str]]:
             out.append((m.span(), t))
     for m in _WORD_TIME_RE.finditer(text):
         out.append((m.span(), "00:00" if m[1].lower() == "midnight" else "12:00"))
-    for m in _UHR_RE.finditer(text):
+    for m in (*_UHR_RE.finditer(text), *_FR_H_RE.finditer(text)):
         if not any(a <= m.start() < b for (a, b), _ in out):
             out.append((m.span(), f"{int(m[1]):02d}:00"))
+    if not text.isascii():
+        out += [x for x in _cjk_times(text) if not any(a <= x[0][0] < b for (a, b), _ in out)]
     out.sort(key=lambda x: x[0])
     return out
 

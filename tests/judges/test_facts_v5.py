@@ -8,6 +8,7 @@ import pytest
 
 from agentprop.judges import check_answer
 from agentprop.judges._entities import Vocabulary, query_vocabulary
+from agentprop.judges._extract import find_times
 from agentprop.suite import Suite, load_suite
 
 
@@ -152,3 +153,36 @@ def test_a_list_closed_by_an_unknown_item(suite: Suite, vocab: Vocabulary, answe
 def test_an_action_at_another_events_time(suite: Suite, vocab: Vocabulary, answer: str,
                                           expected: bool) -> None:
     assert _ok(suite, vocab, "calendar_0001", answer) is expected
+
+
+@pytest.mark.parametrize(("text", "times"), [
+    ("午前8時から9時まで", ["08:00", "09:00"]),
+    ("午後2時から3時", ["14:00", "15:00"]),
+    ("下午3点半开会", ["15:30"]),
+    ("오후 3시 30분부터 4시까지", ["15:30", "16:00"]),
+    ("de 9h à 10h30", ["09:00", "10:30"]),
+    # a rating, a duration and a bare "3 h" are no clock times
+    ("评分4.5点", []),
+    ("2時間の会議", []),
+    ("3시간", []),
+    ("dure 3 h", []),
+])
+def test_clock_times_in_other_scripts(text: str, times: list[str]) -> None:
+    assert [t for _, t in find_times(text)] == times
+
+
+# calendar_0005: Call with Mom on 2025-06-21, 19:15–19:45
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("6月21日の「Call with Mom」は午後7時15分から7時45分までです。", True),
+    ("6月21日的Call with Mom是晚上7点15分到7点45分。", True),
+    ("6월 21일 Call with Mom은 오후 7시 15분부터 7시 45분까지입니다.", True),
+    ("Votre Call with Mom du 21 juin commence à 19h15.", True),
+    ("6月21日の「Call with Mom」は午前7時15分からです。", False),
+    ("6月21日的Call with Mom是下午8点。", False),
+    ("Votre Call with Mom du 21 juin commence à 19h.", False),
+])
+def test_clock_times_in_answers_in_other_languages(suite: Suite, vocab: Vocabulary,
+                                                   answer: str, expected: bool) -> None:
+    assert _ok(suite, vocab, "calendar_0005", answer) is expected
