@@ -52,6 +52,8 @@ class Number:
 
 @functools.lru_cache(maxsize=4096)
 def _fold_char(c: str) -> str:
+    if "\uac00" <= c <= "\ud7a3":
+        return c  # a Hangul syllable decomposes into letters, none of them an accent
     base = next((x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x)),
                 c)
     low = base.lower()
@@ -356,7 +358,10 @@ _DM_RANGE_RE = re.compile(
     rf"\b(\d{{1,2}}){_ORD}{_DASH}(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH_RE})\b\.?"
     rf"(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE)
 _MD_RE = re.compile(
-    rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?!\s*(?::\d|am\b|pm\b))(?:,?\s+(\d{{4}})\b)?",
+    rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?!\s*(?::\d|am\b|pm\b)|[.,]\d"
+    r"|\s*(?:°|℃|%|mm\b|km|mph))"  # not "16. Juni 28,3 °C"
+    rf"(?!\.?\s+(?:of\s+|de\s+)?(?:{_MONTH_RE})\b)"  # "mar. 17 juin" is a Tuesday in June
+    r"(?:,?\s+(\d{4})\b)?",
     re.IGNORECASE,
 )
 _DM_RE = re.compile(  # "18 June", "the 18th of June", "26. Juni", "16 de junho de 2025"

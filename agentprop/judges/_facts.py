@@ -838,6 +838,16 @@ def _implied_by_values(ctx: _Ctx, f: Fact, cat: str) -> bool:
     return True
 
 
+def _in_superlative(ctx: _Ctx, pos: int) -> bool:
+    """The cue at `pos` is part of "the driest day" in another language ("o dia mais seco",
+    "le plus sec"): it picks a day, it says nothing of rain on the day asked."""
+    hit = ctx.cache.get("driest spans")
+    if hit is None:
+        hit = ctx.cache["driest spans"] = [(a, b) for a, b, _ in
+                                           _occurrences(ctx.r.low, lang.DRIEST)]
+    return any(a <= pos < b for a, b in hit)
+
+
 def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     pos_cues, neg_cues = POLAR_CUES.get(str(f.relation), ((), ()))
     votes: list[bool] = []
@@ -850,7 +860,7 @@ def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             if set(after) & FREE_NOUNS or not _at_time(ctx, f, p):
                 continue
         elif f.relation == "rain":
-            if ctx.r.hedged(p):
+            if ctx.r.hedged(p) or _in_superlative(ctx, p):
                 continue
         elif not ctx.r.asserted(p):
             continue

@@ -109,6 +109,17 @@ NO_RAIN = ("kein regen", "keinen regen", "trocken", "pas de pluie", "sin lluvia"
            "no llueve", "no va a llover", "seco", "niente pioggia", "nessuna pioggia",
            "non piove", "asciutto", "sem chuva", "nao chove", "nao vai chover", "geen regen",
            "droog", "不会下雨", "不下雨", "没有雨", "无雨", "雨は降らない", "降らない")
+# an umbrella is a rain cue (negated: none needed); CJK negations are spelled out, the
+# others are read by the negation words before them ("kein Regenschirm", "pas besoin de
+# parapluie")
+UMBRELLA = ("regenschirm", "schirm", "parapluie", "paraguas", "ombrello", "paraplu", "зонт",
+            "带伞", "雨伞", "傘を", "傘が", "우산")
+NO_UMBRELLA = ("不需要带伞", "不用带伞", "无需带伞", "不必带伞", "不需要雨伞", "不用雨伞",
+               "不需要伞", "不用伞", "傘は不要", "傘は必要ありません", "傘はいりません",
+               "傘はいらない", "傘は必要ない", "傘なしで", "우산은 필요 없", "우산이 필요 없",
+               "우산 필요 없", "우산은 필요하지 않", "зонт не нужен", "без зонта")
+RAIN = RAIN + UMBRELLA
+NO_RAIN = NO_RAIN + NO_UMBRELLA
 INTERACTS = ("wechselwirkung", "interaccion", "interazione", "interacao",
              "interactie", "相互作用")
 NO_INTERACTION = ("keine wechselwirkung", "keine bekannte wechselwirkung",
@@ -251,7 +262,23 @@ CONDITIONS: dict[str, str] = {
     **dict.fromkeys(("schnee", "neige", "nieve", "neve", "sneeuw", "雪"), "snow"),
     **dict.fromkeys(("regen", "regnerisch", "pluie", "pluvieux", "lluvia", "lluvioso",
                      "pioggia", "piovoso", "chuva", "chuvoso", "雨", "有雨"), "rain"),
+    # the verb: it rains, it will rain
+    **dict.fromkeys(("regnet", "regnen", "pleut", "pleuvra", "pleuvoir", "llueve", "llovera",
+                     "llover", "lloviendo", "piove", "piovera", "piovere", "chove", "chovera",
+                     "chover", "regent", "regenen", "下雨", "雨が降"), "rain"),
+    # Chinese one-character forms, Korean and Russian
+    "晴": "sunny", "阴": "cloudy", "맑음": "sunny", "맑은": "sunny", "흐림": "cloudy",
+    "구름 조금": "partly cloudy", "구름 많음": "cloudy", "ясно": "sunny", "солнечно": "sunny",
+    "облачно": "cloudy", "пасмурно": "cloudy", "переменная облачность": "partly cloudy",
+    "дождь": "rain", "гроза": "thunderstorms", "뇌우": "thunderstorms",
 }
+# "partly" in each language, before a word for cloudy or sunny ("teils bewölkt",
+# "partiellement ensoleillé", "parzialmente soleggiato"): partly cloudy
+_PARTLY = ("teils", "teilweise", "zeitweise", "leicht", "partiellement", "en partie",
+           "parcialmente", "parzialmente", "gedeeltelijk", "half", "частично")
+CONDITIONS.update({f"{p} {w}": "partly cloudy" for p in _PARTLY
+                   for w, v in list(CONDITIONS.items())
+                   if (v in ("sunny", "cloudy") and w.isascii()) or w in ("облачно", "солнечно")})
 TREND: dict[str, str] = {
     **dict.fromkeys(("warmer als", "plus chaud que", "mas calido de lo", "piu caldo del",
                      "mais quente que", "warmer dan", "偏暖", "更暖和", "mas calido que",

@@ -236,7 +236,10 @@ DECISION_CUES = _merged(_DECISION_EN, {
     "cheaper": (lang.CHEAPER, lang.DEARER), "cheapest": (lang.CHEAPER, lang.DEARER),
     "best_rated": (lang.BEST_RATED, ()), "driest": (lang.DRIEST, ())})
 POLAR_CUES = _merged(_POLAR_EN, {
-    "rain": (lang.RAIN, lang.NO_RAIN),
+    # every word for a rainy condition, in any language, says it rains ("temporali")
+    "rain": (lang.RAIN + tuple(w for w, v in lang.CONDITIONS.items()
+                               if v in ("light rain", "rain", "heavy rain", "thunderstorms")),
+             lang.NO_RAIN),
     "created": (lang.CREATED + lang.DONE, ()), "deleted": (lang.DELETED + lang.DONE, ()),
     "moved": (lang.MOVED + lang.DONE, ()), "booked": (lang.BOOKED + lang.DONE, ()),
     "ordered": (lang.ORDERED + lang.DONE, ()),

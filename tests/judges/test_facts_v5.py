@@ -186,3 +186,79 @@ def test_clock_times_in_other_scripts(text: str, times: list[str]) -> None:
 def test_clock_times_in_answers_in_other_languages(suite: Suite, vocab: Vocabulary,
                                                    answer: str, expected: bool) -> None:
     assert _ok(suite, vocab, "calendar_0005", answer) is expected
+
+
+# weather_0015: Amsterdam, 16–20 June: 14.7 °C cloudy, 16.8 cloudy, 17.5 cloudy, 14.1 rain,
+# 12.9 heavy rain (a value right after a date is no day of it: "16. Juni 14,7 °C"; "mar." before
+# a day and a month is a weekday). weather_0076: Lima today, 64.9 °F, partly cloudy.
+# weather_0003: rain in Lagos on Wednesday 18 June (thunderstorms); the driest day is Monday 16
+# ("the driest day" in another language is no claim of dry weather on the day asked).
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ('weather_0015', 'Amsterdam: Mo., 16. Juni 14,7 °C, bewölkt; Di., 17. Juni 16,8 °C, '
+     'bewölkt; Mi., 18. Juni 17,5 °C, bewölkt; Do., 19. Juni 14,1 °C, Regen; '
+     'Fr., 20. Juni 12,9 °C, starker Regen.',
+     True),
+    ('weather_0015', 'Amsterdam : lun. 16 juin 14,7 °C, nuageux ; mar. 17 juin 16,8 °C, '
+     'nuageux ; mer. 18 juin 17,5 °C, nuageux ; jeu. 19 juin 14,1 °C, pluie '
+     '; ven. 20 juin 12,9 °C, forte pluie.',
+     True),
+    ('weather_0015', 'Amsterdam: Mo., 16. Juni 14,7 °C, bewölkt; Di., 17. Juni 16,8 °C, '
+     'bewölkt; Mi., 18. Juni 17,5 °C, bewölkt; Do., 19. Juni 14,1 °C, Regen; '
+     'Fr., 20. Juni 18 °C, starker Regen.',
+     False),
+    ('weather_0076', 'Lima heute: 64,9 °F, teils bewölkt.',
+     True),
+    ('weather_0076', "Lima aujourd'hui : 64,9 °F, partiellement nuageux.",
+     True),
+    ('weather_0076', 'Lima hoy: 64,9 °F, parcialmente nublado.',
+     True),
+    ('weather_0076', 'Lima oggi: 64,9 °F, parzialmente nuvoloso.',
+     True),
+    ('weather_0076', 'Lima heute: 64,9 °F, stark bewölkt mit Regen.',
+     False),
+    ('weather_0076', 'Lima hoy: 64,9 °F, soleado y despejado.',
+     False),
+    ('weather_0003', 'Sí, el miércoles habrá tormentas en Lagos (44,6 mm). El día más seco '
+     'de los próximos 7 será el lunes 16 de junio (0 mm).',
+     True),
+    ('weather_0003', 'Oui, mercredi il y aura des orages à Lagos (44,6 mm). Le jour le plus '
+     'sec sera le lundi 16 juin.',
+     True),
+    ('weather_0003', 'Sì, mercoledì a Lagos sono previsti temporali. Il giorno più secco '
+     'sarà lunedì 16 giugno.',
+     True),
+    ('weather_0003', 'No, mercoledì a Lagos sarà asciutto. Il giorno più secco sarà lunedì '
+     '16 giugno.',
+     False),
+    ('weather_0003', 'Sí, el miércoles lloverá en Lagos. El día más seco será el martes 17 '
+     'de junio.',
+     False),
+])
+def test_forecasts_in_other_languages(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                                      expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
+
+
+# weather_0250: Los Angeles on 29 June, dry, sunny, 18 °C; weather_0142: Hong Kong on 18 June,
+# rain, 27 °C
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ('weather_0250', '不需要带伞。6月29日洛杉矶晴，气温18°C。', True),
+    ('weather_0250', '傘は不要です。6月29日のロサンゼルスは晴れ、18°C。', True),
+    ('weather_0250', '우산은 필요 없습니다. 6월 29일 로스앤젤레스는 맑음, 18°C.', True),
+    ('weather_0250', 'Kein Regenschirm nötig: Los Angeles am 29. Juni sonnig, 18 °C.', True),
+    ('weather_0250', 'Pas besoin de parapluie : Los Angeles le 29 juin, ensoleillé, 18 °C.', True),
+    ('weather_0250', '需要带伞。6月29日洛杉矶有雨，气温18°C。', False),
+    ('weather_0250', '우산이 필요합니다. 6월 29일 로스앤젤레스는 비, 18°C.', False),
+    ('weather_0250', 'Nimm einen Regenschirm mit: Los Angeles am 29. Juni, 18 °C.', False),
+    ('weather_0142', '需要带伞。6月18日香港有雨，气温27°C。', True),
+    ('weather_0142', 'Sí, lleva paraguas: el 18 de junio en Hong Kong lloverá, 27 °C.', True),
+    ('weather_0142', '不需要带伞。6月18日香港晴，气温27°C。', False),
+    ('weather_0142', 'No necesitas paraguas: el 18 de junio en Hong Kong, 27 °C.', False),
+])
+def test_an_umbrella_in_other_languages(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                                        expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
