@@ -66,6 +66,7 @@ def _key(form: str) -> str:
     return " ".join(fold(form).split())
 
 
+_LATIN = re.compile(r"[a-z0-9]")
 # a possessive "'s" is not part of the name ("Brightline's" names Brightline)
 _TOKEN = re.compile(r"[a-z0-9]+(?:[_.-][a-z0-9]+|['’](?!s\b)[a-z0-9]+)*")
 
@@ -95,14 +96,22 @@ class Matcher:
     index: Mapping[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]]
     # short capitals ("LA", "NYC") that name an entity only in capitals: "la" is an article
     caps: frozenset[tuple[str, ...]] = frozenset()
+    # forms in a script without Latin words ("北京", "イスタンブール", "Москва"): found as
+    # substrings, since such text has no spaces or no [a-z] words to index
+    script: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @classmethod
     def of(cls, names: Mapping[str, Iterable[str]]) -> Matcher:
         ents: dict[tuple[str, ...], list[str]] = {}
         caps: set[tuple[str, ...]] = set()
         lower: set[tuple[str, ...]] = set()
+        script: dict[str, list[str]] = {}
         for ent, forms in names.items():
             for f in forms:
+                if not f.isascii() and not _LATIN.search(_key(f)):
+                    if ent not in script.setdefault(_key(f), []):
+                        script[_key(f)].append(ent)
+                    continue
                 words = tuple(w for w, _, _ in tokens(_key(f)))
                 (caps if len(f) <= 3 and f.isupper() else lower).add(words)
                 if words and len(" ".join(words)) >= 2 and ent not in ents.setdefault(words, []):
@@ -111,13 +120,15 @@ class Matcher:
         for words, es in ents.items():
             index.setdefault(words[0], []).append((words, tuple(es)))
         return cls({k: tuple(sorted(v, key=lambda x: -len(x[0]))) for k, v in index.items()},
-                   frozenset(caps - lower))
+                   frozenset(caps - lower),
+                   tuple(sorted(((k, tuple(v)) for k, v in script.items()),
+                                key=lambda x: -len(x[0]))))
 
     def find(self, low: str, toks: list[tuple[str, int, int]] | None = None,
              text: str | None = None) -> list[tuple[int, int, tuple[str, ...]]]:
         """Every mention in `low` (its tokens, if the caller has them already); with the
         unfolded `text`, a short capitals-only form counts only in capitals."""
-        if not self.index:
+        if not self.index and not self.script:
             return []
         toks = toks if toks is not None else tokens(low)
         out: list[tuple[int, int, tuple[str, ...]]] = []
@@ -137,7 +148,20 @@ class Matcher:
                 continue
             out.append(hit[:3])
             i += hit[3]
+        if self.script and not low.isascii():
+            out = self._in_script(low, out)
         return out
+
+    def _in_script(self, low: str, out: list[tuple[int, int, tuple[str, ...]]]
+                   ) -> list[tuple[int, int, tuple[str, ...]]]:
+        for form, es in self.script:  # longest first: a shorter form inside is skipped
+            i = low.find(form)
+            while i >= 0:
+                b = i + len(form)
+                if not any(x < b and i < y for x, y, _ in out):
+                    out.append((i, b, es))
+                i = low.find(form, b)
+        return sorted(out)
 
 
 def _event_short_forms(table: dict[str, list[str]]) -> None:

@@ -238,6 +238,32 @@ BEST_RATED = ("am besten bewertet", "bestbewertet", "beste bewertung", "le mieux
 DRIEST = ("am trockensten", "le plus sec", "mas seco", "piu secco", "mais seco", "droogst",
           "最干燥")
 
+
+_MARKERS = {"zh": ("最", "更", "比较"), "ja": ("一番", "いちばん", "最も", "もっと"),
+            "ko": ("가장 ", "제일 ", "더 "), "ru": ("самый ", "самая ", "самое ", "наиболее ")}
+
+
+def _graded(**by_language: tuple[str, ...]) -> tuple[str, ...]:
+    """A superlative or comparative in Chinese, Japanese, Korean or Russian: each of the
+    language's markers ("最", "一番", "가장", "самый") before each form of the adjective."""
+    return tuple(m + a for lang_, adjs in by_language.items() for a in adjs
+                 for m in _MARKERS[lang_])
+
+
+# Russian comparatives are one word ("теплее", "дешевле")
+WARMER = WARMER + _graded(ja=("暖かい", "暑い", "温かい"), zh=("暖和", "温暖", "热"),
+                          ko=("따뜻", "덥"), ru=("теплый", "теплая", "жаркий")) + (
+    "теплее", "жарче")
+COOLER = COOLER + _graded(ja=("寒い", "涼しい"), zh=("冷", "凉", "凉爽"), ko=("춥", "시원"),
+                          ru=("холодный", "прохладный")) + ("холоднее", "прохладнее")
+CHEAPER = CHEAPER + _graded(ja=("安い",), zh=("便宜", "实惠"), ko=("저렴", "싸"),
+                            ru=("дешевый", "дешевая")) + ("дешевле",)
+DEARER = DEARER + _graded(zh=("贵",), ko=("비싸",), ru=("дорогой", "дорогая")) + ("дороже",)
+DRIEST = DRIEST + _graded(ja=("乾燥",), zh=("干燥",), ko=("건조",), ru=("сухой",)) + (
+    "雨が最も少ない", "雨最少", "降雨最少", "суше")
+BEST_RATED = (*BEST_RATED, "평점이 가장 높", "평점이 제일 높", "самый высокий рейтинг",
+              "評価が一番高い", "評価がいちばん高い")
+
 # -- scales ----------------------------------------------------------------------------------
 
 CONDITIONS: dict[str, str] = {

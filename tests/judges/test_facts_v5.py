@@ -262,3 +262,23 @@ def test_forecasts_in_other_languages(suite: Suite, vocab: Vocabulary, tid: str,
 def test_an_umbrella_in_other_languages(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
                                         expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+# weather_0019: Madrid (14.9 °C) is warmer than Sydney (13.7 °C) tomorrow; retail_0003: the
+# Lumora Compact (PRD1128) is $2.00 cheaper than PRD1089. City names in Chinese and Japanese
+# are found without word boundaries; superlatives and comparatives built from a marker
+# ("最", "更", "いちばん", "가장") and an adjective.
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ("weather_0019", "明天马德里更暖和（14.9°C），悉尼13.7°C。", True),
+    ("weather_0019", "明日いちばん暖かいのはマドリードです。", True),
+    ("weather_0019", "明日いちばん暖かいのはシドニーです。", False),
+    ("weather_0019", "明天悉尼更暖和。", False),
+    ("weather_0019", "明天马德里更冷，悉尼更暖和。", False),
+    ("retail_0003", "PRD1128（Lumora Compact）更便宜，便宜2.00美元。", True),
+    ("retail_0003", "PRD1089更便宜，便宜2.00美元。", False),
+])
+def test_decisions_in_chinese_and_japanese(suite: Suite, vocab: Vocabulary, tid: str,
+                                           answer: str, expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
