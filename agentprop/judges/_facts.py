@@ -761,8 +761,9 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     votes: list[tuple[str, bool]] = []
     for p, winner, term in _cue_hits(ctx, pos_cues, neg_cues):
         lo, hi = ctx.r.clause(p)
-        if "?" in ctx.r.text[lo:hi]:
-            continue
+        if "?" in ctx.r.text[lo:hi] or ctx.r.low.startswith("比", lo) \
+                or _THAN_AFTER.search(ctx.r.low, max(0, p - 4), p):
+            continue  # "A比B更便宜": read by _than_votes
         subject = _decision_subject(ctx, cat, options, p)
         if subject is not None and term in TRANSITIVE_CUES and _named_after(ctx, cat, subject, p):
             winner = not winner  # "Madrid beats Sydney": the name after the verb lost
@@ -773,6 +774,7 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
                      and slo <= m.start < shi}
             if len(named) > 1 and _OR.search(ctx.r.low[slo:shi]):
                 return "uncommitted", ctx.r.text[slo:shi].strip()
+    votes += _than_votes(ctx, str(f.relation), cat, options)
     yes = _leading_yes(ctx)
     if yes is not None and f.yes_option:
         votes.append((f.yes_option, yes))
@@ -792,6 +794,42 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     good = any(w and o in winners for o, w in votes) or (
         len(others) == 1 and any(not w and o in others for o, w in votes))
     return ("stated", str(f.value)) if good else ("missing", None)
+
+
+_THAN_AFTER = re.compile(r"より|보다")
+_THAN_KIND = {"warmer": "warmer", "warmest": "warmer", "cheaper": "cheaper",
+              "cheapest": "cheaper"}
+
+
+def _than_votes(ctx: _Ctx, relation: str, cat: str, options: set[str]
+                ) -> list[tuple[str, bool]]:
+    """Votes of a CJK comparison, whose "than" sits before the compared option in Chinese
+    ("A比B便宜") and after it in Japanese and Korean ("AはBより安い", "A는 B보다 싸다"): the
+    adjective after it decides for A, the first of the two named."""
+    adjs = lang.THAN_ADJECTIVES.get(_THAN_KIND.get(relation, ""))
+    if adjs is None or ctx.r.low.isascii():
+        return []
+    out: list[tuple[str, bool]] = []
+    for m in re.finditer(r"比|より|보다", ctx.r.low):
+        lo, hi = ctx.r.sentence(m.start())
+        names = [x for x in ctx.r.mentions.get(cat, []) if x.ent in options and lo <= x.start < hi]
+        before = [x for x in names if x.end <= m.start()]
+        if m.group(0) == "比":
+            after = [x for x in names if x.start >= m.end()]
+            if not before or not after:
+                continue
+            a, rest = before[-1].ent, after[0].end
+        else:
+            if len(before) < 2:
+                continue
+            a, rest = before[-2].ent, m.end()
+        seg = ctx.r.low[rest:rest + 12]
+        found = sorted((seg.find(w), favours) for favours, words in ((True, adjs[0]),
+                                                                     (False, adjs[1]))
+                       for w in words if w in seg)
+        if found:
+            out.append((a, found[0][1]))
+    return out
 
 
 def _named_after(ctx: _Ctx, cat: str, subject: str, pos: int) -> bool:
@@ -1054,6 +1092,13 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
             continue
         pool = by_class.get("C", []) + by_class.get("F", []) if n.unit in ("C", "F", "deg") \
             else by_class.get(None if n.unit == "stars" else n.unit, [])
+        totals = _total_facts(ctx, n)
+        if totals is not None:  # "total $313.98": the order's total, whichever name is near
+            if not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in totals):
+                out.append({"key": totals[0].key, "kind": "number",
+                            "found": ctx.r.text[n.span[0]:n.span[1]],
+                            "why": "not the order's total"})
+            continue
         same = [g for g in pool if ctx.bound(g, n.span[0])]
         a, b = n.span
         if same and not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in same) \
@@ -1064,6 +1109,24 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
             out.append({"key": f"reference:{n.unit}", "kind": "number",
                         "found": ctx.r.text[a:b], "why": "the reference gives another value"})
     return out + _lifetime_contradictions(ctx) + _count_after_action(ctx)
+
+
+_TOTAL_WORD = re.compile(r"(?<![a-z])(?:total|totals|totalling|totaling|altogether|in all"
+                         r"|insgesamt|gesamt\w*|summe|au total|totale|totaal|en total|"
+                         r"no total|итого|всего)(?![a-z])|合计|总计|共计|总价|总额|合計|총")
+
+
+def _total_facts(ctx: _Ctx, n: Number) -> list[Fact] | None:
+    """The task's order totals when the money value at `n` is called a total (in its
+    clause, before it), else None."""
+    if n.unit != "USD":
+        return None
+    totals = [g for g in ctx.task.expected_facts if g.kind == "number"
+              and key_family(g.key) == "total"]
+    if not totals:
+        return None
+    lo = max(ctx.r.clause(n.span[0])[0], n.span[0] - 30)
+    return totals if _TOTAL_WORD.search(ctx.r.low, lo, n.span[0]) else None
 
 
 _LEFT = re.compile(r"\b(?:left|remaining|remain|remains|still|now)\b")

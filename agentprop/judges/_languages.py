@@ -61,6 +61,8 @@ VERSUS = ("gegenüber", "gegenuber", "contre", "face à", "face a", "frente a", 
           # "instead of": "263,95 $ statt 343,99 $"
           "statt", "anstatt", "au lieu de", "en lugar de", "en vez de", "invece di",
           "em vez de")
+# "vs" between two values in Chinese, Japanese and Korean ("14.9°C对13.7°C")
+CJK_VERSUS = ("对", "對", "対", "대")
 # words joining the two ends of a time range ("von 10:00 bis 11:00", "de 8 h à 9 h")
 RANGE_WORDS = ("bis", "a", "al", "ate", "tot", "到", "至", "から")
 # words before a time or day that say what an event was before it moved ("statt 17 Uhr",
@@ -136,6 +138,18 @@ NO_INTERACTION = ("keine wechselwirkung", "keine bekannte wechselwirkung",
                   "interageert niet", "不会相互作用", "无已知相互作用", "没有已知的相互作用",
                   "相互作用なし", "相互作用はない", "상호작용 없음", "상호작용이 없습니다",
                   "нет взаимодействия", "не взаимодействуют")
+
+
+def _with_courtesy(cues: tuple[str, ...]) -> tuple[str, ...]:
+    """A Chinese "已…" cue with "for you" or "already" between ("已为您下单", "已经删除"): the
+    courtesy words are not part of the verb."""
+    extra = tuple(f"已{w}{c[1:]}" for c in cues if c.startswith("已") and len(c) > 1
+                  for w in ("为您", "为你", "帮您", "帮你", "给您", "经", "经为您"))
+    return cues + extra
+
+
+CREATED, DELETED, MOVED, BOOKED, ORDERED = (
+    _with_courtesy(c) for c in (CREATED, DELETED, MOVED, BOOKED, ORDERED))
 
 
 def _no_interaction_forms() -> tuple[str, ...]:
@@ -263,6 +277,14 @@ DRIEST = DRIEST + _graded(ja=("乾燥",), zh=("干燥",), ko=("건조",), ru=("�
     "雨が最も少ない", "雨最少", "降雨最少", "суше")
 BEST_RATED = (*BEST_RATED, "평점이 가장 높", "평점이 제일 높", "самый высокий рейтинг",
               "評価が一番高い", "評価がいちばん高い")
+
+# the adjective after a CJK "than" ("A比B便宜", "AはBより安い", "A는 B보다 싸다"): (favours
+# the option compared, disfavours it), by decision
+THAN_ADJECTIVES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "warmer": (("暖和", "热", "温暖", "高", "暖かい", "暑い", "温かい", "따뜻", "덥"),
+               ("冷", "凉", "低", "寒い", "涼しい", "춥", "시원")),
+    "cheaper": (("便宜", "实惠", "低", "安い", "싸", "저렴"), ("贵", "高", "비싸")),
+}
 
 # -- scales ----------------------------------------------------------------------------------
 

@@ -282,3 +282,24 @@ def test_an_umbrella_in_other_languages(suite: Suite, vocab: Vocabulary, tid: st
 def test_decisions_in_chinese_and_japanese(suite: Suite, vocab: Vocabulary, tid: str,
                                            answer: str, expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+# CJK comparisons: "A比B便宜" (Chinese "than" before the compared option), "AはBより安い"
+# (Japanese, after it); a CJK comma ends a clause, a CJK full stop a sentence, and what follows
+# "A比B…，" is said of A; "对" sets two values against each other ("14.9°C对13.7°C")
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ('weather_0019', '明日はマドリードの方がシドニーより暖かい（14.9℃対13.7℃）。', True),
+    ('weather_0019', '明天马德里比悉尼暖和（14.9°C对13.7°C）。', True),
+    ('weather_0019', '明天悉尼比马德里暖和。', False),
+    ('weather_0019', '明天马德里比悉尼冷。', False),
+    ('retail_0003', 'PRD1128（Lumora Compact Tennis Racket，221.00美元）比PRD1089'
+     '（223.00美元）便宜，便宜2.00美元。', True),
+    ('retail_0003', 'PRD1128はPRD1089より安いです。差額は2.00ドルです。', True),
+    ('retail_0003', 'PRD1089比PRD1128便宜2.00美元。', False),
+    ('retail_0003', 'PRD1128比PRD1089贵，差2.00美元。', False),
+])
+def test_cjk_comparisons(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                         expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
