@@ -649,7 +649,7 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[_Hit]:
                 continue  # "how severe it is depends on the dose"
         if not terms[term]:
             continue
-        every = _said_of_every(ctx, f, a, b)
+        every = _said_of_every(ctx, f, a, b) or _every_day(ctx, f, a, b)
         if not (every or ctx.bound(f, a)):
             continue
         neg = not _positive(ctx, a, term, after=True)
@@ -659,6 +659,28 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[_Hit]:
 
 
 _EVERY = re.compile(r"\b(?:any|all|each|every|either|both|none of)\b")
+# "all sunny", "sunny every day", "alle sonnig", "tous ensoleillés", "都是晴", "いずれも晴れ"
+_ALL_BEFORE = re.compile(r"(?:\b(?:all|each|every day|every one|all three|all of them|alle|allesamt"
+                         r"|tous|toutes|todos|todas|tutti|tutte|durchweg|jeden tag|chaque jour"
+                         r"|cada dia|ogni giorno|todos os dias|elke dag|telkens)\b"
+                         r"|都是|全部|均为|都|いずれも|全て|すべて|모두|все)\s*$")
+_ALL_AFTER = re.compile(r"^\s*(?:all (?:three |five |seven |the )?days?|every day|each day"
+                        r"|throughout|all week|on all|on each)\b")
+_EXCEPT = re.compile(r"\b(?:except|but|apart from|other than|ausser|sauf|excepto|salvo|tranne"
+                     r"|eccetto|exceto|behalve)\b|除了|以外|除")
+
+
+def _every_day(ctx: _Ctx, f: Fact, pos: int, end: int) -> bool:
+    """A condition said of every day listed ("Jun 16 30.1 °C, Jun 17 33.1 °C — all sunny"):
+    true of each day its sentence names, unless the sentence makes an exception."""
+    if f.relation != "condition" or not f.about.get("date"):
+        return False
+    lo, hi = ctx.r.sentence(pos)
+    if not (_ALL_BEFORE.search(ctx.r.low, max(lo, pos - 16), pos)
+            or _ALL_AFTER.match(ctx.r.low[end:hi])) or _EXCEPT.search(ctx.r.low, lo, hi):
+        return False
+    days = {m.ent for m in ctx.r.mentions.get("date", []) if lo <= m.start < hi}
+    return f.about["date"][0] in days
 _LIST_NOUNS = re.compile(r"\b(?:medications?|meds|drugs|prescriptions|medicines)\b")
 
 

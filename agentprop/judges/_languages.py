@@ -80,7 +80,10 @@ CREATED = ("eingetragen", "hinzugefugt", "angelegt", "erstellt", "eingeplant", "
            "agendado", "aggiunto", "creato", "inserito", "programmato", "adicionado", "criado",
            "agende", "anadi", "agregue", "programe", "adicionei", "criei", "agendei",
            "marcado", "toegevoegd", "aangemaakt", "ingepland", "已添加", "已创建", "已安排",
-           "marquei", "安排了", "追加しました", "登録しました", "作成しました")
+           "marquei", "安排了", "追加しました", "登録しました", "作成しました",
+           # holding the slot: "belegt jetzt", "occupe désormais", "ocupa ahora"
+           "belegt jetzt", "occupe desormais", "occupe maintenant", "ocupa ahora", "occupa ora",
+           "ocupa agora", "neemt nu")
 DELETED = ("geloscht", "entfernt", "abgesagt", "storniert", "supprime", "annule", "borre",
            "elimine", "cancele", "apaguei", "exclui", "cancelei", "removi",
            "eliminado", "borrado", "cancelado", "cancellato", "eliminato", "rimosso",

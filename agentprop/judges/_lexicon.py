@@ -185,7 +185,9 @@ _POLAR_EN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "created": (("created", "added", "scheduled", "booked", "put", "set up", "blocked",
                  "reserved", "on your calendar", "in your calendar", "to your calendar",
                  "now on", "is set", "all set", "done", "confirmed", "placed", "in its place",
-                 "takes its place", "now sits", "replaced", "swapped in", "is in"), ()),
+                 "takes its place", "now sits", "replaced", "swapped in", "is in",
+                 # the new event holding its slot: "X now occupies 10:30–11:30"
+                 "now occupies", "occupies", "now fills", "now holds", "now takes"), ()),
     "deleted": (("deleted", "removed", "cancelled", "canceled", "taken off", "cleared",
                  "no longer on", "is gone", "done", "all set"), ()),
     "moved": (("moved", "rescheduled", "shifted", "pushed", "changed", "updated", "now starts",

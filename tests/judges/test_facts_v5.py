@@ -303,3 +303,49 @@ def test_decisions_in_chinese_and_japanese(suite: Suite, vocab: Vocabulary, tid:
 def test_cjk_comparisons(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
                          expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+# weather_0015: Amsterdam 16–18 June cloudy, 19 June rain, 20 June heavy rain: "all cloudy"
+# after a list of days is said of each day the sentence names
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ('weather_0015', 'Amsterdam: Jun 16 14.7 °C, Jun 17 16.8 °C, Jun 18 17.5 °C — all '
+     'cloudy; Jun 19 14.1 °C with rain; Jun 20 12.9 °C with heavy rain.', True),
+    ('weather_0015', 'Amsterdam: Jun 16 14.7 °C, Jun 17 16.8 °C and Jun 18 17.5 °C, '
+     'cloudy every day; Jun 19 14.1 °C, rain; Jun 20 12.9 °C, heavy '
+     'rain.', True),
+    ('weather_0015', 'Amsterdam: 16. Juni 14,7 °C, 17. Juni 16,8 °C, 18. Juni 17,5 °C, '
+     'alle bewölkt; 19. Juni 14,1 °C, Regen; 20. Juni 12,9 °C, starker '
+     'Regen.', True),
+    ('weather_0015', 'Amsterdam: Jun 16 14.7 °C, Jun 17 16.8 °C, Jun 18 17.5 °C, Jun 19 '
+     '14.1 °C, Jun 20 12.9 °C — all cloudy.', False),
+    ('weather_0015', 'Amsterdam: Jun 16 14.7 °C, Jun 17 16.8 °C, Jun 18 17.5 °C — all '
+     'sunny; Jun 19 14.1 °C with rain; Jun 20 12.9 °C with heavy rain.', False),
+    ('weather_0015', 'Amsterdam: Jun 16 14.7 °C, Jun 17 16.8 °C, Jun 18 17.5 °C; Jun 19 '
+     '14.1 °C; Jun 20 12.9 °C — all rainy.', False),
+])
+def test_a_condition_said_of_every_day(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                                       expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
+
+# calendar_0015: replace the Vet appointment (23 June, 13:30–14:00) with Code review
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ('calendar_0015', "Vet appointment cancelled; 'Code review' now occupies June 23, "
+     '13:30–14:00.', True),
+    ('calendar_0015', 'Done — the Vet appointment is gone and Code review now holds the '
+     '13:30–14:00 slot on June 23.', True),
+    ('calendar_0015', 'Vet appointment removed; Code review occupe désormais le créneau '
+     'du 23 juin, 13:30–14:00.', True),
+    ('calendar_0015', "Vet appointment cancelled; 'Code review' now occupies June 23, "
+     '10:00–11:00.', False),
+    ('calendar_0015', "Vet appointment cancelled; 'Code review' could occupy the "
+     '13:30–14:00 slot on June 23 if you want.', False),
+    ('calendar_0015', 'Vet appointment cancelled; the 13:30–14:00 slot on June 23 is now '
+     'free.', False),
+])
+def test_a_new_event_holding_its_slot(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                                      expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
