@@ -255,7 +255,8 @@ def query_vocabulary(tasks: Iterable[Task]) -> Vocabulary:
                     [f.value, *(a for a in f.aliases if " " in a.strip())])
             elif not f.relation:
                 keys.setdefault(key_family(f.key), set()).update([f.value, *(
-                    a for a in f.aliases if " " in a or a.islower())])  # not a bare surname
+                    a for a in f.aliases if " " in a or a.islower()),  # not a bare surname
+                    *lang.VALUE_FORMS.get(f.value, ())])
     return Vocabulary(
         entities={c: {k: tuple(sorted(v)) for k, v in d.items()} for c, d in ents.items()},
         groups={g: frozenset(v) for g, v in groups.items()},

@@ -204,7 +204,7 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
 def _true_values(task: Task) -> frozenset[str]:
     """Every string value of the task's facts and its aliases, folded."""
     return folded(x for g in task.expected_facts if isinstance(g.value, str)
-                  for x in (g.value, *g.aliases))
+                  for x in (g.value, *g.aliases, *lang.VALUE_FORMS.get(g.value, ())))
 
 
 def _per_task(ctx: _Ctx, key: str, make: Callable[[], Any]) -> Any:
@@ -593,7 +593,7 @@ def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         span = _no_allergy_stated(ctx, f)
         if span is not None:
             return "stated", ctx.r.text[span[0]:span[1]]
-    forms = [str(f.value), *f.aliases]
+    forms = [str(f.value), *f.aliases, *lang.VALUE_FORMS.get(str(f.value), ())]
     if f.group in ("medications", "allergies"):
         forms += lang.drug_spellings(str(f.value))  # "Morphin", "morfina"
     window = 6

@@ -99,7 +99,8 @@ BOOKED = ("gebucht", "reserviert", "termin vereinbart", "pris rendez-vous",
           "reservado", "cita reservada", "cita confirmada", "prenotato", "prenotata",
           "appuntamento confermato", "agendada", "agendado", "marcada", "marcado",
           "consulta marcada", "geboekt", "已预约", "预约了", "已为您预约", "已安排", "安排了",
-          "予約しました", "予約が完了")
+          "予約しました", "予約が完了", "予約を取りました", "予約が取れました", "予約済み",
+          "예약했습니다", "예약되었습니다", "예약이 완료")
 ORDERED = ("bestellt", "bestellung aufgegeben", "commande passee", "pedido",
            "he pedido", "pedi", "encomendado", "encomenda", "encomendei", "ordinato",
            "ordine effettuato",
@@ -334,13 +335,16 @@ TREND: dict[str, str] = {
     **dict.fromkeys(("warmer als", "plus chaud que", "mas calido de lo", "piu caldo del",
                      "mais quente que", "warmer dan", "偏暖", "更暖和", "mas calido que",
                      "piu caldo di", "piu caldo della", "piu caldo rispetto",
-                     "mais quente do que"), "warmer"),
+                     "mais quente do que", "平年より暖か", "平年より高", "例年より暖か",
+                     "比往年暖", "평년보다 따뜻", "теплее нормы", "выше нормы"), "warmer"),
     **dict.fromkeys(("kuhler als", "kalter als", "plus frais que", "plus froid que",
                      "mas fresco de lo", "mas frio de lo", "piu fresco del", "piu freddo del",
                      "mais fresco que", "mais frio que", "koeler dan", "kouder dan", "偏冷",
                      "更冷", "mas fresco que", "mas frio que", "piu fresco di", "piu freddo di",
                      "piu fresco rispetto", "piu fresco della", "piu freddo della",
-                     "mais fresco do que", "mais frio do que"),
+                     "mais fresco do que", "mais frio do que", "平年より寒", "平年より低",
+                     "平年より涼し", "例年より寒", "比往年冷", "평년보다 춥", "холоднее нормы",
+                     "ниже нормы"),
                     "cooler"),
 }
 
@@ -426,3 +430,38 @@ def drug_spellings(name: str) -> list[str]:
         out |= {n[:-3] + "ona", n[:-3] + "on"}
     out |= {x.replace("ll", "l").replace("ff", "f") for x in out}  # "penicilina"
     return sorted(x for x in out if x != n)
+
+
+# a value's name in other languages (the occupations the knowledge domain draws from):
+# "Maler", "peintre", "pintor", "画家" state "painter", and one of them said of another's
+# subject is another value of the key
+VALUE_FORMS: dict[str, tuple[str, ...]] = {
+    "painter": ("Maler", "Malerin", "peintre", "pintor", "pintora", "pittore", "pittrice",
+                "schilder", "画家", "художник", "화가"),
+    "physician": ("Arzt", "Ärztin", "médecin", "médico", "médica", "medico",
+                  "医生", "医師", "врач", "의사"),
+    "poet": ("Dichter", "Dichterin", "poète", "poeta", "poetessa", "dichter", "诗人", "詩人",
+             "поэт", "시인"),
+    "composer": ("Komponist", "Komponistin", "compositeur", "compositor", "compositora",
+                 "compositore", "componist", "作曲家", "композитор", "작곡가"),
+    "architect": ("Architekt", "Architektin", "architecte", "arquitecto", "arquitecta",
+                  "architetto", "arquiteto", "architect", "建筑师", "建築家", "архитектор",
+                  "건축가"),
+    "astronomer": ("Astronom", "Astronomin", "astronome", "astrónomo", "astronomo",
+                   "astrônomo", "sterrenkundige", "天文学家", "天文学者", "астроном",
+                   "천문학자"),
+    "botanist": ("Botaniker", "Botanikerin", "botaniste", "botánico", "botanico",
+                 "botânico", "botanicus", "植物学家", "植物学者", "ботаник", "식물학자"),
+    "cartographer": ("Kartograf", "Kartograph", "cartographe", "cartógrafo", "cartografo",
+                     "cartograaf", "制图师", "地图学家", "地図製作者", "картограф", "지도 제작자"),
+    "engineer": ("Ingenieur", "Ingenieurin", "ingénieur", "ingeniero", "ingegnere",
+                 "engenheiro", "工程师", "技師", "エンジニア", "инженер", "엔지니어"),
+    "historian": ("Historiker", "Historikerin", "historien", "historiador", "storico",
+                  "historicus", "历史学家", "歴史家", "историк", "역사가"),
+    "merchant": ("Kaufmann", "Händler", "marchand", "négociant", "comerciante", "mercader",
+                 "mercante", "koopman", "商人", "купец", "상인"),
+    "shipbuilder": ("Schiffbauer", "constructeur naval", "constructor naval",
+                    "costruttore navale", "construtor naval", "scheepsbouwer", "造船师",
+                    "造船技師", "кораблестроитель", "조선공"),
+}
+

@@ -349,3 +349,23 @@ def test_a_condition_said_of_every_day(suite: Suite, vocab: Vocabulary, tid: str
 def test_a_new_event_holding_its_slot(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
                                       expected: bool) -> None:
     assert _ok(suite, vocab, tid, answer) is expected
+
+
+# knowledge_0010: Mousteilt Lizourk was a painter; an occupation is read in other languages,
+# and another occupation in another language is another value of the key
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ('Mousteilt Lizourk war Maler.', True),
+    ('Mousteilt Lizourk era pintor.', True),
+    ('Mousteilt Lizourk是一位画家。', True),
+    ('Mousteilt Lizourkは画家でした。', True),
+    ('Mousteilt Lizourk était peintre, né à Sezaeth.', True),
+    ('Mousteilt Lizourk war Dichter.', False),
+    ('Mousteilt Lizourk était architecte.', False),
+    ('Mousteilt Lizourk是一位诗人。', False),
+    ('Mousteilt Lizourk was a poet.', False),
+])
+def test_an_occupation_in_other_languages(suite: Suite, vocab: Vocabulary, answer: str,
+                                          expected: bool) -> None:
+    assert _ok(suite, vocab, "knowledge_0010", answer) is expected
