@@ -373,7 +373,7 @@ _DM_RE = re.compile(  # "18 June", "the 18th of June", "26. Juni", "16 de junho 
 _DOT_DM_RE = re.compile(
     r"(?:^[ \t]*(?:[-*•][ \t]*)?|\b(?:am|vom|bis|zum|den|le|du|au|el|del|al|il|dal|op"
     r"|em|no|do|ao)\s+)(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?![\d])", re.IGNORECASE | re.MULTILINE)
-_CJK_RE = re.compile(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_CJK_RE = re.compile(r"(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日号일]")  # "6月18日", "6월 18일"
 _FOREIGN_REL = re.compile(
     r"(?<![a-z0-9])(" + "|".join(re.escape(w) for w in sorted(lang.RELATIVE_DAYS, key=len,
                                                               reverse=True))

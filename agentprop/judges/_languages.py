@@ -22,6 +22,10 @@ MONTHS: dict[str, int] = {
     **dict.fromkeys(("oktober", "octobre", "octubre", "ottobre", "outubro"), 10),
     **dict.fromkeys(("novembre", "noviembre", "novembro"), 11),
     **dict.fromkeys(("dezember", "decembre", "diciembre", "dicembre", "dezembro"), 12),
+    # Russian, in the genitive a date uses ("18 июня"; folded: й is и)
+    **{m: i for i, m in enumerate(("января", "февраля", "марта", "апреля", "мая", "июня",
+                                   "июля", "августа", "сентября", "октября", "ноября",
+                                   "декабря"), 1)},
 }
 # today / tomorrow / the day after tomorrow, as days from the reference day
 # weekday names (folded), 0 = Monday; Portuguese only with "-feira" ("segunda" is "second")
@@ -41,6 +45,11 @@ _WD_NAMES = (
     ("sonntag", "dimanche", "domingo", "domenica", "zondag", "星期日", "星期天", "周日",
      "周天", "礼拜日", "礼拜天", "日曜日"),
 )
+# Korean and Russian (accusative too: "в среду")
+_WD_NAMES = tuple((*names, *more) for names, more in zip(_WD_NAMES, (
+    ("월요일", "понедельник"), ("화요일", "вторник"), ("수요일", "среда", "среду"),
+    ("목요일", "четверг"), ("금요일", "пятница", "пятницу"), ("토요일", "суббота", "субботу"),
+    ("일요일", "воскресенье")), strict=True))
 WEEKDAY_NAMES: dict[str, int] = {w: i for i, names in enumerate(_WD_NAMES) for w in names}
 # words next to a weekday that may move it by a week ("nächsten Mittwoch", "mercredi
 # prochain", "el próximo miércoles", "下周三"): read as either week
@@ -49,9 +58,10 @@ WEEK_SHIFTS = ("nachsten", "nachste", "kommenden", "kommende", "letzten", "proch
                "prossima", "scorso", "que vem", "passado", "volgende", "vorige", "下", "上",
                "来週", "先週", "次の")
 RELATIVE_DAYS: dict[str, int] = {
-    **dict.fromkeys(("heute", "aujourd'hui", "hoy", "oggi", "hoje", "vandaag", "今天", "今日"),
-                    0),
-    **dict.fromkeys(("morgen", "demain", "manana", "domani", "amanha", "明天", "明日"), 1),
+    **dict.fromkeys(("heute", "aujourd'hui", "hoy", "oggi", "hoje", "vandaag", "今天", "今日",
+                     "сегодня", "오늘"), 0),
+    **dict.fromkeys(("morgen", "demain", "manana", "domani", "amanha", "明天", "明日",
+                     "завтра", "내일"), 1),
     **dict.fromkeys(("ubermorgen", "apres-demain", "pasado manana", "dopodomani",
                      "depois de amanha", "overmorgen", "后天", "明後日"), 2),
 }
@@ -74,7 +84,7 @@ WAS_BEFORE = ("statt", "anstatt", "vorher", "bisher", "ursprunglich", "von", "au
 # -- cues: what an answer says was done, and yes/no claims -----------------------------------
 
 DONE = ("erledigt", "fertig", "c'est fait", "termine", "listo", "hecho", "fatto", "pronto",
-        "feito", "klaar", "gedaan", "完成", "已完成", "完了しました")
+        "feito", "klaar", "gedaan", "完成", "已完成", "完了しました", "готово", "완료")
 CREATED = ("eingetragen", "hinzugefugt", "angelegt", "erstellt", "eingeplant", "ajoute",
            "cree", "planifie", "anadido", "agregado", "creado", "programado",
            "agendado", "aggiunto", "creato", "inserito", "programmato", "adicionado", "criado",
@@ -142,6 +152,18 @@ NO_INTERACTION = ("keine wechselwirkung", "keine bekannte wechselwirkung",
                   "interageert niet", "不会相互作用", "无已知相互作用", "没有已知的相互作用",
                   "相互作用なし", "相互作用はない", "상호작용 없음", "상호작용이 없습니다",
                   "нет взаимодействия", "не взаимодействуют")
+
+
+# Korean and Russian action verbs (Russian folded: "перенёс" is "перенес")
+CREATED += ("추가했습니다", "생성했습니다", "만들었습니다", "등록했습니다", "создал", "создала",
+            "создано", "добавил", "добавила", "добавлено", "запланировал", "запланировано")
+DELETED += ("삭제했습니다", "취소했습니다", "삭제되었습니다", "удалил", "удалила", "удалено",
+            "отменил", "отменила", "отменено")
+MOVED += ("옮겼습니다", "변경했습니다", "이동했습니다", "перенес", "перенесла", "перенесено",
+          "передвинул", "сдвинул")
+BOOKED += ("забронировал", "забронировано", "записал", "записала", "записан", "записана")
+ORDERED += ("주문했습니다", "주문이 완료", "заказал", "заказала", "заказано", "заказ оформлен",
+            "оформил заказ")
 
 
 def _with_courtesy(cues: tuple[str, ...]) -> tuple[str, ...]:
@@ -213,8 +235,8 @@ HEDGES = ("vielleicht", "moglicherweise", "eventuell", "peut-etre", "quizas", "q
 NO_DECISION = ("difficile a dire", "schwer zu sagen", "dificil de decir", "difficile da dire",
                "dificil dizer", "moeilijk te zeggen", "很难说", "难以判断", "何とも言えない")
 SEVERITY_CONTEXT = ("wechselwirk", "interac", "interaz", "相互作用", "gravit", "schwere")
-YES = ("ja", "oui", "si", "sim", "はい")
-NO = ("nein", "non", "nao", "nee", "いいえ")
+YES = ("ja", "oui", "si", "sim", "はい", "да", "네", "예")
+NO = ("nein", "non", "nao", "nee", "いいえ", "нет", "아니요", "아니오")
 # a negating determiner negates its noun only, up to one of these prepositions ("pas de
 # pluie à Pékin", "kein Regen in Berlin")
 DETERMINER_NEGATIONS = frozenset({"kein", "keine", "keinen", "pas", "aucun", "aucune", "sin",
@@ -229,7 +251,9 @@ NEGATIONS = frozenset({"nicht", "kein", "keine", "keinen", "keiner", "ohne", "pa
                        "niet", "geen", "zonder", "nooit",
                        # "je n'ai rien commandé", "nichts gebucht", "no he pedido nada"
                        "rien", "n'ai", "n'a", "n'est", "n'avons", "n'ont", "nichts", "nie",
-                       "nada", "niente", "nulla", "nemmeno"})
+                       "nada", "niente", "nulla", "nemmeno",
+                       # Russian
+                       "не", "нет", "без", "ни", "никаких", "никакого", "ничего"})
 # a CJK phrase opening with one of these negates itself ("没有相互作用", "無し")
 CJK_NEGATIONS = frozenset("没無无不非")
 

@@ -36,7 +36,7 @@ _CLAUSE_SEP = re.compile(
     r"|whilst|however|instead|" + "|".join(lang.VERSUS) + r")\s+|\s*\|\s*|\s+[–—-]\s+|:\s+",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[a-z0-9']+")
+_WORD = re.compile(r"[a-z0-9'а-я]+")  # Cyrillic too: "не", "нет" negate
 # the gap between two coordinated names ("X or Y", "X, Y and Z", "X and with Y")
 _COORD_GAP = re.compile(r"\s*(?:,\s*|\s(?:and|or|nor|as well as|plus|"
                         + "|".join(lang.AND_OR) + r")\s+|\s*[/&]\s*|,\s*(?:and|or)\s+)"

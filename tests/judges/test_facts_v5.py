@@ -369,3 +369,28 @@ def test_a_new_event_holding_its_slot(suite: Suite, vocab: Vocabulary, tid: str,
 def test_an_occupation_in_other_languages(suite: Suite, vocab: Vocabulary, answer: str,
                                           expected: bool) -> None:
     assert _ok(suite, vocab, "knowledge_0010", answer) is expected
+
+
+# Russian and Korean: dates ("3 июля", "7월 3일"), weekdays, relative days, action verbs,
+# negations and yes/no (calendar_0002: create Tax advisor meeting on 3 July 14:15–15:15;
+# calendar_0008: move tomorrow's Design review to 13:15; retail_0007: 2 × PRD1051, $687.98)
+
+
+@pytest.mark.parametrize(("tid", "answer", "expected"), [
+    ('calendar_0002', 'Создал событие «Tax advisor meeting» на 3 июля 2025 года, '
+     'с 14:15 до 15:15.', True),
+    ('calendar_0002', "2025년 7월 3일 14:15~15:15에 'Tax advisor meeting' "
+     "일정을 추가했습니다.", True),
+    ('calendar_0002', 'Не создал событие «Tax advisor meeting»: время занято.', False),
+    ('calendar_0002', 'Создал событие «Tax advisor meeting» на 4 июля 2025 года, '
+     'с 14:15 до 15:15.', False),
+    ('calendar_0008', 'Готово: Design review завтра перенесено на 13:15.', True),
+    ('calendar_0008', '내일 Design review를 13:15로 옮겼습니다.', True),
+    ('retail_0007', 'Заказал 2 шт. PRD1051, итого 687,98 $.', True),
+    ('retail_0007', 'Заказал 2 шт. PRD1051, итого 343,99 $.', False),
+    ('weather_0250', 'Нет, зонт не нужен: 29 июня в Лос-Анджелесе ясно, 18 °C.', True),
+    ('calendar_0008', 'Готово: Design review завтра перенесено на 16:00.', False),
+])
+def test_russian_and_korean(suite: Suite, vocab: Vocabulary, tid: str, answer: str,
+                            expected: bool) -> None:
+    assert _ok(suite, vocab, tid, answer) is expected
