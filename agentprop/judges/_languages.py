@@ -29,7 +29,7 @@ MONTHS: dict[str, int] = {
 }
 # today / tomorrow / the day after tomorrow, as days from the reference day
 # weekday names (folded), 0 = Monday; Portuguese only with "-feira" ("segunda" is "second")
-_WD_NAMES = (
+_WD_NAMES: tuple[tuple[str, ...], ...] = (
     ("montag", "lundi", "lunes", "lunedi", "segunda-feira", "maandag", "星期一", "周一",
      "礼拜一", "月曜日"),
     ("dienstag", "mardi", "martes", "martedi", "terca-feira", "dinsdag", "星期二", "周二",
@@ -85,7 +85,8 @@ WAS_BEFORE = ("statt", "anstatt", "vorher", "bisher", "ursprunglich", "von", "au
 
 DONE = ("erledigt", "fertig", "c'est fait", "termine", "listo", "hecho", "fatto", "pronto",
         "feito", "klaar", "gedaan", "完成", "已完成", "完了しました", "готово", "완료")
-CREATED = ("eingetragen", "hinzugefugt", "angelegt", "erstellt", "eingeplant", "ajoute",
+CREATED: tuple[str, ...] = (
+    "eingetragen", "hinzugefugt", "angelegt", "erstellt", "eingeplant", "ajoute",
            "cree", "planifie", "anadido", "agregado", "creado", "programado",
            "agendado", "aggiunto", "creato", "inserito", "programmato", "adicionado", "criado",
            "agende", "anadi", "agregue", "programe", "adicionei", "criei", "agendei",
@@ -94,34 +95,37 @@ CREATED = ("eingetragen", "hinzugefugt", "angelegt", "erstellt", "eingeplant", "
            # holding the slot: "belegt jetzt", "occupe désormais", "ocupa ahora"
            "belegt jetzt", "occupe desormais", "occupe maintenant", "ocupa ahora", "occupa ora",
            "ocupa agora", "neemt nu")
-DELETED = ("geloscht", "entfernt", "abgesagt", "storniert", "supprime", "annule", "borre",
+DELETED: tuple[str, ...] = (
+    "geloscht", "entfernt", "abgesagt", "storniert", "supprime", "annule", "borre",
            "elimine", "cancele", "apaguei", "exclui", "cancelei", "removi",
            "eliminado", "borrado", "cancelado", "cancellato", "eliminato", "rimosso",
            "excluido", "removido", "apagado", "verwijderd", "geannuleerd", "已删除", "已取消",
            "削除しました", "キャンセルしました")
-MOVED = ("verschoben", "verlegt", "deplace", "reporte", "decale", "movido", "trasladado",
+MOVED: tuple[str, ...] = (
+    "verschoben", "verlegt", "deplace", "reporte", "decale", "movido", "trasladado",
          "reprogramado", "cambiado", "spostato", "riprogrammato", "movi", "remarcado",
          "movido", "cambie", "mude", "mudei", "remarquei",
          "mudado", "verplaatst", "verzet", "已移至", "改到", "已改", "移動しました",
          "変更しました")
-BOOKED = ("gebucht", "reserviert", "termin vereinbart", "pris rendez-vous",
+BOOKED: tuple[str, ...] = ("gebucht", "reserviert", "termin vereinbart", "pris rendez-vous",
           "rendez-vous reserve", "rendez-vous confirme", "reserve pour",
           "reservado", "cita reservada", "cita confirmada", "prenotato", "prenotata",
           "appuntamento confermato", "agendada", "agendado", "marcada", "marcado",
           "consulta marcada", "geboekt", "已预约", "预约了", "已为您预约", "已安排", "安排了",
           "予約しました", "予約が完了", "予約を取りました", "予約が取れました", "予約済み",
           "예약했습니다", "예약되었습니다", "예약이 완료")
-ORDERED = ("bestellt", "bestellung aufgegeben", "commande passee", "pedido",
+ORDERED: tuple[str, ...] = ("bestellt", "bestellung aufgegeben", "commande passee", "pedido",
            "he pedido", "pedi", "encomendado", "encomenda", "encomendei", "ordinato",
            "ordine effettuato",
            "besteld", "已下单", "已订购", "订购了", "注文しました",
            # bought: "gekauft", "acheté", "compré", "comprei", "comprato", "已购买", "購入しました"
            "gekauft", "achete", "commande", "compre", "he comprado", "comprei", "comprado",
            "comprato", "acquistato", "gekocht", "已购买", "购买了", "买了", "已买", "購入しました")
-RAIN = ("regen", "regnet", "schauer", "pluie", "pleut", "averses", "lluvia", "llueve",
+RAIN: tuple[str, ...] = (
+    "regen", "regnet", "schauer", "pluie", "pleut", "averses", "lluvia", "llueve",
         "chubascos", "pioggia", "piove", "rovesci", "chuva", "chove", "aguaceiros", "regent",
         "下雨", "有雨", "降雨", "雨が降")
-NO_RAIN = ("kein regen", "keinen regen", "trocken", "pas de pluie", "sin lluvia",
+NO_RAIN: tuple[str, ...] = ("kein regen", "keinen regen", "trocken", "pas de pluie", "sin lluvia",
            "no llueve", "no va a llover", "seco", "niente pioggia", "nessuna pioggia",
            "non piove", "asciutto", "sem chuva", "nao chove", "nao vai chover", "geen regen",
            "droog", "不会下雨", "不下雨", "没有雨", "无雨", "雨は降らない", "降らない")
@@ -138,7 +142,7 @@ RAIN = RAIN + UMBRELLA
 NO_RAIN = NO_RAIN + NO_UMBRELLA
 INTERACTS = ("wechselwirkung", "interaccion", "interazione", "interacao",
              "interactie", "相互作用")
-NO_INTERACTION = ("keine wechselwirkung", "keine bekannte wechselwirkung",
+NO_INTERACTION: tuple[str, ...] = ("keine wechselwirkung", "keine bekannte wechselwirkung",
                   "keine wechselwirkungen", "aucune interaction", "pas d'interaction",
                   "aucune interaction connue", "sin interaccion", "ninguna interaccion",
                   "no hay interaccion", "no hay interaccion conocida", "nessuna interazione",
@@ -259,25 +263,30 @@ CJK_NEGATIONS = frozenset("没無无不非")
 
 # -- decisions -------------------------------------------------------------------------------
 
-WARMER = ("am warmsten", "warmste", "plus chaud", "plus chaude", "le plus chaud",
+WARMER: tuple[str, ...] = ("am warmsten", "warmste", "plus chaud", "plus chaude", "le plus chaud",
           "la plus chaude", "mas calido", "mas caluroso", "mas calida", "piu caldo",
           "piu calda", "mais quente", "warmst", "最暖和", "最热", "更暖和", "更热",
           "一番暖かい", "最も暖かい")
-COOLER = ("kalter", "kuhler", "am kaltesten", "plus froid", "plus froide", "plus frais",
+COOLER: tuple[str, ...] = (
+    "kalter", "kuhler", "am kaltesten", "plus froid", "plus froide", "plus frais",
           "mas frio", "mas fria", "mas fresco", "piu freddo", "piu fredda", "piu fresco",
           "mais frio", "mais fria", "kouder", "koeler", "更冷", "更凉")
-CHEAPER = ("billiger", "gunstiger", "am billigsten", "am gunstigsten", "moins cher",
+CHEAPER: tuple[str, ...] = (
+    "billiger", "gunstiger", "am billigsten", "am gunstigsten", "moins cher",
            "moins chere", "le moins cher", "la moins chere", "mas barato", "mas barata",
            "el mas barato", "la mas barata", "mas economico", "piu economico",
            "piu economica", "il piu economico", "mais barato", "mais barata", "o mais barato",
            "goedkoper", "goedkoopst", "goedkoopste", "更便宜", "最便宜", "最も安い", "一番安い")
-DEARER = ("teurer", "am teuersten", "plus cher", "plus chere", "mas caro", "mas cara",
+DEARER: tuple[str, ...] = (
+    "teurer", "am teuersten", "plus cher", "plus chere", "mas caro", "mas cara",
           "piu caro", "piu cara", "mais caro", "mais cara", "duurder", "更贵", "最贵")
-BEST_RATED = ("am besten bewertet", "bestbewertet", "beste bewertung", "le mieux note",
+BEST_RATED: tuple[str, ...] = (
+    "am besten bewertet", "bestbewertet", "beste bewertung", "le mieux note",
               "la mieux notee", "mejor valorado", "mejor valorada", "mejor calificado",
               "piu votato", "meglio recensito", "meglio valutato", "melhor avaliado",
               "melhor avaliada", "best beoordeeld", "评分最高", "最高評価", "評価が最も高い")
-DRIEST = ("am trockensten", "le plus sec", "mas seco", "piu secco", "mais seco", "droogst",
+DRIEST: tuple[str, ...] = (
+    "am trockensten", "le plus sec", "mas seco", "piu secco", "mais seco", "droogst",
           "最干燥")
 
 
