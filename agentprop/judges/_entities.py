@@ -80,7 +80,7 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
     out = []
     for m in _TOKEN.finditer(text):
         w, a = m.group(0), m.start()
-        e = _ELISION.match(w)
+        e = _ELISION.match(w) if "'" in w or "’" in w else None
         if e:
             w, a = w[e.end():], a + e.end()
         out.append((w, a, m.end()))

@@ -27,7 +27,9 @@ for _i, _m in enumerate(["january", "february", "march", "april", "may", "june",
     MONTHS[_m[:3]] = _i
 MONTHS["sept"] = 9
 MONTHS.update(lang.MONTHS)
-_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
+# a class of first letters ahead of the names: most positions fail before the alternation
+_MONTH_RE = ("(?=[" + "".join(sorted({m[0] for m in MONTHS})) + "])(?:"
+             + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")")
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WD_RE = r"mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?" \
          r"|sat(?:urday)?|sun(?:day)?"
@@ -560,9 +562,9 @@ _WORD_TIME_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 _UHR_RE = re.compile(r"(?<![\d:])([01]?\d|2[0-3])\s*uhr\b", re.IGNORECASE)  # "14 Uhr"
 # "à 17h", "de 9h à 10h": an hour with "h" and no minutes, only after a word that opens a
 # time (a bare "3 h" is as often a duration)
-_FR_H_RE = re.compile(r"(?:(?<=à )|(?<=a )|(?<=de )|(?<=vers )|(?<=des )|(?<=dès )|(?<=-)"
-                      r"|(?<=–)|(?<=jusqu'à )|(?<=las )|(?<=alle )|(?<=às ))"
-                      r"([01]?\d|2[0-3])h(?![a-z0-9])", re.IGNORECASE)
+_FR_H_RE = re.compile(r"(?<![\d:.,])([01]?\d|2[0-3])h(?![a-z0-9])", re.IGNORECASE)
+_FR_H_BEFORE = re.compile(r"(?:(?:^|[\s(])(?:a|à|de|vers|des|dès|jusqu'à|las|alle|às)|[-–])"
+                          r"\s*$")
 # Chinese, Japanese and Korean clock times: "午前8時", "下午3点半", "8点30分", "오후 3시 30분";
 # the end of a range without its own am/pm takes the start's ("午後2時から3時")
 _CJK_PM = ("午後", "下午", "晚上", "傍晚", "夜", "오후", "저녁", "밤")
@@ -630,7 +632,9 @@ def find_times(text: str) -> list[tuple[Span, str]]:
             out.append((m.span(), t))
     for m in _WORD_TIME_RE.finditer(text):
         out.append((m.span(), "00:00" if m[1].lower() == "midnight" else "12:00"))
-    for m in (*_UHR_RE.finditer(text), *_FR_H_RE.finditer(text)):
+    frh = [m for m in _FR_H_RE.finditer(text)
+           if _FR_H_BEFORE.search(text, max(0, m.start() - 10), m.start())]
+    for m in (*_UHR_RE.finditer(text), *frh):
         if not any(a <= m.start() < b for (a, b), _ in out):
             out.append((m.span(), f"{int(m[1]):02d}:00"))
     if not text.isascii():

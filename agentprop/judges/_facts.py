@@ -505,13 +505,22 @@ def _phrase_rx(phrases: frozenset[str]) -> re.Pattern[str] | None:
     def body(p: str) -> str:
         return r"\s+".join(re.escape(w) for w in p.split())
     ordered = sorted(parts, key=len, reverse=True)
-    words = "|".join(body(p) for p in ordered if p[0].isascii() and p[-1].isascii())
+    def wordy(p: str) -> bool:  # Latin or Cyrillic at both ends: a whole word
+        return _WORDY.match(p[0]) is not None and _WORDY.match(p[-1]) is not None
+    def first(ps: list[str]) -> str:  # a class of first letters: most positions fail fast
+        return "(?=[" + "".join(sorted({re.escape(p[0]) for p in ps})) + "])"
+    plain = [p for p in ordered if wordy(p)]
     # a CJK end needs no word boundary: "已下单2个"
+    other = [p for p in ordered if not wordy(p)]
     cjk = "|".join((r"(?<![a-z0-9])" if p[0].isascii() else "") + body(p)
-                   + (r"(?![a-z0-9])" if p[-1].isascii() else "")
-                   for p in ordered if not (p[0].isascii() and p[-1].isascii()))
-    rx = rf"(?<![a-z0-9])(?:{words})(?![a-z0-9])" if words else ""
-    return re.compile("|".join(x for x in (rx, cjk) if x))
+                   + (r"(?![a-z0-9])" if p[-1].isascii() else "") for p in other)
+    rx = (rf"{first(plain)}(?<![a-z0-9а-я])(?:{'|'.join(body(p) for p in plain)})"
+          r"(?![a-z0-9а-я])") if plain else ""
+    return re.compile("|".join(x for x in (rx, f"{first(other)}(?:{cjk})" if cjk else "")
+                               if x))
+
+
+_WORDY = re.compile(r"[a-z0-9'а-я]")
 
 
 def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]:

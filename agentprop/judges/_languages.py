@@ -184,8 +184,8 @@ CREATED, DELETED, MOVED, BOOKED, ORDERED = (
 
 def _no_interaction_forms() -> tuple[str, ...]:
     """A negated "there is / it has an interaction", by language: each negation (with its
-    verb) before the noun, and the noun with "known" after it ("no tiene ninguna interacción
-    conocida", "não tem interação"): one rule, not one phrase at a time."""
+    verb) before the noun ("no tiene ninguna interacción", "não tem interação"); a "known"
+    after the noun needs no phrase of its own. One rule, not one phrase at a time."""
     forms = {
         "interaccion": ("no hay", "no tiene", "no existe", "no presenta", "no hay ninguna",
                         "no tiene ninguna", "sin", "ninguna"),
@@ -198,7 +198,6 @@ def _no_interaction_forms() -> tuple[str, ...]:
         "wechselwirkung": ("keine", "ohne", "es gibt keine", "hat keine"),
         "interactie": ("geen", "zonder", "er is geen", "heeft geen"),
     }
-    known = ("conocida", "conhecida", "nota", "connue", "bekannte", "bekende")
     plural = {"interaccion": "interacciones", "interacao": "interacoes",
               "interazione": "interazioni", "interaction": "interactions",
               "wechselwirkung": "wechselwirkungen", "interactie": "interacties"}
@@ -206,10 +205,8 @@ def _no_interaction_forms() -> tuple[str, ...]:
     out = []
     for noun, negs in forms.items():
         for neg in negs:
-            head = f"{neg}{noun}" if neg.endswith("'") else f"{neg} {noun}"
-            out.append(head)
-            out += [f"{head} {k}" for k in known]
-            if noun.startswith(("wechselwirkung", "interactie")):
+            out.append(f"{neg}{noun}" if neg.endswith("'") else f"{neg} {noun}")
+            if noun.startswith(("wechselwirkung", "interactie")):  # the adjective before
                 out += [f"{neg} {k} {noun}" for k in ("bekannte", "bekende")]
     return tuple(dict.fromkeys(out))
 
@@ -347,23 +344,26 @@ CONDITIONS: dict[str, str] = {
     **dict.fromkeys(("schnee", "neige", "nieve", "neve", "sneeuw", "雪"), "snow"),
     **dict.fromkeys(("regen", "regnerisch", "pluie", "pluvieux", "lluvia", "lluvioso",
                      "pioggia", "piovoso", "chuva", "chuvoso", "雨", "有雨"), "rain"),
-    # the verb: it rains, it will rain
-    **dict.fromkeys(("regnet", "regnen", "pleut", "pleuvra", "pleuvoir", "llueve", "llovera",
-                     "llover", "lloviendo", "piove", "piovera", "piovere", "chove", "chovera",
-                     "chover", "regent", "regenen", "下雨", "雨が降"), "rain"),
     # Chinese one-character forms, Korean and Russian
     "晴": "sunny", "阴": "cloudy", "맑음": "sunny", "맑은": "sunny", "흐림": "cloudy",
     "구름 조금": "partly cloudy", "구름 많음": "cloudy", "ясно": "sunny", "солнечно": "sunny",
     "облачно": "cloudy", "пасмурно": "cloudy", "переменная облачность": "partly cloudy",
     "дождь": "rain", "гроза": "thunderstorms", "뇌우": "thunderstorms",
 }
+# the verb: it rains, it will rain (a verb takes no adjective endings)
+RAIN_VERBS = ("regnet", "regnen", "pleut", "pleuvra", "pleuvoir", "llueve", "llovera", "llover",
+              "lloviendo", "piove", "piovera", "piovere", "chove", "chovera", "chover", "regent",
+              "regenen", "下雨", "雨が降")
 # "partly" in each language, before a word for cloudy or sunny ("teils bewölkt",
 # "partiellement ensoleillé", "parzialmente soleggiato"): partly cloudy
-_PARTLY = ("teils", "teilweise", "zeitweise", "leicht", "partiellement", "en partie",
-           "parcialmente", "parzialmente", "gedeeltelijk", "half", "частично")
-CONDITIONS.update({f"{p} {w}": "partly cloudy" for p in _PARTLY
-                   for w, v in list(CONDITIONS.items())
-                   if (v in ("sunny", "cloudy") and w.isascii()) or w in ("облачно", "солнечно")})
+_PARTLY = {("teils", "teilweise", "zeitweise", "leicht"): ("sonnig", "bewolkt"),
+           ("partiellement", "en partie"): ("ensoleille", "nuageux"),
+           ("parcialmente",): ("soleado", "nublado", "ensolarado"),
+           ("parzialmente",): ("soleggiato", "nuvoloso"),
+           ("gedeeltelijk", "half"): ("zonnig", "bewolkt"),
+           ("частично",): ("облачно", "солнечно")}
+CONDITIONS.update({f"{p} {w}": "partly cloudy" for ps, ws in _PARTLY.items() for p in ps
+                   for w in ws})
 TREND: dict[str, str] = {
     **dict.fromkeys(("warmer als", "plus chaud que", "mas calido de lo", "piu caldo del",
                      "mais quente que", "warmer dan", "偏暖", "更暖和", "mas calido que",

@@ -83,6 +83,7 @@ CONDITION_TERMS: dict[str, frozenset[str]] = {
     "snowfall": frozenset({"light snow", "snow"}), "snowing": frozenset({"light snow", "snow"}),
     **{t: _FAMILY.get(v, frozenset({v})) for w, v in lang.CONDITIONS.items()
        for t in lang.inflected(w)},
+    **{t: _FAMILY["rain"] for t in lang.RAIN_VERBS},
     # "不会下雨" (it will not rain): no condition, though it holds the word for rain
     **{t: frozenset() for t in lang.NO_RAIN if not t.isascii()},
     # counts of days, not a day's condition
@@ -239,8 +240,9 @@ DECISION_CUES = _merged(_DECISION_EN, {
     "best_rated": (lang.BEST_RATED, ()), "driest": (lang.DRIEST, ())})
 POLAR_CUES = _merged(_POLAR_EN, {
     # every word for a rainy condition, in any language, says it rains ("temporali")
-    "rain": (lang.RAIN + tuple(w for w, v in lang.CONDITIONS.items()
-                               if v in ("light rain", "rain", "heavy rain", "thunderstorms")),
+    "rain": (lang.RAIN + lang.RAIN_VERBS + tuple(
+        w for w, v in lang.CONDITIONS.items()
+        if v in ("light rain", "rain", "heavy rain", "thunderstorms")),
              lang.NO_RAIN),
     "created": (lang.CREATED + lang.DONE, ()), "deleted": (lang.DELETED + lang.DONE, ()),
     "moved": (lang.MOVED + lang.DONE, ()), "booked": (lang.BOOKED + lang.DONE, ()),
