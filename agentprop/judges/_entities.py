@@ -66,12 +66,25 @@ def _key(form: str) -> str:
     return " ".join(fold(form).split())
 
 
+_LATIN = re.compile(r"[a-z0-9]")
 # a possessive "'s" is not part of the name ("Brightline's" names Brightline)
 _TOKEN = re.compile(r"[a-z0-9]+(?:[_.-][a-z0-9]+|['’](?!s\b)[a-z0-9]+)*")
 
 
+# an elided article or preposition is not part of the name after it ("l'oméprazole",
+# "dell'amlodipina", "d'Amsterdam")
+_ELISION = re.compile(r"(?:l|d|dell|all|nell|dall|sull|un|qu)['’](?=[a-z])")
+
+
 def tokens(text: str) -> list[tuple[str, int, int]]:
-    return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    out = []
+    for m in _TOKEN.finditer(text):
+        w, a = m.group(0), m.start()
+        e = _ELISION.match(w) if "'" in w or "’" in w else None
+        if e:
+            w, a = w[e.end():], a + e.end()
+        out.append((w, a, m.end()))
+    return out
 
 
 @dataclass(frozen=True)
@@ -83,14 +96,22 @@ class Matcher:
     index: Mapping[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]]
     # short capitals ("LA", "NYC") that name an entity only in capitals: "la" is an article
     caps: frozenset[tuple[str, ...]] = frozenset()
+    # forms in a script without Latin words ("北京", "イスタンブール", "Москва"): found as
+    # substrings, since such text has no spaces or no [a-z] words to index
+    script: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @classmethod
     def of(cls, names: Mapping[str, Iterable[str]]) -> Matcher:
         ents: dict[tuple[str, ...], list[str]] = {}
         caps: set[tuple[str, ...]] = set()
         lower: set[tuple[str, ...]] = set()
+        script: dict[str, list[str]] = {}
         for ent, forms in names.items():
             for f in forms:
+                if not f.isascii() and not _LATIN.search(_key(f)):
+                    if ent not in script.setdefault(_key(f), []):
+                        script[_key(f)].append(ent)
+                    continue
                 words = tuple(w for w, _, _ in tokens(_key(f)))
                 (caps if len(f) <= 3 and f.isupper() else lower).add(words)
                 if words and len(" ".join(words)) >= 2 and ent not in ents.setdefault(words, []):
@@ -99,13 +120,15 @@ class Matcher:
         for words, es in ents.items():
             index.setdefault(words[0], []).append((words, tuple(es)))
         return cls({k: tuple(sorted(v, key=lambda x: -len(x[0]))) for k, v in index.items()},
-                   frozenset(caps - lower))
+                   frozenset(caps - lower),
+                   tuple(sorted(((k, tuple(v)) for k, v in script.items()),
+                                key=lambda x: -len(x[0]))))
 
     def find(self, low: str, toks: list[tuple[str, int, int]] | None = None,
              text: str | None = None) -> list[tuple[int, int, tuple[str, ...]]]:
         """Every mention in `low` (its tokens, if the caller has them already); with the
         unfolded `text`, a short capitals-only form counts only in capitals."""
-        if not self.index:
+        if not self.index and not self.script:
             return []
         toks = toks if toks is not None else tokens(low)
         out: list[tuple[int, int, tuple[str, ...]]] = []
@@ -125,7 +148,20 @@ class Matcher:
                 continue
             out.append(hit[:3])
             i += hit[3]
+        if self.script and not low.isascii():
+            out = self._in_script(low, out)
         return out
+
+    def _in_script(self, low: str, out: list[tuple[int, int, tuple[str, ...]]]
+                   ) -> list[tuple[int, int, tuple[str, ...]]]:
+        for form, es in self.script:  # longest first: a shorter form inside is skipped
+            i = low.find(form)
+            while i >= 0:
+                b = i + len(form)
+                if not any(x < b and i < y for x, y, _ in out):
+                    out.append((i, b, es))
+                i = low.find(form, b)
+        return sorted(out)
 
 
 def _event_short_forms(table: dict[str, list[str]]) -> None:
@@ -219,7 +255,8 @@ def query_vocabulary(tasks: Iterable[Task]) -> Vocabulary:
                     [f.value, *(a for a in f.aliases if " " in a.strip())])
             elif not f.relation:
                 keys.setdefault(key_family(f.key), set()).update([f.value, *(
-                    a for a in f.aliases if " " in a or a.islower())])  # not a bare surname
+                    a for a in f.aliases if " " in a or a.islower()),  # not a bare surname
+                    *lang.VALUE_FORMS.get(f.value, ())])
     return Vocabulary(
         entities={c: {k: tuple(sorted(v)) for k, v in d.items()} for c, d in ents.items()},
         groups={g: frozenset(v) for g, v in groups.items()},

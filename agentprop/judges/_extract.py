@@ -27,7 +27,9 @@ for _i, _m in enumerate(["january", "february", "march", "april", "may", "june",
     MONTHS[_m[:3]] = _i
 MONTHS["sept"] = 9
 MONTHS.update(lang.MONTHS)
-_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
+# a class of first letters ahead of the names: most positions fail before the alternation
+_MONTH_RE = ("(?=[" + "".join(sorted({m[0] for m in MONTHS})) + "])(?:"
+             + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")")
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WD_RE = r"mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?" \
          r"|sat(?:urday)?|sun(?:day)?"
@@ -52,6 +54,8 @@ class Number:
 
 @functools.lru_cache(maxsize=4096)
 def _fold_char(c: str) -> str:
+    if "\uac00" <= c <= "\ud7a3":
+        return c  # a Hangul syllable decomposes into letters, none of them an accent
     base = next((x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x)),
                 c)
     low = base.lower()
@@ -356,7 +360,10 @@ _DM_RANGE_RE = re.compile(
     rf"\b(\d{{1,2}}){_ORD}{_DASH}(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH_RE})\b\.?"
     rf"(?:,?\s+(\d{{4}})\b)?", re.IGNORECASE)
 _MD_RE = re.compile(
-    rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?!\s*(?::\d|am\b|pm\b))(?:,?\s+(\d{{4}})\b)?",
+    rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}}){_ORD}\b(?!\s*(?::\d|am\b|pm\b)|[.,]\d"
+    r"|\s*(?:°|℃|%|mm\b|km|mph))"  # not "16. Juni 28,3 °C"
+    rf"(?!\.?\s+(?:of\s+|de\s+)?(?:{_MONTH_RE})\b)"  # "mar. 17 juin" is a Tuesday in June
+    r"(?:,?\s+(\d{4})\b)?",
     re.IGNORECASE,
 )
 _DM_RE = re.compile(  # "18 June", "the 18th of June", "26. Juni", "16 de junho de 2025"
@@ -368,7 +375,7 @@ _DM_RE = re.compile(  # "18 June", "the 18th of June", "26. Juni", "16 de junho 
 _DOT_DM_RE = re.compile(
     r"(?:^[ \t]*(?:[-*•][ \t]*)?|\b(?:am|vom|bis|zum|den|le|du|au|el|del|al|il|dal|op"
     r"|em|no|do|ao)\s+)(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?![\d])", re.IGNORECASE | re.MULTILINE)
-_CJK_RE = re.compile(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_CJK_RE = re.compile(r"(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日号일]")  # "6月18日", "6월 18일"
 _FOREIGN_REL = re.compile(
     r"(?<![a-z0-9])(" + "|".join(re.escape(w) for w in sorted(lang.RELATIVE_DAYS, key=len,
                                                               reverse=True))
@@ -553,6 +560,37 @@ _RANGE_RE = re.compile(
 )
 _WORD_TIME_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 _UHR_RE = re.compile(r"(?<![\d:])([01]?\d|2[0-3])\s*uhr\b", re.IGNORECASE)  # "14 Uhr"
+# "à 17h", "de 9h à 10h": an hour with "h" and no minutes, only after a word that opens a
+# time (a bare "3 h" is as often a duration)
+_FR_H_RE = re.compile(r"(?<![\d:.,])([01]?\d|2[0-3])h(?![a-z0-9])", re.IGNORECASE)
+_FR_H_BEFORE = re.compile(r"(?:(?:^|[\s(])(?:a|à|de|vers|des|dès|jusqu'à|las|alle|às)|[-–])"
+                          r"\s*$")
+# Chinese, Japanese and Korean clock times: "午前8時", "下午3点半", "8点30分", "오후 3시 30분";
+# the end of a range without its own am/pm takes the start's ("午後2時から3時")
+_CJK_PM = ("午後", "下午", "晚上", "傍晚", "夜", "오후", "저녁", "밤")
+_CJK_AM = ("午前", "上午", "早上", "凌晨", "清晨", "오전", "아침", "中午")
+_CJK_TIME_RE = re.compile(
+    r"(?P<pre>" + "|".join(_CJK_PM + _CJK_AM) + r")?\s*"
+    r"(?<![\d.,])(?P<h>[012]?\d)\s*[時时点點시](?![間间간])"
+    r"(?:\s*(?:(?P<m>[0-5]?\d)\s*[分분]|(?P<half>半|반)))?")
+_CJK_RANGE_GAP = re.compile(r"\s*(?:부터|から|到|至|~|〜|-|–|—)\s*")
+
+
+def _cjk_times(text: str) -> list[tuple[Span, str]]:
+    out: list[tuple[Span, str]] = []
+    prev: tuple[int, str | None] | None = None  # the last time's end and its am/pm
+    for m in _CJK_TIME_RE.finditer(text):
+        h, mins = int(m["h"]), 30 if m["half"] else int(m["m"] or 0)
+        pre = m["pre"]
+        if pre is None and prev is not None and _CJK_RANGE_GAP.fullmatch(text, prev[0],
+                                                                          m.start()):
+            pre = prev[1]
+        if (pre in _CJK_PM and 1 <= h < 12) or (pre == "中午" and h < 6):
+            h += 12
+        if h < 24:
+            out.append((m.span(), f"{h:02d}:{mins:02d}"))
+        prev = (m.end(), pre)
+    return out
 
 
 def _hm(h: int, m: int, ampm: str | None) -> str | None:
@@ -594,9 +632,13 @@ def find_times(text: str) -> list[tuple[Span, str]]:
             out.append((m.span(), t))
     for m in _WORD_TIME_RE.finditer(text):
         out.append((m.span(), "00:00" if m[1].lower() == "midnight" else "12:00"))
-    for m in _UHR_RE.finditer(text):
+    frh = [m for m in _FR_H_RE.finditer(text)
+           if _FR_H_BEFORE.search(text, max(0, m.start() - 10), m.start())]
+    for m in (*_UHR_RE.finditer(text), *frh):
         if not any(a <= m.start() < b for (a, b), _ in out):
             out.append((m.span(), f"{int(m[1]):02d}:00"))
+    if not text.isascii():
+        out += [x for x in _cjk_times(text) if not any(a <= x[0][0] < b for (a, b), _ in out)]
     out.sort(key=lambda x: x[0])
     return out
 

@@ -189,9 +189,14 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
     r.add_dates()
     _resolve_weekdays(r, ents)
     if ents.query is None:
-        ents.query = ([n.value for n in find_numbers(task.query)],
-                      {t for _, t in find_times(task.query)},
-                      {d.isoformat() for _, ds in find_dates(task.query) for d in ds})
+        q_dates, q_times = find_dates(task.query), find_times(task.query)
+        # a day of month or hour of the query ("on 25 June") is no quantity the answer may
+        # repeat unchecked: "(roughly 25 °C)" is still checked
+        inside = [s for s, _ in q_dates] + [s for s, _ in q_times]
+        ents.query = ([n.value for n in find_numbers(task.query)
+                       if not any(a <= n.span[0] < b for a, b in inside)],
+                      {t for _, t in q_times},
+                      {d.isoformat() for _, ds in q_dates for d in ds})
     qn, qt, qd = ents.query
     return _Ctx(task, r, ents, vocab, query_numbers=qn, query_times=qt, query_days=qd)
 
@@ -199,7 +204,7 @@ def _context(task: Task, answer: str, vocab: Vocabulary | None) -> _Ctx:
 def _true_values(task: Task) -> frozenset[str]:
     """Every string value of the task's facts and its aliases, folded."""
     return folded(x for g in task.expected_facts if isinstance(g.value, str)
-                  for x in (g.value, *g.aliases))
+                  for x in (g.value, *g.aliases, *lang.VALUE_FORMS.get(g.value, ())))
 
 
 def _per_task(ctx: _Ctx, key: str, make: Callable[[], Any]) -> Any:
@@ -336,6 +341,8 @@ def _number_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         return "missing", None
     groups = _alternative_groups(ctx, [n.span for n in nums])
     for i in hits:
+        if _mean_of_high(ctx, f, nums[i]):
+            continue
         group = next((g for g, rng in groups if i in g and not rng), None)
         if group is not None and not all(_value_ok(f, nums[j]) for j in group):
             continue
@@ -347,6 +354,25 @@ def _number_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             continue
         return "stated", ctx.r.text[a:b]
     return "uncommitted", None
+
+
+_MEAN_WORD = re.compile(r"(?<![a-z])(?:average[sd]?|averaging|avg|mean|durchschnitt\w*|mittel\w*"
+                        r"|moyenne?s?|promedi\w+|medi[ao]|gemiddeld\w*|среднем|средн\w+)"
+                        r"(?![a-z])|平均|평균")
+_HIGH_WORD = re.compile(r"(?<![a-z])(?:highs?|max\w*|peak\w*|daytime|hoch\w*|hochst\w*|"
+                        r"tageshoch\w*|haute|elevee|alta|maxim\w*|hoogste|максим\w*)(?![a-z])"
+                        r"|最高|최고")
+
+
+def _mean_of_high(ctx: _Ctx, f: Fact, n: Number) -> bool:
+    """`n` is a value `f` accepts in its stead (a day's high for "how warm") but the
+    answer calls it the mean ("averages around 14 °C" when 14 is the high and the mean
+    9.9): a high stated as the mean is a false claim, not an answer."""
+    if not f.accepts or _value_ok(f.model_copy(update={"accepts": []}), n):
+        return False
+    lo, hi = ctx.r.clause(n.span[0])
+    seg = ctx.r.low[lo:hi]
+    return bool(_MEAN_WORD.search(seg)) and not _HIGH_WORD.search(seg)
 
 
 _DOUBT = re.compile(r"\bor\b|\beither\b|\bone of\b|\bmaybe\b|\bperhaps\b|\bprobably\b"
@@ -479,13 +505,22 @@ def _phrase_rx(phrases: frozenset[str]) -> re.Pattern[str] | None:
     def body(p: str) -> str:
         return r"\s+".join(re.escape(w) for w in p.split())
     ordered = sorted(parts, key=len, reverse=True)
-    words = "|".join(body(p) for p in ordered if p[0].isascii() and p[-1].isascii())
+    def wordy(p: str) -> bool:  # Latin or Cyrillic at both ends: a whole word
+        return _WORDY.match(p[0]) is not None and _WORDY.match(p[-1]) is not None
+    def first(ps: list[str]) -> str:  # a class of first letters: most positions fail fast
+        return "(?=[" + "".join(sorted({re.escape(p[0]) for p in ps})) + "])"
+    plain = [p for p in ordered if wordy(p)]
     # a CJK end needs no word boundary: "已下单2个"
+    other = [p for p in ordered if not wordy(p)]
     cjk = "|".join((r"(?<![a-z0-9])" if p[0].isascii() else "") + body(p)
-                   + (r"(?![a-z0-9])" if p[-1].isascii() else "")
-                   for p in ordered if not (p[0].isascii() and p[-1].isascii()))
-    rx = rf"(?<![a-z0-9])(?:{words})(?![a-z0-9])" if words else ""
-    return re.compile("|".join(x for x in (rx, cjk) if x))
+                   + (r"(?![a-z0-9])" if p[-1].isascii() else "") for p in other)
+    rx = (rf"{first(plain)}(?<![a-z0-9а-я])(?:{'|'.join(body(p) for p in plain)})"
+          r"(?![a-z0-9а-я])") if plain else ""
+    return re.compile("|".join(x for x in (rx, f"{first(other)}(?:{cjk})" if cjk else "")
+                               if x))
+
+
+_WORDY = re.compile(r"[a-z0-9'а-я]")
 
 
 def _occurrences(low: str, phrases: Iterable[str]) -> list[tuple[int, int, str]]:
@@ -504,20 +539,26 @@ def _occurrences_except(low: str, pool: frozenset[str], but: frozenset[str]
     return [o for o in _occurrences(low, pool) if o[2] not in but]
 
 
+_SELF_NEGATIVE = frozenset(("no", "not", "none", "do", "does", "don't", "doesn't"))
+
+
 def _positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6,
               after: bool = False) -> bool:
     """Not negated (with `after`, also not right after it: "rain is not expected") — a
     phrase that is itself negative ("no known allergies") counts as stated, not as its
     own negation. A name is not checked after: in "X and Y don't interact" the
     negation is the interaction's."""
-    if phrase.split()[0] in ("no", "not", "none", "do", "does", "don't", "doesn't"):
-        return True
+    first = phrase.split()[0]
+    if first in _SELF_NEGATIVE or first in lang.NEGATIONS or first[:1] in lang.CJK_NEGATIONS:
+        return True  # negative concord: "n'a aucune interaction", "no hay ninguna", "没有"
+
     return not (ctx.r.negated(start, window)
                 or (after and ctx.r.negated_after(start + len(phrase))))
 
 
+# the noun or verb of an interaction with any ending ("interazioni", "Wechselwirkungen")
 _INTERACTION_WORD = re.compile(r"\b(?:interact\w*|react\w*|clash\w*|" + "|".join(
-    lang.INTERACTS) + r")\b")
+    w[:-1] + r"\w*" if w.isascii() else w for w in lang.INTERACTS) + r")(?!\w)")
 
 
 def _name_positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6) -> bool:
@@ -527,9 +568,16 @@ def _name_positive(ctx: _Ctx, start: int, phrase: str, *, window: int = 6) -> bo
         return True
     lo = max(ctx.r.clause(start)[0], start - 40)
     seg = ctx.r.low[lo:start]
-    neg = max((m.end() for m in re.finditer(r"\b(?:not|no|never|without)\b|n't\b", seg)),
-              default=0)
+    neg = max((m.end() for m in re.finditer(r"\b(?:not|no|never|without|nor|none|neither)\b"
+                                             r"|n't\b", seg)), default=0)
+    if neg and _WITH_GAP.fullmatch(seg, neg):
+        return True  # "nor with X", "none with X": the elided interaction is negated
     return bool(_INTERACTION_WORD.search(seg, neg))
+
+
+_WITH_GAP = re.compile(r"\s+(?:either\s+)?(?:with|against|mit|avec|con|com|met)\s+"
+                       r"(?:(?:the|" + "|".join(w for w in lang.NAME_OPENERS if "'" not in w)
+                       + r")\s+)?")
 
 
 # "no allergies" in other languages: a negation a few words before an allergy word ("não
@@ -554,7 +602,7 @@ def _entity_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
         span = _no_allergy_stated(ctx, f)
         if span is not None:
             return "stated", ctx.r.text[span[0]:span[1]]
-    forms = [str(f.value), *f.aliases]
+    forms = [str(f.value), *f.aliases, *lang.VALUE_FORMS.get(str(f.value), ())]
     if f.group in ("medications", "allergies"):
         forms += lang.drug_spellings(str(f.value))  # "Morphin", "morfina"
     window = 6
@@ -610,7 +658,7 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[_Hit]:
                 continue  # "how severe it is depends on the dose"
         if not terms[term]:
             continue
-        every = _said_of_every(ctx, f, a, b)
+        every = _said_of_every(ctx, f, a, b) or _every_day(ctx, f, a, b)
         if not (every or ctx.bound(f, a)):
             continue
         neg = not _positive(ctx, a, term, after=True)
@@ -620,6 +668,28 @@ def _scale_hits(ctx: _Ctx, f: Fact) -> list[_Hit]:
 
 
 _EVERY = re.compile(r"\b(?:any|all|each|every|either|both|none of)\b")
+# "all sunny", "sunny every day", "alle sonnig", "tous ensoleillés", "都是晴", "いずれも晴れ"
+_ALL_BEFORE = re.compile(r"(?:\b(?:all|each|every day|every one|all three|all of them|alle|allesamt"
+                         r"|tous|toutes|todos|todas|tutti|tutte|durchweg|jeden tag|chaque jour"
+                         r"|cada dia|ogni giorno|todos os dias|elke dag|telkens)\b"
+                         r"|都是|全部|均为|都|いずれも|全て|すべて|모두|все)\s*$")
+_ALL_AFTER = re.compile(r"^\s*(?:all (?:three |five |seven |the )?days?|every day|each day"
+                        r"|throughout|all week|on all|on each)\b")
+_EXCEPT = re.compile(r"\b(?:except|but|apart from|other than|ausser|sauf|excepto|salvo|tranne"
+                     r"|eccetto|exceto|behalve)\b|除了|以外|除")
+
+
+def _every_day(ctx: _Ctx, f: Fact, pos: int, end: int) -> bool:
+    """A condition said of every day listed ("Jun 16 30.1 °C, Jun 17 33.1 °C — all sunny"):
+    true of each day its sentence names, unless the sentence makes an exception."""
+    if f.relation != "condition" or not f.about.get("date"):
+        return False
+    lo, hi = ctx.r.sentence(pos)
+    if not (_ALL_BEFORE.search(ctx.r.low, max(lo, pos - 16), pos)
+            or _ALL_AFTER.match(ctx.r.low[end:hi])) or _EXCEPT.search(ctx.r.low, lo, hi):
+        return False
+    days = {m.ent for m in ctx.r.mentions.get("date", []) if lo <= m.start < hi}
+    return f.about["date"][0] in days
 _LIST_NOUNS = re.compile(r"\b(?:medications?|meds|drugs|prescriptions|medicines)\b")
 
 
@@ -722,8 +792,9 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     votes: list[tuple[str, bool]] = []
     for p, winner, term in _cue_hits(ctx, pos_cues, neg_cues):
         lo, hi = ctx.r.clause(p)
-        if "?" in ctx.r.text[lo:hi]:
-            continue
+        if "?" in ctx.r.text[lo:hi] or ctx.r.low.startswith("比", lo) \
+                or _THAN_AFTER.search(ctx.r.low, max(0, p - 4), p):
+            continue  # "A比B更便宜": read by _than_votes
         subject = _decision_subject(ctx, cat, options, p)
         if subject is not None and term in TRANSITIVE_CUES and _named_after(ctx, cat, subject, p):
             winner = not winner  # "Madrid beats Sydney": the name after the verb lost
@@ -734,6 +805,7 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
                      and slo <= m.start < shi}
             if len(named) > 1 and _OR.search(ctx.r.low[slo:shi]):
                 return "uncommitted", ctx.r.text[slo:shi].strip()
+    votes += _than_votes(ctx, str(f.relation), cat, options)
     yes = _leading_yes(ctx)
     if yes is not None and f.yes_option:
         votes.append((f.yes_option, yes))
@@ -753,6 +825,42 @@ def _decision_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     good = any(w and o in winners for o, w in votes) or (
         len(others) == 1 and any(not w and o in others for o, w in votes))
     return ("stated", str(f.value)) if good else ("missing", None)
+
+
+_THAN_AFTER = re.compile(r"より|보다")
+_THAN_KIND = {"warmer": "warmer", "warmest": "warmer", "cheaper": "cheaper",
+              "cheapest": "cheaper"}
+
+
+def _than_votes(ctx: _Ctx, relation: str, cat: str, options: set[str]
+                ) -> list[tuple[str, bool]]:
+    """Votes of a CJK comparison, whose "than" sits before the compared option in Chinese
+    ("A比B便宜") and after it in Japanese and Korean ("AはBより安い", "A는 B보다 싸다"): the
+    adjective after it decides for A, the first of the two named."""
+    adjs = lang.THAN_ADJECTIVES.get(_THAN_KIND.get(relation, ""))
+    if adjs is None or ctx.r.low.isascii():
+        return []
+    out: list[tuple[str, bool]] = []
+    for m in re.finditer(r"比|より|보다", ctx.r.low):
+        lo, hi = ctx.r.sentence(m.start())
+        names = [x for x in ctx.r.mentions.get(cat, []) if x.ent in options and lo <= x.start < hi]
+        before = [x for x in names if x.end <= m.start()]
+        if m.group(0) == "比":
+            after = [x for x in names if x.start >= m.end()]
+            if not before or not after:
+                continue
+            a, rest = before[-1].ent, after[0].end
+        else:
+            if len(before) < 2:
+                continue
+            a, rest = before[-2].ent, m.end()
+        seg = ctx.r.low[rest:rest + 12]
+        found = sorted((seg.find(w), favours) for favours, words in ((True, adjs[0]),
+                                                                     (False, adjs[1]))
+                       for w in words if w in seg)
+        if found:
+            out.append((a, found[0][1]))
+    return out
 
 
 def _named_after(ctx: _Ctx, cat: str, subject: str, pos: int) -> bool:
@@ -799,6 +907,16 @@ def _implied_by_values(ctx: _Ctx, f: Fact, cat: str) -> bool:
     return True
 
 
+def _in_superlative(ctx: _Ctx, pos: int) -> bool:
+    """The cue at `pos` is part of "the driest day" in another language ("o dia mais seco",
+    "le plus sec"): it picks a day, it says nothing of rain on the day asked."""
+    hit = ctx.cache.get("driest spans")
+    if hit is None:
+        hit = ctx.cache["driest spans"] = [(a, b) for a, b, _ in
+                                           _occurrences(ctx.r.low, lang.DRIEST)]
+    return any(a <= pos < b for a, b in hit)
+
+
 def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
     pos_cues, neg_cues = POLAR_CUES.get(str(f.relation), ((), ()))
     votes: list[bool] = []
@@ -811,7 +929,7 @@ def _polar_status(ctx: _Ctx, f: Fact) -> tuple[str, str | None]:
             if set(after) & FREE_NOUNS or not _at_time(ctx, f, p):
                 continue
         elif f.relation == "rain":
-            if ctx.r.hedged(p):
+            if ctx.r.hedged(p) or _in_superlative(ctx, p):
                 continue
         elif not ctx.r.asserted(p):
             continue
@@ -863,11 +981,15 @@ def _replaced(ctx: _Ctx, f: Fact) -> bool:
     return False
 
 
+_FOREIGN_ACTS = {"deleted": lang.DELETED, "moved": lang.MOVED, "created": lang.CREATED,
+                 "booked": lang.BOOKED, "ordered": lang.ORDERED}
+
+
 def _other_target(ctx: _Ctx, f: Fact) -> str | None:
     """The action said done to another entity ("I removed the Parent-teacher meeting"
     when the Project sync was to go), where the answer never names `f`'s own: the
     name it acted on, else None."""
-    verbs = ACTION_VERBS.get(str(f.relation), ())
+    verbs = (*ACTION_VERBS.get(str(f.relation), ()), *_FOREIGN_ACTS.get(str(f.relation), ()))
     for cat in ("event", "product"):
         names = f.about.get(cat)
         if not names or not verbs:
@@ -883,6 +1005,26 @@ def _other_target(ctx: _Ctx, f: Fact) -> str | None:
                 m for m in ctx.r.mentions.get(cat, []) if a < m.start < hi][:1]
             if atts and not any(m.ent in mine for m in atts):
                 return ctx.r.text[atts[0].start:atts[0].end]
+        if cat == "event":
+            return _other_time(ctx, f, mine, verbs)
+    return None
+
+
+def _other_time(ctx: _Ctx, f: Fact, mine: set[str], verbs: Iterable[str]) -> str | None:
+    """With the asked event never named (its title in another language, "a sua aula de
+    yoga"), a clock time in the action's sentence that is none of the asked event's times
+    says the action was done to another: the time, else None."""
+    truth = {canonical_time(str(g.value)) for g in ctx.task.expected_facts
+             if g.kind == "time" and set(g.about.get("event", [])) & mine}
+    if not truth:
+        return None
+    for a, _, _ in _occurrences(ctx.r.low, verbs):
+        if ctx.r.negated(a) or not ctx.r.asserted(a):
+            continue
+        lo, hi = ctx.r.sentence(a)
+        for (x, y), t in ctx.r.times:
+            if lo <= x < hi and t not in truth and t not in ctx.query_times:
+                return ctx.r.text[x:y]
     return None
 
 
@@ -981,6 +1123,13 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
             continue
         pool = by_class.get("C", []) + by_class.get("F", []) if n.unit in ("C", "F", "deg") \
             else by_class.get(None if n.unit == "stars" else n.unit, [])
+        totals = _total_facts(ctx, n)
+        if totals is not None:  # "total $313.98": the order's total, whichever name is near
+            if not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in totals):
+                out.append({"key": totals[0].key, "kind": "number",
+                            "found": ctx.r.text[n.span[0]:n.span[1]],
+                            "why": "not the order's total"})
+            continue
         same = [g for g in pool if ctx.bound(g, n.span[0])]
         a, b = n.span
         if same and not any(_value_ok(g.model_copy(update={"exact": False}), n) for g in same) \
@@ -991,6 +1140,24 @@ def _number_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
             out.append({"key": f"reference:{n.unit}", "kind": "number",
                         "found": ctx.r.text[a:b], "why": "the reference gives another value"})
     return out + _lifetime_contradictions(ctx) + _count_after_action(ctx)
+
+
+_TOTAL_WORD = re.compile(r"(?<![a-z])(?:total|totals|totalling|totaling|altogether|in all"
+                         r"|insgesamt|gesamt\w*|summe|au total|totale|totaal|en total|"
+                         r"no total|итого|всего)(?![a-z])|合计|总计|共计|总价|总额|合計|총")
+
+
+def _total_facts(ctx: _Ctx, n: Number) -> list[Fact] | None:
+    """The task's order totals when the money value at `n` is called a total (in its
+    clause, before it), else None."""
+    if n.unit != "USD":
+        return None
+    totals = [g for g in ctx.task.expected_facts if g.kind == "number"
+              and key_family(g.key) == "total"]
+    if not totals:
+        return None
+    lo = max(ctx.r.clause(n.span[0])[0], n.span[0] - 30)
+    return totals if _TOTAL_WORD.search(ctx.r.low, lo, n.span[0]) else None
 
 
 _LEFT = re.compile(r"\b(?:left|remaining|remain|remains|still|now)\b")
@@ -1268,6 +1435,82 @@ def _group_contradictions(ctx: _Ctx) -> list[dict[str, Any]]:
             if _entity_status(ctx, g)[0] == "contradicted":
                 out.append({"key": g.key, "kind": "list", "found": str(g.value),
                             "why": "a true item negated"})
+    return out + _cross_group(ctx, groups) + _unknown_tail(ctx, groups)
+
+
+# the last item of a list, after its coordinator: up to three words closing the clause
+_TAIL = re.compile(r"\s*,?\s+(?:and|or|plus|" + "|".join(lang.AND_OR) + r")\s+"
+                   r"((?:[^\W\d_][\w'-]*\s*){1,3}?)\s*(?:[.;!)\n]|$)")
+_TAIL_STOP = frozenset((
+    "the", "a", "an", "it", "is", "that", "that's", "this", "nothing", "else", "more", "other",
+    "others", "daily", "both", "all", "none", "too", "also", "only", "currently", "regularly",
+    "needed", "so", "on", "as", "well", "etc", "others", "no", "not", "there", "those",
+    "these", "them", "they", "her", "his", "their", "with", "lithium", "medication",
+    "medications", "meds", "drugs", "allergies", "allergy", "known")) | lang.NEGATIONS
+
+
+def _unknown_tail(ctx: _Ctx, groups: dict[str, list[Fact]]) -> list[dict[str, Any]]:
+    """A complete list closed by a name no fact knows ("takes methotrexate, trimethoprim
+    and folic acid" for a patient on the first two): an invented extra item, whatever its
+    language. Only after a true item, in a sentence with the list's cues."""
+    out: list[dict[str, Any]] = []
+    known = _own_names(ctx) | folded(lang.NAME_OPENERS)
+    for name in ("medications", "allergies"):
+        members = groups.get(name)
+        if not members:
+            continue
+        truth = folded(x for g in members for x in [str(g.value), *g.aliases])
+        truth |= _spellings(members)
+        for a, b, _ in _occurrences(ctx.r.low, truth):
+            m = _TAIL.match(ctx.r.low, b)
+            if m is None:
+                continue
+            words = m.group(1).split()
+            while words and words[0] in known:  # an article: "et de la metformine"
+                words = words[1:]
+            words[:1] = [re.sub(r"^\w{1,4}['’]", "", w) for w in words[:1]]  # "l'amlodipine"
+            if not words:
+                continue
+            seg = ctx.r.low[slice(*ctx.r.sentence(a))]
+            if any(w in _TAIL_STOP for w in words) or " ".join(words) in known | truth \
+                    or not any(c in seg for c in GROUP_CUES[name]):
+                continue
+            out.append({"key": name, "kind": "list", "found": ctx.r.text[m.start(1):m.end(1)],
+                        "why": f"not in the {name}"})
+    return out
+
+
+def _spellings(members: list[Fact]) -> frozenset[str]:
+    return folded(x for g in members for x in lang.drug_spellings(str(g.value)))
+
+
+def _cross_group(ctx: _Ctx, groups: dict[str, list[Fact]]) -> list[dict[str, Any]]:
+    """An item of one of the task's lists said as one of another (an allergy among the
+    current medications: "her current meds: no interaction with X" where X is the allergy):
+    in a sentence with the other list's cues and none of its own. A name the query or a
+    checked pair names may be spoken of anywhere."""
+    if len(groups) < 2:
+        return []
+    free = folded([ctx.task.query, *(x for g in ctx.task.expected_facts
+                                      for x in g.about.get("drug", []))])
+    qlow = " ".join(free)
+    out: list[dict[str, Any]] = []
+    for name in groups:
+        cues = GROUP_CUES.get(name, ())
+        if not cues:
+            continue
+        for other, items in groups.items():
+            own_cues = GROUP_CUES.get(other, ())
+            if other == name or not own_cues:
+                continue
+            names = folded(x for g in items for x in [str(g.value), *g.aliases]
+                           if fold(str(x)) not in qlow)
+            for a, b, phrase in _occurrences(ctx.r.low, names):
+                seg = ctx.r.low[slice(*ctx.r.sentence(a))]
+                if any(c in seg for c in cues) and not any(c in seg for c in own_cues) \
+                        and _name_positive(ctx, a, phrase) and ctx.r.asserted(a):
+                    out.append({"key": name, "kind": "list", "found": ctx.r.text[a:b],
+                                "why": f"one of the {other}, not of the {name}"})
     return out
 
 

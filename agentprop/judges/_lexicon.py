@@ -22,6 +22,8 @@ SEVERITY_TERMS: dict[str, frozenset[str]] = {
         "severity of none", "severity level: none", "severity level none",
         "no interaction risk", "free of interactions", "interaction-free", "none known",
         "none reported", "none documented", "none listed",
+        # elliptical after a first "no interaction with X": "... and none with Y"
+        "none with", "nor with", "neither with", "none either with",
         *lang.NO_INTERACTION)},
     **{t: frozenset({v}) for w, v in lang.SEVERITY.items() for t in lang.inflected(w)},
     **{t: frozenset({"low"}) for t in ("minor", "mild", "low", "slight", "minimal")},
@@ -81,6 +83,7 @@ CONDITION_TERMS: dict[str, frozenset[str]] = {
     "snowfall": frozenset({"light snow", "snow"}), "snowing": frozenset({"light snow", "snow"}),
     **{t: _FAMILY.get(v, frozenset({v})) for w, v in lang.CONDITIONS.items()
        for t in lang.inflected(w)},
+    **{t: _FAMILY["rain"] for t in lang.RAIN_VERBS},
     # "不会下雨" (it will not rain): no condition, though it holds the word for rain
     **{t: frozenset() for t in lang.NO_RAIN if not t.isascii()},
     # counts of days, not a day's condition
@@ -183,7 +186,9 @@ _POLAR_EN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "created": (("created", "added", "scheduled", "booked", "put", "set up", "blocked",
                  "reserved", "on your calendar", "in your calendar", "to your calendar",
                  "now on", "is set", "all set", "done", "confirmed", "placed", "in its place",
-                 "takes its place", "now sits", "replaced", "swapped in", "is in"), ()),
+                 "takes its place", "now sits", "replaced", "swapped in", "is in",
+                 # the new event holding its slot: "X now occupies 10:30–11:30"
+                 "now occupies", "occupies", "now fills", "now holds", "now takes"), ()),
     "deleted": (("deleted", "removed", "cancelled", "canceled", "taken off", "cleared",
                  "no longer on", "is gone", "done", "all set"), ()),
     "moved": (("moved", "rescheduled", "shifted", "pushed", "changed", "updated", "now starts",
@@ -234,7 +239,11 @@ DECISION_CUES = _merged(_DECISION_EN, {
     "cheaper": (lang.CHEAPER, lang.DEARER), "cheapest": (lang.CHEAPER, lang.DEARER),
     "best_rated": (lang.BEST_RATED, ()), "driest": (lang.DRIEST, ())})
 POLAR_CUES = _merged(_POLAR_EN, {
-    "rain": (lang.RAIN, lang.NO_RAIN),
+    # every word for a rainy condition, in any language, says it rains ("temporali")
+    "rain": (lang.RAIN + lang.RAIN_VERBS + tuple(
+        w for w, v in lang.CONDITIONS.items()
+        if v in ("light rain", "rain", "heavy rain", "thunderstorms")),
+             lang.NO_RAIN),
     "created": (lang.CREATED + lang.DONE, ()), "deleted": (lang.DELETED + lang.DONE, ()),
     "moved": (lang.MOVED + lang.DONE, ()), "booked": (lang.BOOKED + lang.DONE, ()),
     "ordered": (lang.ORDERED + lang.DONE, ()),

@@ -28,17 +28,22 @@ Span = tuple[int, int]
 _ABBREV = re.compile(r"(?:\b(?:dr|mr|mrs|ms|st|mt|no|vs|approx|ca|e\.g|i\.e|etc|jan|feb|mar"
                      r"|apr|jun|jul|aug|sep|sept|oct|nov|dec|mon|tue|tues|wed|thu|thur|thurs"
                      r"|fri|sat|sun|a\.m|p\.m))\.$", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s)|;\s|\n+|\s*\|\s*\n")
+# CJK full stops end a sentence and CJK commas a clause without a space after them
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s)|[。！？]+|;\s|\n+|\s*\|\s*\n")
 _CLAUSE_SEP = re.compile(
-    r";|,\s|\s+(?:and|but|while|whereas|vs\.?|versus|than|compared (?:with|to)|unlike"
+    r";|,\s|[，；：]|(?=比)|\s+(?:and|but|while|whereas|vs\.?|versus|than|compared (?:with|to)"
+    r"|unlike"
     r"|whilst|however|instead|" + "|".join(lang.VERSUS) + r")\s+|\s*\|\s*|\s+[–—-]\s+|:\s+",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[a-z0-9']+")
+_WORD = re.compile(r"[a-z0-9'а-я]+")  # Cyrillic too: "не", "нет" negate
 # the gap between two coordinated names ("X or Y", "X, Y and Z", "X and with Y")
 _COORD_GAP = re.compile(r"\s*(?:,\s*|\s(?:and|or|nor|as well as|plus|"
                         + "|".join(lang.AND_OR) + r")\s+|\s*[/&]\s*|,\s*(?:and|or)\s+)"
-                        r"(?:(?:with|to|on|for|of|the|your|her|his|their)\s+)?")
+                        r"(?:(?:with|to|on|for|of|the|your|her|his|their|"
+                        + "|".join(w for w in lang.NAME_OPENERS if not w.endswith("'"))
+                        + r")\s+|l')?(?:(?:the|" + "|".join(
+                            w for w in lang.NAME_OPENERS if not w.endswith("'")) + r")\s+)?")
 # "no" as a determiner, the words that end its scope, and words after it that are no noun
 _DETERMINER_NEG = frozenset({"no", "none", "without"}) | lang.DETERMINER_NEGATIONS
 _SCOPE_ENDS = frozenset({"in", "at", "between", "with", "for", "during", "from", "on", "across",
@@ -52,8 +57,9 @@ _NOT_NOUN = frozenset({"longer", "more", "one", "other"})
 _HEDGE_RX = re.compile(r"\b(?:" + "|".join(HEDGES) + r")\b")
 _PRONOUN = re.compile(r"\b(?:it|its|it's|it’s|that one|this one|the latter|the former)\b")
 _PAIR_GAP = re.compile(r"\s*\(?\s*(?:vs\.?|versus|against|compared (?:with|to)|"
-                       + "|".join(lang.VERSUS) + r")\s*")
-_VERSUS = re.compile(r"\b(?:vs\.?|versus|" + "|".join(lang.VERSUS) + r")\b")
+                       + "|".join(lang.VERSUS + lang.CJK_VERSUS) + r")\s*")
+_VERSUS = re.compile(r"\b(?:vs\.?|versus|" + "|".join(lang.VERSUS) + r")\b|"
+                     + "|".join(lang.CJK_VERSUS))
 _CONTRAST = re.compile(r"\b(?:vs\.?|versus|than|compared (?:with|to)|unlike|whereas|while|"
                        + "|".join(lang.VERSUS) + r")\b")
 # a line holding a measured value is a data row, not a heading
@@ -179,6 +185,9 @@ class Reading:
             return back
         lo, hi = self.sentence(pos)
         inside = [m for m in ms if lo <= m.start < hi and m.end <= pos]
+        # in "A比B便宜，已下单" what follows is said of A, not of the B compared with it
+        inside = [m for m in inside if not self.low.startswith("比", self.clause(m.start)[0])
+                  ] or inside
         if inside:
             return self._nearest(inside, pos)
         back = self._antecedent(ms, lo, pos)
@@ -259,11 +268,11 @@ class Reading:
         """The span of a "(… vs …)" around `pos`: the pair follows the order the entities
         were named in, which this reading does not track, so a value there is attributed
         only to a name before it inside the parenthesis, else to none."""
-        open_ = self.text.rfind("(", 0, pos)
-        if open_ < 0 or self.text.rfind(")", open_, pos) >= 0:
+        open_ = self.low.rfind("(", 0, pos)  # folded: "（" is "("
+        if open_ < 0 or self.low.rfind(")", open_, pos) >= 0:
             return None
-        close = self.text.find(")", pos)
-        span = (open_, close if close >= 0 else len(self.text))
+        close = self.low.find(")", pos)
+        span = (open_, close if close >= 0 else len(self.low))
         return span if _VERSUS.search(self.low[span[0]:span[1]]) else None
 
     def _contrasted(self, pos: int) -> bool:
