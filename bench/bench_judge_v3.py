@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ import pandas as pd
 
 from agentprop.analysis import judge_validity
 from agentprop.judges import ValidationSet, get_judge
-from agentprop.judges._validity import as_trace
+from agentprop.judges._validity import as_trace, update_detector
 from agentprop.suite import Suite, load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,15 +91,42 @@ def score(path: Path, suite: Suite, *, errors: bool) -> pd.DataFrame:
     return df
 
 
+def write_card(path: Path, df: pd.DataFrame) -> None:
+    """The card of the facts judge: its figures on a held-out set (κ resampled by task, as
+    `judge_validity` computes it), with the set's provenance from its header."""
+    header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    f = judge_validity(df).iloc[0]
+    wrong, right = int(f["wrong"]), int(f["right"])
+    update_detector("facts", {
+        "n": int(f["n"]), "unscored": int(f["unscored"]), "tasks": int(df["task_id"].nunique()),
+        "accuracy": float(f["accuracy"]), "kappa": float(f["kappa"]),
+        "kappa_lo": float(f["kappa_lo"]), "kappa_hi": float(f["kappa_hi"]),
+        "false_accepts": int(f["false_accepts"]), "false_rejects": int(f["false_rejects"]),
+        "wrong": wrong, "right": right,
+        "false_accept_rate": int(f["false_accepts"]) / max(1, wrong),
+        "false_reject_rate": int(f["false_rejects"]) / max(1, right),
+        "held_out": bool(header.get("held_out")),
+        "labels": f"{path.name}: {header.get('labelled', '')}; {header.get('graders', '')} "
+                  f"Held out: {header.get('held_out', '')}",
+        "measured": datetime.now(UTC).date().isoformat(),
+        "set": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)})
+    print("wrote agentprop/judges/detectors.json (facts)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--labels", type=Path, default=DEV, help="a labelled JSONL to score")
     ap.add_argument("--errors", action="store_true", help="list every disagreement")
     ap.add_argument("--validation", action="store_true",
                     help="also score tests/fixtures/judge_validation.jsonl")
+    ap.add_argument("--write", action="store_true",
+                    help="store the facts judge's figures on --labels (a held-out set scored "
+                    "once) as its validity card in agentprop/judges/detectors.json")
     args = ap.parse_args()
     suite = load_suite()
-    score(args.labels, suite, errors=args.errors)
+    df = score(args.labels, suite, errors=args.errors)
+    if args.write:
+        write_card(args.labels, df)
     if args.validation:
         print()
         score(OLD, suite, errors=args.errors)
