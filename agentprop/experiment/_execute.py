@@ -383,6 +383,30 @@ def compute_simulation_check(ws: Workspace, *, seed: int = 42, suite: Suite | No
     return rows
 
 
+def _evaluate_interceptor(cfg: ExperimentConfig, ws: Workspace, suite: Suite, plan: Any,
+                          models: dict[str, Any], *, say: Say, use_cache: bool,
+                          progress: bool, judge_options: dict[str, Any] | None,
+                          preflight: str, on_probe: Callable[[ToolProbe], None],
+                          max_cost: float | None) -> int:
+    """Step 4: the paired interceptor evaluation of `cfg.evaluate`, with the spend left
+    under the cost guard; how many of its units the guard did not start."""
+    from agentprop.app._intercept import resolve_config, run_evaluation
+
+    ev = cfg.evaluate
+    assert ev is not None
+    icfg = resolve_config(ws, ev.config, ev.mode)
+    n_units = sum(s.n_units for s in plan.steps if s.kind == "evaluate")
+    say(f"[4/6] interceptor evaluation ({icfg.label}): {n_units} paired units")
+    ev_out = run_evaluation(
+        ws, suite=suite, models=ev.models, config=icfg, split=ev.split, n=ev.n,
+        conditions=ev.conditions, seed=ev.seed, concurrency=cfg.concurrency,
+        judge=cfg.primary_judge, domains=ev.domains, run_id=f"{cfg.name}:evaluate",
+        use_cache=use_cache, progress=progress,
+        runtime_models={m: models[m] for m in ev.models}, judge_options=judge_options,
+        max_cost=max_cost, preflight=preflight, on_probe=on_probe)
+    return int(ev_out.get("run", {}).get("not_started") or 0)
+
+
 def run_experiment(
     cfg: ExperimentConfig,
     *,
@@ -404,7 +428,7 @@ def run_experiment(
     limit. `judge_options` go to the LLM judges' models (a base URL); `meta` is stored
     in the workspace first (the rehearsal mark). `preflight` is the runner's
     tool-calling probe of each model (strict, warn, off), one line each through `say`."""
-    from agentprop.app._intercept import resolve_config, run_evaluation, run_sweep
+    from agentprop.app._intercept import run_sweep
     from agentprop.judges import judge_workspace, query_vocabulary
     from agentprop.labels import sample_labels
     from agentprop.runner import probe_line
@@ -478,32 +502,10 @@ def run_experiment(
             timed("sweep", t0)
         if cfg.evaluate:
             t0 = time.perf_counter()
-            ev = cfg.evaluate
-            icfg = resolve_config(ws, ev.config, ev.mode)
-            n_units = sum(s.n_units for s in plan.steps if s.kind == "evaluate")
-            say(f"[4/6] interceptor evaluation ({icfg.label}): {n_units} paired units")
-            ev_out = run_evaluation(
-                ws,
-                suite=suite,
-                models=ev.models,
-                config=icfg,
-                split=ev.split,
-                n=ev.n,
-                conditions=ev.conditions,
-                seed=ev.seed,
-                concurrency=cfg.concurrency,
-                judge=cfg.primary_judge,
-                domains=ev.domains,
-                run_id=f"{cfg.name}:evaluate",
-                use_cache=use_cache,
-                progress=progress,
-                runtime_models={m: models[m] for m in ev.models},
-                judge_options=judge_options,
-                max_cost=None if max_cost is None else max(0.0, max_cost - rs.cost),
-                preflight=preflight,
-                on_probe=say_probe,
-            )
-            left = int(ev_out.get("run", {}).get("not_started") or 0)
+            left = _evaluate_interceptor(
+                cfg, ws, suite, plan, models, say=say, use_cache=use_cache, progress=progress,
+                judge_options=judge_options, preflight=preflight, on_probe=say_probe,
+                max_cost=None if max_cost is None else max(0.0, max_cost - rs.cost))
             if left:
                 say(f"cost guard: {left} evaluation units not started; rerun with a higher "
                     "--max-cost to resume")
