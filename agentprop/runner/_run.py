@@ -17,7 +17,7 @@ import functools
 import gc
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from agentprop._interrupts import checkpoint, run_interruptible
@@ -191,13 +191,8 @@ async def run_units(
     model_objs = (
         dict(models or {})
         if models is not None or (executor is not None and (pool is None or pool.agent))
-        else make_models(
-            [u.model for u in pending],
-            workspace=workspace,
-            suite=suite,
-            model_options=model_options,
-            use_cache=use_cache,
-        )
+        else make_models([u.model for u in pending], workspace=workspace, suite=suite,
+                         model_options=model_options, use_cache=use_cache)
     )
     builder = EpisodeBuilder(tasks, in_history=in_history, extra_hooks=extra_hooks,
                              domains=domains)
@@ -205,31 +200,183 @@ async def run_units(
     probe = check_mode(probe)
 
     secrets = secret_values(str((model_options or {}).get("base_url") or ""))
-    settings = redact(
-        {
-            "max_steps": max_steps,
-            "text_mode": text_mode,
-            **({"answer_on_step_limit": answer_on_step_limit}
-               if answer_on_step_limit is not None else {}),
-            "in_history": in_history,
-            "use_cache": use_cache,
-            "concurrency": concurrency,
-            "model_options": {
-                k: v for k, v in (model_options or {}).items() if k not in ("suite", "cache")
-            },
-            "extra_hooks": getattr(extra_hooks, "__qualname__", None) if extra_hooks else None,
-            **({"execute_leaked": True} if execute_leaked else {}),
-            "preflight": probe if executor is None or (pool is not None and not pool.agent)
-            else "off",
-            **({"executor": pool.kind, "workers": pool.workers} if pool is not None else {}),
-        },
-        secrets,
-    )
+    settings = redact({
+        "max_steps": max_steps, "text_mode": text_mode,
+        **({"answer_on_step_limit": answer_on_step_limit}
+           if answer_on_step_limit is not None else {}),
+        "in_history": in_history, "use_cache": use_cache, "concurrency": concurrency,
+        **_executor_settings(model_options, extra_hooks, execute_leaked, probe, executor, pool),
+    }, secrets)
+    new_runs = _new_runs(units, run_ids, workspace, suite, config, settings, manifest,
+                         model_objs, secrets)
+    if not pending:
+        for run in new_runs:  # all its traces are stored: only the row was missing
+            workspace.put_run(run)
+        summary.wall_s = time.perf_counter() - t0
+        return summary
+
+    runner: EpisodeExecutor = (
+        executor if executor is not None and not isinstance(executor, WorkerPool)
+        else NativeExecutor(model_objs, _seeded(config), max_steps=max_steps,
+                            text_mode=text_mode, execute_leaked=execute_leaked,
+                            answer_on_step_limit=answer_on_step_limit))
+    # each trace's stage row is stored with it, so no analysis parses the traces again
+    writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
+                         interval_s=flush_interval_s, stages=_stage_rows(suite))
+    bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
+    loop = _Episodes(tasks, builder, runner, pool, writer, bar, summary, model_objs, secrets,
+                     CostGuard(max_cost, tasks) if max_cost is not None else None,
+                     _ready_models(model_objs, model_limits or {}, concurrency,
+                                   open_clients=pool is None))
+    loop.check = Preflight(Counter(u.model for u in pending), preflight,
+                           pool.reached if pool is not None else runner.reached, loop.accept)
+    queue = iter(pending)
+    try:
+        with _quiet_collector():
+            if probe != "off" and (executor is None or (pool is not None and not pool.agent)):
+                summary.preflight = await _probe(pending, tasks, model_objs, config, probe,
+                                                 on_probe, workspace, new_runs)
+            bar.start()
+            async with contextlib.AsyncExitStack() as connections, runner:
+                for d in builder.domains.values():  # an upstream's session, for the run
+                    await connections.enter_async_context(d.connected())
+                if pool is not None:
+                    await pool.start(worker_job(
+                        pool, pending, suite, model_objs, model_options or {}, config,
+                        concurrency=concurrency, max_steps=max_steps, text_mode=text_mode,
+                        execute_leaked=execute_leaked, in_history=in_history,
+                        answer_on_step_limit=answer_on_step_limit, extra_hooks=extra_hooks,
+                        limits=model_limits or {}))
+                    connections.push_async_callback(pool.close)
+                await _gather_all([loop.worker(queue)
+                                   for _ in range(min(concurrency, len(pending)))])
+    finally:
+        summary.rate_limited = loop.limited()
+        bar.stop()
+        writer.close()  # flush whatever finished, also on Ctrl-C and on errors
+        summary.replaced_code_points += writer.replaced
+        await _close_models(model_objs)
+    summary.wall_s = time.perf_counter() - t0
+    return summary
+
+
+class _Episodes:
+    """One invocation's episodes: each pending unit run (natively, by an external
+    executor, or in a worker process) and its finished trace handed to the writer, with
+    the cost guard, the pre-flight abort and lost units counted in `summary`."""
+
+    check: Preflight
+
+    def __init__(self, tasks: Mapping[str, Task], builder: EpisodeBuilder,
+                 runner: EpisodeExecutor, pool: WorkerPool | None, writer: TraceWriter,
+                 bar: RunProgress, summary: RunSummary, model_objs: Mapping[str, Model],
+                 secrets: list[str], guard: CostGuard | None,
+                 limited_before: Mapping[str, int]) -> None:
+        self.tasks, self.builder, self.runner, self.pool = tasks, builder, runner, pool
+        self.writer, self.bar, self.summary = writer, bar, summary
+        self.model_objs, self.secrets, self.guard = model_objs, secrets, guard
+        self.limited_before = limited_before
+
+    async def episode(self, unit: WorkUnit) -> Trace:
+        task = self.tasks[unit.task_id]
+        if self.pool is not None:  # built, run and checked in a worker
+            trace = await self.pool.run_unit(unit, task)
+        else:
+            env = self.builder.env(task)
+            trace = await self.runner.run(unit, task, self.builder.hooks(unit, task), env)
+            if env.failure is not None and trace.status != "error":
+                trace = failed(trace, env.failure)
+        if trace.status == "error":
+            for ev in trace.events:
+                if isinstance(ev, ErrorEvent):
+                    ev.message = redact_text(ev.message, self.secrets)
+        return trace
+
+    def accept(self, trace: Trace) -> None:
+        self.writer.put(trace)
+        self.summary.count(trace)
+        if self.bar.enabled:
+            self.bar.update(self.summary, self.limited())
+
+    def limited(self) -> int:
+        """429 answers this invocation received (the models' counts less their start)."""
+        return (sum(int(getattr(m, "rate_limited", 0)) - self.limited_before[mid]
+                    for mid, m in self.model_objs.items())
+                + (self.pool.rate_limited if self.pool is not None else 0))
+
+    async def worker(self, queue: Iterator[WorkUnit]) -> None:
+        guard, summary = self.guard, self.summary
+        for unit in queue:  # one shared iterator: units start in plan order
+            if guard is not None and not guard.may_start(unit):
+                summary.not_started += 1
+                continue
+            try:
+                trace = await self.episode(unit)
+            except WorkerLost:  # nothing stored: a rerun runs it
+                summary.lost += 1
+                if guard is not None:
+                    guard.finished(unit, 0.0)
+                continue
+            if guard is not None:
+                guard.finished(unit, trace_cost(trace))
+            self.check.record(trace)
+            await checkpoint()  # an in-process model never awaits: let Ctrl-C in
+
+
+def _seeded(config: GenerateConfig) -> Callable[[int], GenerateConfig]:
+    """The generation config of an episode seed (one copy per seed)."""
+    configs: dict[int, GenerateConfig] = {}
+
+    def config_for(seed: int) -> GenerateConfig:
+        if config.seed is None:
+            return config
+        if seed not in configs:
+            configs[seed] = config.model_copy(update={"seed": seed})
+        return configs[seed]
+    return config_for
+
+
+async def _gather_all(jobs: Sequence[Coroutine[Any, Any, None]]) -> None:
+    """Run the jobs together; on any failure or cancellation cancel the rest, wait for
+    them, and re-raise."""
+    workers = [asyncio.ensure_future(j) for j in jobs]
+    try:
+        await asyncio.gather(*workers)
+    except BaseException:
+        for w in workers:
+            w.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.gather(*workers, return_exceptions=True)
+        raise
+
+
+def _executor_settings(model_options: Mapping[str, Any] | None,
+                       extra_hooks: ExtraHooks | None, execute_leaked: bool, probe: ProbeMode,
+                       executor: EpisodeExecutor | WorkerPool | None,
+                       pool: WorkerPool | None) -> dict[str, Any]:
+    """The stored settings of how episodes run (model options, hooks, leaked calls, the
+    pre-flight, the executor); the run id does not depend on them."""
+    return {
+        "model_options": {k: v for k, v in (model_options or {}).items()
+                          if k not in ("suite", "cache")},
+        "extra_hooks": getattr(extra_hooks, "__qualname__", None) if extra_hooks else None,
+        **({"execute_leaked": True} if execute_leaked else {}),
+        "preflight": probe if executor is None or (pool is not None and not pool.agent)
+        else "off",
+        **({"executor": pool.kind, "workers": pool.workers} if pool is not None else {}),
+    }
+
+
+def _new_runs(units: Sequence[WorkUnit], run_ids: Sequence[str], workspace: Workspace,
+              suite: Suite, config: GenerateConfig, settings: dict[str, Any],
+              manifest: Mapping[str, Any] | None, model_objs: Mapping[str, Model],
+              secrets: list[str]) -> list[RunSpec]:
+    """The rows of the runs not yet stored. A run's row is written in the transaction of
+    its first traces: never a run without them (a run that fails before its first trace
+    leaves nothing behind)."""
     from agentprop import __version__
 
-    # A run's row is written in the transaction of its first traces: never a run without
-    # them (a run that fails before its first trace leaves nothing behind).
-    new_runs = [
+    return [
         RunSpec(
             id=rid,
             package_version=__version__,
@@ -241,137 +388,48 @@ async def run_units(
         for rid in run_ids
         if workspace.get_run(rid) is None
     ]
-    if not pending:
-        for run in new_runs:  # all its traces are stored: only the row was missing
-            workspace.put_run(run)
-        summary.wall_s = time.perf_counter() - t0
-        return summary
 
-    configs: dict[int, GenerateConfig] = {}
 
-    def config_for(seed: int) -> GenerateConfig:
-        if config.seed is None:
-            return config
-        if seed not in configs:
-            configs[seed] = config.model_copy(update={"seed": seed})
-        return configs[seed]
-
-    async def episode(unit: WorkUnit) -> Trace:
-        task = tasks[unit.task_id]
-        if pool is not None:  # built, run and checked in a worker
-            trace = await pool.run_unit(unit, task)
-        else:
-            env = builder.env(task)
-            trace = await runner.run(unit, task, builder.hooks(unit, task), env)
-            if env.failure is not None and trace.status != "error":
-                trace = failed(trace, env.failure)
-        if trace.status == "error":
-            for ev in trace.events:
-                if isinstance(ev, ErrorEvent):
-                    ev.message = redact_text(ev.message, secrets)
-        return trace
-
-    # each trace's stage row is stored with it, so no analysis parses the traces again
-    writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
-                         interval_s=flush_interval_s, stages=_stage_rows(suite))
-    bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
-
-    def accept(trace: Trace) -> None:
-        writer.put(trace)
-        summary.count(trace)
-        if bar.enabled:
-            bar.update(summary, limited())
-
-    def limited() -> int:
-        return (sum(int(getattr(m, "rate_limited", 0)) - limited_before[mid]
-                    for mid, m in model_objs.items())
-                + (pool.rate_limited if pool is not None else 0))
-
-    queue = iter(pending)
-    runner: EpisodeExecutor = (
-        executor if executor is not None and not isinstance(executor, WorkerPool)
-        else NativeExecutor(model_objs, config_for, max_steps=max_steps, text_mode=text_mode,
-                            execute_leaked=execute_leaked,
-                            answer_on_step_limit=answer_on_step_limit))
-    guard = CostGuard(max_cost, tasks) if max_cost is not None else None
-    check = Preflight(Counter(u.model for u in pending), preflight,
-                      pool.reached if pool is not None else runner.reached, accept)
-
-    async def worker() -> None:
-        for unit in queue:  # one shared iterator: units start in plan order
-            if guard is not None and not guard.may_start(unit):
-                summary.not_started += 1
-                continue
-            try:
-                trace = await episode(unit)
-            except WorkerLost:  # nothing stored: a rerun runs it
-                summary.lost += 1
-                if guard is not None:
-                    guard.finished(unit, 0.0)
-                continue
-            if guard is not None:
-                guard.finished(unit, trace_cost(trace))
-            check.record(trace)
-            await checkpoint()  # an in-process model never awaits: let Ctrl-C in
-
-    for mid, limits in (model_limits or {}).items():
+def _ready_models(model_objs: Mapping[str, Model], limits: Mapping[str, RateLimits],
+                  concurrency: int, *, open_clients: bool) -> dict[str, int]:
+    """Give the models their rate limits and open their clients now, not in the first
+    calls; the 429 counts they start from (a summary counts this run's only)."""
+    for mid, lim in limits.items():
         setter = getattr(model_objs.get(mid), "set_rate_limits", None)
-        if callable(setter) and limits.any:
-            setter(limits)
-    limited_before = {mid: int(getattr(m, "rate_limited", 0))
-                      for mid, m in model_objs.items()}
-    for m in model_objs.values() if pool is None else ():  # clients now, not in calls
+        if callable(setter) and lim.any:
+            setter(lim)
+    before = {mid: int(getattr(m, "rate_limited", 0)) for mid, m in model_objs.items()}
+    for m in model_objs.values() if open_clients else ():
         opener = getattr(m, "open", None)
         if callable(opener):
             opener(concurrency)
-    # The suite, tasks and models are long-lived: move them out of the collector's sight,
-    # so the collections the episodes' garbage triggers do not rescan them every time
-    # (≈ 8 % of the client's CPU at 64 concurrent episodes; bench/bench_throughput.py).
+    return before
+
+
+async def _close_models(model_objs: Mapping[str, Model]) -> None:
+    for m in model_objs.values():
+        closer = getattr(m, "aclose", None)
+        if callable(closer):
+            with contextlib.suppress(Exception):
+                await closer()
+
+
+@contextlib.contextmanager
+def _quiet_collector() -> Iterator[None]:
+    """The garbage collector tuned for a run. The suite, tasks and models are long-lived:
+    moved out of the collector's sight, the collections the episodes' garbage triggers do
+    not rescan them every time (≈ 8 % of the client's CPU at 64 concurrent episodes;
+    bench/bench_throughput.py). Most of an episode's garbage is freed by reference
+    counting; collecting the young generation every 700 allocations mostly traverses
+    objects that are about to die."""
     gc.freeze()
     thresholds = gc.get_threshold()
-    # Most of an episode's garbage is freed by reference counting; collecting the young
-    # generation every 700 allocations mostly traverses objects that are about to die.
     gc.set_threshold(max(thresholds[0], 20_000), *thresholds[1:])
     try:
-        if probe != "off" and (executor is None or (pool is not None and not pool.agent)):
-            summary.preflight = await _probe(pending, tasks, model_objs, config, probe,
-                                             on_probe, workspace, new_runs)
-        bar.start()
-        async with contextlib.AsyncExitStack() as connections, runner:
-            for d in builder.domains.values():  # an upstream's session, for the run
-                await connections.enter_async_context(d.connected())
-            if pool is not None:
-                await pool.start(worker_job(
-                    pool, pending, suite, model_objs, model_options or {}, config,
-                    concurrency=concurrency, max_steps=max_steps, text_mode=text_mode,
-                    execute_leaked=execute_leaked, in_history=in_history,
-                    answer_on_step_limit=answer_on_step_limit, extra_hooks=extra_hooks,
-                    limits=model_limits or {}))
-                connections.push_async_callback(pool.close)
-            workers = [asyncio.ensure_future(worker())
-                       for _ in range(min(concurrency, len(pending)))]
-            try:
-                await asyncio.gather(*workers)
-            except BaseException:
-                for w in workers:
-                    w.cancel()
-                with contextlib.suppress(BaseException):
-                    await asyncio.gather(*workers, return_exceptions=True)
-                raise
+        yield
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
-        summary.rate_limited = limited()
-        bar.stop()
-        writer.close()  # flush whatever finished, also on Ctrl-C and on errors
-        summary.replaced_code_points += writer.replaced
-        for m in model_objs.values():
-            closer = getattr(m, "aclose", None)
-            if callable(closer):
-                with contextlib.suppress(Exception):
-                    await closer()
-    summary.wall_s = time.perf_counter() - t0
-    return summary
 
 
 async def _probe(pending: Sequence[WorkUnit], tasks: Mapping[str, Task],
