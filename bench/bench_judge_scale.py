@@ -17,7 +17,8 @@ Then `agentprop judge -w W --judge facts --json [--workers K]` runs as a separat
 for each `--workers` value (0: the serial path, no flag; `--src DIR` runs another tree's
 code, e.g. `git archive` of main before the change), after deleting the facts
 verdicts of the previous pass. Measured: wall time, the peak RSS of the command's own
-process from wait4 (rusage; with workers, the largest single process of the tree), and
+process from wait4 (rusage; with workers, the largest single process of the tree), its CPU seconds
+(user + system, workers included: steadier than wall on a shared machine), and
 the peak summed RSS of the process tree, sampled from /proc every 0.2 s. The last line
 printed is one JSON object: traces, judge_s, traces_per_s, peak_rss_mb (of the last
 pass) and `passes`, one object per --workers value.
@@ -225,6 +226,8 @@ def timed_judge(ws: Path, workers: int, src: Path = ROOT) -> dict[str, float]:
     written = summary["judges"]["facts"]["written"]
     return {"workers": workers, "judged": written, "judge_s": round(seconds, 1),
             "traces_per_s": round(written / seconds, 1),
+            # CPU of the command and its reaped workers: steadier than wall on a shared machine
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
             "peak_rss_mb": round(usage.ru_maxrss / 1024),  # KB on Linux
             "tree_rss_mb": round(peak_tree / 1024), "load": round(os.getloadavg()[0], 2)}
 
