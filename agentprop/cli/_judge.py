@@ -85,6 +85,10 @@ def judge_cmd(
                                 "(stored in the workspace; default facts, or agree for your "
                                 "own questions)."),
     concurrency: int = typer.Option(16, "--concurrency", min=1, envvar="AGENTPROP_CONCURRENCY"),
+    workers: int = typer.Option(0, "--workers", min=0, envvar="AGENTPROP_JUDGE_WORKERS",
+                                help="Run the in-process judges (facts, heuristic) in N "
+                                "worker processes, one core each (0: in this process); "
+                                "same verdicts, still resumable."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the response cache."),
     suite_file: Path = SuiteOpt,
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
@@ -121,7 +125,8 @@ def judge_cmd(
     try:
         summary = judge_workspace(ws, names, suite=suite, primary=primary,
                                   concurrency=concurrency, progress=not as_json,
-                                  use_cache=not no_cache, model_options=options)
+                                  use_cache=not no_cache, model_options=options,
+                                  workers=workers)
     except ModelError as e:
         fail(f"judge model unavailable: {e.message}", code=1)
     if as_json:

@@ -63,3 +63,14 @@ def is_transient(verdict: Verdict) -> bool:
             for m in members.values()
         )
     return False
+
+
+async def verdicts_for(judge: Judge, trace: Trace, task: Task | None) -> list[Verdict]:
+    """What `judge` records for `trace` in a judging pass (one rule for the driver and the
+    worker processes): an unscored verdict without calling it when the trace did not end
+    `ok` or its task is not in the suite, else its verdicts."""
+    if trace.status != "ok":
+        return [unscored(trace, judge.name, f"trace status {trace.status}")]
+    if task is None:
+        return [unscored(trace, judge.name, f"task {trace.task_id} not in the suite")]
+    return await judge.judge_many(trace, task)

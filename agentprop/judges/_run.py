@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from agentprop._interrupts import checkpoint, run_interruptible
 from agentprop._progress import WorkProgress
-from agentprop.core import DEFAULT_PRIMARY_JUDGE, Task, Trace, Verdict
+from agentprop.core import DEFAULT_PRIMARY_JUDGE, Trace, Verdict
 from agentprop.errors import AgentpropError
-from agentprop.judges._base import Judge, unscored
+from agentprop.judges._base import Judge, verdicts_for
 from agentprop.judges._entities import Vocabulary, query_vocabulary
 from agentprop.judges._lookup import canonical_name, get_judge
+from agentprop.judges._pending import pending_count, pending_items
+from agentprop.judges._processes import PROCESS_KINDS, ProcessJudging
 from agentprop.store import VerdictWriter
 
 if TYPE_CHECKING:
@@ -90,12 +92,15 @@ def _llm_level(judge: Judge, verdicts: list[Verdict]) -> list[Verdict]:
 
 class _Runner:
     def __init__(self, ws: Workspace, judges: list[Judge], suite: Suite, concurrency: int,
-                 progress: bool) -> None:
+                 progress: bool, workers: int = 0) -> None:
         self.ws = ws
         self.judges = judges
         self.suite = suite
         self.concurrency = max(1, concurrency)
         self.progress = progress
+        self.workers = workers
+        self.done = 0
+        self.bar = WorkProgress("judging", 0, enabled=False)
         self.stats = {j.name: JudgeStats(judge=j.name) for j in judges}
         self.writer: VerdictWriter | None = None
         self.held: list[Verdict] = []
@@ -162,51 +167,39 @@ class _Runner:
         self._write(held)
 
     async def _one(self, trace: Trace, judge: Judge) -> None:
-        task: Task | None = self.suite.get(trace.task_id)
-        if trace.status != "ok":
-            verdicts = [unscored(trace, judge.name, f"trace status {trace.status}")]
-        elif task is None:
-            verdicts = [unscored(trace, judge.name, f"task {trace.task_id} not in the suite")]
-        else:
-            verdicts = await judge.judge_many(trace, task)
+        verdicts = await verdicts_for(judge, trace, self.suite.get(trace.task_id))
         if self.abort is None:
             self._record(judge, verdicts)
 
+    def _advance(self) -> None:
+        self.done += 1
+        self.bar.update(self.done, f"cost ${sum(s.cost for s in self.stats.values()):.4f}")
+
     async def run(self, run_ids: Sequence[str] | None = None) -> None:
-        """Judge what lacks a verdict; with `run_ids`, only the traces of those runs."""
-        if run_ids is None:
-            scope = self.ws.trace_ids()
-        else:
-            scope = set().union(*(self.ws.trace_ids(r) for r in run_ids))
-        pending: dict[str, set[str]] = {}
+        """Judge what lacks a verdict; with `run_ids`, only the traces of those runs. With
+        `workers`, the in-process judges run in that many worker processes first."""
+        total = 0
         for j in self.judges:
             # a verdict marked `retry` (made before the clean pair it needs was stored)
             # does not count as done: it is judged again and replaced
-            done = self.ws.judged_ids(j.name) - self.ws.retry_ids(j.name)
-            pending[j.name] = scope - done
-            self.stats[j.name].pending = len(pending[j.name])
-        todo_ids = set().union(*pending.values()) if pending else set()
-        # Only ids are held; each worker loads its trace when it gets to it, so judging a
-        # large workspace does not hold every trace in memory.
-        order: list[tuple[str, list[Judge]]] = []
-        rows = self.ws.trace_rows(run_id=None if run_ids is None else list(run_ids))
-        for row in rows:
-            if row["id"] in todo_ids:
-                order.append((row["id"], [j for j in self.judges if row["id"] in pending[j.name]]))
-        total = sum(len(js) for _, js in order)
+            self.stats[j.name].pending = pending_count(self.ws, j.name, run_ids)
+            total += self.stats[j.name].pending
         self.abort_after = min(ABORT_AFTER, max(1, total))
-        queue: asyncio.Queue[tuple[str, list[Judge]]] = asyncio.Queue()
-        for it in order:
-            queue.put_nowait(it)
-
-        bar = WorkProgress("judging", total, enabled=self.progress)
+        pooled = [j for j in self.judges if self.workers and j.kind in PROCESS_KINDS]
+        rest = [j for j in self.judges if j not in pooled]
+        self.bar = WorkProgress("judging", total, enabled=self.progress)
         self.writer = VerdictWriter(self.ws.path, batch_size=BATCH, interval_s=FLUSH_S)
         try:
-            bar.start()
+            self.bar.start()
             try:
-                await self._work(bar, queue)
+                if pooled:
+                    await ProcessJudging(self.ws, self.suite, pooled, self.workers,
+                                         self._record, self._advance
+                                         ).run(pending_items(self.ws, pooled, run_ids))
+                if rest:
+                    await self._work(pending_items(self.ws, rest, run_ids))
             finally:
-                bar.stop()
+                self.bar.stop()
         finally:
             if self.abort is None:
                 self._release()
@@ -214,24 +207,21 @@ class _Runner:
         if self.abort is not None:
             raise JudgeUnavailableError(self.abort)
 
-    async def _work(self, bar: WorkProgress,
-                    queue: asyncio.Queue[tuple[str, list[Judge]]]) -> None:
-        done = 0
-
+    async def _work(self, items: Iterator[tuple[str, list[Judge]]]) -> None:
+        # Only a page of ids is held (`pending_items`); each worker loads its trace when it
+        # gets to it, so judging a large workspace does not hold every trace in memory.
         async def worker() -> None:
-            nonlocal done
             while self.abort is None:
-                try:
-                    trace_id, judges = queue.get_nowait()
-                except asyncio.QueueEmpty:
+                item = next(items, None)
+                if item is None:
                     return
+                trace_id, judges = item
                 trace = self.ws.get_trace(trace_id)
                 for judge in judges:
                     if self.abort is not None or trace is None:
                         break
                     await self._one(trace, judge)
-                    done += 1
-                    bar.update(done, f"cost ${sum(s.cost for s in self.stats.values()):.4f}")
+                    self._advance()
                     await checkpoint()  # in-process judges never await: let Ctrl-C in
 
         await asyncio.gather(*(worker() for _ in range(self.concurrency)))
@@ -249,6 +239,7 @@ async def ajudge_workspace(
     model_options: dict[str, Any] | None = None,
     run_ids: Sequence[str] | None = None,
     vocabulary: Callable[[], Vocabulary] | None = None,
+    workers: int = 0,
 ) -> JudgeSummary:
     """Async form of `judge_workspace`."""
     names = list(dict.fromkeys(canonical_name(n) for n in judge_names))
@@ -265,7 +256,7 @@ async def ajudge_workspace(
     if primary_name and primary_name not in names and primary_name not in workspace.judges():
         raise JudgeError(f"primary judge {primary_name!r} has no verdicts and is not being "
                          "run; add it with --judge")
-    runner = _Runner(workspace, judges, suite, concurrency, progress)
+    runner = _Runner(workspace, judges, suite, concurrency, progress, workers)
     await runner.run(run_ids)
     if primary_name:
         workspace.update_meta(primary_judge=primary_name)
@@ -285,6 +276,7 @@ def judge_workspace(
     model_options: dict[str, Any] | None = None,
     run_ids: Sequence[str] | None = None,
     vocabulary: Callable[[], Vocabulary] | None = None,
+    workers: int = 0,
 ) -> JudgeSummary:
     """Judge every trace of `workspace` (or of the runs `run_ids`) lacking a verdict of
     each named judge.
@@ -292,9 +284,11 @@ def judge_workspace(
     `primary` is stored in meta ``primary_judge`` (readers default to ``facts``).
     `vocabulary` gives the suite's vocabulary (default: built once for this call); a
     caller that reads the answers again (the `fabricated` rule) shares its readings.
+    `workers` > 0 runs the in-process judges (facts, heuristic) in that many worker
+    processes (`_processes.py`), with the same verdicts; the others stay in this one.
     Raises JudgeUnavailableError when the judge model cannot be reached at all. SIGTERM,
     like Ctrl-C, stores every finished verdict and raises KeyboardInterrupt."""
     return run_interruptible(ajudge_workspace(
         workspace, judge_names, suite=suite, primary=primary, concurrency=concurrency,
         progress=progress, use_cache=use_cache, model_options=model_options,
-        run_ids=run_ids, vocabulary=vocabulary))
+        run_ids=run_ids, vocabulary=vocabulary, workers=workers))
