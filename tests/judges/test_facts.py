@@ -8,20 +8,11 @@ import pytest
 
 from agentprop.core import Fact, Task
 from agentprop.judges import check_answer, fact_stated, get_judge
-from agentprop.judges._entities import Vocabulary, query_vocabulary
+from agentprop.judges._entities import Vocabulary
 from agentprop.judges._extract import find_dates, find_numbers, find_times
-from agentprop.suite import Suite, load_suite
+from agentprop.suite import Suite
 from tests.judges.conftest import BOOKING, NOBOOKING, NOFACTS, STATEFACT, make_trace
-
-
-@pytest.fixture(scope="module")
-def suite() -> Suite:
-    return load_suite()
-
-
-@pytest.fixture(scope="module")
-def vocab(suite: Suite) -> Vocabulary:
-    return query_vocabulary(suite.tasks)
+from tests.judges.facts_support import facts_ok, real_suite, real_vocab  # noqa: F401
 
 
 def _task(suite: Suite, tid: str) -> Task:
@@ -30,8 +21,7 @@ def _task(suite: Suite, tid: str) -> Task:
     return t
 
 
-def _ok(suite: Suite, vocab: Vocabulary, tid: str, answer: str) -> bool | None:
-    return check_answer(_task(suite, tid), answer, vocabulary=vocab)[0]
+_ok = facts_ok
 
 
 # weather_0019: "Which will be warmer tomorrow, Madrid or Sydney?" Madrid 14.9 °C, Sydney 13.7

@@ -6,26 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from agentprop.judges import check_answer
-from agentprop.judges._entities import Vocabulary, query_vocabulary
+from agentprop.judges._entities import Vocabulary
 from agentprop.judges._extract import find_times
-from agentprop.suite import Suite, load_suite
+from agentprop.suite import Suite
+from tests.judges.facts_support import facts_ok, real_suite, real_vocab  # noqa: F401
 
-
-@pytest.fixture(scope="module")
-def suite() -> Suite:
-    return load_suite()
-
-
-@pytest.fixture(scope="module")
-def vocab(suite: Suite) -> Vocabulary:
-    return query_vocabulary(suite.tasks)
-
-
-def _ok(suite: Suite, vocab: Vocabulary, tid: str, answer: str) -> bool | None:
-    task = suite.get(tid)
-    assert task is not None, tid
-    return check_answer(task, answer, vocabulary=vocab)[0]
+_ok = facts_ok
 
 
 # weather_0021: Beijing in April, mean 14.8 °C, average high 20.3 °C (the high is accepted
