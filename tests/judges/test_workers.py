@@ -30,6 +30,15 @@ def _cli(*args: str) -> subprocess.Popen[str]:
                             stderr=subprocess.PIPE)
 
 
+def _wait_for_a_verdict(proc: subprocess.Popen[str], ws: Path) -> None:
+    """Until the judge run has stored a verdict (it must not have exited first)."""
+    deadline = time.monotonic() + 120
+    while not _rows(ws):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no verdict stored"
+        time.sleep(0.05)
+
+
 def _rows(ws: Path) -> dict[tuple[str, str], tuple[int | None, str]]:
     """(trace, judge) → (correct, data without its time stamp)."""
     con = sqlite3.connect(f"file:{ws / 'agentprop.sqlite'}?mode=ro", uri=True, timeout=10)
@@ -113,11 +122,7 @@ def test_kill_9_then_rerun_resumes_without_duplicates(traces: Path, serial: Path
     ws = Path(shutil.copytree(traces, tmp_path / "w"))
     total = len(_rows(serial)) // 2
     proc = _cli("judge", "-w", str(ws), "-j", "facts", "--workers", "2", "--json")
-    deadline = time.monotonic() + 120
-    while not _rows(ws):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "no verdict stored"
-        time.sleep(0.05)
+    _wait_for_a_verdict(proc, ws)
     workers = _children(proc.pid)
     assert len(workers) == 2
     proc.send_signal(signal.SIGKILL)
@@ -136,11 +141,7 @@ def test_kill_9_then_rerun_resumes_without_duplicates(traces: Path, serial: Path
 def test_sigterm_stops_promptly_and_keeps_what_is_stored(traces: Path, tmp_path: Path) -> None:
     ws = Path(shutil.copytree(traces, tmp_path / "w"))
     proc = _cli("judge", "-w", str(ws), "-j", "facts", "--workers", "2")
-    deadline = time.monotonic() + 120
-    while not _rows(ws):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "no verdict stored"
-        time.sleep(0.05)
+    _wait_for_a_verdict(proc, ws)
     workers = _children(proc.pid)
     stored = len(_rows(ws))
     t0 = time.monotonic()
@@ -156,11 +157,7 @@ def test_a_dead_worker_stops_the_pass_and_a_rerun_finishes(traces: Path, serial:
                                                           tmp_path: Path) -> None:
     ws = Path(shutil.copytree(traces, tmp_path / "w"))
     proc = _cli("judge", "-w", str(ws), "-j", "facts", "--workers", "2")
-    deadline = time.monotonic() + 120
-    while not _rows(ws):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "no verdict stored"
-        time.sleep(0.05)
+    _wait_for_a_verdict(proc, ws)
     os.kill(_children(proc.pid)[-1], signal.SIGKILL)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "Traceback" not in err, err
