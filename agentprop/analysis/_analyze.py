@@ -25,7 +25,11 @@ from agentprop.analysis._judges import (
     human_consensus,
     label_mix,
 )
-from agentprop.analysis._propagation import injected_traces, propagation_table
+from agentprop.analysis._propagation import (
+    CalibratedMemo,
+    injected_traces,
+    propagation_table,
+)
 from agentprop.analysis._stats import N_RESAMPLES, SEED, small_sample_note
 from agentprop.analysis.frames import AnalysisInput
 
@@ -61,6 +65,9 @@ class AnalysisContext:
     inp: AnalysisInput
     n_resamples: int = N_RESAMPLES
     seed: int = SEED
+    calibrated_memo: CalibratedMemo = field(default_factory=dict, init=False, repr=False)
+    """The calibrated r_23 and inj_to_err per group, shared by the propagation table and
+    the corrected rates (`_propagation.calibrated`)."""
 
     @property
     def stages(self) -> pd.DataFrame:
@@ -106,7 +113,8 @@ class AnalysisContext:
         cal = self.calibration
         return propagation_table(self.stages, conditions=self.conditions,
                                  mix=cal.mix, calibration_note=cal.note,
-                                 n_resamples=self.n_resamples, seed=self.seed)
+                                 n_resamples=self.n_resamples, seed=self.seed,
+                                 memo=self.calibrated_memo)
 
     @cached_property
     def all_labels(self) -> pd.DataFrame:
@@ -124,7 +132,8 @@ class AnalysisContext:
         inp = CorrectedInput(
             labels=self.all_labels, design=self.inp.label_design, conditions=self.conditions,
             mixes={"answer": cal.mix},
-            validated=self.has_card, instrument_of=self.instrument_of)
+            validated=self.has_card, instrument_of=self.instrument_of,
+            memo=self.calibrated_memo)
         return corrected_rates(self.stages, inp, n_resamples=self.n_resamples, seed=self.seed)
 
     def instrument_of(self, question: str) -> str:

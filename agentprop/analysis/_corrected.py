@@ -46,7 +46,12 @@ from agentprop.analysis._calibration import METHODS, LabelMix, MixItem, mix_corr
 from agentprop.analysis._interceptor import ARMS, PAIR_ON, ab_rng_key
 from agentprop.analysis._judges import human_consensus
 from agentprop.analysis._ppi import PPIData, PPIResult, ppi_difference, ppi_estimate
-from agentprop.analysis._propagation import as_float, calibrated, injected_traces
+from agentprop.analysis._propagation import (
+    CalibratedMemo,
+    as_float,
+    calibrated,
+    injected_traces,
+)
 from agentprop.analysis._stats import (
     N_RESAMPLES,
     SEED,
@@ -171,6 +176,8 @@ class CorrectedInput:
     """Whether an instrument has a validity card (rates through one without are marked)."""
     instrument_of: Callable[[str], str] = lambda question: question
     """The instrument's name for a question (answer → the primary judge)."""
+    memo: CalibratedMemo | None = None
+    """The analysis' `calibrated` results (the propagation table's r_23 and inj_to_err)."""
 
 
 def _ppi_data(rows: pd.DataFrame, f: np.ndarray, human: pd.Series,
@@ -272,7 +279,8 @@ def _rates_rows(stages: pd.DataFrame, plans: list[_RatePlan], inp: CorrectedInpu
         for i, plan in enumerate(plans):
             for name, g in plan.groups:
                 if name == group:
-                    done[(i, group)] = _group_rows(plan, group, g, base, rs, n_resamples, seed)
+                    done[(i, group)] = _group_rows(plan, group, g, base, rs, n_resamples, seed,
+                                                   inp.memo)
     return [r for i, plan in enumerate(plans) for group, _ in plan.groups
             for r in done[(i, group)]]
 
@@ -309,7 +317,8 @@ def _rate_plan(stages: pd.DataFrame, spec: RateSpec, inp: CorrectedInput) -> _Ra
 
 
 def _group_rows(plan: _RatePlan, group: str, g: pd.DataFrame, base: pd.DataFrame,
-                rs: Resampler, n_resamples: int, seed: int) -> list[dict[str, Any]]:
+                rs: Resampler, n_resamples: int, seed: int,
+                memo: CalibratedMemo | None = None) -> list[dict[str, Any]]:
     """One rate's rows for one group: judged (on `rs`, the group's task bootstrap of
     `base`), corrected by the label mix, and PPI++ over the rate's traces `g`."""
     spec, design, in_design = plan.spec, plan.design, plan.in_design
@@ -321,7 +330,8 @@ def _group_rows(plan: _RatePlan, group: str, g: pd.DataFrame, base: pd.DataFrame
     judged = rs.ratio(np.where(known, e, 0.0), known.astype(float))
     out = [row(keys, key, "judge_only", judged, note=plan.warn)]
     fixed = (calibrated(base, spec.event, spec.given, plan.mix, spec.name, group,
-                        n_resamples=n_resamples, seed=seed) if plan.mix is not None else None)
+                        n_resamples=n_resamples, seed=seed, memo=memo)
+             if plan.mix is not None else None)
     out += _mix_rows(keys, key, fixed, judged.n, plan.warn)
     f = as_float(g[spec.event])
     cells = (design_cells(g, design, in_design.loc[g.index], f)

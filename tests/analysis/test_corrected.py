@@ -20,6 +20,7 @@ from agentprop.analysis._corrected import (
     rate_population,
 )
 from agentprop.analysis._ppi import PPIData, ppi_estimate
+from agentprop.analysis._propagation import CalibratedMemo, calibrated
 from agentprop.analysis.frames import JudgeValidity
 from agentprop.core import LabelCell, LabelDesign
 from tests.analysis.analysis_helpers import frame, row
@@ -98,6 +99,52 @@ def test_judge_only_and_the_label_mix_corrections_are_the_propagation_tables() -
             want = _pick(prop, m, f"r_23_cal_{method}")
             assert got["value"] == pytest.approx(want["value"])
             assert (got["ci_lo"], got["ci_hi"]) == pytest.approx((want["ci_lo"], want["ci_hi"]))
+
+
+def test_the_corrected_rates_read_the_propagation_tables_calibrated_r23_and_inj_to_err(
+) -> None:
+    """Both tables calibrate r_23 and inj_to_err per group on the same stream; one memo
+    per analysis draws each once. The memo's key holds a digest of every input (trace ids,
+    tasks, the rate's columns, the mix), so a hit proves both read the same traces in the
+    same order; the table is the same with and without the memo."""
+    st = _stages()
+    st.loc[st.index[3], "error"] = True  # errored and S1-unknown traces are left out alike
+    st.loc[st.index[7], "S1"] = None
+    labels = _labels(st, 0.3)
+    mix = _mix(st, labels)
+    memo: CalibratedMemo = {}
+    prop = propagation_table(st, mix=mix, n_resamples=200, seed=7, memo=memo)
+    groups = (*MODELS, "")
+    assert sorted(k[:2] for k in memo) == sorted(
+        (metric, g) for metric in ("r_23", "inj_to_err") for g in groups)
+    after_prop = dict(memo)
+    t = corrected_rates(st, CorrectedInput(labels, mixes={"answer": mix}, memo=memo),
+                        n_resamples=200, seed=7)
+    # the propagation table's six results were read, not drawn again (same objects);
+    # only p_S3's three calibrations are new
+    assert all(memo[k] is v for k, v in after_prop.items())
+    assert sorted(k[:2] for k in memo.keys() - after_prop.keys()) == sorted(
+        ("p_S3", g) for g in groups)
+    assert corrected_rates(st, CorrectedInput(labels, mixes={"answer": mix}),
+                           n_resamples=200, seed=7).equals(t)
+    assert propagation_table(st, mix=mix, n_resamples=200, seed=7).equals(prop)
+
+
+def test_the_calibrated_memo_keys_on_the_traces_and_their_order() -> None:
+    st = _stages()
+    ok = st[st["model"] == MODELS[0]]
+    mix = _mix(st, _labels(st, 0.3))
+    memo: CalibratedMemo = {}
+    first = calibrated(ok, "S3", "S2", mix, "r_23", "g", n_resamples=100, seed=1, memo=memo)
+    assert calibrated(ok, "S3", "S2", mix, "r_23", "g", n_resamples=100, seed=1,
+                      memo=memo) == first
+    assert len(memo) == 1
+    shuffled = ok.iloc[::-1]
+    again = calibrated(shuffled, "S3", "S2", mix, "r_23", "g", n_resamples=100, seed=1,
+                       memo=memo)
+    assert len(memo) == 2
+    assert again == calibrated(shuffled, "S3", "S2", mix, "r_23", "g", n_resamples=100,
+                               seed=1)
 
 
 def test_ppi_is_ppi_over_the_rates_own_labelled_traces() -> None:
