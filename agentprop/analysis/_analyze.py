@@ -31,7 +31,7 @@ from agentprop.analysis._propagation import (
     injected_traces,
     propagation_table,
 )
-from agentprop.analysis._stats import N_RESAMPLES, SEED, small_sample_note
+from agentprop.analysis._stats import N_RESAMPLES, SEED, WeightMemo, small_sample_note
 from agentprop.analysis.frames import AnalysisInput
 
 FACTS = "facts"
@@ -69,6 +69,9 @@ class AnalysisContext:
     calibrated_memo: CalibratedMemo = field(default_factory=dict, init=False, repr=False)
     """The calibrated r_23 and inj_to_err per group, shared by the propagation table and
     the corrected rates (`_propagation.calibrated`)."""
+    weight_memo: WeightMemo = field(default_factory=dict, init=False, repr=False)
+    """Each group's task bootstrap weights, drawn once for the propagation table and the
+    corrected rates (the same stream; `_stats.Resampler`)."""
 
     @property
     def stages(self) -> pd.DataFrame:
@@ -115,7 +118,7 @@ class AnalysisContext:
         return propagation_table(self.stages, conditions=self.conditions,
                                  mix=cal.mix, calibration_note=cal.note,
                                  n_resamples=self.n_resamples, seed=self.seed,
-                                 memo=self.calibrated_memo)
+                                 memo=self.calibrated_memo, weight_memo=self.weight_memo)
 
     @cached_property
     def all_labels(self) -> pd.DataFrame:
@@ -134,7 +137,7 @@ class AnalysisContext:
             labels=self.all_labels, design=self.inp.label_design, conditions=self.conditions,
             mixes={"answer": cal.mix},
             validated=self.has_card, instrument_of=self.instrument_of,
-            memo=self.calibrated_memo)
+            memo=self.calibrated_memo, weight_memo=self.weight_memo)
         return corrected_rates(self.stages, inp, n_resamples=self.n_resamples, seed=self.seed)
 
     def instrument_of(self, question: str) -> str:

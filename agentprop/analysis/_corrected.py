@@ -57,6 +57,7 @@ from agentprop.analysis._stats import (
     SEED,
     Estimate,
     Resampler,
+    WeightMemo,
     estimate_from_reps,
     group_rng,
 )
@@ -178,6 +179,8 @@ class CorrectedInput:
     """The instrument's name for a question (answer → the primary judge)."""
     memo: CalibratedMemo | None = None
     """The analysis' `calibrated` results (the propagation table's r_23 and inj_to_err)."""
+    weight_memo: WeightMemo | None = None
+    """The propagation table's task bootstrap weights per group (the same stream)."""
 
 
 def _ppi_data(rows: pd.DataFrame, f: np.ndarray, human: pd.Series,
@@ -275,7 +278,7 @@ def _rates_rows(stages: pd.DataFrame, plans: list[_RatePlan], inp: CorrectedInpu
     # stream, which depends on the group only): one weight matrix per group, not per rate
     for group in dict.fromkeys(g for p in plans for g, _ in p.groups):
         base = known_all if group == POOLED else known_all[known_all["model"] == group]
-        rs = task_resampler(base, seed, (group,), n_resamples)
+        rs = task_resampler(base, seed, (group,), n_resamples, inp.weight_memo)
         for i, plan in enumerate(plans):
             for name, g in plan.groups:
                 if name == group:

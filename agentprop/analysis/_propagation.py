@@ -24,6 +24,7 @@ from agentprop.analysis._stats import (
     SEED,
     Estimate,
     Resampler,
+    WeightMemo,
     estimate_from_reps,
     group_rng,
     rank_note,
@@ -179,6 +180,7 @@ def propagation_table(
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
     memo: CalibratedMemo | None = None,
+    weight_memo: WeightMemo | None = None,
 ) -> pd.DataFrame:
     """Per-`by` (and pooled, key "") propagation: the rates of `stages.propagation_rates`
     (p_S1 = P(S1 | opportunity), p_S2, r_12, r_23, inj_to_err = P(S3 | S1), no_tool_share,
@@ -186,19 +188,23 @@ def propagation_table(
 
     With the label `mix` (human labels of the primary judge) adds r_23 and inj_to_err
     calibrated both ways (`*_cal_paper`, `*_cal_rogan_gladen`) with joint-bootstrap CIs.
+    `memo` and `weight_memo` keep the calibrations and each group's task bootstrap for the
+    corrected rates (`AnalysisContext`).
     """
     d, _ = injected_traces(stages, conditions)
     rows: list[dict[str, Any]] = []
     if d.empty:
         return frame(rows, [by])
-    rows = _table_rows(d, [by], n_resamples, seed, mix, calibration_note, pooled, memo)
+    rows = _table_rows(d, [by], n_resamples, seed, mix, calibration_note, pooled, memo,
+                       weight_memo)
     rows += false_alarm_rows(stages, d, by, pooled=pooled, n_resamples=n_resamples, seed=seed)
     return frame(rows, [by])
 
 
 def _table_rows(d: pd.DataFrame, by: list[str], n_resamples: int, seed: int,
                 mix: LabelMix | None, cal_note: str,
-                pooled: bool, memo: CalibratedMemo | None = None) -> list[dict[str, Any]]:
+                pooled: bool, memo: CalibratedMemo | None = None,
+                weight_memo: WeightMemo | None = None) -> list[dict[str, Any]]:
     known = d[d["S1"].notna() | d["error"].astype(bool)]
     rows: list[dict[str, Any]] = []
     groups = [(d, known)]
@@ -208,7 +214,8 @@ def _table_rows(d: pd.DataFrame, by: list[str], n_resamples: int, seed: int,
     for full, kn in groups:
         if kn.empty:
             continue
-        per = propagation_rates(kn, by=by, rng_seed=seed, n_boot=n_resamples)
+        per = propagation_rates(kn, by=by, rng_seed=seed, n_boot=n_resamples,
+                                memo=weight_memo)
         for _, rates in per.iterrows():
             vals = [rates[b] for b in by]
             mask = np.logical_and.reduce([full[b] == v for b, v in zip(by, vals, strict=True)])

@@ -21,6 +21,7 @@ from agentprop.analysis._corrected import (
 )
 from agentprop.analysis._ppi import PPIData, ppi_estimate
 from agentprop.analysis._propagation import CalibratedMemo, calibrated
+from agentprop.analysis._stats import Resampler, WeightMemo, group_rng
 from agentprop.analysis.frames import JudgeValidity
 from agentprop.core import LabelCell, LabelDesign
 from tests.analysis.analysis_helpers import frame, row
@@ -113,13 +114,19 @@ def test_the_corrected_rates_read_the_propagation_tables_calibrated_r23_and_inj_
     labels = _labels(st, 0.3)
     mix = _mix(st, labels)
     memo: CalibratedMemo = {}
-    prop = propagation_table(st, mix=mix, n_resamples=200, seed=7, memo=memo)
+    weights: WeightMemo = {}
+    prop = propagation_table(st, mix=mix, n_resamples=200, seed=7, memo=memo,
+                             weight_memo=weights)
     groups = (*MODELS, "")
+    # each group's task bootstrap (stream (seed, group)) is kept for the corrected rates
+    assert sorted(k[:2] for k in weights) == sorted((7, g) for g in groups)
     assert sorted(k[:2] for k in memo) == sorted(
         (metric, g) for metric in ("r_23", "inj_to_err") for g in groups)
     after_prop = dict(memo)
-    t = corrected_rates(st, CorrectedInput(labels, mixes={"answer": mix}, memo=memo),
+    t = corrected_rates(st, CorrectedInput(labels, mixes={"answer": mix}, memo=memo,
+                                           weight_memo=weights),
                         n_resamples=200, seed=7)
+    assert weights == {}  # each taken, not drawn again
     # the propagation table's six results were read, not drawn again (same objects);
     # only p_S3's three calibrations are new
     assert all(memo[k] is v for k, v in after_prop.items())
@@ -128,6 +135,24 @@ def test_the_corrected_rates_read_the_propagation_tables_calibrated_r23_and_inj_
     assert corrected_rates(st, CorrectedInput(labels, mixes={"answer": mix}),
                            n_resamples=200, seed=7).equals(t)
     assert propagation_table(st, mix=mix, n_resamples=200, seed=7).equals(prop)
+
+
+def test_a_kept_weight_matrix_is_the_one_drawn_and_is_used_once() -> None:
+    tasks = np.repeat([f"t{i}" for i in range(40)], 3)
+    plain = Resampler(np.arange(tasks.size), clusters=tasks, n_resamples=150,
+                      rng=group_rng(3, "g"))
+    memo: WeightMemo = {}
+    first, second, third = (
+        Resampler(np.arange(tasks.size), clusters=tasks, n_resamples=150,
+                  rng=group_rng(3, "g"), memo=(memo, (3, "g"))) for _ in range(3))
+    assert len(memo) == 1  # the third drew again and kept its matrix
+    for rs in (first, second, third):
+        assert np.array_equal(rs.weights, plain.weights)
+        assert rs.weights.dtype == np.float64
+    other = Resampler(np.arange(tasks.size - 3), clusters=tasks[3:], n_resamples=150,
+                      rng=group_rng(3, "g"), memo=(memo, (3, "g")))
+    assert len(memo) == 2  # another number of clusters: another matrix
+    assert other.weights.shape == (150, 39)
 
 
 def test_the_calibrated_memo_keys_on_the_traces_and_their_order() -> None:
