@@ -241,7 +241,7 @@ def false_alarm_rows(stages: pd.DataFrame, injected: pd.DataFrame, by: str, *,
     base = baseline_traces(stages)
     inj = injected[~injected["error"].fillna(False).astype(bool)
                    & injected["S2"].fillna(False).astype(bool)]
-    groups = sorted(set(base[by]) | set(inj[by]))
+    groups = sorted(set(base[by].unique()) | set(inj[by].unique()))
     parts = [(str(g), base[base[by] == g], inj[inj[by] == g]) for g in groups]
     if pooled:
         parts.append((POOLED, base, inj))
@@ -390,7 +390,7 @@ def baseline_vs_p2(
         return frame(rows, ["model"])
     base_all = stages[(stages["arm"].fillna("") == "") & (stages["condition"] == "baseline")]
     p2_all, _ = injected_traces(stages, conditions)
-    models = sorted(set(base_all["model"]) | set(p2_all["model"]))
+    models = sorted(set(base_all["model"].unique()) | set(p2_all["model"].unique()))
     for m in models:
         keys = {"model": m}
         rng = group_rng(seed, m)
