@@ -114,8 +114,9 @@ def _widen_edge(est: Estimate, x: FloatArray, d: FloatArray, k: int,
 
 WeightMemo = dict[tuple[Any, ...], npt.NDArray[Any]]
 """Cluster-bootstrap weight matrices kept for one later use, by what they depend on: the
-stream's key (`group_rng`'s), the number of clusters and of replicates. Stored as their
-smallest integer type (counts), so a kept matrix costs an eighth of its floats."""
+stream's key (`group_rng`'s), the number of clusters and of replicates. Stored as counts
+(`_pack_counts`): a kept matrix costs a sixteenth of its floats (≈ 88 → 44 MB at 200,000
+traces, where the propagation table keeps 11 of 1,000 × 8,000)."""
 
 _DRAW_ROWS = 64
 """Replicates drawn per call of the generator in `resample_weights` (bounds the draws held
@@ -158,10 +159,30 @@ def _kept_weights(k: int, n_resamples: int, rng: np.random.Generator, memo: Weig
     slot = (*key, k, n_resamples)
     kept = memo.pop(slot, None)
     if kept is not None:
-        return np.asarray(kept, dtype=np.float64)
+        return _unpack_counts(kept, k)
     weights = resample_weights(k, n_resamples, rng)
-    memo[slot] = weights.astype(np.min_scalar_type(int(weights.max(initial=0))))
+    memo[slot] = _pack_counts(weights)
     return weights
+
+
+def _pack_counts(weights: FloatArray) -> npt.NDArray[Any]:
+    """Counts as integers: two per byte when all are below 16 (a task drawn 16 times in one
+    replicate of thousands is rare) and the clusters are even in number, else in their
+    smallest integer type."""
+    if weights.size and weights.max() < 16 and weights.shape[1] % 2 == 0:
+        w = weights.astype(np.uint8)
+        return np.asarray((w[:, 0::2] << 4) | w[:, 1::2], dtype=np.uint8)
+    return weights.astype(np.min_scalar_type(int(weights.max(initial=0))))
+
+
+def _unpack_counts(kept: npt.NDArray[Any], k: int) -> FloatArray:
+    """The float matrix `_pack_counts` stored (its width says whether it is packed)."""
+    if kept.shape[1] == k:
+        return np.asarray(kept, dtype=np.float64)
+    out = np.empty((kept.shape[0], k))
+    out[:, 0::2] = kept >> 4
+    out[:, 1::2] = kept & 15
+    return out
 
 
 def _safe_div(num: Any, den: Any) -> Any:

@@ -21,7 +21,13 @@ from agentprop.analysis._corrected import (
 )
 from agentprop.analysis._ppi import PPIData, ppi_estimate
 from agentprop.analysis._propagation import CalibratedMemo, calibrated
-from agentprop.analysis._stats import Resampler, WeightMemo, group_rng
+from agentprop.analysis._stats import (
+    Resampler,
+    WeightMemo,
+    _pack_counts,
+    _unpack_counts,
+    group_rng,
+)
 from agentprop.analysis.frames import JudgeValidity
 from agentprop.core import LabelCell, LabelDesign
 from tests.analysis.analysis_helpers import frame, row
@@ -153,6 +159,21 @@ def test_a_kept_weight_matrix_is_the_one_drawn_and_is_used_once() -> None:
                       rng=group_rng(3, "g"), memo=(memo, (3, "g")))
     assert len(memo) == 2  # another number of clusters: another matrix
     assert other.weights.shape == (150, 39)
+    kept = Resampler(np.arange(tasks.size - 3), clusters=tasks[3:], n_resamples=150,
+                     rng=group_rng(3, "g"), memo=(memo, (3, "g")))
+    assert np.array_equal(kept.weights, other.weights)  # an odd count of clusters, unpacked
+
+
+def test_kept_counts_are_packed_two_per_byte_and_unpack_exactly() -> None:
+    rng = np.random.default_rng(0)
+    for k in (1, 2, 7, 8):
+        w = rng.integers(0, 16, size=(5, k)).astype(float)
+        packed = _pack_counts(w)
+        assert packed.shape[1] == (k // 2 if k % 2 == 0 else k)
+        assert np.array_equal(_unpack_counts(packed, k), w)
+    big = np.array([[0.0, 17.0], [300.0, 1.0]])  # a count of 16 or more: not packed
+    assert _pack_counts(big).dtype == np.uint16
+    assert np.array_equal(_unpack_counts(_pack_counts(big), 2), big)
 
 
 def test_the_calibrated_memo_keys_on_the_traces_and_their_order() -> None:
