@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from agentprop.analysis._calibration import LabelMix, stratum_note
 from agentprop.analysis._corrected import CorrectedInput, corrected_rates
@@ -25,8 +26,12 @@ from agentprop.analysis._judges import (
     human_consensus,
     label_mix,
 )
-from agentprop.analysis._propagation import injected_traces, propagation_table
-from agentprop.analysis._stats import N_RESAMPLES, SEED, small_sample_note
+from agentprop.analysis._propagation import (
+    CalibratedMemo,
+    injected_traces,
+    propagation_table,
+)
+from agentprop.analysis._stats import N_RESAMPLES, SEED, WeightMemo, small_sample_note
 from agentprop.analysis.frames import AnalysisInput
 
 FACTS = "facts"
@@ -61,6 +66,12 @@ class AnalysisContext:
     inp: AnalysisInput
     n_resamples: int = N_RESAMPLES
     seed: int = SEED
+    calibrated_memo: CalibratedMemo = field(default_factory=dict, init=False, repr=False)
+    """The calibrated r_23 and inj_to_err per group, shared by the propagation table and
+    the corrected rates (`_propagation.calibrated`)."""
+    weight_memo: WeightMemo = field(default_factory=dict, init=False, repr=False)
+    """Each group's task bootstrap weights, drawn once for the propagation table and the
+    corrected rates (the same stream; `_stats.Resampler`)."""
 
     @property
     def stages(self) -> pd.DataFrame:
@@ -106,7 +117,8 @@ class AnalysisContext:
         cal = self.calibration
         return propagation_table(self.stages, conditions=self.conditions,
                                  mix=cal.mix, calibration_note=cal.note,
-                                 n_resamples=self.n_resamples, seed=self.seed)
+                                 n_resamples=self.n_resamples, seed=self.seed,
+                                 memo=self.calibrated_memo, weight_memo=self.weight_memo)
 
     @cached_property
     def all_labels(self) -> pd.DataFrame:
@@ -124,7 +136,8 @@ class AnalysisContext:
         inp = CorrectedInput(
             labels=self.all_labels, design=self.inp.label_design, conditions=self.conditions,
             mixes={"answer": cal.mix},
-            validated=self.has_card, instrument_of=self.instrument_of)
+            validated=self.has_card, instrument_of=self.instrument_of,
+            memo=self.calibrated_memo, weight_memo=self.weight_memo)
         return corrected_rates(self.stages, inp, n_resamples=self.n_resamples, seed=self.seed)
 
     def instrument_of(self, question: str) -> str:
@@ -157,14 +170,21 @@ SectionCompute = Callable[[AnalysisContext], pd.DataFrame | None]
 
 def run_sections(inp: AnalysisInput, sections: Mapping[str, SectionCompute], *,
                  n_resamples: int = N_RESAMPLES, seed: int = SEED) -> AnalysisResult:
-    """Every section's table (in the order given) and the facts about the input."""
+    """Every section's table (in the order given) and the facts about the input.
+
+    BLAS runs on one thread here: the bootstrap's matrix products are thin (replicates ×
+    tasks times a few columns) and memory-bound, and a second OpenBLAS thread spins on a
+    busy machine (≈ 4 CPU s of 40 at 200,000 traces; the numbers are identical, compared
+    with bench/compare_numbers.py)."""
     ctx = AnalysisContext(inp, n_resamples=n_resamples, seed=seed)
     tables = {}
-    for name, compute in sections.items():
-        table = compute(ctx)
-        if table is not None:
-            tables[name] = table
-    return AnalysisResult(tables=tables, info=analysis_info(ctx))
+    with threadpool_limits(limits=1, user_api="blas"):
+        for name, compute in sections.items():
+            table = compute(ctx)
+            if table is not None:
+                tables[name] = table
+        info = analysis_info(ctx)
+    return AnalysisResult(tables=tables, info=info)
 
 
 def analysis_info(ctx: AnalysisContext) -> dict[str, Any]:

@@ -46,12 +46,18 @@ from agentprop.analysis._calibration import METHODS, LabelMix, MixItem, mix_corr
 from agentprop.analysis._interceptor import ARMS, PAIR_ON, ab_rng_key
 from agentprop.analysis._judges import human_consensus
 from agentprop.analysis._ppi import PPIData, PPIResult, ppi_difference, ppi_estimate
-from agentprop.analysis._propagation import as_float, calibrated, injected_traces
+from agentprop.analysis._propagation import (
+    CalibratedMemo,
+    as_float,
+    calibrated,
+    injected_traces,
+)
 from agentprop.analysis._stats import (
     N_RESAMPLES,
     SEED,
     Estimate,
     Resampler,
+    WeightMemo,
     estimate_from_reps,
     group_rng,
 )
@@ -171,6 +177,10 @@ class CorrectedInput:
     """Whether an instrument has a validity card (rates through one without are marked)."""
     instrument_of: Callable[[str], str] = lambda question: question
     """The instrument's name for a question (answer → the primary judge)."""
+    memo: CalibratedMemo | None = None
+    """The analysis' `calibrated` results (the propagation table's r_23 and inj_to_err)."""
+    weight_memo: WeightMemo | None = None
+    """The propagation table's task bootstrap weights per group (the same stream)."""
 
 
 def _ppi_data(rows: pd.DataFrame, f: np.ndarray, human: pd.Series,
@@ -268,11 +278,12 @@ def _rates_rows(stages: pd.DataFrame, plans: list[_RatePlan], inp: CorrectedInpu
     # stream, which depends on the group only): one weight matrix per group, not per rate
     for group in dict.fromkeys(g for p in plans for g, _ in p.groups):
         base = known_all if group == POOLED else known_all[known_all["model"] == group]
-        rs = task_resampler(base, seed, (group,), n_resamples)
+        rs = task_resampler(base, seed, (group,), n_resamples, inp.weight_memo)
         for i, plan in enumerate(plans):
             for name, g in plan.groups:
                 if name == group:
-                    done[(i, group)] = _group_rows(plan, group, g, base, rs, n_resamples, seed)
+                    done[(i, group)] = _group_rows(plan, group, g, base, rs, n_resamples, seed,
+                                                   inp.memo)
     return [r for i, plan in enumerate(plans) for group, _ in plan.groups
             for r in done[(i, group)]]
 
@@ -309,7 +320,8 @@ def _rate_plan(stages: pd.DataFrame, spec: RateSpec, inp: CorrectedInput) -> _Ra
 
 
 def _group_rows(plan: _RatePlan, group: str, g: pd.DataFrame, base: pd.DataFrame,
-                rs: Resampler, n_resamples: int, seed: int) -> list[dict[str, Any]]:
+                rs: Resampler, n_resamples: int, seed: int,
+                memo: CalibratedMemo | None = None) -> list[dict[str, Any]]:
     """One rate's rows for one group: judged (on `rs`, the group's task bootstrap of
     `base`), corrected by the label mix, and PPI++ over the rate's traces `g`."""
     spec, design, in_design = plan.spec, plan.design, plan.in_design
@@ -321,7 +333,8 @@ def _group_rows(plan: _RatePlan, group: str, g: pd.DataFrame, base: pd.DataFrame
     judged = rs.ratio(np.where(known, e, 0.0), known.astype(float))
     out = [row(keys, key, "judge_only", judged, note=plan.warn)]
     fixed = (calibrated(base, spec.event, spec.given, plan.mix, spec.name, group,
-                        n_resamples=n_resamples, seed=seed) if plan.mix is not None else None)
+                        n_resamples=n_resamples, seed=seed, memo=memo)
+             if plan.mix is not None else None)
     out += _mix_rows(keys, key, fixed, judged.n, plan.warn)
     f = as_float(g[spec.event])
     cells = (design_cells(g, design, in_design.loc[g.index], f)

@@ -9,11 +9,13 @@ every rate that needs S3.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from agentprop.analysis._calibration import LabelMix, MixItem, mix_corrections
@@ -22,6 +24,7 @@ from agentprop.analysis._stats import (
     SEED,
     Estimate,
     Resampler,
+    WeightMemo,
     estimate_from_reps,
     group_rng,
     rank_note,
@@ -95,7 +98,7 @@ UNREPORTED = {"noticed_share",  # P(noticed) with no S2 condition: the false-ala
 
 def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: str,
                 n_resamples: int, seed: int, mix: LabelMix | None,
-                cal_note: str) -> list[dict[str, Any]]:
+                cal_note: str, memo: CalibratedMemo | None = None) -> list[dict[str, Any]]:
     """Tidy rows of one group: the rates of `propagation_rates` (p_S3 and the tool-call
     conditioned p_S1 included) and, with the label mix, the human-calibrated r_23 /
     inj_to_err."""
@@ -114,26 +117,53 @@ def _group_rows(d: pd.DataFrame, rates: pd.Series, keys: dict[str, Any], key: st
         return rows
     for metric, given in (("r_23", "S2"), ("inj_to_err", "S1")):
         for method, est in calibrated(ok, "S3", given, mix, metric, key, n_resamples=n_resamples,
-                                      seed=seed).items():
+                                      seed=seed, memo=memo).items():
             rows.append(row(keys, key, f"{metric}_cal_{method}", est, note=cal_note))
     return rows
 
 
+CalibratedMemo = dict[tuple[Any, ...], dict[str, tuple[float, npt.NDArray[np.float64]]]]
+"""`calibrated`'s results by everything they depend on. The propagation table and the
+corrected-rates table both calibrate r_23 and inj_to_err per group, on the same traces in
+the same order and the same stream; with one memo per analysis (`AnalysisContext`) the
+second reads the first's instead of drawing its weight matrix again."""
+
+
+def _fingerprint(*arrays: npt.NDArray[Any]) -> str:
+    """A digest of arrays' dtypes, shapes and bytes: equal inputs, equal digests."""
+    h = hashlib.blake2b(digest_size=20)
+    for a in arrays:
+        c = np.ascontiguousarray(a)
+        h.update(f"{c.dtype.str}{c.shape}".encode())
+        h.update(c.tobytes())
+    return h.hexdigest()
+
+
 def calibrated(ok: pd.DataFrame, event: str, given: str | None, mix: LabelMix, metric: str,
-               group: str, *, n_resamples: int = N_RESAMPLES, seed: int = SEED
-               ) -> dict[str, Estimate]:
+               group: str, *, n_resamples: int = N_RESAMPLES, seed: int = SEED,
+               memo: CalibratedMemo | None = None) -> dict[str, Estimate]:
     """P(event | given) over the traces `ok` (those with the event unknown left out),
     corrected by the label mix each way (`METHODS`), with one bootstrap of the rate's
     traces and the labelled ones together; the stream is (seed, metric, group), so the
-    propagation table and the corrected-rates table print the same numbers."""
+    propagation table and the corrected-rates table print the same numbers. With `memo`,
+    a result is computed once per distinct input (its key holds every input: the stream,
+    the traces, their tasks and rate columns, and the mix)."""
     e = as_float(ok[event]) if event in ok else np.full(len(ok), np.nan)
     c = np.ones(len(ok)) if given is None else as_float(ok[given])
     known = ~np.isnan(c) & (c > 0) & ~np.isnan(e)
     num, den = np.where(known, e, 0.0), known.astype(float)
-    (fixed,) = mix_corrections([MixItem(num, den)], ok["trace_id"].astype(str).to_numpy(),
-                               ok["task_id"].astype(str).to_numpy(), mix,
-                               n_resamples=n_resamples,
-                               rng=group_rng(seed, "calibrated", metric, group))
+    ids = np.asarray(ok["trace_id"].astype(str).to_numpy(), dtype=str)
+    tasks = np.asarray(ok["task_id"].astype(str).to_numpy(), dtype=str)
+    key = (metric, group, seed, n_resamples,
+           _fingerprint(ids, tasks, num, den, mix.trace_ids, mix.tasks, mix.judge_event,
+                        mix.human_event)) if memo is not None else None
+    fixed = memo.get(key) if memo is not None and key is not None else None
+    if fixed is None:
+        (fixed,) = mix_corrections([MixItem(num, den)], ids, tasks, mix,
+                                   n_resamples=n_resamples,
+                                   rng=group_rng(seed, "calibrated", metric, group))
+        if memo is not None and key is not None:
+            memo[key] = fixed
     n = round(float(den.sum()))
     return {m: estimate_from_reps(v, n, r) if n else Estimate(math.nan, 0)
             for m, (v, r) in fixed.items()}
@@ -149,6 +179,8 @@ def propagation_table(
     pooled: bool = True,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
+    memo: CalibratedMemo | None = None,
+    weight_memo: WeightMemo | None = None,
 ) -> pd.DataFrame:
     """Per-`by` (and pooled, key "") propagation: the rates of `stages.propagation_rates`
     (p_S1 = P(S1 | opportunity), p_S2, r_12, r_23, inj_to_err = P(S3 | S1), no_tool_share,
@@ -156,19 +188,23 @@ def propagation_table(
 
     With the label `mix` (human labels of the primary judge) adds r_23 and inj_to_err
     calibrated both ways (`*_cal_paper`, `*_cal_rogan_gladen`) with joint-bootstrap CIs.
+    `memo` and `weight_memo` keep the calibrations and each group's task bootstrap for the
+    corrected rates (`AnalysisContext`).
     """
     d, _ = injected_traces(stages, conditions)
     rows: list[dict[str, Any]] = []
     if d.empty:
         return frame(rows, [by])
-    rows = _table_rows(d, [by], n_resamples, seed, mix, calibration_note, pooled)
+    rows = _table_rows(d, [by], n_resamples, seed, mix, calibration_note, pooled, memo,
+                       weight_memo)
     rows += false_alarm_rows(stages, d, by, pooled=pooled, n_resamples=n_resamples, seed=seed)
     return frame(rows, [by])
 
 
 def _table_rows(d: pd.DataFrame, by: list[str], n_resamples: int, seed: int,
                 mix: LabelMix | None, cal_note: str,
-                pooled: bool) -> list[dict[str, Any]]:
+                pooled: bool, memo: CalibratedMemo | None = None,
+                weight_memo: WeightMemo | None = None) -> list[dict[str, Any]]:
     known = d[d["S1"].notna() | d["error"].astype(bool)]
     rows: list[dict[str, Any]] = []
     groups = [(d, known)]
@@ -178,13 +214,14 @@ def _table_rows(d: pd.DataFrame, by: list[str], n_resamples: int, seed: int,
     for full, kn in groups:
         if kn.empty:
             continue
-        per = propagation_rates(kn, by=by, rng_seed=seed, n_boot=n_resamples)
+        per = propagation_rates(kn, by=by, rng_seed=seed, n_boot=n_resamples,
+                                memo=weight_memo)
         for _, rates in per.iterrows():
             vals = [rates[b] for b in by]
             mask = np.logical_and.reduce([full[b] == v for b, v in zip(by, vals, strict=True)])
             key = "|".join(str(v) for v in vals)
             rows += _group_rows(full[mask], rates, dict(zip(by, vals, strict=True)), key,
-                                n_resamples, seed, mix, cal_note)
+                                n_resamples, seed, mix, cal_note, memo)
     return rows
 
 
@@ -204,7 +241,7 @@ def false_alarm_rows(stages: pd.DataFrame, injected: pd.DataFrame, by: str, *,
     base = baseline_traces(stages)
     inj = injected[~injected["error"].fillna(False).astype(bool)
                    & injected["S2"].fillna(False).astype(bool)]
-    groups = sorted(set(base[by]) | set(inj[by]))
+    groups = sorted(set(base[by].unique()) | set(inj[by].unique()))
     parts = [(str(g), base[base[by] == g], inj[inj[by] == g]) for g in groups]
     if pooled:
         parts.append((POOLED, base, inj))
@@ -353,7 +390,7 @@ def baseline_vs_p2(
         return frame(rows, ["model"])
     base_all = stages[(stages["arm"].fillna("") == "") & (stages["condition"] == "baseline")]
     p2_all, _ = injected_traces(stages, conditions)
-    models = sorted(set(base_all["model"]) | set(p2_all["model"]))
+    models = sorted(set(base_all["model"].unique()) | set(p2_all["model"].unique()))
     for m in models:
         keys = {"model": m}
         rng = group_rng(seed, m)

@@ -45,7 +45,7 @@ def cross_domain(stages: pd.DataFrame, *, held_out: str = HELD_OUT,
         return frame(rows, ["model"])
     d = stages[(stages["arm"].fillna("") == "") & ~stages["error"].fillna(False).astype(bool)]
     d = d[d["domain"].isin([*CORE, held_out])]
-    if held_out not in set(d["domain"]):
+    if held_out not in set(d["domain"].unique()):
         return frame(rows, ["model"])
     injected, conds = injected_traces(d, conditions)
     note = "conditions: " + ", ".join(conds) if conds else ""

@@ -86,7 +86,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from agentprop.analysis._stats import Resampler, group_rng
+from agentprop.analysis._stats import Resampler, WeightMemo, group_rng
 from agentprop.analysis.noticing import (
     KINDS,
     UNOBSERVABLE,
@@ -492,6 +492,7 @@ def propagation_rates(
     n_boot: int = 1000,
     injected_only: bool = True,
     level: float = 0.95,
+    memo: WeightMemo | None = None,
 ) -> pd.DataFrame:
     """Per-group propagation rates with percentile bootstrap CIs, from a `stage_table`.
 
@@ -517,7 +518,8 @@ def propagation_rates(
 
     The bootstrap resamples tasks (clusters) with replacement (`Resampler`), one weight
     matrix per group shared by its rates, drawn from a Generator derived from
-    (`rng_seed`, group key): a group's CIs do not depend on the other groups.
+    (`rng_seed`, group key): a group's CIs do not depend on the other groups. `memo` keeps
+    each group's weights for the corrected rates, which resample it on the same stream.
     """
     keys = [by] if isinstance(by, str) else list(by)
     df = stage_df
@@ -538,16 +540,19 @@ def propagation_rates(
             n_S2=int(ok["S2"].fillna(False).sum()),
             n_tasks=int(ok["task_id"].nunique()),
         )
-        rs = task_resampler(ok, rng_seed, gk, n_boot)
+        rs = task_resampler(ok, rng_seed, gk, n_boot, memo)
         row.update(_group_rates(ok, rs, 1 - level))
         out.append(row)
     return pd.DataFrame(out, columns=[*keys, *_rate_columns()])
 
 
-def task_resampler(g: pd.DataFrame, seed: int, key: Sequence[Any], n_boot: int) -> Resampler:
-    """The cluster bootstrap of one group's traces: tasks resampled, stream from (seed, key)."""
+def task_resampler(g: pd.DataFrame, seed: int, key: Sequence[Any], n_boot: int,
+                   memo: WeightMemo | None = None) -> Resampler:
+    """The cluster bootstrap of one group's traces: tasks resampled, stream from (seed, key);
+    with `memo`, its weights are drawn once for two users of the stream (`Resampler`)."""
     return Resampler(np.arange(len(g)), clusters=g["task_id"].astype(str).to_numpy(),
-                     n_resamples=n_boot, rng=group_rng(seed, *key))
+                     n_resamples=n_boot, rng=group_rng(seed, *key),
+                     memo=None if memo is None else (memo, (seed, *key)))
 
 
 def _rate_columns() -> list[str]:

@@ -20,6 +20,14 @@ from agentprop.analysis._corrected import (
     rate_population,
 )
 from agentprop.analysis._ppi import PPIData, ppi_estimate
+from agentprop.analysis._propagation import CalibratedMemo, calibrated
+from agentprop.analysis._stats import (
+    Resampler,
+    WeightMemo,
+    _pack_counts,
+    _unpack_counts,
+    group_rng,
+)
 from agentprop.analysis.frames import JudgeValidity
 from agentprop.core import LabelCell, LabelDesign
 from tests.analysis.analysis_helpers import frame, row
@@ -98,6 +106,91 @@ def test_judge_only_and_the_label_mix_corrections_are_the_propagation_tables() -
             want = _pick(prop, m, f"r_23_cal_{method}")
             assert got["value"] == pytest.approx(want["value"])
             assert (got["ci_lo"], got["ci_hi"]) == pytest.approx((want["ci_lo"], want["ci_hi"]))
+
+
+def test_the_corrected_rates_read_the_propagation_tables_calibrated_r23_and_inj_to_err(
+) -> None:
+    """Both tables calibrate r_23 and inj_to_err per group on the same stream; one memo
+    per analysis draws each once. The memo's key holds a digest of every input (trace ids,
+    tasks, the rate's columns, the mix), so a hit proves both read the same traces in the
+    same order; the table is the same with and without the memo."""
+    st = _stages()
+    st.loc[st.index[3], "error"] = True  # errored and S1-unknown traces are left out alike
+    st.loc[st.index[7], "S1"] = None
+    labels = _labels(st, 0.3)
+    mix = _mix(st, labels)
+    memo: CalibratedMemo = {}
+    weights: WeightMemo = {}
+    prop = propagation_table(st, mix=mix, n_resamples=200, seed=7, memo=memo,
+                             weight_memo=weights)
+    groups = (*MODELS, "")
+    # each group's task bootstrap (stream (seed, group)) is kept for the corrected rates
+    assert sorted(k[:2] for k in weights) == sorted((7, g) for g in groups)
+    assert sorted(k[:2] for k in memo) == sorted(
+        (metric, g) for metric in ("r_23", "inj_to_err") for g in groups)
+    after_prop = dict(memo)
+    t = corrected_rates(st, CorrectedInput(labels, mixes={"answer": mix}, memo=memo,
+                                           weight_memo=weights),
+                        n_resamples=200, seed=7)
+    assert weights == {}  # each taken, not drawn again
+    # the propagation table's six results were read, not drawn again (same objects);
+    # only p_S3's three calibrations are new
+    assert all(memo[k] is v for k, v in after_prop.items())
+    assert sorted(k[:2] for k in memo.keys() - after_prop.keys()) == sorted(
+        ("p_S3", g) for g in groups)
+    assert corrected_rates(st, CorrectedInput(labels, mixes={"answer": mix}),
+                           n_resamples=200, seed=7).equals(t)
+    assert propagation_table(st, mix=mix, n_resamples=200, seed=7).equals(prop)
+
+
+def test_a_kept_weight_matrix_is_the_one_drawn_and_is_used_once() -> None:
+    tasks = np.repeat([f"t{i}" for i in range(40)], 3)
+    plain = Resampler(np.arange(tasks.size), clusters=tasks, n_resamples=150,
+                      rng=group_rng(3, "g"))
+    memo: WeightMemo = {}
+    first, second, third = (
+        Resampler(np.arange(tasks.size), clusters=tasks, n_resamples=150,
+                  rng=group_rng(3, "g"), memo=(memo, (3, "g"))) for _ in range(3))
+    assert len(memo) == 1  # the third drew again and kept its matrix
+    for rs in (first, second, third):
+        assert np.array_equal(rs.weights, plain.weights)
+        assert rs.weights.dtype == np.float64
+    other = Resampler(np.arange(tasks.size - 3), clusters=tasks[3:], n_resamples=150,
+                      rng=group_rng(3, "g"), memo=(memo, (3, "g")))
+    assert len(memo) == 2  # another number of clusters: another matrix
+    assert other.weights.shape == (150, 39)
+    kept = Resampler(np.arange(tasks.size - 3), clusters=tasks[3:], n_resamples=150,
+                     rng=group_rng(3, "g"), memo=(memo, (3, "g")))
+    assert np.array_equal(kept.weights, other.weights)  # an odd count of clusters, unpacked
+
+
+def test_kept_counts_are_packed_two_per_byte_and_unpack_exactly() -> None:
+    rng = np.random.default_rng(0)
+    for k in (1, 2, 7, 8):
+        w = rng.integers(0, 16, size=(5, k)).astype(float)
+        packed = _pack_counts(w)
+        assert packed.shape[1] == (k // 2 if k % 2 == 0 else k)
+        assert np.array_equal(_unpack_counts(packed, k), w)
+    big = np.array([[0.0, 17.0], [300.0, 1.0]])  # a count of 16 or more: not packed
+    assert _pack_counts(big).dtype == np.uint16
+    assert np.array_equal(_unpack_counts(_pack_counts(big), 2), big)
+
+
+def test_the_calibrated_memo_keys_on_the_traces_and_their_order() -> None:
+    st = _stages()
+    ok = st[st["model"] == MODELS[0]]
+    mix = _mix(st, _labels(st, 0.3))
+    memo: CalibratedMemo = {}
+    first = calibrated(ok, "S3", "S2", mix, "r_23", "g", n_resamples=100, seed=1, memo=memo)
+    assert calibrated(ok, "S3", "S2", mix, "r_23", "g", n_resamples=100, seed=1,
+                      memo=memo) == first
+    assert len(memo) == 1
+    shuffled = ok.iloc[::-1]
+    again = calibrated(shuffled, "S3", "S2", mix, "r_23", "g", n_resamples=100, seed=1,
+                       memo=memo)
+    assert len(memo) == 2
+    assert again == calibrated(shuffled, "S3", "S2", mix, "r_23", "g", n_resamples=100,
+                               seed=1)
 
 
 def test_ppi_is_ppi_over_the_rates_own_labelled_traces() -> None:
