@@ -28,9 +28,12 @@ from agentprop.analysis.stages import (
 )
 from agentprop.core import Trace
 
-STAGE_VERSION = 1
+STAGE_VERSION = 2
 """Bump whenever a stored stage value would be computed differently (stages.py, noticing,
-the fabrication rule): rows of another version are recomputed, never read."""
+the fabrication rule and the facts judge's reading it uses): rows of another version are
+recomputed, never read. `tests/store/test_stage_version.py` fails when those sources
+change until their digest is recorded again, after this was bumped if values can change.
+2: the noticed v4 rules and the facts judge v5's reading (2026-12-07)."""
 
 STORED_COLUMNS: tuple[str, ...] = (*EVENT_COLUMNS, "answer", "cf_differs", "landing")
 """The order of a stored row's values (the store's `STAGE_ROW_COLUMNS`)."""
