@@ -4,6 +4,7 @@ fresh environment (the batching loop in `_run.py` asks for them unit by unit; th
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from agentprop.agent import AgentHooks
 from agentprop.core import Task, WorkUnit
 from agentprop.domains import Domain, Environment, get_domain
-from agentprop.models import Model, get_model
+from agentprop.models import GenerateConfig, Model, RateLimits, get_model
 from agentprop.runner._errors import RunError
 from agentprop.store import Workspace
 from agentprop.suite import Suite
@@ -122,3 +123,41 @@ class EpisodeBuilder:
         """A fresh environment for one episode (entered by the runner around it)."""
         domain = self.domains.get(task.domain) or get_domain(task.domain)
         return domain.make_env(task.env_seed)
+
+
+def seeded_configs(config: GenerateConfig) -> Callable[[int], GenerateConfig]:
+    """The generation config of an episode seed (one copy per seed)."""
+    configs: dict[int, GenerateConfig] = {}
+
+    def config_for(seed: int) -> GenerateConfig:
+        if config.seed is None:
+            return config
+        if seed not in configs:
+            configs[seed] = config.model_copy(update={"seed": seed})
+        return configs[seed]
+    return config_for
+
+
+def ready_models(model_objs: Mapping[str, Model], limits: Mapping[str, RateLimits],
+                 concurrency: int, *, open_clients: bool) -> dict[str, int]:
+    """Give the models their rate limits and open their clients now, not in the first
+    calls; the 429 counts they start from (a summary counts this run's only)."""
+    for mid, lim in limits.items():
+        setter = getattr(model_objs.get(mid), "set_rate_limits", None)
+        if callable(setter) and lim.any:
+            setter(lim)
+    before = {mid: int(getattr(m, "rate_limited", 0)) for mid, m in model_objs.items()}
+    for m in model_objs.values() if open_clients else ():
+        opener = getattr(m, "open", None)
+        if callable(opener):
+            opener(concurrency)
+    return before
+
+
+async def close_models(model_objs: Mapping[str, Model]) -> None:
+    """Close every model's client; a failure to close is not the run's failure."""
+    for m in model_objs.values():
+        closer = getattr(m, "aclose", None)
+        if callable(closer):
+            with contextlib.suppress(Exception):
+                await closer()

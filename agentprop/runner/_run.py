@@ -34,7 +34,15 @@ from agentprop.core import (
 from agentprop.domains import Domain
 from agentprop.models import GenerateConfig, Model, RateLimits
 from agentprop.runner._budget import CostGuard
-from agentprop.runner._build import EpisodeBuilder, ExtraHooks, make_models, unit_tasks
+from agentprop.runner._build import (
+    EpisodeBuilder,
+    ExtraHooks,
+    close_models,
+    make_models,
+    ready_models,
+    seeded_configs,
+    unit_tasks,
+)
 from agentprop.runner._errors import RunError, RunLocked
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor, failed
 from agentprop.runner._lock import RunLockedError, run_lock
@@ -217,7 +225,7 @@ async def run_units(
 
     runner: EpisodeExecutor = (
         executor if executor is not None and not isinstance(executor, WorkerPool)
-        else NativeExecutor(model_objs, _seeded(config), max_steps=max_steps,
+        else NativeExecutor(model_objs, seeded_configs(config), max_steps=max_steps,
                             text_mode=text_mode, execute_leaked=execute_leaked,
                             answer_on_step_limit=answer_on_step_limit))
     # each trace's stage row is stored with it, so no analysis parses the traces again
@@ -226,7 +234,7 @@ async def run_units(
     bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
     loop = _Episodes(tasks, builder, runner, pool, writer, bar, summary, model_objs, secrets,
                      CostGuard(max_cost, tasks) if max_cost is not None else None,
-                     _ready_models(model_objs, model_limits or {}, concurrency,
+                     ready_models(model_objs, model_limits or {}, concurrency,
                                    open_clients=pool is None))
     loop.check = Preflight(Counter(u.model for u in pending), preflight,
                            pool.reached if pool is not None else runner.reached, loop.accept)
@@ -255,7 +263,7 @@ async def run_units(
         bar.stop()
         writer.close()  # flush whatever finished, also on Ctrl-C and on errors
         summary.replaced_code_points += writer.replaced
-        await _close_models(model_objs)
+        await close_models(model_objs)
     summary.wall_s = time.perf_counter() - t0
     return summary
 
@@ -323,19 +331,6 @@ class _Episodes:
             await checkpoint()  # an in-process model never awaits: let Ctrl-C in
 
 
-def _seeded(config: GenerateConfig) -> Callable[[int], GenerateConfig]:
-    """The generation config of an episode seed (one copy per seed)."""
-    configs: dict[int, GenerateConfig] = {}
-
-    def config_for(seed: int) -> GenerateConfig:
-        if config.seed is None:
-            return config
-        if seed not in configs:
-            configs[seed] = config.model_copy(update={"seed": seed})
-        return configs[seed]
-    return config_for
-
-
 async def _gather_all(jobs: Sequence[Coroutine[Any, Any, None]]) -> None:
     """Run the jobs together; on any failure or cancellation cancel the rest, wait for
     them, and re-raise."""
@@ -388,30 +383,6 @@ def _new_runs(units: Sequence[WorkUnit], run_ids: Sequence[str], workspace: Work
         for rid in run_ids
         if workspace.get_run(rid) is None
     ]
-
-
-def _ready_models(model_objs: Mapping[str, Model], limits: Mapping[str, RateLimits],
-                  concurrency: int, *, open_clients: bool) -> dict[str, int]:
-    """Give the models their rate limits and open their clients now, not in the first
-    calls; the 429 counts they start from (a summary counts this run's only)."""
-    for mid, lim in limits.items():
-        setter = getattr(model_objs.get(mid), "set_rate_limits", None)
-        if callable(setter) and lim.any:
-            setter(lim)
-    before = {mid: int(getattr(m, "rate_limited", 0)) for mid, m in model_objs.items()}
-    for m in model_objs.values() if open_clients else ():
-        opener = getattr(m, "open", None)
-        if callable(opener):
-            opener(concurrency)
-    return before
-
-
-async def _close_models(model_objs: Mapping[str, Model]) -> None:
-    for m in model_objs.values():
-        closer = getattr(m, "aclose", None)
-        if callable(closer):
-            with contextlib.suppress(Exception):
-                await closer()
 
 
 @contextlib.contextmanager

@@ -20,7 +20,14 @@ from typing import Any
 
 from agentprop.core import Task, Trace, WorkUnit
 from agentprop.models import GenerateConfig, Model, RateLimits
-from agentprop.runner._build import EpisodeBuilder, ExtraHooks, make_models
+from agentprop.runner._build import (
+    EpisodeBuilder,
+    ExtraHooks,
+    close_models,
+    make_models,
+    ready_models,
+    seeded_configs,
+)
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor, failed
 from agentprop.suite import Suite
 
@@ -70,23 +77,10 @@ class WorkerEngine:
             self.models = make_models(list(job.model_ids), workspace=None,
                                       suite=job.suite or Suite([], seed=0),
                                       model_options=job.model_options, use_cache=False)
-            for mid, limits in job.limits.items():
-                setter = getattr(self.models.get(mid), "set_rate_limits", None)
-                if callable(setter) and limits.any:
-                    setter(limits)
-            for m in self.models.values():
-                opener = getattr(m, "open", None)
-                if callable(opener):
-                    opener(job.concurrency)
-            configs: dict[int, GenerateConfig] = {}
-
-            def config_for(seed: int) -> GenerateConfig:
-                if job.config.seed is None:
-                    return job.config
-                return configs.setdefault(seed, job.config.model_copy(update={"seed": seed}))
-
+            ready_models(self.models, job.limits, job.concurrency, open_clients=True)
             self.executor = NativeExecutor(
-                self.models, config_for, max_steps=job.max_steps, text_mode=job.text_mode,
+                self.models, seeded_configs(job.config), max_steps=job.max_steps,
+                text_mode=job.text_mode,
                 execute_leaked=job.execute_leaked,
                 answer_on_step_limit=job.answer_on_step_limit)
         await self.executor.__aenter__()
@@ -95,11 +89,7 @@ class WorkerEngine:
     async def __aexit__(self, *exc: object) -> None:
         if self.executor is not None:
             await self.executor.__aexit__(*exc)
-        for m in self.models.values():
-            closer = getattr(m, "aclose", None)
-            if callable(closer):
-                with contextlib.suppress(Exception):
-                    await closer()
+        await close_models(self.models)
 
     def rate_limited(self) -> int:
         """429 answers this worker's models received so far."""
