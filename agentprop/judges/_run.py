@@ -32,7 +32,7 @@ from agentprop.errors import AgentpropError
 from agentprop.judges._base import Judge, verdicts_for
 from agentprop.judges._entities import Vocabulary, query_vocabulary
 from agentprop.judges._lookup import canonical_name, get_judge
-from agentprop.judges._pending import pending_count, pending_items
+from agentprop.judges._pending import pending_items
 from agentprop.judges._processes import PROCESS_KINDS, ProcessJudging
 from agentprop.store import VerdictWriter
 
@@ -182,7 +182,7 @@ class _Runner:
         for j in self.judges:
             # a verdict marked `retry` (made before the clean pair it needs was stored)
             # does not count as done: it is judged again and replaced
-            self.stats[j.name].pending = pending_count(self.ws, j.name, run_ids)
+            self.stats[j.name].pending = self.ws.pending_count(j.name, run_ids)
             total += self.stats[j.name].pending
         self.abort_after = min(ABORT_AFTER, max(1, total))
         pooled = [j for j in self.judges if self.workers and j.kind in PROCESS_KINDS]

@@ -28,17 +28,14 @@ if TYPE_CHECKING:
 async def _judge_chunk(ws: Workspace, judges: dict[str, Judge], suite: Suite,
                        items: list[tuple[str, list[str]]]) -> list[tuple[str, str, list[Any]]]:
     """(trace id, judge name, verdicts) of every item whose trace is stored."""
-    from agentprop.core import Trace
     from agentprop.judges._base import verdicts_for
 
-    ids = [trace_id for trace_id, _ in items]
-    marks = ",".join("?" * len(ids))
-    data = dict(ws.conn.execute(f"SELECT id, data FROM traces WHERE id IN ({marks})", ids))
+    traces = {t.id: t for t in ws.iter_traces(id=[trace_id for trace_id, _ in items])}
     out = []
     for trace_id, names in items:
-        if trace_id not in data:
+        trace = traces.get(trace_id)
+        if trace is None:
             continue
-        trace = Trace.model_validate_json(data[trace_id])
         task = suite.get(trace.task_id)
         for name in names:
             out.append((trace_id, name, await verdicts_for(judges[name], trace, task)))

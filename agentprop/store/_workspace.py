@@ -619,9 +619,31 @@ class Workspace:
                                 "json_extract(data, '$.raw.retry') = 1", (judge,))
         return {r[0] for r in cur}
 
-    def judged_ids(self, judge: str) -> set[str]:
-        cur = self.conn.execute("SELECT trace_id FROM verdicts WHERE judge=?", (judge,))
-        return {r[0] for r in cur}
+    def pending_count(self, judge: str, run_ids: Sequence[str] | None = None) -> int:
+        """Traces (of `run_ids`' runs, else all) that `judge` has still to judge: no
+        verdict of it, or one marked ``raw.retry`` (`retry_ids`)."""
+        where, params = _run_scope(run_ids)
+        sql = f"SELECT COUNT(*) FROM traces t WHERE NOT EXISTS ({_DONE_VERDICT}){where}"
+        return int(self.conn.execute(sql, [judge, *params]).fetchone()[0])
+
+    def pending_page(self, judges: Sequence[str], run_ids: Sequence[str] | None = None, *,
+                     after: int = 0, limit: int = 500
+                     ) -> tuple[int, list[tuple[str, list[str]]]]:
+        """One page of the traces after rowid `after`, in insertion order: (the last rowid
+        read, 0 when none is left; each trace with the `judges` still to judge it). A
+        keyset page holds no long read transaction, so a writer's commits go on."""
+        where, params = _run_scope(run_ids)
+        rows = self.conn.execute(f"SELECT t.rowid, t.id FROM traces t WHERE t.rowid > ?{where} "
+                                 "ORDER BY t.rowid LIMIT ?", [after, *params, limit]).fetchall()
+        if not rows:
+            return 0, []
+        ids = [r[1] for r in rows]
+        marks = ",".join("?" * len(ids))
+        done = {j: {r[0] for r in self.conn.execute(
+            f"SELECT t.id FROM traces t WHERE t.id IN ({marks}) AND EXISTS ({_DONE_VERDICT})",
+            [*ids, j])} for j in judges}
+        todo = [(tid, [j for j in judges if tid not in done[j]]) for tid in ids]
+        return rows[-1][0], [(tid, js) for tid, js in todo if js]
 
     def judges(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT judge FROM verdicts ORDER BY 1")]
@@ -783,6 +805,17 @@ _COLUMNS = {
     "status",
     "simulated",
 }
+
+
+_DONE_VERDICT = ("SELECT 1 FROM verdicts v WHERE v.trace_id = t.id AND v.judge = ? "
+                 "AND json_extract(v.data, '$.raw.retry') IS NOT 1")
+"""A verdict of judge ? on trace t that counts as done (one marked raw.retry is redone)."""
+
+
+def _run_scope(run_ids: Sequence[str] | None) -> tuple[str, list[str]]:
+    if run_ids is None:
+        return "", []
+    return f" AND t.run_id IN ({','.join('?' * len(run_ids))})", list(run_ids)
 
 
 def _where(filters: dict[str, Any]) -> tuple[str, list[Any]]:
