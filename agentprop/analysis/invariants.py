@@ -16,11 +16,11 @@ and `agentprop report` runs them on what it has just read:
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from agentprop.core import InjectionEvent, ToolResultEvent, Trace
@@ -106,23 +106,28 @@ def stage_violations(stages: pd.DataFrame, differs: Mapping[str, bool | None],
     return out
 
 
-def unit_violations(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """No unit stored twice; the interceptor's arms paired one to one. `rows`: the
-    stored unit columns of every trace (`Workspace.trace_rows()`)."""
+def unit_violations(units: pd.DataFrame) -> list[str]:
+    """No unit stored twice; the interceptor's arms paired one to one. `units`: the
+    stored unit columns (`UNIT_FIELDS`) of every trace in insertion order
+    (`Workspace.unit_table()`); violations come in the order their unit first appears.
+    Grouped as columns: a report of a million traces checks them without a Python row
+    per trace."""
     out = []
-    units = Counter(tuple(r[f] for f in UNIT_FIELDS) for r in rows)
-    for unit, n in units.items():
-        if n > 1:
-            out.append(f"unit stored {n} times: {_unit_text(unit)}")
-    pairs: dict[tuple[Any, ...], Counter[str]] = {}
-    for r in rows:
-        if r["arm"] in ARMS:
-            key = tuple(r[f] for f in UNIT_FIELDS[:-1])
-            pairs.setdefault(key, Counter())[r["arm"]] += 1
-    for key, arms in pairs.items():
-        if arms["control"] != 1 or arms["treatment"] != 1:
-            out.append(f"interceptor arms not paired one to one ({arms['control']} control, "
-                       f"{arms['treatment']} treatment): {_unit_text((*key, ''))}")
+    size = units.groupby(list(UNIT_FIELDS), sort=False).size()
+    for unit, n in size[size > 1].items():
+        out.append(f"unit stored {n} times: {_unit_text(unit)}")
+    armed = units[units["arm"].isin(ARMS)]
+    keys = list(UNIT_FIELDS[:-1])
+    group = armed.groupby(keys, sort=False).ngroup().to_numpy()
+    k = int(group.max()) + 1 if len(group) else 0
+    arm = armed["arm"].to_numpy()
+    control = np.bincount(group[arm == "control"], minlength=k)
+    treatment = np.bincount(group[arm == "treatment"], minlength=k)
+    first = armed.drop_duplicates(keys)[keys].itertuples(index=False, name=None)
+    for key, c, t in zip(first, control, treatment, strict=True):
+        if c != 1 or t != 1:
+            out.append(f"interceptor arms not paired one to one ({c} control, "
+                       f"{t} treatment): {_unit_text((*key, ''))}")
     return out
 
 
@@ -149,10 +154,10 @@ class TraceChecks:
             yield t
 
 
-def all_violations(rows: Sequence[Mapping[str, Any]], stages: pd.DataFrame,
+def all_violations(units: pd.DataFrame, stages: pd.DataFrame,
                    checks: TraceChecks, unscored: Iterable[str]) -> list[str]:
-    """Every invariant: the units (`rows`, see `unit_violations`), what `checks` found on
+    """Every invariant: the units (`units`, see `unit_violations`), what `checks` found on
     the traces, and the stage table's (`stage_violations`; `unscored`: the traces whose
     primary verdict is unscored in its stored payload)."""
-    return (unit_violations(rows) + checks.violations
+    return (unit_violations(units) + checks.violations
             + stage_violations(stages, checks.differs, unscored))

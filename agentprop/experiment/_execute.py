@@ -182,7 +182,7 @@ def report_checked(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
     result = analyze(inp, n_resamples=resamples, seed=seed)
     path = build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
                         rationales=example_rationales(ws, inp))
-    found = all_violations(ws.trace_rows(), inp.stages, checks,
+    found = all_violations(ws.unit_table(), inp.stages, checks,
                            ws.unscored_ids(str(inp.primary_judge)))
     return path, found, checks.n_traces
 

@@ -42,7 +42,7 @@ def verify_workspace(ws: Workspace, *, suite: Suite | None = None,
     settings = _settings(ws.report_dir)
     noticed = stored_readings(ws, settings.pop("noticed", None)) if numbers else None
     inp = load_analysis_input(ws, suite, tap=checks.tap, noticed=noticed)
-    out = all_violations(ws.trace_rows(), inp.stages, checks,
+    out = all_violations(ws.unit_table(), inp.stages, checks,
                          ws.unscored_ids(str(inp.primary_judge)))
     n_numbers = None
     if numbers:

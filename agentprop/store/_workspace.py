@@ -534,6 +534,14 @@ class Workspace:
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, r, strict=True)) for r in cur]
 
+    def unit_table(self) -> Any:
+        """Every trace's unit columns (run_id, model, task_id, condition, seed, arm) in
+        insertion order, as one pandas DataFrame: what the unit invariants check."""
+        import pandas as pd
+
+        return pd.read_sql_query("SELECT run_id, model, task_id, condition, seed, arm FROM "
+                                 "traces ORDER BY rowid", self.conn)
+
     # -- verdicts -------------------------------------------------------------------------
     def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
         """Store verdicts (replacing a judge's earlier one); text UTF-8 cannot encode, e.g.
