@@ -114,8 +114,8 @@ def unit_violations(units: pd.DataFrame) -> list[str]:
     per trace."""
     out = []
     size = units.groupby(list(UNIT_FIELDS), sort=False).size()
-    for unit, n in size[size > 1].items():
-        out.append(f"unit stored {n} times: {_unit_text(tuple(unit))}")
+    for unit, n in zip(size.index[size > 1], size[size > 1], strict=True):
+        out.append(f"unit stored {n} times: {_unit_text(unit)}")
     armed = units[units["arm"].isin(ARMS)]
     keys = list(UNIT_FIELDS[:-1])
     group = armed.groupby(keys, sort=False).ngroup().to_numpy()
