@@ -146,12 +146,15 @@ def test_a_share_of_zero_or_one_gets_the_exact_bound_not_a_point() -> None:
 
 
 @pytest.mark.parametrize(("k", "n", "trials"), [(1, 3, None), (7, 130, None),
-                                                 (4000, 200, None), (5, 65, 9)])
+                                                 (4000, 200, None), (5, 65, 9),
+                                                 # drawn in a second thread (_PIPE_DRAWS)
+                                                 (6000, 190, None), (300, 1000, 1100)])
 def test_resample_weights_are_the_counts_of_one_draw_of_every_replicate(
         k: int, n: int, trials: int | None) -> None:
     # the weights are drawn in blocks of replicates, as 32-bit integers: the same counts as
     # the one 64-bit draw of every replicate they replace, and the generator left in the
-    # same state (a statistic drawn after them sees the same stream)
+    # same state (a statistic drawn after them sees the same stream), whether a second
+    # thread draws the next block while one is counted or not
     from agentprop.analysis._stats import resample_weights
 
     g, ref = np.random.default_rng(11), np.random.default_rng(11)
