@@ -230,22 +230,27 @@ def _writable(db_path: Path) -> bool:
     return os.access(db_path, os.W_OK) and os.access(db_path.parent, os.W_OK)
 
 
-def _connect_readonly(db_path: Path) -> sqlite3.Connection:
-    """A read-only connection. `mode=ro` needs the WAL index (-shm) to exist or be
-    creatable; on a read-only folder without one, `immutable=1` reads the file as is,
-    which is exact unless a -wal file holds changes not yet in the database."""
-    uri = f"file:{quote(str(db_path.resolve()))}?mode=ro"
+def _readonly_uri(db_path: Path) -> str:
+    return f"file:{quote(str(db_path.resolve()))}?mode=ro"
+
+
+def _connect_readonly(db_path: Path) -> tuple[sqlite3.Connection, str]:
+    """A read-only connection and its URI. `mode=ro` needs the WAL index (-shm) to exist
+    or be creatable; on a read-only folder without one, `immutable=1` reads the file as
+    is, which is exact unless a -wal file holds changes not yet in the database."""
+    uri = _readonly_uri(db_path)
     conn = sqlite3.connect(uri, uri=True, timeout=30.0, check_same_thread=False)
     try:
         conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-        return conn
+        return conn, uri
     except sqlite3.OperationalError:
         conn.close()
     wal = db_path.with_name(db_path.name + "-wal")
     if wal.exists() and wal.stat().st_size > 0:
         raise WorkspaceError(f"workspace {db_path.parent} is read-only and its {wal.name} holds"
                              " changes not yet in the database; open it once with write access")
-    return sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
+    uri += "&immutable=1"
+    return sqlite3.connect(uri, uri=True, check_same_thread=False), uri
 
 
 class Workspace:
@@ -279,9 +284,10 @@ class Workspace:
         """Code points UTF-8 cannot encode that `put_traces` replaced (this object)."""
         try:
             if self.readonly:
-                self.conn = _connect_readonly(self.db_path)
+                self.conn, self._read_uri = _connect_readonly(self.db_path)
             else:
                 self.conn = sqlite3.connect(self.db_path, timeout=30.0, check_same_thread=False)
+                self._read_uri = _readonly_uri(self.db_path)
             if check and existed:
                 problem = integrity_problem(self.conn)
                 if problem is not None:
@@ -479,12 +485,10 @@ class Workspace:
         for (data,) in cur:
             yield Trace.model_validate_json(data)
 
-    def stage_frame(self, context: str, chunk: int = 50_000) -> Any:
+    def stage_frame(self, context: str) -> Any:
         """Every trace's indexed columns and stored stage row of `context`, in insertion
-        order, as one pandas DataFrame read in chunks (no Trace is parsed); None when
+        order, as one pandas DataFrame read as columns (no Trace is parsed); None when
         some trace has no such row (or the workspace has no stage table)."""
-        import pandas as pd
-
         if not self._has_table("stages"):
             return None
         n = self.count_traces()
@@ -497,9 +501,7 @@ class Workspace:
                "t.difficulty, t.condition, t.seed, t.arm, t.status, t.simulated, "
                f"{cols} FROM traces t JOIN stages s ON s.trace_id = t.id "
                "WHERE s.context = ? ORDER BY t.rowid")
-        parts = list(pd.read_sql_query(sql, self.conn, params=(context,), chunksize=chunk))
-        return (pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]) \
-            if parts else None
+        return self.read_frame(sql, (context,))
 
     def trace_ids(self, run_id: str | None = None) -> set[str]:
         if run_id is None:
@@ -537,10 +539,15 @@ class Workspace:
     def unit_table(self) -> Any:
         """Every trace's unit columns (run_id, model, task_id, condition, seed, arm) in
         insertion order, as one pandas DataFrame: what the unit invariants check."""
-        import pandas as pd
+        return self.read_frame("SELECT run_id, model, task_id, condition, seed, arm FROM "
+                               "traces ORDER BY rowid")
 
-        return pd.read_sql_query("SELECT run_id, model, task_id, condition, seed, arm FROM "
-                                 "traces ORDER BY rowid", self.conn)
+    def read_frame(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """A query's result as a pandas DataFrame, as columns when the columnar reader is
+        installed (`_columns.read_frame`): for the tables an analysis reads whole."""
+        from agentprop.store._columns import read_frame
+
+        return read_frame(self.conn, self._read_uri, sql, params)
 
     # -- verdicts -------------------------------------------------------------------------
     def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
@@ -605,20 +612,15 @@ class Workspace:
         """Every verdict's (trace_id, judge, correct) as one pandas DataFrame, in
         `verdict_rows()` order, read in one query (no Python row per verdict); `correct`
         holds 1, 0 or missing (unscored)."""
-        import pandas as pd
-
-        return pd.read_sql_query("SELECT trace_id, judge, correct FROM verdicts ORDER BY "
-                                 "rowid", self.conn)
+        return self.read_frame("SELECT trace_id, judge, correct FROM verdicts ORDER BY rowid")
 
     def member_table(self) -> Any:
         """Every ensemble member's vote (trace_id, ensemble, member, correct) as one pandas
         DataFrame, in `verdict_rows()` order and each ensemble's member order."""
-        import pandas as pd
-
-        return pd.read_sql_query(
+        return self.read_frame(
             "SELECT v.trace_id AS trace_id, v.judge AS ensemble, m.key AS member, "
             "m.value AS correct FROM verdicts v, json_each(v.data, '$.members') m "
-            "ORDER BY v.rowid, m.id", self.conn)
+            "ORDER BY v.rowid, m.id")
 
     def retry_ids(self, judge: str) -> set[str]:
         """Traces whose `judge` verdict is marked ``raw.retry`` (provisional: made before
