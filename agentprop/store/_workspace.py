@@ -29,6 +29,7 @@ from agentprop.core import (
 )
 from agentprop.errors import AgentpropError
 from agentprop.safety import encodable_json, utf8_clean
+from agentprop.store._sound import known_sound, remember_sound
 
 SCHEMA_VERSION = 1
 DB_NAME = "agentprop.sqlite"
@@ -288,11 +289,13 @@ class Workspace:
             else:
                 self.conn = sqlite3.connect(self.db_path, timeout=30.0, check_same_thread=False)
                 self._read_uri = _readonly_uri(self.db_path)
-            if check and existed:
+            self._checked = False
+            if check and existed and not known_sound(self.db_path):
                 problem = integrity_problem(self.conn)
                 if problem is not None:
                     self.conn.close()
                     raise WorkspaceDamagedError(damaged_message(self.db_path, problem))
+                self._checked = True
             if not self.readonly:
                 _set_wal(self.conn)
                 self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -353,7 +356,13 @@ class Workspace:
             ) from None
 
     def close(self) -> None:
+        """Close the connection; when the file was checked on open or written through it,
+        the state it leaves is remembered as sound (`_sound`), so the next open need not
+        read the whole file to check it."""
+        sound = not self.readonly and (self._checked or self.conn.total_changes > 0)
         self.conn.close()
+        if sound:
+            remember_sound(self.db_path)
 
     def __enter__(self) -> Workspace:
         return self
@@ -485,16 +494,19 @@ class Workspace:
         for (data,) in cur:
             yield Trace.model_validate_json(data)
 
+    def stages_complete(self, context: str) -> bool:
+        """Whether every trace has a stage row of `context` (nothing to back-fill)."""
+        if not self._has_table("stages"):
+            return False
+        have = self.conn.execute("SELECT COUNT(*) FROM stages s JOIN traces t ON t.id = "
+                                 "s.trace_id WHERE s.context = ?", (context,)).fetchone()[0]
+        return bool(have == self.count_traces())
+
     def stage_frame(self, context: str) -> Any:
         """Every trace's indexed columns and stored stage row of `context`, in insertion
         order, as one pandas DataFrame read as columns (no Trace is parsed); None when
         some trace has no such row (or the workspace has no stage table)."""
-        if not self._has_table("stages"):
-            return None
-        n = self.count_traces()
-        have = self.conn.execute("SELECT COUNT(*) FROM stages s JOIN traces t ON t.id = "
-                                 "s.trace_id WHERE s.context = ?", (context,)).fetchone()[0]
-        if have != n:
+        if not self.stages_complete(context):
             return None
         cols = ", ".join(f's."{c}"' for c in STAGE_ROW_COLUMNS)
         sql = ("SELECT t.id AS trace_id, t.run_id, t.model, t.task_id, t.domain, t.split, "

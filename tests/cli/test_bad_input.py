@@ -73,7 +73,9 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
         str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
         if p.is_file() else (0, 0)
         for p in root.rglob("*")
-        if not p.name.endswith(("-wal", "-shm"))  # SQLite's own side files on open
+        # SQLite's own side files on open, and agentprop's record of the last clean
+        # integrity check (store/_sound.py)
+        if not p.name.endswith(("-wal", "-shm", ".agentprop-sound"))
     }
 
 
