@@ -289,7 +289,7 @@ def stored_stages(ws: Workspace, tasks: Suite | None, rule: FabricationRule | No
     from agentprop.analysis._stored import StageRecorder, stage_context
 
     context = stage_context(tasks.checksum if tasks is not None else None)
-    if not ws.readonly:
+    if not ws.readonly and not ws.stages_complete(context):
         record = StageRecorder(tasks, rule)
         rows: list[tuple[Any, ...]] = []
         for t in ws.traces_without_stages(context):
