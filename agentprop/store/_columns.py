@@ -50,8 +50,10 @@ def read_frame(conn: sqlite3.Connection, uri: str, sql: str, params: Sequence[An
         cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(_ONE_BATCH)})
         cur.execute(sql, tuple(params) if params else None)
         table = cur.fetch_arrow_table()
-    frame = table.to_pandas()
-    for name in [c for c, col in zip(table.column_names, table.columns, strict=True)
-                 if col.null_count == len(col)]:
+    empty = [c for c, col in zip(table.column_names, table.columns, strict=True)
+             if col.null_count == len(col)]
+    frame = table.to_pandas(split_blocks=True, self_destruct=True)  # frees as it converts
+    del table
+    for name in empty:
         frame[name] = pd.Series([None] * len(frame), index=frame.index, dtype=object)
     return frame
