@@ -173,7 +173,7 @@ def report_checked(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
     stage table the report was made from (`agentprop verify`'s checks without the second
     read and the recomputation): index.html, the violations, the traces read. `noticed`:
     an LLM classifier's stored readings for `noticed` (None: the text rules)."""
-    from agentprop.analysis.invariants import TraceChecks, all_violations
+    from agentprop.analysis.invariants import UNIT_FIELDS, TraceChecks, all_violations
     from agentprop.report import analyze, build_report
 
     checks = TraceChecks()
@@ -182,7 +182,8 @@ def report_checked(ws: Workspace, *, resamples: int = 1000, seed: int = 42,
     result = analyze(inp, n_resamples=resamples, seed=seed)
     path = build_report(result, ws.report_dir, stages=inp.stages, runs=runs,
                         rationales=example_rationales(ws, inp))
-    found = all_violations(ws.unit_table(), inp.stages, checks,
+    # the stage table's unit columns are the stored ones (read with the stage rows)
+    found = all_violations(inp.stages[list(UNIT_FIELDS)], inp.stages, checks,
                            ws.unscored_ids(str(inp.primary_judge)))
     return path, found, checks.n_traces
 
