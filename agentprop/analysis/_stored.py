@@ -83,7 +83,10 @@ def stored_stage_frame(stored: pd.DataFrame,
 def stored_checks(stored: pd.DataFrame) -> tuple[dict[str, bool | None], list[str]]:
     """What `invariants.TraceChecks` gathers from traces, read from stored rows: each
     trace's `counterfactual_differs` and every landing violation."""
-    differs = {tid: (None if pd.isna(v) else bool(v))
-               for tid, v in zip(stored["trace_id"], stored["cf_differs"], strict=True)}
-    violations = [v for text in stored["landing"] if text != "[]" for v in json.loads(text)]
+    ids, cf = stored["trace_id"], stored["cf_differs"]
+    known = cf.notna().to_numpy()
+    differs: dict[str, bool | None] = dict.fromkeys(ids[~known].tolist())
+    differs.update(zip(ids[known].tolist(), cf[known].astype(bool).tolist(), strict=True))
+    landing = stored["landing"]
+    violations = [v for text in landing[landing != "[]"] for v in json.loads(text)]
     return differs, violations

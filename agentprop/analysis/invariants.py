@@ -123,11 +123,11 @@ def unit_violations(units: pd.DataFrame) -> list[str]:
     arm = armed["arm"].to_numpy()
     control = np.bincount(group[arm == "control"], minlength=k)
     treatment = np.bincount(group[arm == "treatment"], minlength=k)
-    first = armed.drop_duplicates(keys)[keys].itertuples(index=False, name=None)
-    for key, c, t in zip(first, control, treatment, strict=True):
-        if c != 1 or t != 1:
-            out.append(f"interceptor arms not paired one to one ({c} control, "
-                       f"{t} treatment): {_unit_text((*key, ''))}")
+    bad = (control != 1) | (treatment != 1)
+    first = armed.drop_duplicates(keys)[keys][bad].itertuples(index=False, name=None)
+    for key, c, t in zip(first, control[bad], treatment[bad], strict=True):
+        out.append(f"interceptor arms not paired one to one ({c} control, "
+                   f"{t} treatment): {_unit_text((*key, ''))}")
     return out
 
 

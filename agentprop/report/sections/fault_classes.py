@@ -20,7 +20,8 @@ def answer_note(result: AnalysisResult, stages: pd.DataFrame) -> str:
     """When each out:/fault: class run here can change the answer (its declaration,
     `core.FAULT_CLASSES`): a low S3 rate under a class that needs the agent to read a
     renamed field or follow an instruction says something else than under a timeout."""
-    names = {str(x) for x in stages["condition"].dropna()} if "condition" in stages else set()
+    names = ({str(x) for x in stages["condition"].dropna().unique()} if "condition" in stages
+             else set())
     declared = [c for c in FAULT_CLASSES if c.name in names]
     if not declared:
         return ""
