@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from pathlib import Path
 
 MEMO_NAME = ".agentprop-sound"
@@ -60,7 +61,8 @@ def remember_sound(db: Path, state: list[int] | None = None) -> None:
     with contextlib.suppress(OSError):
         if memo.read_text(encoding="utf-8") == text:
             return
-    tmp = memo.with_name(f"{MEMO_NAME}.{os.getpid()}.tmp")
+    # one temporary file per thread: a run's writer thread closes its own connection
+    tmp = memo.with_name(f"{MEMO_NAME}.{os.getpid()}.{threading.get_ident()}.tmp")
     with contextlib.suppress(OSError):
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, memo)
