@@ -290,7 +290,8 @@ def stored_stages(ws: Workspace, tasks: Suite | None, rule: FabricationRule | No
     from agentprop.analysis._stored import StageRecorder, stage_context
 
     context = stage_context(tasks.checksum if tasks is not None else None)
-    if not ws.readonly and not ws.stages_complete(context):
+    complete = ws.stages_complete(context)
+    if not ws.readonly and not complete:
         record = StageRecorder(tasks, rule)
         rows: list[tuple[Any, ...]] = []
         for t in ws.traces_without_stages(context):
@@ -299,7 +300,7 @@ def stored_stages(ws: Workspace, tasks: Suite | None, rule: FabricationRule | No
                 ws.put_stage_rows(rows)
                 rows = []
         ws.put_stage_rows(rows)
-    frame: pd.DataFrame | None = ws.stage_frame(context)
+    frame: pd.DataFrame | None = ws.stage_frame(context, complete=complete)
     return frame
 
 

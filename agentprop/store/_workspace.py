@@ -502,11 +502,12 @@ class Workspace:
                                  "s.trace_id WHERE s.context = ?", (context,)).fetchone()[0]
         return bool(have == self.count_traces())
 
-    def stage_frame(self, context: str) -> Any:
+    def stage_frame(self, context: str, *, complete: bool = False) -> Any:
         """Every trace's indexed columns and stored stage row of `context`, in insertion
         order, as one pandas DataFrame read as columns (no Trace is parsed); None when
-        some trace has no such row (or the workspace has no stage table)."""
-        if not self.stages_complete(context):
+        some trace has no such row (or the workspace has no stage table). `complete`:
+        `stages_complete` was just found true (not counted again)."""
+        if not complete and not self.stages_complete(context):
             return None
         cols = ", ".join(f's."{c}"' for c in STAGE_ROW_COLUMNS)
         sql = ("SELECT t.id AS trace_id, t.run_id, t.model, t.task_id, t.domain, t.split, "
