@@ -14,8 +14,8 @@ examples/mcp_client.py:agent` (a plain MCP client with the openai SDK) with serv
 its LLM: episodes per second. `executors` picks which ones (default all three; processes
 and ray with --workers 2). `write`: the driver's cost per unit (pickling the unit and
 task it sends, unpickling the trace it gets back, counting it, the batching writer's
-INSERT), the ceiling of any number of workers or
-machines feeding one driver.
+INSERT with the trace's stage row, computed by the driver or by the worker), the ceiling
+of any number of workers or machines feeding one driver.
 """
 
 from __future__ import annotations
@@ -98,9 +98,13 @@ def episode_span(workspace: Path) -> float:
 
 def write_cost(n: int) -> None:
     """The driver's work per unit, in-process: pickle the (unit, task) it sends, unpickle
-    the trace it gets back, count it, write it (batched)."""
+    the trace it gets back, count it, write it with its stage row (batched). Twice: the
+    row computed by the driver (`driver_rows`, before workers computed them) and the row
+    computed by the worker and sent with its trace (`worker_rows`, today's pools)."""
+    from agentprop.analysis._stored import PrecomputedRows
     from agentprop.cli._suite import get_suite
     from agentprop.runner import RunSummary, plan_units, run_units_sync
+    from agentprop.runner._run import _stage_rows
     from agentprop.store import TraceWriter, Workspace
 
     suite = get_suite(None)
@@ -110,26 +114,35 @@ def write_cost(n: int) -> None:
     with tempfile.TemporaryDirectory() as d:
         src = Workspace(Path(d) / "src")
         run_units_sync(units, workspace=src, suite=suite, progress=False)
-        blobs = [pickle.dumps(src.get_trace(i)) for i in sorted(src.trace_ids("w"))]
+        traces = [src.get_trace(i) for i in sorted(src.trace_ids("w"))]
         sent = [(u, suite.get(u.task_id)) for u in units]
         src.close()
-        dst = Workspace(Path(d) / "dst")
-        summary = RunSummary()
-        t0, c0 = time.perf_counter(), time.process_time()
-        writer = TraceWriter(dst.path, batch_size=64, interval_s=0.5)
-        for i, b in enumerate(blobs):
-            pickle.dumps((i, *sent[i]))  # the unit and its task, sent to a worker
-            trace = pickle.loads(b)
-            summary.count(trace)
-            writer.put(trace)
-        writer.close()
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        dst.close()
-    kb = sum(map(len, blobs)) / len(blobs) / 1024
-    print(json.dumps({"traces": len(blobs), "pickled_kb_per_trace": round(kb, 1),
-                      "driver_ms_per_trace": round(wall / len(blobs) * 1e3, 3),
-                      "driver_cpu_ms_per_trace": round(cpu / len(blobs) * 1e3, 3),
-                      "ceiling_traces_per_s": round(len(blobs) / wall), "load": load()}))
+        context, recorder = _stage_rows(get_suite(None))
+        with_rows = [pickle.dumps((t, recorder(t))) for t in traces]
+        out: dict[str, object] = {"traces": len(traces), "pickled_kb_per_trace": round(
+            sum(map(len, with_rows)) / len(with_rows) / 1024, 1)}
+        for mode in ("driver_rows", "worker_rows"):
+            context, recorder = _stage_rows(get_suite(None))  # no reading cached yet
+            rows = PrecomputedRows(recorder)
+            dst = Workspace(Path(d) / mode)
+            summary = RunSummary()
+            t0, c0 = time.perf_counter(), time.process_time()
+            writer = TraceWriter(dst.path, batch_size=64, interval_s=0.5,
+                                 stages=(context, rows))
+            for i, b in enumerate(with_rows):
+                pickle.dumps((i, *sent[i]))  # the unit and its task, sent to a worker
+                trace, row = pickle.loads(b)
+                if mode == "worker_rows":
+                    rows.give(trace, row)
+                summary.count(trace)
+                writer.put(trace)
+            writer.close()
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            dst.close()
+            out[mode] = {"driver_ms_per_trace": round(wall / len(traces) * 1e3, 3),
+                         "driver_cpu_ms_per_trace": round(cpu / len(traces) * 1e3, 3),
+                         "ceiling_traces_per_s": round(len(traces) / wall)}
+    print(json.dumps({**out, "load": load()}))
 
 
 def main() -> None:

@@ -3,9 +3,13 @@ local pool, or Ray actors on one machine or a cluster) and come back as finished
 
 `run_units` stays the single writer: it plans, skips stored units, holds the run lock,
 applies the cost guard and writes every trace; a pool only ships (unit, task) to the
-least busy worker and awaits its `Trace`. Each worker runs an asyncio loop with many
-episodes in flight (the run's concurrency C is split across the workers), so C/L is
-reached with the client's CPU of several cores, not one.
+least busy worker and awaits its `Trace`. When the driver's writer falls behind, the
+worker also computes the trace's stored stage row (`Finished`): the rules that read a
+trace cost more CPU than the episode's own client, and a driver reading every trace
+caps a cluster at its one core; on one machine it usually keeps up, and reading the
+traces there keeps that CPU off the workers' episode loops. Each worker runs an asyncio
+loop with many episodes in flight (the run's concurrency C is split across the workers),
+so C/L is reached with the client's CPU of several cores, not one.
 
 A worker that dies loses its units in flight: they are never written (a trace exists
 only once it is back in the driver), not retried, and counted in `RunSummary.lost`; the
@@ -26,13 +30,16 @@ import pickle
 import socket
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentprop.core import ModelCallEvent, Task, Trace, WorkUnit
 from agentprop.models import GenerateConfig, RateLimits
 from agentprop.runner._errors import RunError
 from agentprop.runner._worker import RayEpisodeActor, WorkerJob, process_main
 from agentprop.suite import Suite
+
+if TYPE_CHECKING:
+    from agentprop.analysis._stored import StageRecorder
 
 EXECUTORS = ("asyncio", "processes", "ray")
 READY_TIMEOUT_S = 120.0
@@ -41,6 +48,14 @@ READY_TIMEOUT_S = 120.0
 
 class WorkerLost(Exception):
     """The worker running a unit died (or failed outside the episode): no trace."""
+
+
+class Finished(NamedTuple):
+    """A unit's trace as a worker sent it back, with its stage row (None: the worker
+    did not compute it, the driver does)."""
+
+    trace: Trace
+    row: tuple[Any, ...] | None
 
 
 def share(limits: Mapping[str, RateLimits], workers: int) -> dict[str, RateLimits]:
@@ -95,7 +110,8 @@ class WorkerPool:
     async def start(self, job: WorkerJob) -> None:
         raise NotImplementedError
 
-    async def run_unit(self, unit: WorkUnit, task: Task) -> Trace:
+    async def run_unit(self, unit: WorkUnit, task: Task, *, row: bool = False) -> Finished:
+        """Run `unit` in a worker; with `row`, the worker also computes its stage row."""
         raise NotImplementedError
 
     async def close(self) -> None:
@@ -176,17 +192,17 @@ class ProcessPool(WorkerPool):
         p = self._procs[i]
         while True:
             try:
-                key, trace, extra = p.conn.recv()
+                key, trace, extra, row = p.conn.recv()
             except (EOFError, OSError, pickle.UnpicklingError):
                 with contextlib.suppress(RuntimeError):  # the run's loop already closed
                     loop.call_soon_threadsafe(self._died, i)
                 return
             try:
-                loop.call_soon_threadsafe(self._settle, i, key, trace, extra)
+                loop.call_soon_threadsafe(self._settle, i, key, trace, extra, row)
             except RuntimeError:
                 return
 
-    def _settle(self, i: int, key: int, trace: Any, extra: Any) -> None:
+    def _settle(self, i: int, key: int, trace: Any, extra: Any, row: Any) -> None:
         fut = self._procs[i].pending.pop(key, None)
         if fut is None or fut.done():
             return
@@ -195,7 +211,9 @@ class ProcessPool(WorkerPool):
             return
         if key >= 0:
             self._limited[i] = int(extra)
-        fut.set_result(trace)
+            fut.set_result(Finished(trace, row))
+        else:
+            fut.set_result(trace)  # ready: the worker's pid
 
     def _died(self, i: int) -> None:
         self._dead.add(i)
@@ -206,16 +224,16 @@ class ProcessPool(WorkerPool):
                 fut.set_exception(WorkerLost(f"worker {p.pid or i} died (exit code {code})"))
         p.pending.clear()
 
-    async def run_unit(self, unit: WorkUnit, task: Task) -> Trace:
+    async def run_unit(self, unit: WorkUnit, task: Task, *, row: bool = False) -> Finished:
         i = self._pick()
         p = self._procs[i]
         key = next(self._keys)
-        fut: asyncio.Future[Trace] = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[Finished] = asyncio.get_running_loop().create_future()
         p.pending[key] = fut
         self._busy[i] += 1
         try:
             try:
-                p.conn.send((key, unit, task))
+                p.conn.send((key, unit, task, row))
             except (OSError, ValueError):
                 self._died(i)
             return await fut
@@ -325,13 +343,13 @@ class RayPool(WorkerPool):
             await self.close()
             raise RunError(f"a Ray worker did not start: {e}".splitlines()[0]) from None
 
-    async def run_unit(self, unit: WorkUnit, task: Task) -> Trace:
+    async def run_unit(self, unit: WorkUnit, task: Task, *, row: bool = False) -> Finished:
         import ray
 
         i = self._pick()
         self._busy[i] += 1
         try:
-            trace, limited = await self._actors[i].run.remote(unit, task)
+            trace, limited, stage_row = await self._actors[i].run.remote(unit, task, row)
         except ray.exceptions.RayActorError as e:
             self._dead.add(i)
             raise WorkerLost(f"Ray worker {i} died: {type(e).__name__}") from None
@@ -340,7 +358,7 @@ class RayPool(WorkerPool):
         finally:
             self._busy[i] -= 1
         self._limited[i] = int(limited)
-        return trace
+        return Finished(trace, stage_row)
 
     async def close(self) -> None:
         import ray
@@ -386,10 +404,11 @@ def make_pool(kind: str, *, workers: int | None = None, ray_address: str | None 
 def worker_job(pool: WorkerPool, units: Sequence[WorkUnit], suite: Suite,
                models: Mapping[str, Any], model_options: Mapping[str, Any],
                config: GenerateConfig, *, concurrency: int, limits: Mapping[str, RateLimits],
-               **settings: Any) -> WorkerJob:
+               stages: StageRecorder | None = None, **settings: Any) -> WorkerJob:
     """What every worker of `pool` needs for `units`: the run's settings, its share of
-    the concurrency and of the rate limits, and the suite only when an in-process
-    simulated model looks tasks up in it (else the tasks travel with the units)."""
+    the concurrency and of the rate limits, the suite only when an in-process
+    simulated model looks tasks up in it (else the tasks travel with the units), and
+    the run's stage rules (`stages`) without the suite."""
     n = pool.size()
     needs_suite = pool.agent is None and any(
         getattr(m, "simulated", False) and not getattr(m, "base_url", None)
@@ -399,4 +418,11 @@ def worker_job(pool: WorkerPool, units: Sequence[WorkUnit], suite: Suite,
         model_options={k: v for k, v in model_options.items() if k not in ("suite", "cache")},
         config=config, concurrency=max(1, -(-concurrency // n)),
         suite=suite if needs_suite else None, limits=share(limits, n), agent=pool.agent,
-        **settings)
+        stages=None if stages is None else stages.portable(),
+        stage_version=None if stages is None else _stage_version(), **settings)
+
+
+def _stage_version() -> int:
+    from agentprop.analysis._stored import STAGE_VERSION
+
+    return STAGE_VERSION

@@ -63,7 +63,7 @@ from agentprop.store import TraceWriter, Workspace
 from agentprop.suite import Suite
 
 if TYPE_CHECKING:
-    from agentprop.analysis._stored import StageRecorder
+    from agentprop.analysis._stored import PrecomputedRows, StageRecorder
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -228,14 +228,17 @@ async def run_units(
         else NativeExecutor(model_objs, seeded_configs(config), max_steps=max_steps,
                             text_mode=text_mode, execute_leaked=execute_leaked,
                             answer_on_step_limit=answer_on_step_limit))
-    # each trace's stage row is stored with it, so no analysis parses the traces again
+    # each trace's stage row is stored with it, so no analysis parses the traces again;
+    # with workers, they compute the rows whenever the driver's writer falls behind
+    context, recorder = _stage_rows(suite)
+    rows = _precomputed(recorder) if pool is not None else None
     writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
-                         interval_s=flush_interval_s, stages=_stage_rows(suite))
+                         interval_s=flush_interval_s, stages=(context, rows or recorder))
     bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
     loop = _Episodes(tasks, builder, runner, pool, writer, bar, summary, model_objs, secrets,
                      CostGuard(max_cost, tasks) if max_cost is not None else None,
                      ready_models(model_objs, model_limits or {}, concurrency,
-                                   open_clients=pool is None))
+                                   open_clients=pool is None), rows)
     loop.check = Preflight(Counter(u.model for u in pending), preflight,
                            pool.reached if pool is not None else runner.reached, loop.accept)
     queue = iter(pending)
@@ -254,7 +257,7 @@ async def run_units(
                         concurrency=concurrency, max_steps=max_steps, text_mode=text_mode,
                         execute_leaked=execute_leaked, in_history=in_history,
                         answer_on_step_limit=answer_on_step_limit, extra_hooks=extra_hooks,
-                        limits=model_limits or {}))
+                        limits=model_limits or {}, stages=recorder))
                     connections.push_async_callback(pool.close)
                 await _gather_all([loop.worker(queue)
                                    for _ in range(min(concurrency, len(pending)))])
@@ -279,26 +282,34 @@ class _Episodes:
                  runner: EpisodeExecutor, pool: WorkerPool | None, writer: TraceWriter,
                  bar: RunProgress, summary: RunSummary, model_objs: Mapping[str, Model],
                  secrets: list[str], guard: CostGuard | None,
-                 limited_before: Mapping[str, int]) -> None:
+                 limited_before: Mapping[str, int],
+                 rows: PrecomputedRows | None = None) -> None:
         self.tasks, self.builder, self.runner, self.pool = tasks, builder, runner, pool
         self.writer, self.bar, self.summary = writer, bar, summary
         self.model_objs, self.secrets, self.guard = model_objs, secrets, guard
         self.limited_before = limited_before
+        self.rows = rows
 
     async def episode(self, unit: WorkUnit) -> Trace:
         task = self.tasks[unit.task_id]
+        row = None
         if self.pool is not None:  # built, run and checked in a worker
-            trace = await self.pool.run_unit(unit, task)
+            trace, row = await self.pool.run_unit(unit, task, row=self.writer_behind())
         else:
             env = self.builder.env(task)
             trace = await self.runner.run(unit, task, self.builder.hooks(unit, task), env)
             if env.failure is not None and trace.status != "error":
                 trace = failed(trace, env.failure)
-        if trace.status == "error":
-            for ev in trace.events:
-                if isinstance(ev, ErrorEvent):
-                    ev.message = redact_text(ev.message, self.secrets)
+        if trace.status == "error" and _redact_errors(trace, self.secrets):
+            row = None  # read from what the worker saw: the driver reads the stored text
+        if row is not None and self.rows is not None:
+            self.rows.give(trace, row)
         return trace
+
+    def writer_behind(self) -> bool:
+        """Whether a worker should read this unit's trace for its stage row: more than
+        a batch of traces waits for the writer (reading them is most of its work)."""
+        return self.rows is not None and self.writer.backlog() >= self.writer.batch_size
 
     def accept(self, trace: Trace) -> None:
         self.writer.put(trace)
@@ -329,6 +340,23 @@ class _Episodes:
                 guard.finished(unit, trace_cost(trace))
             self.check.record(trace)
             await checkpoint()  # an in-process model never awaits: let Ctrl-C in
+
+
+def _redact_errors(trace: Trace, secrets: list[str]) -> bool:
+    """Redact secrets from `trace`'s error messages in place; whether any changed."""
+    changed = False
+    for ev in trace.events:
+        if isinstance(ev, ErrorEvent):
+            text = redact_text(ev.message, secrets)
+            changed |= text != ev.message
+            ev.message = text
+    return changed
+
+
+def _precomputed(recorder: StageRecorder) -> PrecomputedRows:
+    from agentprop.analysis._stored import PrecomputedRows
+
+    return PrecomputedRows(recorder)
 
 
 async def _gather_all(jobs: Sequence[Coroutine[Any, Any, None]]) -> None:

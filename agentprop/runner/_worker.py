@@ -16,7 +16,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentprop.core import Task, Trace, WorkUnit
 from agentprop.models import GenerateConfig, Model, RateLimits
@@ -31,6 +31,9 @@ from agentprop.runner._build import (
 from agentprop.runner._executor import EpisodeExecutor, NativeExecutor, failed
 from agentprop.suite import Suite
 
+if TYPE_CHECKING:
+    from agentprop.analysis._stored import StageRecorder
+
 
 @dataclasses.dataclass(frozen=True)
 class WorkerJob:
@@ -39,7 +42,10 @@ class WorkerJob:
     `suite` is only shipped when an in-process simulated model needs it (sim policies
     look tasks up in the whole suite); otherwise a suite of the tasks the units carry is
     enough. `agent` builds an external agent's executor in the worker (None: the native
-    loop). `limits` are already this worker's share of the run's rate limits.
+    loop). `limits` are already this worker's share of the run's rate limits. `stages`
+    computes a trace's stored stage row where the episode ran, when the driver asks (the
+    driver's `StageRecorder.portable()`), so the driver only writes it; a worker whose
+    code has another `STAGE_VERSION` than `stage_version` leaves the rows to the driver.
     """
 
     model_ids: tuple[str, ...]
@@ -55,6 +61,8 @@ class WorkerJob:
     extra_hooks: ExtraHooks | None = None
     limits: Mapping[str, RateLimits] = dataclasses.field(default_factory=dict)
     agent: Callable[[], EpisodeExecutor] | None = None
+    stages: StageRecorder | None = None
+    stage_version: int | None = None
 
 
 class WorkerEngine:
@@ -68,6 +76,7 @@ class WorkerEngine:
         self._checked: set[str] = set()
         self.models: dict[str, Model] = {}
         self.executor: EpisodeExecutor | None = None
+        self.stages = _stage_recorder(job, self.tasks)
 
     async def __aenter__(self) -> WorkerEngine:
         job = self.job
@@ -108,10 +117,31 @@ class WorkerEngine:
             trace = failed(trace, env.failure)
         return trace
 
+    def stage_row(self, trace: Trace) -> tuple[Any, ...] | None:
+        """`trace`'s stored stage row, or None for the driver to compute (no recorder, or
+        the rules failed on it: the driver's own computation then fails as it would in
+        a run without workers)."""
+        if self.stages is None:
+            return None
+        try:
+            return self.stages(trace)
+        except Exception:
+            return None
+
+
+def _stage_recorder(job: WorkerJob, tasks: Mapping[str, Task]) -> StageRecorder | None:
+    if job.stages is None:
+        return None
+    from agentprop.analysis._stored import STAGE_VERSION
+
+    return job.stages.with_tasks(tasks) if job.stage_version == STAGE_VERSION else None
+
 
 def warm_up(model_ids: tuple[str, ...], options: Mapping[str, Any]) -> None:
     """Build each model once and drop it: its provider's SDK is imported (~0.5 s for
-    openai) while the worker still waits for its job, not inside the run."""
+    openai) while the worker still waits for its job, not inside the run; so are the
+    stage rules every trace's row is computed with (`WorkerJob.stages`)."""
+    import agentprop.analysis._stored  # noqa: F401
     from agentprop.models import get_model
 
     for mid in model_ids:
@@ -122,10 +152,11 @@ def warm_up(model_ids: tuple[str, ...], options: Mapping[str, Any]) -> None:
 def process_main(conn: Any, warm: tuple[str, ...] = (),
                  warm_options: Mapping[str, Any] | None = None) -> None:
     """A `processes` worker: its `WorkerJob` first (it is spawned before the driver knows
-    the run, so its imports overlap the driver's own start), then (id, unit, task)
-    messages from `conn`, up to the job's concurrency of them run at once; it sends back
-    (id, trace, 429s so far) or (id, None, error text). None on `conn` ends it. Ctrl-C
-    is the driver's: the worker ignores SIGINT and is shut down by the driver."""
+    the run, so its imports overlap the driver's own start), then (id, unit, task, whether
+    to compute the stage row) messages from `conn`, up to the job's concurrency of them
+    run at once; it sends back (id, trace, 429s so far, stage row or None) or (id, None,
+    error text, None). None on `conn` ends it. Ctrl-C is the driver's: the worker
+    ignores SIGINT and is shut down by the driver."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     warm_up(warm, warm_options or {})
     try:
@@ -155,12 +186,13 @@ async def _serve(job: WorkerJob, conn: Any) -> None:
         with send_lock:
             conn.send(msg)
 
-    async def one(engine: WorkerEngine, key: int, unit: WorkUnit, task: Task) -> None:
+    async def one(engine: WorkerEngine, key: int, unit: WorkUnit, task: Task,
+                  row: bool) -> None:
         try:
             trace = await engine.run(unit, task)
-            send((key, trace, engine.rate_limited()))
+            send((key, trace, engine.rate_limited(), engine.stage_row(trace) if row else None))
         except Exception as e:  # the driver reports the unit as lost, not half-stored
-            send((key, None, f"{type(e).__name__}: {e}"))
+            send((key, None, f"{type(e).__name__}: {e}", None))
 
     threading.Thread(target=reader, daemon=True, name="agentprop-worker-reader").start()
     running: set[asyncio.Task[None]] = set()
@@ -168,9 +200,9 @@ async def _serve(job: WorkerJob, conn: Any) -> None:
         engine = WorkerEngine(job)
         await engine.__aenter__()
     except Exception as e:
-        send((-1, None, f"{type(e).__name__}: {e}"))  # the driver fails the run
+        send((-1, None, f"{type(e).__name__}: {e}", None))  # the driver fails the run
         return
-    send((-1, os.getpid(), ""))  # ready
+    send((-1, os.getpid(), "", None))  # ready
     try:
         while (msg := await inbox.get()) is not None:
             t = asyncio.ensure_future(one(engine, *msg))
@@ -197,10 +229,12 @@ class RayEpisodeActor:
             self._entered = True
         return os.getpid()
 
-    async def run(self, unit: WorkUnit, task: Task) -> tuple[Trace, int]:
+    async def run(self, unit: WorkUnit, task: Task, row: bool = False
+                  ) -> tuple[Trace, int, tuple[Any, ...] | None]:
         await self.ready()
         trace = await self.engine.run(unit, task)
-        return trace, self.engine.rate_limited()
+        return (trace, self.engine.rate_limited(),
+                self.engine.stage_row(trace) if row else None)
 
     async def close(self) -> None:
         if self._entered:

@@ -63,6 +63,10 @@ class BatchWriter(Generic[T]):
             raise RuntimeError("writer is closed")
         self._queue.put(item)
 
+    def backlog(self) -> int:
+        """How many records wait to be taken into a batch (approximate, as `qsize`)."""
+        return self._queue.qsize()
+
     def close(self) -> None:
         """Flush everything queued and stop the thread. Raises the writer's error, if any."""
         if not self._closed:

@@ -180,3 +180,100 @@ def test_the_cli_runs_on_processes_and_resumes(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     again = _cli(tmp_path, "--json")  # asyncio resumes the same run: nothing left
     assert again.exit_code == 0 and '"completed": 0' in again.output
+
+
+def _stage_table(ws: Workspace) -> list[tuple[Any, ...]]:
+    return ws.conn.execute("SELECT * FROM stages ORDER BY trace_id").fetchall()
+
+
+@pytest.mark.parametrize("kind", ["processes", "ray"])
+def test_workers_compute_the_stage_rows_the_driver_would(
+        tmp_path: Path, suite: Suite, kind: str, request: pytest.FixtureRequest,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stage row computed where the episode ran (every other unit here, as when the
+    driver's writer is behind) is the row the driver computes: every row stored equals
+    the one recomputed from the stored trace afterwards, and the driver computed only
+    the others."""
+    import itertools
+
+    from agentprop.analysis._stored import StageRecorder
+    from agentprop.runner._run import _Episodes, _stage_rows
+
+    if kind == "ray":
+        request.getfixturevalue("ray_local")
+    pool: Any = ProcessPool(2) if kind == "processes" else RayPool(workers=2)
+    by_domain: dict[str, list[Any]] = {}
+    for t in suite.tasks:
+        if t.split == "test" and len(by_domain.setdefault(t.domain, [])) < 2:
+            by_domain[t.domain].append(t)
+    tasks = [t for ts in by_domain.values() for t in ts]
+    units = plan_units("rows", ["sim/balanced", "sim/propagator"], tasks,
+                       ["baseline", "p2:type_mismatch"], seeds=[1])
+    ws = Workspace(tmp_path / "ws")
+    in_driver: list[str] = []
+    compute = StageRecorder.__call__
+    behind = itertools.cycle([True, False])
+    with monkeypatch.context() as m:
+        def counted(self: StageRecorder, trace: Any) -> Any:
+            in_driver.append(trace.id)
+            return compute(self, trace)
+        m.setattr(StageRecorder, "__call__", counted)
+        m.setattr(_Episodes, "writer_behind", lambda self: next(behind))
+        s = run_units_sync(units, workspace=ws, suite=suite, executor=pool,
+                           progress=False, concurrency=8)
+    assert s.completed == len(units) and s.lost == 0
+    assert len(in_driver) == len(units) // 2  # the other half came with their rows
+    context, recorder = _stage_rows(suite)
+    stored = _stage_table(ws)
+    assert len(stored) == len(units) and {r[1] for r in stored} == {context}
+    again = [(r[0], context, *recorder(t)) for r in stored
+             if (t := ws.get_trace(r[0])) is not None]
+    assert stored == again
+    ws.close()
+
+
+def test_workers_read_the_traces_only_when_the_writer_is_behind(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from agentprop.runner._run import _Episodes
+    from agentprop.store import TraceWriter
+
+    Workspace(tmp_path / "ws").close()
+    writer = TraceWriter(tmp_path / "ws", batch_size=2)
+    episodes: Any = SimpleNamespace(rows=object(), writer=writer)
+    assert writer.backlog() == 0 and not _Episodes.writer_behind(episodes)
+    writer._queue.put(None)  # the writer stops taking: what is queued now waits
+    writer._thread.join()
+    for _ in range(2):
+        writer._queue.put(None)
+    assert writer.backlog() == 2 and _Episodes.writer_behind(episodes)
+    episodes.rows = None  # asyncio: no pool, the driver reads every trace
+    assert not _Episodes.writer_behind(episodes)
+
+
+def test_a_trace_the_driver_changed_gets_its_row_computed_again() -> None:
+    """A row given for one trace object is used for that object only: a redacted or
+    re-encoded copy (another object with the same id) is computed by the driver."""
+    from agentprop.analysis._stored import PrecomputedRows
+    from agentprop.core import ErrorEvent, Trace
+    from agentprop.runner._run import _redact_errors
+
+    computed: list[str] = []
+
+    def compute(trace: Trace) -> tuple[Any, ...]:
+        computed.append(trace.id)
+        return ("driver",)
+
+    rows = PrecomputedRows(compute)  # type: ignore[arg-type]
+    trace = Trace(id="t1", run_id="r", model="m", task_id="x", domain="d", split="test",
+                  difficulty="easy",
+                  condition="baseline", seed=0, events=[
+                      ErrorEvent(step=0, kind="upstream", message="key sk-abcdefgh1234")])
+    rows.give(trace, ("worker",))
+    assert rows(trace) == ("worker",) and computed == []
+    assert rows(trace) == ("driver",) and computed == ["t1"]  # given once, taken once
+    rows.give(trace, ("worker",))
+    assert rows(trace.model_copy()) == ("driver",)
+    assert _redact_errors(trace, ["sk-abcdefgh1234"]) is True
+    assert "sk-abcdefgh1234" not in trace.events[0].message  # type: ignore[union-attr]
+    assert _redact_errors(trace, ["sk-abcdefgh1234"]) is False
