@@ -171,15 +171,16 @@ class ProcessPool(WorkerPool):
                            "or hooks given as Python objects need --executor asyncio") from None
         self.connect()
         loop = asyncio.get_running_loop()
+        ready: list[asyncio.Future[Any]] = []
         for i, p in enumerate(self._procs):
-            p.pending[-1] = loop.create_future()  # its ready message
+            ready.append(fut := loop.create_future())  # its ready message
+            p.pending[-1] = fut  # (a worker already dead fails it at once: `_died`)
             threading.Thread(target=self._read, args=(i, loop), daemon=True,
                              name=f"agentprop-pool-reader-{i}").start()
             try:
                 p.conn.send_bytes(blob)  # as conn.send(job) would, pickled once
             except OSError:
                 self._died(i)
-        ready = [p.pending[-1] for p in self._procs]
         for p, fut in zip(self._procs, ready, strict=True):
             try:
                 p.pid = int(await asyncio.wait_for(fut, READY_TIMEOUT_S))

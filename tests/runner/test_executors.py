@@ -277,3 +277,22 @@ def test_a_trace_the_driver_changed_gets_its_row_computed_again() -> None:
     assert _redact_errors(trace, ["sk-abcdefgh1234"]) is True
     assert "sk-abcdefgh1234" not in trace.events[0].message  # type: ignore[union-attr]
     assert _redact_errors(trace, ["sk-abcdefgh1234"]) is False
+
+
+def test_a_worker_dead_before_the_run_fails_it_in_one_line(tmp_path: Path,
+                                                           suite: Suite) -> None:
+    """A worker that died between its spawn and the run (OOM killer, kill -9) makes the
+    run fail with a RunError naming it, and nothing is written."""
+    from agentprop.runner import RunError
+
+    pool = ProcessPool(1)
+    pool.connect()
+    proc = pool._procs[0].process
+    proc.kill()
+    proc.join(10)
+    ws = Workspace(tmp_path / "ws")
+    with pytest.raises(RunError, match="did not start"):
+        run_units_sync(_units(suite, 1, "dead"), workspace=ws, suite=suite, executor=pool,
+                       progress=False)
+    assert ws.count_traces() == 0
+    ws.close()
