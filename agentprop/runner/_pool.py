@@ -135,7 +135,8 @@ class ProcessPool(WorkerPool):
                  warm_options: Mapping[str, Any] | None = None, **kw: Any) -> None:
         super().__init__(workers, **kw)
         self.warm = warm
-        """Model ids each worker builds once when it is spawned (`_worker.warm_up`)."""
+        """Model ids each worker builds once when it is spawned (`_worker.warm_up`); an
+        external agent (`agent`) is built then too."""
         self.warm_options = dict(warm_options or {})
         self._procs: list[_Proc] = []
         self._keys = itertools.count()
@@ -156,7 +157,8 @@ class ProcessPool(WorkerPool):
         for i in range(self.size()):
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=process_main,
-                               args=(child, self.warm, self.warm_options), daemon=True,
+                               args=(child, self.warm, self.warm_options, self.agent),
+                               daemon=True,
                                name=f"agentprop-worker-{i}")
             proc.start()
             child.close()  # so the driver sees EOF when the worker dies

@@ -68,8 +68,9 @@ class WorkerJob:
 class WorkerEngine:
     """Runs units in one worker: `async with engine: await engine.run(unit, task)`."""
 
-    def __init__(self, job: WorkerJob) -> None:
+    def __init__(self, job: WorkerJob, agent: EpisodeExecutor | None = None) -> None:
         self.job = job
+        self._prebuilt = agent  # the job's agent, built while the worker waited
         self.tasks: dict[str, Task] = {}
         self.builder = EpisodeBuilder(self.tasks, in_history=job.in_history,
                                       extra_hooks=job.extra_hooks)
@@ -81,7 +82,7 @@ class WorkerEngine:
     async def __aenter__(self) -> WorkerEngine:
         job = self.job
         if job.agent is not None:
-            self.executor = job.agent()
+            self.executor = self._prebuilt if self._prebuilt is not None else job.agent()
         else:
             self.models = make_models(list(job.model_ids), workspace=None,
                                       suite=job.suite or Suite([], seed=0),
@@ -150,7 +151,8 @@ def warm_up(model_ids: tuple[str, ...], options: Mapping[str, Any]) -> None:
 
 
 def process_main(conn: Any, warm: tuple[str, ...] = (),
-                 warm_options: Mapping[str, Any] | None = None) -> None:
+                 warm_options: Mapping[str, Any] | None = None,
+                 agent: Callable[[], EpisodeExecutor] | None = None) -> None:
     """A `processes` worker: its `WorkerJob` first (it is spawned before the driver knows
     the run, so its imports overlap the driver's own start), then (id, unit, task, whether
     to compute the stage row) messages from `conn`, up to the job's concurrency of them
@@ -159,15 +161,19 @@ def process_main(conn: Any, warm: tuple[str, ...] = (),
     ignores SIGINT and is shut down by the driver."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     warm_up(warm, warm_options or {})
+    built = None
+    if agent is not None:  # the agent's module and SDKs load while the driver plans
+        with contextlib.suppress(Exception):  # a failure is reported when the job is run
+            built = agent()
     try:
         job = conn.recv()
     except (EOFError, OSError):
         return
     if job is not None:
-        asyncio.run(_serve(job, conn))
+        asyncio.run(_serve(job, conn, built if job.agent is not None else None))
 
 
-async def _serve(job: WorkerJob, conn: Any) -> None:
+async def _serve(job: WorkerJob, conn: Any, agent: EpisodeExecutor | None = None) -> None:
     loop = asyncio.get_running_loop()
     inbox: asyncio.Queue[Any] = asyncio.Queue()
     send_lock = threading.Lock()
@@ -197,7 +203,7 @@ async def _serve(job: WorkerJob, conn: Any) -> None:
     threading.Thread(target=reader, daemon=True, name="agentprop-worker-reader").start()
     running: set[asyncio.Task[None]] = set()
     try:
-        engine = WorkerEngine(job)
+        engine = WorkerEngine(job, agent)
         await engine.__aenter__()
     except Exception as e:
         send((-1, None, f"{type(e).__name__}: {e}", None))  # the driver fails the run

@@ -296,3 +296,43 @@ def test_a_worker_dead_before_the_run_fails_it_in_one_line(tmp_path: Path,
                        progress=False)
     assert ws.count_traces() == 0
     ws.close()
+
+
+def test_an_agent_is_loaded_once_per_worker_while_it_waits(tmp_path: Path) -> None:
+    """`run --agent` on processes: each worker loads the agent once, when it is spawned
+    (its SDKs import while the driver plans), and runs every episode with it."""
+    loads = tmp_path / "loads.txt"
+    agent = tmp_path / "counted_agent.py"
+    agent.write_text(
+        "import os\n"
+        "with open(os.environ['AGENTPROP_TEST_LOADS'], 'a') as f:\n"
+        "    f.write(f'{os.getpid()}\\n')\n\n"
+        "async def agent(episode):\n"
+        "    return 'I cannot answer that.'\n")
+    import functools
+    import time
+
+    from agentprop.external import agent_in_worker
+
+    os.environ["AGENTPROP_TEST_LOADS"] = str(loads)  # inherited by the spawned workers
+    try:
+        pool = ProcessPool(2, agent=functools.partial(agent_in_worker, f"{agent}:agent", 60))
+        pool.connect()  # spawned, and no run sent yet
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (
+                not loads.exists() or len(set(loads.read_text().split())) < 2):
+            time.sleep(0.1)
+        assert len(set(loads.read_text().split())) == 2  # both loaded it, waiting
+        asyncio.run(pool.close())
+    finally:
+        del os.environ["AGENTPROP_TEST_LOADS"]
+    loads.unlink()
+    res = CliRunner().invoke(
+        app, ["run", "--agent", f"{agent}:agent", "-n", "4", "-d", "weather", "--json",
+              "-w", str(tmp_path / "ws"), "--executor", "processes", "--workers", "2"],
+        env={"AGENTPROP_WORKSPACE": None, "AGENTPROP_TEST_LOADS": str(loads)})
+    assert res.exit_code == 0, res.output
+    assert '"completed": 4' in res.output
+    pids = loads.read_text().split()
+    workers = [p for p in pids if int(p) != os.getpid()]  # the driver checks it too
+    assert len(workers) == 2 and len(set(workers)) == 2, pids
