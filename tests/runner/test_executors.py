@@ -226,8 +226,8 @@ def test_workers_compute_the_stage_rows_the_driver_would(
     context, recorder = _stage_rows(suite)
     stored = _stage_table(ws)
     assert len(stored) == len(units) and {r[1] for r in stored} == {context}
-    again = [(r[0], context, *recorder(t)) for r in stored
-             if (t := ws.get_trace(r[0])) is not None]
+    again = [(r[0], context, *recorder(tr)) for r in stored
+             if (tr := ws.get_trace(r[0])) is not None]
     assert stored == again
     ws.close()
 
