@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 EXECUTORS = ("asyncio", "processes", "ray")
 READY_TIMEOUT_S = 120.0
 """How long a worker may take to start (spawn, imports, models) before the run fails."""
+RAY_MAX_CONCURRENCY = 100_000
+"""A Ray actor's bound on concurrent calls: above any run's share, since the actors are
+created before the run's concurrency is known (the driver's loops bound it)."""
 
 
 class WorkerLost(Exception):
@@ -290,14 +293,35 @@ class RayPool(WorkerPool):
 
     kind = "ray"
 
-    def __init__(self, address: str | None = None, workers: int | None = None,
+    def __init__(self, address: str | None = None, workers: int | None = None, *,
+                 warm: tuple[str, ...] = (), warm_options: Mapping[str, Any] | None = None,
                  **kw: Any) -> None:
         super().__init__(workers, **kw)
         self.address = address
+        self.warm = warm
+        """Model ids each actor builds once when it is created (as `ProcessPool.warm`)."""
+        self.warm_options = dict(warm_options or {})
         self._actors: list[Any] = []
         self._started_ray = False
 
     def connect(self) -> None:
+        """Join (or start) Ray and create the actors, which import agentprop and build the
+        run's models or agent while the driver loads the suite and plans; RunError (one
+        line) when Ray cannot be reached."""
+        self._join()
+        if self._actors:
+            return
+        import ray
+
+        n = self.size()
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        actor_cls = ray.remote(RayEpisodeActor).options(
+            max_concurrency=RAY_MAX_CONCURRENCY, num_cpus=min(1.0, cpus / n), max_restarts=0)
+        for i in range(n):
+            self._actors.append(actor_cls.remote(self.warm, self.warm_options, self.agent))
+            self._busy[i], self._limited[i] = 0, 0
+
+    def _join(self) -> None:
         """Join (or start) Ray; RunError (one line) when it cannot be reached."""
         try:
             import ray
@@ -328,19 +352,9 @@ class RayPool(WorkerPool):
         return list(self._actors)
 
     async def start(self, job: WorkerJob) -> None:
-        import ray
-
         self.connect()
-        n = self.size()
-        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        actor_cls = ray.remote(RayEpisodeActor).options(
-            max_concurrency=job.concurrency + 8, num_cpus=min(1.0, cpus / n),
-            max_restarts=0)
-        for i in range(n):
-            self._actors.append(actor_cls.remote(job))
-            self._busy[i], self._limited[i] = 0, 0
         try:
-            await asyncio.wait_for(asyncio.gather(*(a.ready.remote() for a in self._actors)),
+            await asyncio.wait_for(asyncio.gather(*(a.ready.remote(job) for a in self._actors)),
                                    READY_TIMEOUT_S)
         except Exception as e:
             await self.close()
@@ -385,7 +399,7 @@ def make_pool(kind: str, *, workers: int | None = None, ray_address: str | None 
               warm: tuple[str, ...] = (),
               warm_options: Mapping[str, Any] | None = None) -> WorkerPool | None:
     """The pool of `--executor KIND` (None for asyncio); RunError for an unknown kind.
-    `warm`: model ids a process pool's workers build once when spawned."""
+    `warm`: model ids a pool's workers build once when they start."""
     if kind == "asyncio":
         if ray_address:
             raise RunError("--ray-address needs --executor ray")
@@ -396,7 +410,8 @@ def make_pool(kind: str, *, workers: int | None = None, ray_address: str | None 
         return ProcessPool(workers, agent=agent, reached=reached, warm=warm,
                            warm_options=warm_options)
     if kind == "ray":
-        return RayPool(ray_address, workers, agent=agent, reached=reached)
+        return RayPool(ray_address, workers, agent=agent, reached=reached, warm=warm,
+                       warm_options=warm_options)
     import difflib
 
     near = difflib.get_close_matches(kind, EXECUTORS, n=1)

@@ -223,26 +223,35 @@ async def _serve(job: WorkerJob, conn: Any, agent: EpisodeExecutor | None = None
 
 class RayEpisodeActor:
     """A `ray` worker: an async actor running many episodes on its own loop (made a
-    Ray actor class by `_pool.RayPool`, so importing this module never imports ray)."""
+    Ray actor class by `_pool.RayPool`, so importing this module never imports ray).
+    Created when the pool connects, it warms up as a process worker does (`warm`
+    models, the `agent`) while the driver plans; `ready(job)` then starts the run."""
 
-    def __init__(self, job: WorkerJob) -> None:
-        self.engine = WorkerEngine(job)
-        self._entered = False
+    def __init__(self, warm: tuple[str, ...] = (),
+                 warm_options: Mapping[str, Any] | None = None,
+                 agent: Callable[[], EpisodeExecutor] | None = None) -> None:
+        warm_up(warm, warm_options or {})
+        self._agent = None
+        if agent is not None:
+            with contextlib.suppress(Exception):  # a failure is reported by `ready`
+                self._agent = agent()
+        self.engine: WorkerEngine | None = None
 
-    async def ready(self) -> int:
-        if not self._entered:
-            await self.engine.__aenter__()
-            self._entered = True
+    async def ready(self, job: WorkerJob) -> int:
+        if self.engine is None:
+            engine = WorkerEngine(job, self._agent if job.agent is not None else None)
+            await engine.__aenter__()
+            self.engine = engine
         return os.getpid()
 
     async def run(self, unit: WorkUnit, task: Task, row: bool = False
                   ) -> tuple[Trace, int, tuple[Any, ...] | None]:
-        await self.ready()
+        assert self.engine is not None, "ready(job) first"
         trace = await self.engine.run(unit, task)
         return (trace, self.engine.rate_limited(),
                 self.engine.stage_row(trace) if row else None)
 
     async def close(self) -> None:
-        if self._entered:
+        if self.engine is not None:
             await self.engine.__aexit__(None, None, None)
-            self._entered = False
+            self.engine = None

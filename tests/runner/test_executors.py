@@ -298,39 +298,54 @@ def test_a_worker_dead_before_the_run_fails_it_in_one_line(tmp_path: Path,
     ws.close()
 
 
-def test_an_agent_is_loaded_once_per_worker_while_it_waits(tmp_path: Path) -> None:
-    """`run --agent` on processes: each worker loads the agent once, when it is spawned
-    (its SDKs import while the driver plans), and runs every episode with it."""
+def _counted_agent(tmp_path: Path) -> tuple[Path, Path]:
+    """An agent file that appends its process id to a file each time it is loaded."""
     loads = tmp_path / "loads.txt"
     agent = tmp_path / "counted_agent.py"
     agent.write_text(
         "import os\n"
-        "with open(os.environ['AGENTPROP_TEST_LOADS'], 'a') as f:\n"
+        f"with open({str(loads)!r}, 'a') as f:\n"
         "    f.write(f'{os.getpid()}\\n')\n\n"
         "async def agent(episode):\n"
         "    return 'I cannot answer that.'\n")
+    return agent, loads
+
+
+@pytest.mark.parametrize("kind", ["processes", "ray"])
+def test_a_pool_loads_the_agent_while_it_waits_for_the_run(
+        tmp_path: Path, kind: str, request: pytest.FixtureRequest) -> None:
+    """Connected and sent no run yet, each worker has already loaded the `--agent` (its
+    SDKs import while the driver loads the suite and plans)."""
     import functools
     import time
 
     from agentprop.external import agent_in_worker
 
-    os.environ["AGENTPROP_TEST_LOADS"] = str(loads)  # inherited by the spawned workers
+    agent, loads = _counted_agent(tmp_path)
+    factory = functools.partial(agent_in_worker, f"{agent}:agent", 60)
+    if kind == "ray":
+        request.getfixturevalue("ray_local")
+    pool: Any = (ProcessPool(2, agent=factory) if kind == "processes"
+                 else RayPool(workers=2, agent=factory))
+    pool.connect()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (
+            not loads.exists() or len(set(loads.read_text().split())) < 2):
+        time.sleep(0.1)
     try:
-        pool = ProcessPool(2, agent=functools.partial(agent_in_worker, f"{agent}:agent", 60))
-        pool.connect()  # spawned, and no run sent yet
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (
-                not loads.exists() or len(set(loads.read_text().split())) < 2):
-            time.sleep(0.1)
         assert len(set(loads.read_text().split())) == 2  # both loaded it, waiting
-        asyncio.run(pool.close())
     finally:
-        del os.environ["AGENTPROP_TEST_LOADS"]
-    loads.unlink()
+        asyncio.run(pool.close())
+
+
+def test_an_agent_is_loaded_once_per_worker(tmp_path: Path) -> None:
+    """`run --agent` on processes: each worker loads the agent once and runs every
+    episode with it (the one loaded while it waited)."""
+    agent, loads = _counted_agent(tmp_path)
     res = CliRunner().invoke(
         app, ["run", "--agent", f"{agent}:agent", "-n", "4", "-d", "weather", "--json",
               "-w", str(tmp_path / "ws"), "--executor", "processes", "--workers", "2"],
-        env={"AGENTPROP_WORKSPACE": None, "AGENTPROP_TEST_LOADS": str(loads)})
+        env={"AGENTPROP_WORKSPACE": None})
     assert res.exit_code == 0, res.output
     assert '"completed": 4' in res.output
     pids = loads.read_text().split()
