@@ -71,9 +71,10 @@ class StageRecorder:
 
 @dataclass
 class PrecomputedRows:
-    """The writer's row function when workers computed the rows (`--executor
-    processes|ray`, where the episode ran): `give(trace, row)` before the trace is
-    queued, and the writer takes the row given for that very trace object. A trace the
+    """The writer's row function when rows are computed elsewhere (a worker of
+    `--executor processes|ray`, or the run's row helper, `runner/_rows.py`): `give(trace,
+    row)` before the trace is queued, and the writer takes the row given for that very
+    trace object. A trace the
     driver changed or replaced in between (a secret redacted from an error, text UTF-8
     cannot encode) was not given one, so its row is computed here as before."""
 
@@ -82,6 +83,10 @@ class PrecomputedRows:
 
     def give(self, trace: Trace, row: tuple[Any, ...]) -> None:
         self._given[trace.id] = (trace, row)
+
+    def given(self, trace: Trace) -> bool:
+        hit = self._given.get(trace.id)
+        return hit is not None and hit[0] is trace
 
     def __call__(self, trace: Trace) -> tuple[Any, ...]:
         hit = self._given.pop(trace.id, None)  # the writer's thread; one dict op, atomic

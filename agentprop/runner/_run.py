@@ -4,9 +4,10 @@ writer, cost guard, rate limits, the pre-flight check).
 What an episode needs is built by `_build.py` and the episode itself is run by an
 `EpisodeExecutor` (`_executor.py`), so this module only schedules. Every unit whose key
 is already stored is skipped, so rerunning a command continues where it stopped. Traces
-are written by a single background writer in batched transactions: a kill -9 loses at
-most the units in flight and the last unflushed batch, never part of a trace, and
-`INSERT OR IGNORE` makes a duplicate impossible.
+are written by a single background writer in batched transactions, each with its stage
+row (read in a helper process for larger runs, `_rows.py`): a kill -9 loses at most the
+units in flight, the traces whose rows are being read and the last unflushed batch,
+never part of a trace, and `INSERT OR IGNORE` makes a duplicate impossible.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from agentprop.runner._probe import (
     stop_unreachable,
 )
 from agentprop.runner._progress import RunProgress
+from agentprop.runner._rows import HELPER_MIN_UNITS, RowHelper
 from agentprop.runner._secrets import redact, redact_text, secret_values
 from agentprop.runner._summary import RunSummary, trace_cost
 from agentprop.store import TraceWriter, Workspace
@@ -147,6 +149,7 @@ async def run_units(
     on_probe: Callable[[ToolProbe], None] | None = None,
     execute_leaked: bool = False,
     domains: Mapping[str, Domain] | None = None,
+    stage_process: bool | None = None,
 ) -> RunSummary:
     """Run every unit not yet stored in `workspace`; return what this invocation did.
 
@@ -167,7 +170,8 @@ async def run_units(
     refuses a model that failed the forced check (`ProbeRefused`, nothing written);
     ``off`` skips it. `execute_leaked` runs tool calls written as text (native mode) as
     calls; by default they are recorded and not run. `domains` gives the domains of tasks
-    whose domain is not registered (the user's MCP server, `run --upstream`).
+    whose domain is not registered (the user's MCP server, `run --upstream`). With
+    `stage_process` (None: 256+ units pending), stage rows are read in a helper process.
     A `WorkerPool` as `executor` (`_pool.py`: `--executor processes|ray`) runs whole units
     in worker processes that send back finished traces; this process stays the only
     writer. A unit whose worker died is not stored and is counted in `lost`.
@@ -228,17 +232,14 @@ async def run_units(
         else NativeExecutor(model_objs, seeded_configs(config), max_steps=max_steps,
                             text_mode=text_mode, execute_leaked=execute_leaked,
                             answer_on_step_limit=answer_on_step_limit))
-    # each trace's stage row is stored with it, so no analysis parses the traces again;
-    # with workers, they compute the rows whenever the driver's writer falls behind
-    context, recorder = _stage_rows(suite)
-    rows = _precomputed(recorder) if pool is not None else None
-    writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
-                         interval_s=flush_interval_s, stages=(context, rows or recorder))
+    writer, rows, helper = _writer(workspace, suite, new_runs, batch_size, flush_interval_s,
+                                   len(pending) >= HELPER_MIN_UNITS
+                                   if stage_process is None else stage_process)
     bar = RunProgress(len(pending), enabled=progress, skipped=summary.skipped)
     loop = _Episodes(tasks, builder, runner, pool, writer, bar, summary, model_objs, secrets,
                      CostGuard(max_cost, tasks) if max_cost is not None else None,
                      ready_models(model_objs, model_limits or {}, concurrency,
-                                   open_clients=pool is None), rows)
+                                   open_clients=pool is None), rows, helper)
     loop.check = Preflight(Counter(u.model for u in pending), preflight,
                            pool.reached if pool is not None else runner.reached, loop.accept)
     queue = iter(pending)
@@ -257,13 +258,15 @@ async def run_units(
                         concurrency=concurrency, max_steps=max_steps, text_mode=text_mode,
                         execute_leaked=execute_leaked, in_history=in_history,
                         answer_on_step_limit=answer_on_step_limit, extra_hooks=extra_hooks,
-                        limits=model_limits or {}, stages=recorder))
+                        limits=model_limits or {}, stages=rows.compute))
                     connections.push_async_callback(pool.close)
                 await _gather_all([loop.worker(queue)
                                    for _ in range(min(concurrency, len(pending)))])
     finally:
         summary.rate_limited = loop.limited()
         bar.stop()
+        if helper is not None:
+            helper.close()  # its traces go to the writer, with their rows or without
         writer.close()  # flush whatever finished, also on Ctrl-C and on errors
         summary.replaced_code_points += writer.replaced
         await close_models(model_objs)
@@ -282,13 +285,13 @@ class _Episodes:
                  runner: EpisodeExecutor, pool: WorkerPool | None, writer: TraceWriter,
                  bar: RunProgress, summary: RunSummary, model_objs: Mapping[str, Model],
                  secrets: list[str], guard: CostGuard | None,
-                 limited_before: Mapping[str, int],
-                 rows: PrecomputedRows | None = None) -> None:
+                 limited_before: Mapping[str, int], rows: PrecomputedRows,
+                 helper: RowHelper | None = None) -> None:
         self.tasks, self.builder, self.runner, self.pool = tasks, builder, runner, pool
         self.writer, self.bar, self.summary = writer, bar, summary
         self.model_objs, self.secrets, self.guard = model_objs, secrets, guard
         self.limited_before = limited_before
-        self.rows = rows
+        self.rows, self.helper = rows, helper
 
     async def episode(self, unit: WorkUnit) -> Trace:
         task = self.tasks[unit.task_id]
@@ -302,20 +305,32 @@ class _Episodes:
                 trace = failed(trace, env.failure)
         if trace.status == "error" and _redact_errors(trace, self.secrets):
             row = None  # read from what the worker saw: the driver reads the stored text
-        if row is not None and self.rows is not None:
+        if row is not None:
             self.rows.give(trace, row)
         return trace
 
     def writer_behind(self) -> bool:
-        """Whether a worker should read this unit's trace for its stage row: more than
-        a batch of traces waits for the writer (reading them is most of its work)."""
-        return self.rows is not None and self.writer.backlog() >= self.writer.batch_size
+        """Whether a worker should read this unit's trace for its stage row: the row
+        helper is behind, or more than a batch of traces waits for the writer (reading
+        them is most of its work)."""
+        return self.pool is not None and (
+            (self.helper is not None and self.helper.busy())
+            or self.writer.backlog() >= self.writer.batch_size)
 
     def accept(self, trace: Trace) -> None:
-        self.writer.put(trace)
+        if self.helper is None or self.rows.given(trace) or not self.helper.submit(
+                trace, self.tasks[trace.task_id], self.write):
+            self.writer.put(trace)  # with its row, or the writer reads it
         self.summary.count(trace)
         if self.bar.enabled:
             self.bar.update(self.summary, self.limited())
+
+    def write(self, trace: Trace, row: tuple[Any, ...] | None) -> None:
+        """A trace back from the row helper (its thread): to the writer, with its row."""
+        if row is not None:
+            self.rows.give(trace, row)
+        with contextlib.suppress(Exception):  # the writer's error is raised by its close
+            self.writer.put(trace)
 
     def limited(self) -> int:
         """429 answers this invocation received (the models' counts less their start)."""
@@ -353,10 +368,20 @@ def _redact_errors(trace: Trace, secrets: list[str]) -> bool:
     return changed
 
 
-def _precomputed(recorder: StageRecorder) -> PrecomputedRows:
+def _writer(workspace: Workspace, suite: Suite, new_runs: Sequence[RunSpec],
+            batch_size: int, interval_s: float, helped: bool,
+            ) -> tuple[TraceWriter, PrecomputedRows, RowHelper | None]:
+    """The run's writer, which stores each trace with its stage row (so no analysis
+    parses the traces again), the rows computed elsewhere it takes, and (`helped`) the
+    helper process reading them (`_rows.py`); with workers, they read them whenever the
+    helper and the writer fall behind (`_Episodes.writer_behind`)."""
     from agentprop.analysis._stored import PrecomputedRows
 
-    return PrecomputedRows(recorder)
+    context, recorder = _stage_rows(suite)
+    rows = PrecomputedRows(recorder)
+    writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
+                         interval_s=interval_s, stages=(context, rows))
+    return writer, rows, RowHelper(recorder) if helped else None
 
 
 async def _gather_all(jobs: Sequence[Coroutine[Any, Any, None]]) -> None:

@@ -232,7 +232,7 @@ def test_workers_compute_the_stage_rows_the_driver_would(
     ws.close()
 
 
-def test_workers_read_the_traces_only_when_the_writer_is_behind(tmp_path: Path) -> None:
+def test_workers_read_the_traces_only_when_the_driver_is_behind(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
     from agentprop.runner._run import _Episodes
@@ -240,14 +240,17 @@ def test_workers_read_the_traces_only_when_the_writer_is_behind(tmp_path: Path) 
 
     Workspace(tmp_path / "ws").close()
     writer = TraceWriter(tmp_path / "ws", batch_size=2)
-    episodes: Any = SimpleNamespace(rows=object(), writer=writer)
+    episodes: Any = SimpleNamespace(pool=object(), helper=None, writer=writer)
     assert writer.backlog() == 0 and not _Episodes.writer_behind(episodes)
+    episodes.helper = SimpleNamespace(busy=lambda: True)  # the row helper is behind
+    assert _Episodes.writer_behind(episodes)
+    episodes.helper = SimpleNamespace(busy=lambda: False)
     writer._queue.put(None)  # the writer stops taking: what is queued now waits
     writer._thread.join()
     for _ in range(2):
         writer._queue.put(None)
     assert writer.backlog() == 2 and _Episodes.writer_behind(episodes)
-    episodes.rows = None  # asyncio: no pool, the driver reads every trace
+    episodes.pool = None  # asyncio: no workers to ask
     assert not _Episodes.writer_behind(episodes)
 
 

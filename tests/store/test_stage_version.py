@@ -21,7 +21,7 @@ SOURCES = (
 """What a stored stage row is computed from: the stages, the `noticed` text rules, and the
 `fabricated` rule with the facts judge's reading of an answer that it uses."""
 
-RECORDED = (2, "7acda406382711ed")
+RECORDED = (2, "c5f03513a910e176")
 """(STAGE_VERSION, digest of SOURCES) as last weighed. 2026-12-07: `_stored.stored_checks`
 reads the stored rows as columns (what it reads, not what is stored: no bump)."""
 
