@@ -67,6 +67,19 @@ def test_the_helper_reads_the_rows_the_driver_would(tmp_path: Path, suite: Suite
     ws.close()
 
 
+async def _slow_run_until(ws: Workspace, suite: Suite, units: list[WorkUnit],
+                          stored: int) -> asyncio.Future[Any]:
+    """`units` running with a helper (a slow sim model), once `stored` traces are stored."""
+    run = asyncio.ensure_future(run_units(
+        units, workspace=ws, suite=suite, progress=False, concurrency=4,
+        model_options={"latency_ms": 50}, stage_process=True, flush_interval_s=0.05))
+    for _ in range(600):
+        await asyncio.sleep(0.05)
+        if ws.count_traces() >= stored:
+            break
+    return run
+
+
 def test_a_dead_helper_leaves_the_rows_to_the_writer(tmp_path: Path, suite: Suite,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The helper killed mid-run: the run goes on, every trace is stored once with its
@@ -82,13 +95,7 @@ def test_a_dead_helper_leaves_the_rows_to_the_writer(tmp_path: Path, suite: Suit
     ws = Workspace(tmp_path / "ws")
 
     async def run_and_kill() -> Any:
-        run = asyncio.ensure_future(run_units(
-            units, workspace=ws, suite=suite, progress=False, concurrency=4,
-            model_options={"latency_ms": 50}, stage_process=True, flush_interval_s=0.05))
-        for _ in range(600):
-            await asyncio.sleep(0.05)
-            if helpers and ws.count_traces() >= 2:
-                break
+        run = await _slow_run_until(ws, suite, units, 2)
         os.kill(helpers[0]._proc.pid, signal.SIGKILL)
         return await run
     s = asyncio.run(run_and_kill())
@@ -106,13 +113,7 @@ def test_a_cancelled_run_stores_what_finished_with_its_rows(tmp_path: Path,
     ws = Workspace(tmp_path / "ws")
 
     async def run_and_cancel() -> None:
-        run = asyncio.ensure_future(run_units(
-            units, workspace=ws, suite=suite, progress=False, concurrency=4,
-            model_options={"latency_ms": 50}, stage_process=True, flush_interval_s=0.05))
-        for _ in range(600):
-            await asyncio.sleep(0.05)
-            if ws.count_traces() >= 3:
-                break
+        run = await _slow_run_until(ws, suite, units, 3)
         run.cancel()
         with pytest.raises(asyncio.CancelledError):
             await run
