@@ -13,14 +13,23 @@ Whatever the helper cannot take goes to the writer as before, which computes the
 itself: traces beyond `limit` waiting (the helper is behind), every trace once the helper
 died, and what is still waiting when the run closes. The rows are the driver's own (the
 same recorder, sent without its suite; tested).
+
+The helper is a fresh interpreter (`python -c`, in a session of its own, so Ctrl-C is
+the run's alone) talking over a socket pair, not a `multiprocessing` spawn: a spawned
+child re-imports the caller's `__main__`, and a user's script calling `run_units`
+without an `if __name__ == "__main__"` guard would run again inside it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import pickle
 import queue
+import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -40,12 +49,16 @@ CLOSE_WAIT_S = 2.0
 """How long closing waits for rows still being read before the writer computes them."""
 
 
-def rows_main(conn: Any, recorder: StageRecorder) -> None:
-    """The helper: (key, trace, task or None) in, (key, row or None) out; None ends it.
-    Ctrl-C is the run's: the helper ignores SIGINT and is closed by the run."""
-    import signal
+def rows_main(fd: int) -> None:
+    """The helper, on socket `fd`: the recorder first, then (key, trace, task or None)
+    in and (key, row or None) out; None or the run's end of the socket closing ends it."""
+    from multiprocessing.connection import Connection
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    conn = Connection(fd)
+    try:
+        recorder: StageRecorder = conn.recv()
+    except (EOFError, OSError):
+        return
     tasks: dict[str, Task] = {}
     read = recorder.with_tasks(tasks)
     while True:
@@ -71,7 +84,7 @@ class RowHelper:
     caller's writer computes it). `busy()` says when more than `limit` wait."""
 
     def __init__(self, recorder: StageRecorder, *, limit: int = 128) -> None:
-        import multiprocessing
+        from multiprocessing.connection import Connection
 
         self.limit = limit
         self._waiting: dict[int, tuple[Trace, Done]] = {}
@@ -82,13 +95,16 @@ class RowHelper:
         self._dead = False
         self._handing = 0  # traces taken off `_waiting` whose `done` has not returned
         self._drained = threading.Condition(self._lock)
-        ctx = multiprocessing.get_context("spawn")  # no fork of a threaded driver
-        parent, child = ctx.Pipe()
-        self._conn = parent
-        self._proc = ctx.Process(target=rows_main, args=(child, recorder.portable()),
-                                 daemon=True, name="agentprop-stage-rows")
-        self._proc.start()
-        child.close()  # so a dead helper is EOF here
+        mine, theirs = socket.socketpair()
+        fd = theirs.fileno()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from agentprop.runner._rows import "
+             f"rows_main; rows_main({fd})"], pass_fds=[fd], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+        theirs.close()  # so a dead helper is EOF here
+        self._conn = Connection(mine.detach())
+        self._out.put(recorder.portable())  # the first message: without the suite
         threading.Thread(target=self._send, daemon=True, name="agentprop-rows-send").start()
         threading.Thread(target=self._read, daemon=True, name="agentprop-rows-read").start()
 
@@ -176,10 +192,11 @@ class RowHelper:
         proc, conn = self._proc, self._conn
 
         def reap() -> None:
-            proc.join(5)
-            if proc.is_alive():
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
                 proc.kill()
-                proc.join(5)
+                proc.wait(5)
             with contextlib.suppress(Exception):
                 conn.close()
 

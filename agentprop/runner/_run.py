@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
@@ -381,6 +382,7 @@ def _writer(workspace: Workspace, suite: Suite, new_runs: Sequence[RunSpec],
     rows = PrecomputedRows(recorder)
     writer = TraceWriter(workspace.path, runs=new_runs, batch_size=batch_size,
                          interval_s=interval_s, stages=(context, rows))
+    helped = helped and os.name == "posix"  # the helper inherits a socket (pass_fds)
     return writer, rows, RowHelper(recorder) if helped else None
 
 
