@@ -146,3 +146,31 @@ def test_closing_hands_every_waiting_trace_over_once(tmp_path: Path, suite: Suit
     assert sorted(i for i, _ in got) == sorted(t.id for t in traces)  # each once
     assert helper.busy() and not helper.submit(traces[0], suite.get(traces[0].task_id),
                                                lambda tr, row: None)
+
+
+def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
+    """The helper never re-imports the user's script: one without `if __name__ ==
+    "__main__"` calling `run_units` runs its top level once, and every row is read."""
+    import subprocess
+    import sys
+
+    marks = tmp_path / "marks.txt"
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from agentprop.cli._suite import get_suite\n"
+        "from agentprop.runner import plan_units, run_units_sync\n"
+        "from agentprop.store import Workspace\n"
+        f"open({str(marks)!r}, 'a').write('ran\\n')\n"
+        "suite = get_suite(None)\n"
+        "tasks = [t for t in suite.tasks if t.split == 'test'][:4]\n"
+        "units = plan_units('guard', ['sim/balanced'], tasks, ['baseline'], seeds=[0])\n"
+        f"ws = Workspace({str(tmp_path / 'ws')!r})\n"
+        "s = run_units_sync(units, workspace=ws, suite=suite, progress=False,\n"
+        "                   stage_process=True)\n"
+        "print(s.completed, ws.conn.execute('SELECT COUNT(*) FROM stages').fetchone()[0])\n"
+        "ws.close()\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["4", "4"]
+    assert marks.read_text() == "ran\n"
