@@ -138,16 +138,23 @@ def _stage_recorder(job: WorkerJob, tasks: Mapping[str, Task]) -> StageRecorder 
     return job.stages.with_tasks(tasks) if job.stage_version == STAGE_VERSION else None
 
 
-def warm_up(model_ids: tuple[str, ...], options: Mapping[str, Any]) -> None:
+def warm_up(model_ids: tuple[str, ...], options: Mapping[str, Any],
+            agent: Callable[[], EpisodeExecutor] | None = None) -> EpisodeExecutor | None:
     """Build each model once and drop it: its provider's SDK is imported (~0.5 s for
     openai) while the worker still waits for its job, not inside the run; so are the
-    stage rules every trace's row is computed with (`WorkerJob.stages`)."""
+    stage rules every trace's row is computed with (`WorkerJob.stages`). An external
+    `agent` is built and returned, for the engine to run the job with (None when it
+    failed: the job builds it again and reports the failure)."""
     import agentprop.analysis._stored  # noqa: F401
     from agentprop.models import get_model
 
     for mid in model_ids:
         with contextlib.suppress(Exception):
             get_model(mid, **options)
+    if agent is not None:
+        with contextlib.suppress(Exception):
+            return agent()
+    return None
 
 
 def process_main(conn: Any, warm: tuple[str, ...] = (),
@@ -160,17 +167,13 @@ def process_main(conn: Any, warm: tuple[str, ...] = (),
     error text, None). None on `conn` ends it. Ctrl-C is the driver's: the worker
     ignores SIGINT and is shut down by the driver."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    warm_up(warm, warm_options or {})
-    built = None
-    if agent is not None:  # the agent's module and SDKs load while the driver plans
-        with contextlib.suppress(Exception):  # a failure is reported when the job is run
-            built = agent()
+    built = warm_up(warm, warm_options or {}, agent)
     try:
         job = conn.recv()
     except (EOFError, OSError):
         return
     if job is not None:
-        asyncio.run(_serve(job, conn, built if job.agent is not None else None))
+        asyncio.run(_serve(job, conn, built))
 
 
 async def _serve(job: WorkerJob, conn: Any, agent: EpisodeExecutor | None = None) -> None:
@@ -230,16 +233,12 @@ class RayEpisodeActor:
     def __init__(self, warm: tuple[str, ...] = (),
                  warm_options: Mapping[str, Any] | None = None,
                  agent: Callable[[], EpisodeExecutor] | None = None) -> None:
-        warm_up(warm, warm_options or {})
-        self._agent = None
-        if agent is not None:
-            with contextlib.suppress(Exception):  # a failure is reported by `ready`
-                self._agent = agent()
+        self._agent = warm_up(warm, warm_options or {}, agent)
         self.engine: WorkerEngine | None = None
 
     async def ready(self, job: WorkerJob) -> int:
         if self.engine is None:
-            engine = WorkerEngine(job, self._agent if job.agent is not None else None)
+            engine = WorkerEngine(job, self._agent)
             await engine.__aenter__()
             self.engine = engine
         return os.getpid()
