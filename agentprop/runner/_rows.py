@@ -4,7 +4,7 @@ Every trace is stored with its stage row (`analysis._stored.StageRecorder`: S1/S
 `noticed`, `fabricated`, ...). Reading an answer for it costs ~5 ms of CPU per trace, as
 much as the episode's own HTTP calls; in the run's process that CPU holds the GIL the
 episodes' event loop needs, and the run reaches ~60 % of C/L where it reaches ~85 %
-without it (bench/README.md, "Executors"). `RowHelper` reads the rows in one spawned
+without it (bench/README.md, "Executors"). `RowHelper` reads the rows in one helper
 process instead: a finished trace goes to it (with its task, the first time), and comes
 to the writer once its row is back. Nothing is stored before its row, so a kill -9 loses
 the traces still being read, which a rerun runs again, as for the episodes in flight.
@@ -79,7 +79,7 @@ def rows_main(fd: int) -> None:
 
 
 class RowHelper:
-    """Reads stage rows in a spawned process: `submit(trace, task, done)` calls
+    """Reads stage rows in a helper process: `submit(trace, task, done)` calls
     `done(trace, row)` from a thread of its own when the row is back (row None: the
     caller's writer computes it). `busy()` says when more than `limit` wait."""
 
